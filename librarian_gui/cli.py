@@ -1,0 +1,285 @@
+"""The ``librarian`` command line: the vault index, headless. Imports nothing from Qt."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from .core.concepts import load_dictionary
+from .core.index import VaultIndex
+from .core.queries import (
+    AmbiguousNote,
+    NoteNotFound,
+    backlinks,
+    find_note,
+    neighbours,
+    node_kind,
+    node_label,
+    outgoing,
+    unresolved,
+)
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+EXIT_NO_VAULT = 3
+EXIT_NO_NOTE = 4
+EXIT_AMBIGUOUS = 5
+
+_PROGRESS_MIN = 500  # notes; smaller scans finish before a bar would help
+
+
+class _Progress:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        self.active = stream.isatty()
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.active or total < _PROGRESS_MIN:
+            return
+        width = 30
+        filled = width * done // total
+        self.stream.write(f"\rIndexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total}")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r" + " " * 60 + "\r")
+            self.stream.flush()
+
+
+def _open_index(args: argparse.Namespace) -> VaultIndex:
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    concepts = load_dictionary(Path(args.concepts)) if args.concepts else None
+    progress = _Progress(sys.stderr)
+    try:
+        return VaultIndex.scan(
+            vault,
+            use_cache=not args.no_cache,
+            concepts=concepts,
+            excluded=args.exclude or (),
+            progress=progress,
+        )
+    finally:
+        progress.close()
+
+
+class _Failure(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _note_arg(index: VaultIndex, name: str) -> str:
+    try:
+        return find_note(index, name)
+    except AmbiguousNote as exc:
+        raise _Failure(EXIT_AMBIGUOUS, str(exc) + "; give the path to choose one") from exc
+    except NoteNotFound as exc:
+        raise _Failure(EXIT_NO_NOTE, str(exc)) from exc
+
+
+def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
+    if args.json:
+        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
+        sys.stdout.write("\n")
+    else:
+        text = human()
+        if text:
+            sys.stdout.write(text + "\n")
+
+
+# ------------------------------------------------------------------ commands
+
+
+def cmd_scan(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    stats = index.stats()
+    warnings = index.warnings()
+    data = {
+        **stats,
+        "warning_details": [{"path": w.path, "kind": w.kind, "message": w.message} for w in warnings],
+    }
+
+    def human() -> str:
+        links = stats["links"]
+        assert isinstance(links, dict)
+        lines = [
+            f"vault        {index.root}",
+            f"notes        {stats['notes']}",
+            f"attachments  {stats['attachments']}",
+            f"links        {sum(links.values())} ("
+            + ", ".join(f"{k} {v}" for k, v in links.items())
+            + ")",
+            f"resolved     {stats['resolved']}",
+            f"unresolved   {stats['unresolved']} (to {stats['unresolved_targets']} targets)",
+            f"edges        {stats['edges']}",
+            f"orphans      {stats['orphans']}",
+            f"concepts     {stats['concepts']}",
+            f"warnings     {stats['warnings']}",
+        ]
+        lines.extend(f"  warning: {w}" for w in warnings[:50])
+        if len(warnings) > 50:
+            lines.append(f"  … and {len(warnings) - 50} more (see --json)")
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+
+
+def cmd_backlinks(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    node = _note_arg(index, args.note)
+    found = backlinks(index, node)
+    data = [
+        {"source": b.source, "line": b.link.line, "column": b.link.column, "kind": b.link.kind,
+         "context": b.context}
+        for b in found
+    ]
+
+    def human() -> str:
+        if not found:
+            return f"no backlinks to {node_label(index, node)}"
+        return "\n".join(f"{b.source}:{b.link.line}: {b.context}" for b in found)
+
+    _emit(args, data, human)
+
+
+def cmd_links(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    node = _note_arg(index, args.note)
+    if node not in index.notes:
+        raise _Failure(EXIT_NO_NOTE, f"{node_label(index, node)!r} is a concept, not a note")
+    found = outgoing(index, node)
+    data = [
+        {
+            "kind": link.kind,
+            "target": link.target,
+            "fragment": link.fragment,
+            "label": link.label,
+            "line": link.line,
+            "column": link.column,
+            "node": target,
+            "node_kind": node_kind(index, target),
+            "resolved": node_kind(index, target) != "unresolved",
+        }
+        for link, target in found
+    ]
+
+    def human() -> str:
+        if not found:
+            return f"no links in {node}"
+        rows = []
+        for link, target in found:
+            kind = node_kind(index, target)
+            where = target if kind in ("note", "attachment") else f"{kind}: {node_label(index, target)}"
+            frag = f"#{link.fragment}" if link.fragment else ""
+            rows.append(f"{link.line:>5}  {link.kind:<9} {link.target}{frag} → {where}")
+        return "\n".join(rows)
+
+    _emit(args, data, human)
+
+
+def cmd_neighbors(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    node = _note_arg(index, args.note)
+    found = neighbours(index, node, args.depth)
+    ordered = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
+    data = [
+        {"node": n, "kind": node_kind(index, n), "label": node_label(index, n), "distance": d}
+        for n, d in ordered
+    ]
+
+    def human() -> str:
+        if not ordered:
+            return f"{node_label(index, node)} has no neighbours"
+        return "\n".join(f"{d}  {node_kind(index, n):<10} {node_label(index, n)}  {n if n in index.notes else ''}".rstrip() for n, d in ordered)
+
+    _emit(args, data, human)
+
+
+def cmd_orphans(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    found = index.orphans()
+    _emit(args, found, lambda: "\n".join(found) if found else "no orphans")
+
+
+def cmd_unresolved(args: argparse.Namespace) -> None:
+    index = _open_index(args)
+    found = unresolved(index)
+    data = [
+        {"target": u.target, "count": u.count,
+         "sources": [{"source": s, "count": c} for s, c in u.sources]}
+        for u in found
+    ]
+
+    def human() -> str:
+        if not found:
+            return "no unresolved targets"
+        return "\n".join(
+            f"{u.count:>5}  {u.target}  ← " + ", ".join(s for s, _ in u.sources[:3])
+            + (f" (+{len(u.sources) - 3})" if len(u.sources) > 3 else "")
+            for u in found
+        )
+
+    _emit(args, data, human)
+
+
+# ------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="librarian",
+        description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
+        epilog="Exit codes: 0 ok, 2 usage, 3 vault not found, 4 note not found, "
+        "5 note name ambiguous.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, func: Callable[[argparse.Namespace], None], help_: str,
+            note: bool = False) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("vault", metavar="VAULT", help="the vault folder")
+        if note:
+            p.add_argument("note", metavar="NOTE", help="title or path, with or without .md")
+        p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
+        p.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
+        p.add_argument("--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)")
+        p.add_argument("--exclude", metavar="FOLDER", action="append", help="skip a folder (repeatable)")
+        p.set_defaults(func=func)
+        return p
+
+    add("scan", cmd_scan, "index the vault and print its counts")
+    add("backlinks", cmd_backlinks, "notes linking to NOTE, with the linking line", note=True)
+    add("links", cmd_links, "the links in NOTE and where they resolve", note=True)
+    neighbors = add("neighbors", cmd_neighbors, "notes within N hops of NOTE", note=True)
+    neighbors.add_argument("--depth", type=int, choices=(1, 2, 3), default=1)
+    add("orphans", cmd_orphans, "notes with no links in or out")
+    add("unresolved", cmd_unresolved, "link targets that match no note, with who links them")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        args.func(args)
+    except _Failure as exc:
+        print(f"librarian: {exc}", file=sys.stderr)
+        return exc.code
+    except BrokenPipeError:  # `librarian … | head`
+        return EXIT_OK
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

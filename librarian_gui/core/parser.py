@@ -1,0 +1,506 @@
+"""The fast note scanner: front matter, links, tags, headings and block ids of one note.
+
+It works on the decoded text exactly as on disk (``\\r\\n`` kept), so every offset it reports
+is an offset into that text. Regions that cannot hold links (fenced and indented code, inline
+code, HTML and ``%%`` comments, front matter) are first blanked out in a copy of the text of
+the same length; the link, tag and heading patterns then run over that copy.
+
+The rules are DESIGN §2. ``tests/unit/test_scanner_property.py`` checks this scanner against
+an independent markdown-it token walk on generated notes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any
+from urllib.parse import unquote
+
+import yaml
+
+from .model import Heading, Link, LinkKind, ParsedNote, Tag
+
+try:  # the C loader is ~10x faster; PyYAML wheels ship it
+    _YamlLoader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - pure-Python PyYAML build
+    _YamlLoader = yaml.SafeLoader
+
+# No optional "!" in front: a literal prefix lets the regex engine skip ahead fast; the
+# embed marker is checked by looking one character back.
+_WIKI = re.compile(r"\[\[([^\[\]\r\n]*)\]\]")
+_MD_LINK = re.compile(
+    r"(!?)\[((?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"
+    r"\([ \t]*(<[^<>\r\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
+    r"(?:[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\([^()\r\n]*\)))?[ \t]*\)"
+)
+_new_tuple = tuple.__new__  # builds a Link without the NamedTuple keyword machinery
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
+_TAG = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/\-]+)", re.M)
+_DIGITS_ONLY = re.compile(r"[\d/\-]+")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
+_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
+_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+# Indented code starts only after a blank line (it cannot interrupt a paragraph), so a note
+# without an indented line after a blank line needs no block pass for it.
+_INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\r?\n(?: {4}|\t)")
+_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+_INLINE_START = re.compile(r"`+|<!--|%%")
+_NON_NEWLINE = re.compile(r"[^\r\n]")
+_PROPERTY_LINK = re.compile(r"([\"'])(!?\[\[([^\[\]\r\n]+)\]\])\1")
+_THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$")
+
+
+def parse_note(text: str) -> ParsedNote:
+    """Parse one note's decoded text. Never raises on malformed input; reports warnings."""
+    warnings: list[str] = []
+    body_start, fm_text, fm_offset = _split_front_matter(text)
+    links: list[Link] = []
+    aliases: tuple[str, ...] = ()
+    fm_tags: list[Tag] = []
+    fm_date: _dt.date | None = None
+    properties: list[tuple[str, str]] = []
+    if fm_text is not None:
+        data = _load_front_matter(fm_text, warnings)
+        if data is not None:
+            aliases = _string_list(data.get("aliases", data.get("alias")), split=False)
+            fm_tags = [Tag(t.lstrip("#"), 0) for t in _tag_list(data.get("tags", data.get("tag")))]
+            fm_date = _front_matter_date(data, warnings)
+            properties = [
+                (str(k), str(v))
+                for k, v in data.items()
+                if isinstance(v, str | int | float | bool | _dt.date)
+            ]
+            links.extend(_property_links(text, fm_text, fm_offset))
+
+    masked = _mask(text, body_start)
+    links.extend(_body_links(text, masked, body_start))
+    links.sort(key=lambda link: link.start)
+    return ParsedNote(
+        links=tuple(links),
+        headings=tuple(_headings(masked)),
+        tags=tuple(fm_tags) + tuple(_inline_tags(masked)),
+        aliases=aliases,
+        block_ids=tuple(m.group(1) for m in _BLOCK_ID.finditer(masked)) if "^" in masked else (),
+        front_matter_date=fm_date,
+        warnings=tuple(warnings),
+        body_start=body_start,
+        properties=tuple(properties),
+    )
+
+
+# ---------------------------------------------------------------- front matter
+
+
+def _split_front_matter(text: str) -> tuple[int, str | None, int]:
+    """Return (body start, front matter text or None, offset of the front matter text)."""
+    start = 1 if text.startswith("\ufeff") else 0
+    if not text.startswith("---", start):
+        return 0, None, 0
+    first_end = text.find("\n", start)
+    if first_end < 0 or text[start:first_end].rstrip() != "---":
+        return 0, None, 0
+    pos = first_end + 1
+    while pos <= len(text):
+        end = text.find("\n", pos)
+        line_end = len(text) if end < 0 else end
+        if text[pos:line_end].rstrip() in ("---", "..."):
+            body = len(text) if end < 0 else end + 1
+            return body, text[first_end + 1 : pos], first_end + 1
+        if end < 0:
+            break
+        pos = end + 1
+    return 0, None, 0  # no closing line: Obsidian reads it as a thematic break, not metadata
+
+
+def _load_front_matter(fm_text: str, warnings: list[str]) -> dict[str, Any] | None:
+    try:
+        data = yaml.load(fm_text, Loader=_YamlLoader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "syntax error"
+        warnings.append(f"front matter is not valid YAML{where}: {problem}; properties ignored")
+        return None
+    except (ValueError, TypeError, RecursionError) as exc:  # e.g. out-of-range dates
+        warnings.append(f"front matter could not be read: {exc}; properties ignored")
+        return None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        warnings.append("front matter is not a set of key: value properties; ignored")
+        return None
+    return data
+
+
+def _string_list(value: Any, *, split: bool) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    items = value if isinstance(value, list) else [value]
+    out: list[str] = []
+    for item in items:
+        if item is None or isinstance(item, dict | list):
+            continue
+        text = str(item).strip()
+        parts = re.split(r"[,\s]+", text) if split else [text]
+        out.extend(p for p in parts if p)
+    return tuple(out)
+
+
+def _tag_list(value: Any) -> tuple[str, ...]:
+    return tuple(t for t in (s.lstrip("#") for s in _string_list(value, split=True)) if t)
+
+
+def _front_matter_date(data: dict[str, Any], warnings: list[str]) -> _dt.date | None:
+    for key in ("date", "created"):
+        value = data.get(key)
+        if value is None:
+            continue
+        if isinstance(value, _dt.datetime):
+            return value.date()
+        if isinstance(value, _dt.date):
+            return value
+        found = parse_date_text(str(value))
+        if found is not None:
+            return found
+        warnings.append(f"front matter {key} {str(value)!r} is not a date; ignored")
+    return None
+
+
+_DATE_IN_TEXT = re.compile(r"(?<!\d)(\d{4})([-_]?)(\d{2})(?:\2(\d{2}))?(?!\d)")
+
+
+def parse_date_text(text: str) -> _dt.date | None:
+    """The first valid date in ``text``: YYYY-MM-DD, YYYY_MM_DD, YYYYMMDD, or YYYY-MM (day 1)."""
+    for m in _DATE_IN_TEXT.finditer(text):
+        year, sep, month, day = m.group(1), m.group(2), m.group(3), m.group(4)
+        if day is None and not sep:
+            continue  # "202401" alone is too ambiguous to be a month
+        try:
+            return _dt.date(int(year), int(month), int(day) if day else 1)
+        except ValueError:
+            continue
+    return None
+
+
+def _property_links(text: str, fm_text: str, fm_offset: int) -> list[Link]:
+    """Quoted link values of properties (``up: "[[Note]]"``), as Obsidian indexes them."""
+    out = []
+    for m in _PROPERTY_LINK.finditer(fm_text):
+        inner = m.group(3)
+        start = fm_offset + m.start(2)
+        target, fragment, label = _split_wiki(inner)
+        line = text.count("\n", 0, start) + 1
+        column = start - text.rfind("\n", 0, start) - 1
+        out.append(
+            Link("property", target, fragment, label, line, column, start, fm_offset + m.end(2))
+        )
+    return out
+
+
+# ---------------------------------------------------------------- masking
+
+
+def _blank(segment: str) -> str:
+    return _NON_NEWLINE.sub(" ", segment)
+
+
+def _mask(text: str, body_start: int) -> str:
+    """A copy of ``text`` with front matter, code and comments replaced by spaces."""
+    masked = _blank(text[:body_start]) + text[body_start:] if body_start else text
+    if (
+        "```" in masked
+        or "~~~" in masked
+        or masked.startswith(("    ", "\t"), body_start)
+        or _INDENTED_AFTER_BLANK.search(masked, body_start)
+    ):
+        masked = _mask_code_blocks(masked, body_start)
+    if "`" in masked or "<!--" in masked or "%%" in masked:
+        masked = _mask_inline(masked)
+    return masked
+
+
+def _mask_code_blocks(text: str, body_start: int) -> str:
+    """Blank fenced code blocks and indented code blocks (CommonMark block rules, simplified:
+    an indented line is code only after a blank line or other code, and outside lists)."""
+    spans: list[tuple[int, int]] = []
+    pos = body_start
+    fence: tuple[str, int] | None = None
+    fence_start = 0
+    prev_blank = True
+    in_list = False
+    in_code = False
+    in_para = False
+    length = len(text)
+    while pos < length:
+        end = text.find("\n", pos)
+        line_end = length if end < 0 else end
+        nxt = length if end < 0 else end + 1
+        line = text[pos:line_end].rstrip("\r")
+        if fence is not None:
+            stripped = line.strip()
+            char, size = fence
+            if stripped and stripped[0] == char and set(stripped) == {char} and len(stripped) >= size:
+                spans.append((fence_start, line_end))
+                fence = None
+            pos = nxt
+            continue
+        stripped = line.strip()
+        if not stripped:
+            prev_blank = True
+            in_para = False
+            pos = nxt
+            continue
+        indent = len(line) - len(line.lstrip(" \t"))
+        tabbed = line[:indent].replace("\t", "    ")
+        width = len(tabbed)
+        m = _FENCE_OPEN.match(line)
+        if m and (width <= 3 or in_list) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+            fence = (m.group(2)[0], len(m.group(2)))
+            fence_start = pos
+            in_code = False
+            in_para = False
+            prev_blank = False
+            pos = nxt
+            continue
+        if width >= 4 and not in_para and not in_list and (prev_blank or in_code):
+            spans.append((pos, line_end))
+            in_code = True
+            prev_blank = False
+            pos = nxt
+            continue
+        in_code = False
+        if _LIST_ITEM.match(line):
+            in_list = True
+            in_para = True
+        elif width == 0 and prev_blank:
+            in_list = False
+            in_para = True
+        else:
+            in_para = True
+        if line.lstrip(" ").startswith("#") and _ATX.match(line):
+            in_para = False
+        prev_blank = False
+        pos = nxt
+    if fence is not None:  # an unclosed fence runs to the end of the document
+        spans.append((fence_start, length))
+    return _apply_spans(text, spans)
+
+
+def _mask_inline(text: str) -> str:
+    """Blank inline code spans, HTML comments and ``%% comments %%``, left to right,
+    so whichever opens first wins (a ``%%`` inside backticks is code, and vice versa)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        m = _INLINE_START.search(text, pos)
+        if m is None:
+            break
+        token = m.group(0)
+        start = m.start()
+        if token.startswith("`"):
+            if _escaped(text, start):
+                pos = start + 1
+                continue
+            close = _find_code_close(text, m.end(), len(token))
+            if close < 0:
+                pos = m.end()
+                continue
+            spans.append((start, close))
+            pos = close
+        elif token == "<!--":
+            close = text.find("-->", m.end())
+            if close < 0:
+                pos = m.end()
+                continue
+            spans.append((start, close + 3))
+            pos = close + 3
+        else:  # %%
+            close = text.find("%%", m.end())
+            end = len(text) if close < 0 else close + 2
+            spans.append((start, end))
+            pos = end
+    return _apply_spans(text, spans)
+
+
+def _find_code_close(text: str, pos: int, size: int) -> int:
+    """End offset of the backtick run of exactly ``size`` that closes a code span, or -1.
+    A code span does not cross a blank line (the end of its paragraph)."""
+    para_end = _BLANK_LINE.search(text, pos)
+    limit = para_end.start() if para_end else len(text)
+    run = re.compile(r"`+")
+    while True:
+        m = run.search(text, pos, limit)
+        if m is None:
+            return -1
+        if len(m.group(0)) == size:
+            return m.end()
+        pos = m.end()
+
+
+def _escaped(text: str, pos: int) -> bool:
+    count = 0
+    while pos - count - 1 >= 0 and text[pos - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _apply_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    parts = []
+    last = 0
+    for start, end in sorted(spans):
+        if start < last:
+            start = last
+        if end <= start:
+            continue
+        parts.append(text[last:start])
+        parts.append(_blank(text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
+
+
+# ---------------------------------------------------------------- links
+
+
+def _split_wiki(inner: str) -> tuple[str, str | None, str | None]:
+    """``target#fragment|label`` → parts; ``\\|`` (a table cell's escaped pipe) splits too."""
+    label: str | None = None
+    bar = inner.find("|")
+    if bar >= 0:
+        label = inner[bar + 1 :]
+        inner = inner[:bar]
+        if inner.endswith("\\"):
+            inner = inner[:-1]
+    fragment: str | None = None
+    hash_ = inner.find("#")
+    if hash_ >= 0:
+        fragment = inner[hash_ + 1 :].strip()
+        inner = inner[:hash_]
+    return inner.strip(), fragment, label
+
+
+def _body_links(text: str, masked: str, body_start: int) -> list[Link]:
+    out: list[Link] = []
+    line = text.count("\n", 0, body_start) + 1
+    line_pos = body_start
+    wiki_spans: list[tuple[int, int]] = []
+    if "[[" in masked:
+        append = out.append
+        count = masked.count
+        rfind = masked.rfind
+        for m in _WIKI.finditer(masked, body_start):
+            inner = m.group(1)
+            bracket = m.start()
+            before = masked[bracket - 1] if bracket else ""
+            if before == "\\" and _escaped(masked, bracket):
+                continue
+            if not inner or inner.isspace():
+                continue
+            embed = before == "!" and not _escaped(masked, bracket - 1)
+            start = bracket - 1 if embed else bracket
+            wiki_spans.append((start, m.end()))
+            line += count("\n", line_pos, start)
+            line_pos = start
+            column = start - rfind("\n", 0, start) - 1
+            if "|" in inner or "#" in inner:
+                target, fragment, label = _split_wiki(inner)
+            else:
+                target, fragment, label = inner.strip(), None, None
+            append(
+                _new_tuple(
+                    Link,
+                    ("embed" if embed else "wiki", target, fragment, label, line, column,
+                     start, m.end(), embed),
+                )
+            )
+    if "](" in masked:
+        scan = _apply_spans(masked, wiki_spans) if wiki_spans else masked
+        for m in _MD_LINK.finditer(scan, body_start):
+            start = m.start()
+            if _escaped(scan, start):
+                continue
+            dest = m.group(3)
+            if dest.startswith("<"):
+                dest = dest[1:-1]
+            if not dest or dest.startswith(("#", "//")) or _SCHEME.match(dest):
+                continue
+            path, _, fragment = dest.partition("#")
+            target = unquote(path)
+            line_no = text.count("\n", 0, start) + 1
+            column = start - text.rfind("\n", 0, start) - 1
+            out.append(
+                Link(
+                    "markdown",
+                    target,
+                    unquote(fragment) if fragment else None,
+                    m.group(2),
+                    line_no,
+                    column,
+                    start,
+                    m.end(),
+                    bool(m.group(1)),
+                )
+            )
+    return out
+
+
+# ---------------------------------------------------------------- tags, headings
+
+
+def _blank_match(m: re.Match[str]) -> str:
+    return _blank(m.group(0))
+
+
+def _inline_tags(masked: str) -> list[Tag]:
+    if "#" not in masked:
+        return []
+    cleaned = _WIKI.sub(_blank_match, masked) if "[[" in masked else masked
+    out = []
+    line = 1
+    pos = 0
+    for m in _TAG.finditer(cleaned):
+        name = m.group(1).rstrip("/")
+        if not name or _DIGITS_ONLY.fullmatch(name):
+            continue  # "#1984" is not a tag: a tag needs a non-numeric character
+        line += cleaned.count("\n", pos, m.start())
+        pos = m.start()
+        out.append(Tag(name, line))
+    return out
+
+
+def _headings(masked: str) -> list[Heading]:
+    out: list[Heading] = []
+    if "#" in masked:
+        for m in _ATX.finditer(masked):
+            out.append(
+                Heading(len(m.group(1)), (m.group(2) or "").strip(), masked.count("\n", 0, m.start()) + 1)
+            )
+    if "==" in masked or "--" in masked:
+        for m in _SETEXT.finditer(masked):
+            heading = _setext_heading(masked, m)
+            if heading is not None:
+                out.append(heading)
+        out.sort(key=lambda h: h.line)
+    return out
+
+
+def _setext_heading(masked: str, m: re.Match[str]) -> Heading | None:
+    start = m.start()
+    if start == 0:
+        return None
+    prev_end = start - 1
+    prev_start = masked.rfind("\n", 0, prev_end) + 1
+    prev = masked[prev_start:prev_end].rstrip("\r")
+    if not prev.strip() or len(prev) - len(prev.lstrip(" ")) >= 4:
+        return None
+    stripped = prev.lstrip()
+    if stripped.startswith(("#", ">", "|", "```", "~~~")) or _LIST_ITEM.match(prev):
+        return None
+    if _THEMATIC.match(prev) or _SETEXT.fullmatch(prev):
+        return None
+    level = 1 if m.group(1).startswith("=") else 2
+    return Heading(level, stripped.strip(), masked.count("\n", 0, prev_start) + 1)

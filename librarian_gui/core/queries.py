@@ -1,0 +1,161 @@
+"""Questions every view and the command line ask of the index: backlinks, neighbours, …"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from .index import VaultIndex
+from .model import Link
+from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, is_file_node
+from .vault import read_note
+
+
+class NoteNotFound(LookupError):
+    """No note matches the name; ``hint`` says what does exist under it, if anything."""
+
+    def __init__(self, name: str, hint: str = "") -> None:
+        super().__init__(f"no note named {name!r}" + (f" ({hint})" if hint else ""))
+        self.name = name
+
+
+class AmbiguousNote(LookupError):
+    def __init__(self, name: str, candidates: list[str]) -> None:
+        listing = ", ".join(candidates)
+        super().__init__(f"{name!r} matches {len(candidates)} notes: {listing}")
+        self.name = name
+        self.candidates = candidates
+
+
+def node_kind(index: VaultIndex, node: str) -> str:
+    if node.startswith(CONCEPT_PREFIX):
+        return "concept"
+    if node.startswith(UNRESOLVED_PREFIX):
+        return "unresolved"
+    return "note" if node in index.notes else "attachment"
+
+
+def node_label(index: VaultIndex, node: str) -> str:
+    """What a person calls the node: a note's title, a concept's id, a ghost's target."""
+    if node.startswith(CONCEPT_PREFIX):
+        return node[len(CONCEPT_PREFIX) :]
+    if node.startswith(UNRESOLVED_PREFIX):
+        return node[len(UNRESOLVED_PREFIX) :]
+    if node in index.notes:
+        return index.notes[node].title
+    return node.rsplit("/", 1)[-1]
+
+
+def find_note(index: VaultIndex, name: str) -> str:
+    """Resolve a NOTE argument like a link (title or path, with or without ``.md``), but
+    refuse to guess: several candidates raise ``AmbiguousNote``."""
+    text = name.strip().replace("\\", "/").lstrip("/")
+    if text.startswith("./"):
+        text = text[2:]
+    lower = text.lower()
+    for path in index.notes:
+        if path.lower() in (lower, lower + ".md"):
+            return path
+    candidates = index.resolver.candidates(text)
+    if len(candidates) == 1:
+        return candidates[0]
+    if len(candidates) > 1:
+        raise AmbiguousNote(name, sorted(candidates))
+    node = index.resolver.resolve_name(text)
+    if node.startswith(CONCEPT_PREFIX):
+        return node
+    hint = ""
+    if node.startswith(UNRESOLVED_PREFIX) and node in index.in_edges:
+        count = len(index.in_edges[node])
+        hint = f"{count} note{'s' if count != 1 else ''} link to it as an unresolved target"
+    raise NoteNotFound(name, hint)
+
+
+@dataclass(frozen=True, slots=True)
+class Backlink:
+    source: str
+    link: Link
+    context: str  # the line of the source note that holds the link, stripped
+
+
+def _lines_of(index: VaultIndex, rel: str) -> list[str]:
+    result = read_note(index.root, rel)
+    if result.text is None:
+        return []
+    return [line.rstrip("\r") for line in result.text.split("\n")]
+
+
+def backlinks(index: VaultIndex, node: str) -> list[Backlink]:
+    """Every link into ``node`` from another note, in source order, with its line."""
+    out: list[Backlink] = []
+    for source in sorted(index.in_edges.get(node, {})):
+        if source == node or source not in index.notes:
+            continue
+        lines = _lines_of(index, source)
+        for link, target in index.links_of(source):
+            if target == node:
+                context = lines[link.line - 1].strip() if link.line <= len(lines) else ""
+                out.append(Backlink(source, link, context))
+    return out
+
+
+def outgoing(index: VaultIndex, rel: str) -> list[tuple[Link, str]]:
+    return index.links_of(rel)
+
+
+def neighbours(index: VaultIndex, node: str, depth: int) -> dict[str, int]:
+    """Nodes within ``depth`` hops of ``node`` (links followed both ways), with distance."""
+    if not 1 <= depth <= 3:
+        raise ValueError("depth must be 1, 2 or 3")
+    seen = {node: 0}
+    queue = deque([node])
+    while queue:
+        current = queue.popleft()
+        distance = seen[current]
+        if distance == depth:
+            continue
+        for other in (*index.out_edges.get(current, {}), *index.in_edges.get(current, {})):
+            if other not in seen:
+                seen[other] = distance + 1
+                queue.append(other)
+    del seen[node]
+    return seen
+
+
+@dataclass(frozen=True, slots=True)
+class UnresolvedTarget:
+    node: str
+    target: str  # as first written by a linking note
+    count: int  # link occurrences
+    sources: tuple[tuple[str, int], ...]  # (note, occurrences), most first
+
+
+def unresolved(index: VaultIndex) -> list[UnresolvedTarget]:
+    """Targets that resolve to no file and no concept, most-linked first."""
+    out = []
+    for node, sources in index.in_edges.items():
+        if not node.startswith(UNRESOLVED_PREFIX):
+            continue
+        written = ""
+        for source in sorted(sources):
+            for link, target in index.links_of(source):
+                if target == node:
+                    written = link.target
+                    break
+            if written:
+                break
+        ranked = tuple(sorted(sources.items(), key=lambda kv: (-kv[1], kv[0])))
+        out.append(UnresolvedTarget(node, written, sum(sources.values()), ranked))
+    return sorted(out, key=lambda u: (-u.count, u.node))
+
+
+def degree(index: VaultIndex, node: str) -> tuple[int, int]:
+    """(incoming, outgoing) distinct edges, self-links excluded."""
+    incoming = sum(1 for s in index.in_edges.get(node, {}) if s != node)
+    outgoing_ = sum(1 for t in index.out_edges.get(node, {}) if t != node)
+    return incoming, outgoing_
+
+
+def linked_notes(index: VaultIndex, node: str) -> set[str]:
+    """Notes linking to ``node`` (for concepts: the notes the concept is found in)."""
+    return {s for s in index.in_edges.get(node, {}) if is_file_node(s) and s != node}

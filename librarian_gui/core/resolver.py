@@ -1,0 +1,129 @@
+"""Obsidian's link resolution: which note, attachment, concept or ghost a link points to.
+
+Node ids are strings: a note or attachment is its vault path; a concept is
+``//concept/<id>``; an unresolved target is ``//unresolved/<lowercased target>``. A vault
+path never starts with ``/``, so the prefixes cannot collide with a file.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+
+from .concepts import ConceptDictionary
+from .model import Link
+
+CONCEPT_PREFIX = "//concept/"
+UNRESOLVED_PREFIX = "//unresolved/"
+
+
+def is_file_node(node: str) -> bool:
+    return not node.startswith("//")
+
+
+def name_key(name: str) -> str:
+    """The key under which a file name (or a link target's last segment) is looked up."""
+    base = name.rsplit("/", 1)[-1].lower()
+    return base[:-3] if base.endswith(".md") else base
+
+
+def link_key(link: Link) -> str:
+    """The name key a link's target depends on: adding or removing a file of that name may
+    change where the link resolves."""
+    return name_key(link.target.strip())
+
+
+def _pick(candidates: list[str], source_folder: str) -> str:
+    if len(candidates) == 1:
+        return candidates[0]
+    for path in candidates:
+        folder = path.rsplit("/", 1)[0] if "/" in path else ""
+        if folder == source_folder:
+            return path
+    return min(candidates, key=lambda p: (len(p), p.lower()))
+
+
+class Resolver:
+    """Lookup tables over the vault's files, updated as files come and go."""
+
+    def __init__(self, concepts: ConceptDictionary | None = None) -> None:
+        self.concepts = concepts or ConceptDictionary(None)
+        self._by_path: dict[str, str] = {}  # lowercased path → path (notes and attachments)
+        self._by_name: dict[str, list[str]] = {}  # name_key → paths
+
+    def add(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self._by_path[path.lower()] = path
+            self._by_name.setdefault(name_key(path), []).append(path)
+
+    def remove(self, paths: Iterable[str]) -> None:
+        for path in paths:
+            self._by_path.pop(path.lower(), None)
+            key = name_key(path)
+            bucket = self._by_name.get(key)
+            if bucket is not None:
+                if path in bucket:
+                    bucket.remove(path)
+                if not bucket:
+                    del self._by_name[key]
+
+    def resolve(self, link: Link, source: str) -> str:
+        if link.kind == "markdown":
+            return self._resolve_relative(link.target, source)
+        return self.resolve_name(link.target, source)
+
+    def resolve_name(self, target: str, source: str = "") -> str:
+        """Resolve a wiki-link target (also a NOTE argument of the command line)."""
+        target = target.strip().lstrip("/")
+        if not target:
+            return source
+        lower = target.lower()
+        base = lower[:-3] if lower.endswith(".md") else lower
+        exact = self._by_path.get(base + ".md") or self._by_path.get(lower)
+        if exact is not None:
+            return exact
+        candidates = self.candidates(target)
+        if candidates:
+            folder = source.rsplit("/", 1)[0] if "/" in source else ""
+            return _pick(candidates, folder)
+        concept = self.concepts.get(base)
+        if concept is not None:
+            return CONCEPT_PREFIX + concept.id
+        return UNRESOLVED_PREFIX + base
+
+    def candidates(self, target: str) -> list[str]:
+        """Every file a bare or path-qualified target could mean, before tie-breaking."""
+        lower = target.strip().lstrip("/").lower()
+        base = lower[:-3] if lower.endswith(".md") else lower
+        bucket = self._by_name.get(name_key(base))
+        if not bucket:
+            return []
+        if "/" in base:
+            suffix = "/" + base
+            return [p for p in bucket if _without_md(p.lower()).endswith(suffix)]
+        return [p for p in bucket if _matches_name(p, base)]
+
+    def _resolve_relative(self, target: str, source: str) -> str:
+        if target.startswith("/"):
+            joined = target.lstrip("/")
+        else:
+            folder = source.rsplit("/", 1)[0] if "/" in source else ""
+            joined = posixpath.join(folder, target) if folder else target
+        norm = posixpath.normpath(joined) if joined else ""
+        if not norm or norm == "." or norm == ".." or norm.startswith("../"):
+            return UNRESOLVED_PREFIX + _without_md(norm.lower())
+        lower = norm.lower()
+        found = self._by_path.get(lower) or self._by_path.get(lower + ".md")
+        if found is not None:
+            return found
+        return UNRESOLVED_PREFIX + _without_md(lower)
+
+
+def _without_md(path: str) -> str:
+    return path[:-3] if path.endswith(".md") else path
+
+
+def _matches_name(path: str, base: str) -> bool:
+    """A note matches by its stem, an attachment by its full file name."""
+    name = path.rsplit("/", 1)[-1].lower()
+    return name == base + ".md" or name == base

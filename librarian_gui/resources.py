@@ -1,0 +1,40 @@
+"""Where the bundled files are: the demo vault and the starter dictionaries."""
+
+from __future__ import annotations
+
+import shutil
+from importlib import resources
+from pathlib import Path
+
+import platformdirs
+
+
+def _bundled(name: str) -> Path:
+    """A top-level folder of the repository, mapped into the wheel as ``librarian_gui/name``
+    (pyproject ``force-include``); in a source checkout it sits beside the package."""
+    installed = Path(str(resources.files("librarian_gui"))) / name
+    if installed.is_dir():
+        return installed
+    return Path(__file__).resolve().parent.parent / name
+
+
+def resources_dir() -> Path:
+    return _bundled("resources")
+
+
+def concepts_dir() -> Path:
+    return _bundled("concepts")
+
+
+def bundled_demo_vault() -> Path:
+    return resources_dir() / "demo-vault"
+
+
+def user_demo_vault() -> Path:
+    """The demo vault the app opens: a copy in the user data folder, made on first use, so
+    the installed files are never written."""
+    target = Path(platformdirs.user_data_dir("librarian", appauthor=False)) / "demo-vault"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(bundled_demo_vault(), target)
+    return target
