@@ -18,8 +18,9 @@ Rules (Obsidian-compatible, see DESIGN.md section 2):
 
 Readings chosen where the rules leave room (see tests/unit/test_real_vaults.py):
 
-* indented code needs a blank line before it and no enclosing list item; a
-  tab-indented line right after a heading is therefore text, not code;
+* indented code cannot interrupt a paragraph and is not inside a list item: it
+  starts after a blank line or right after an ATX heading (CommonMark), so a
+  tab-indented Logseq bullet right under a heading is code, as Obsidian shows it;
 * Markdown destinations follow CommonMark: spaces only inside ``<...>``,
   balanced parentheses allowed, so ``[x](((uuid)))`` links to ``((uuid))``;
 * wiki links are taken first, so ``[x]([[Page]])`` is one wiki link only;
@@ -142,6 +143,7 @@ def _mask_blocks(lines: list[str], start: int) -> list[bool]:
     fence: tuple[str, int] | None = None
     in_indented = False
     prev_blank = True
+    prev_heading = False
     for i in range(start, len(lines)):
         line = lines[i]
         blank = line.strip() == ""
@@ -161,7 +163,10 @@ def _mask_blocks(lines: list[str], start: int) -> list[bool]:
         if blank:
             prev_blank = True
             continue
-        if _indent(line) >= 4 and prev_blank and not in_list:
+        after_heading = prev_heading
+        prev_heading = bool(re.match(r"^ {0,3}#{1,6}(?:[ \t]|$)", line))
+        if _indent(line) >= 4 and (prev_blank or after_heading) and not in_list:
+            prev_heading = False
             in_indented = True
             code[i] = True
             prev_blank = False
@@ -482,10 +487,12 @@ def reference_counts(vault: Path) -> dict:
                 edges.add((note, ("unresolved", key)))
             else:
                 resolved += 1
-                if path != note:
-                    edges.add((note, ("node", path)))
+                # a note linking itself is a distinct (source, target) pair: an edge
+                edges.add((note, ("node", path)))
     touched = set()
     for src, tgt in edges:
+        if tgt == ("node", src):
+            continue  # a self-link does not make a note any less of an orphan
         touched.add(("node", src))
         touched.add(tgt)
     orphans = sum(1 for n in notes if ("node", n) not in touched)

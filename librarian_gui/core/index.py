@@ -442,7 +442,7 @@ class VaultIndex:
         return sorted(
             rel
             for rel in self.notes
-            if not self.out_edges.get(rel)
-            and not any(is_file_node(s) for s in self.in_edges.get(rel, {}))
+            if not any(t != rel for t in self.out_edges.get(rel, {}))
+            and not any(s != rel and is_file_node(s) for s in self.in_edges.get(rel, {}))
         )
 

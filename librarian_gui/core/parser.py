@@ -30,7 +30,7 @@ except AttributeError:  # pragma: no cover - pure-Python PyYAML build
 _WIKI = re.compile(r"\[\[([^\[\]\r\n]*)\]\]")
 _MD_LINK = re.compile(
     r"(!?)\[((?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"
-    r"\([ \t]*(<[^<>\r\n]*>|[^\s()<>]*(?:\([^\s()<>]*\)[^\s()<>]*)*)"
+    r"\([ \t]*(<[^<>\r\n]*>|(?:[^\s()<>]|\((?:[^\s()<>]|\([^\s()<>]*\))*\))*)"
     r"(?:[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\([^()\r\n]*\)))?[ \t]*\)"
 )
 _new_tuple = tuple.__new__  # builds a Link without the NamedTuple keyword machinery
@@ -40,10 +40,13 @@ _DIGITS_ONLY = re.compile(r"[\d/\-]+")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
 _BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
-_FENCE_OPEN = re.compile(r"^([ \t]*)(`{3,}|~{3,})(.*)$")
+# A fence may open at the start of a list item's content ("- ```calc", Logseq style).
+_FENCE_OPEN = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*)(`{3,}|~{3,})(.*)$")
 # Indented code starts only after a blank line (it cannot interrupt a paragraph), so a note
 # without an indented line after a blank line needs no block pass for it.
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\r?\n(?: {4}|\t)")
+# ... or right after an ATX heading, which is not a paragraph either.
+_INDENTED_AFTER_HEADING = re.compile(r"(?:^|\n) {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _INLINE_START = re.compile(r"`+|<!--|%%")
@@ -214,6 +217,7 @@ def _mask(text: str, body_start: int) -> str:
         or "~~~" in masked
         or masked.startswith(("    ", "\t"), body_start)
         or _INDENTED_AFTER_BLANK.search(masked, body_start)
+        or ("#" in masked and _INDENTED_AFTER_HEADING.search(masked, body_start))
     ):
         masked = _mask_code_blocks(masked, body_start)
     if "`" in masked or "<!--" in masked or "%%" in masked:
@@ -256,7 +260,14 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         tabbed = line[:indent].replace("\t", "    ")
         width = len(tabbed)
         m = _FENCE_OPEN.match(line)
-        if m and (width <= 3 or in_list) and not (m.group(2)[0] == "`" and "`" in m.group(3)):
+        marker = m is not None and _LIST_ITEM.match(line) is not None
+        if (
+            m
+            and (width <= 3 or in_list or marker)
+            and not (m.group(2)[0] == "`" and "`" in m.group(3))
+        ):
+            if marker:
+                in_list = True
             fence = (m.group(2)[0], len(m.group(2)))
             fence_start = pos
             in_code = False
@@ -264,7 +275,7 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             prev_blank = False
             pos = nxt
             continue
-        if width >= 4 and not in_para and not in_list and (prev_blank or in_code):
+        if width >= 4 and not in_para and not in_list:
             spans.append((pos, line_end))
             in_code = True
             prev_blank = False
@@ -279,8 +290,9 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             in_para = True
         else:
             in_para = True
-        if line.lstrip(" ").startswith("#") and _ATX.match(line):
-            in_para = False
+        if width <= 3 and (_ATX.match(line) or _THEMATIC.match(line)):
+            in_para = False  # a heading or rule is no paragraph, and ends any list
+            in_list = False
         prev_blank = False
         pos = nxt
     if fence is not None:  # an unclosed fence runs to the end of the document
