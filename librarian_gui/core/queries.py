@@ -67,7 +67,8 @@ def find_note(index: VaultIndex, name: str) -> str:
     hint = ""
     if node.startswith(UNRESOLVED_PREFIX) and node in index.in_edges:
         count = len(index.in_edges[node])
-        hint = f"{count} note{'s' if count != 1 else ''} link to it as an unresolved target"
+        verb = "note links" if count == 1 else "notes link"
+        hint = f"{count} {verb} to it as an unresolved target"
     raise NoteNotFound(name, hint)
 
 

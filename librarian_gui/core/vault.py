@@ -14,7 +14,7 @@ import pathspec
 from .model import FileStamp, ScanWarning
 
 IGNORE_FILE = ".librarianignore"
-MAX_NOTE_BYTES = 16 * 1024 * 1024  # larger notes are listed but not parsed (DESIGN §9)
+MAX_NOTE_BYTES = 16_000_000  # larger notes are listed but not parsed (DESIGN §9)
 _BINARY_SNIFF = 8192
 
 

@@ -1,0 +1,99 @@
+"""The parse cache: reused when files are unchanged, never trusted when damaged."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from librarian_gui.core import cache
+from librarian_gui.core.index import VaultIndex
+from tests.conftest import write
+
+
+def make_vault(root: Path, count: int) -> None:
+    for i in range(count):
+        write(root, f"n{i:03}.md", f"note {i} links [[n{(i + 1) % count:03}]]\n", age=3600)
+
+
+def test_second_scan_parses_nothing_and_touching_ten_reparses_those_ten(vault: Path) -> None:
+    make_vault(vault, 60)
+    first = VaultIndex.scan(vault)
+    assert first.last_parsed == 60
+    second = VaultIndex.scan(vault)
+    assert second.last_parsed == 0
+    assert second.stats() == first.stats()
+    touched = [f"n{i:03}.md" for i in range(0, 60, 6)]
+    for rel in touched:
+        write(vault, rel, (vault / rel).read_text() + "more [[n000]]\n", age=1800)
+    third = VaultIndex.scan(vault)
+    assert third.last_parsed == 10
+    assert sorted(p for p in touched if "n000.md" in third.out_edges[p]) == touched
+
+
+def test_same_size_replacement_with_the_same_mtime_is_noticed_by_inode(vault: Path) -> None:
+    write(vault, "a.md", "[[x]]", age=3600)
+    VaultIndex.scan(vault)
+    st = os.stat(vault / "a.md")
+    write(vault, "tmp", "[[y]]")  # an editor's atomic save: a new file moved over the note
+    os.utime(vault / "tmp", ns=(st.st_atime_ns, st.st_mtime_ns))
+    os.replace(vault / "tmp", vault / "a.md")
+    again = VaultIndex.scan(vault)
+    assert again.last_parsed == 1
+    assert again.targets["a.md"] == ("//unresolved/y",)
+
+
+def test_rewrite_within_the_timestamp_tick_of_the_save_is_reparsed(vault: Path) -> None:
+    write(vault, "b.md", "[[z]]")
+    VaultIndex.scan(vault)  # b.md's mtime is within a second of this cache save
+    st = os.stat(vault / "b.md")
+    with open(vault / "b.md", "r+b") as fh:  # same inode, same size ...
+        fh.write(b"[[w]]")
+    os.utime(vault / "b.md", ns=(st.st_atime_ns, st.st_mtime_ns))  # ... same mtime
+    latest = VaultIndex.scan(vault)
+    assert latest.last_parsed == 1
+    assert latest.targets["b.md"] == ("//unresolved/w",)
+
+
+def test_corrupt_or_foreign_cache_is_rebuilt(vault: Path) -> None:
+    make_vault(vault, 5)
+    VaultIndex.scan(vault)
+    path = cache.cache_file(vault)
+    for junk in (b"", b"garbage", cache._MAGIC + b"\x00\x01broken", cache._MAGIC + b"\xff" * 50):
+        path.write_bytes(junk)
+        index = VaultIndex.scan(vault)
+        assert index.last_parsed == 5
+        assert index.stats()["edges"] == 5
+    # a cache written for another version is ignored too
+    import marshal
+
+    path.write_bytes(cache._MAGIC + marshal.dumps({"version": -1, "notes": {}}))
+    assert VaultIndex.scan(vault).last_parsed == 5
+
+
+def test_cache_lives_outside_the_vault_and_vault_is_untouched(vault: Path) -> None:
+    make_vault(vault, 3)
+    before = sorted(p.name for p in vault.rglob("*"))
+    VaultIndex.scan(vault)
+    assert sorted(p.name for p in vault.rglob("*")) == before
+    assert cache.cache_file(vault).is_file()
+    assert vault.resolve() not in cache.cache_file(vault).parents
+    assert str(cache.cache_dir()).startswith(os.environ["XDG_CACHE_HOME"])
+
+
+def test_no_cache_option_neither_reads_nor_writes(vault: Path) -> None:
+    make_vault(vault, 3)
+    VaultIndex.scan(vault, use_cache=False)
+    assert not cache.cache_file(vault).exists()
+
+
+def test_warm_scan_sees_deleted_and_added_files(vault: Path) -> None:
+    make_vault(vault, 4)
+    VaultIndex.scan(vault)
+    os.remove(vault / "n001.md")
+    write(vault, "extra.md", "[[n001]]", age=100)
+    time.sleep(0)  # no wait needed: the walk always sees the current folder
+    index = VaultIndex.scan(vault)
+    assert sorted(index.notes) == ["extra.md", "n000.md", "n002.md", "n003.md"]
+    assert index.last_parsed == 1
+    assert index.targets["extra.md"] == ("//unresolved/n001",)

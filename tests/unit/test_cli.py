@@ -1,0 +1,148 @@
+"""The ``librarian`` command: output, JSON keys, exit codes, and no Qt at start-up."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.cli import main
+from tests.conftest import write
+
+
+@pytest.fixture
+def cli_vault(vault: Path) -> Path:
+    write(vault, "Alpha.md", "---\nup: \"[[Beta]]\"\n---\nSee [[Beta|b]] and [ga](sub/Gamma.md).\n")
+    write(vault, "Beta.md", "Back to [[alpha]].\n\nAnd [[Nowhere]] twice [[nowhere]].\n")
+    write(vault, "sub/Gamma.md", "Deep note, [[Beta#Top]].\n")
+    write(vault, "x/Twin.md", "")
+    write(vault, "y/Twin.md", "")
+    write(vault, "img.png", b"\x89PNG")
+    return vault
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--no-cache"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_scan_json(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "scan", str(cli_vault), "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {k: data[k] for k in ("notes", "attachments", "links", "resolved", "unresolved",
+                                 "orphans", "warnings", "edges", "unresolved_targets")} == {
+        "notes": 5,
+        "attachments": 1,
+        "links": {"wiki": 5, "embed": 0, "markdown": 1, "property": 1},
+        "resolved": 5,
+        "unresolved": 2,
+        "orphans": 2,
+        "warnings": 0,
+        "edges": 5,  # Alpha→Beta, Alpha→Gamma, Beta→Alpha, Beta→ghost, Gamma→Beta
+        "unresolved_targets": 1,
+    }
+    assert data["warning_details"] == []
+
+
+def test_scan_human(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "scan", str(cli_vault))
+    assert code == 0 and err == ""
+    assert "notes        5\n" in out
+    assert "links        7 (wiki 5, embed 0, markdown 1, property 1)\n" in out
+
+
+def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "backlinks", str(cli_vault), "beta", "--json")
+    assert code == 0
+    assert json.loads(out) == [
+        {"source": "Alpha.md", "line": 2, "column": 5, "kind": "property",
+         "context": 'up: "[[Beta]]"'},
+        {"source": "Alpha.md", "line": 4, "column": 4, "kind": "wiki",
+         "context": "See [[Beta|b]] and [ga](sub/Gamma.md)."},
+        {"source": "sub/Gamma.md", "line": 1, "column": 11, "kind": "wiki",
+         "context": "Deep note, [[Beta#Top]]."},
+    ]
+    code, out, _ = run(capsys, "backlinks", str(cli_vault), "Beta.md")
+    assert out == (
+        'Alpha.md:2: up: "[[Beta]]"\n'
+        "Alpha.md:4: See [[Beta|b]] and [ga](sub/Gamma.md).\n"
+        "sub/Gamma.md:1: Deep note, [[Beta#Top]].\n"
+    )
+
+
+def test_links(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "links", str(cli_vault), "Beta", "--json")
+    assert code == 0
+    assert [(r["target"], r["line"], r["node"], r["node_kind"], r["resolved"])
+            for r in json.loads(out)] == [
+        ("alpha", 1, "Alpha.md", "note", True),
+        ("Nowhere", 3, "//unresolved/nowhere", "unresolved", False),
+        ("nowhere", 3, "//unresolved/nowhere", "unresolved", False),
+    ]
+
+
+def test_neighbors(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "neighbors", str(cli_vault), "sub/Gamma", "--depth", "2", "--json")
+    assert code == 0
+    assert [(r["node"], r["distance"]) for r in json.loads(out)] == [
+        ("Alpha.md", 1),
+        ("Beta.md", 1),
+        ("//unresolved/nowhere", 2),
+    ]
+
+
+def test_orphans_and_unresolved(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "orphans", str(cli_vault), "--json")
+    assert json.loads(out) == ["x/Twin.md", "y/Twin.md"]
+    _, out, _ = run(capsys, "unresolved", str(cli_vault), "--json")
+    assert json.loads(out) == [
+        {"target": "Nowhere", "count": 2, "sources": [{"source": "Beta.md", "count": 2}]}
+    ]
+
+
+def test_errors_and_exit_codes(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "scan", str(cli_vault / "missing"))
+    assert (code, out) == (3, "")
+    assert err == f"librarian: {cli_vault / 'missing'}: no such vault folder\n"
+    code, _, err = run(capsys, "backlinks", str(cli_vault), "Nowhere")
+    assert code == 4
+    assert err == (
+        "librarian: no note named 'Nowhere' (1 note links to it as an unresolved target)\n"
+    )
+    code, _, err = run(capsys, "links", str(cli_vault), "Twin")
+    assert code == 5
+    assert err == (
+        "librarian: 'Twin' matches 2 notes: x/Twin.md, y/Twin.md; give the path to choose one\n"
+    )
+    with pytest.raises(SystemExit) as info:
+        main(["neighbors", str(cli_vault), "Beta", "--depth", "4"])
+    assert info.value.code == 2
+
+
+def test_command_line_never_imports_qt(cli_vault: Path) -> None:
+    code = (
+        "import sys; from librarian_gui.cli import main; "
+        f"rc = main(['scan', {str(cli_vault)!r}, '--no-cache']); "
+        "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'shiboken6'))]; "
+        "print(bad); sys.exit(rc)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout.strip().endswith("[]")
+
+
+def test_core_has_no_qt_import() -> None:
+    core = Path(__file__).resolve().parents[2] / "librarian_gui" / "core"
+    offenders = [
+        p.name
+        for p in core.glob("*.py")
+        for line in p.read_text(encoding="utf-8").splitlines()
+        if line.lstrip().startswith(("import PySide6", "from PySide6", "import pyqtgraph",
+                                     "from pyqtgraph", "import shiboken6"))
+    ]
+    assert offenders == []

@@ -1,0 +1,282 @@
+"""Resolution, graph queries and incremental update on small vaults written by hand."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.core.concepts import ConceptDictionary, load_dictionary
+from librarian_gui.core.index import IndexDelta, VaultIndex
+from librarian_gui.core.queries import (
+    AmbiguousNote,
+    NoteNotFound,
+    backlinks,
+    degree,
+    find_note,
+    neighbours,
+    unresolved,
+)
+from tests.conftest import write
+
+
+def snapshot(index: VaultIndex) -> tuple[object, ...]:
+    return (
+        {p: (r.stamp, r.parsed, r.date, r.date_source) for p, r in index.notes.items()},
+        dict(index.attachments),
+        {s: dict(o) for s, o in index.out_edges.items()},
+        {t: dict(i) for t, i in index.in_edges.items() if i},
+        dict(index.targets),
+    )
+
+
+def assert_same_as_fresh_scan(index: VaultIndex) -> None:
+    fresh = VaultIndex.scan(index.root, use_cache=False, excluded=index.excluded)
+    assert snapshot(index) == snapshot(fresh)
+
+
+def targets_of(index: VaultIndex, rel: str) -> list[str]:
+    return list(index.targets[rel])
+
+
+# ------------------------------------------------------------------ resolution
+
+
+def test_resolution_rules(vault: Path) -> None:
+    write(vault, "a/Dup.md", "")
+    write(vault, "b/Dup.md", "")
+    write(vault, "b/c/Deep.md", "")
+    write(vault, "x/y/Deep.md", "")
+    write(vault, "Top.md", "")
+    write(vault, "long/folder/Same.md", "")
+    write(vault, "zz/Same.md", "")
+    write(vault, "img/pic.png", b"\x89PNG")
+    write(
+        vault,
+        "a/src.md",
+        "[[dup]] [[Dup.md]] [[top]] [[c/Deep]] [[y/deep]] [[Same]] [[b/Dup]] [[pic.png]]"
+        " [[img/pic.png]] [[Ghost]] [[ghost.md]]\n"
+        "[r](../Top.md) [s](<../b/Dup.md>) [t](/b/c/Deep.md) [u](../../outside.md) [v](Dup)\n",
+    )
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert targets_of(index, "a/src.md") == [
+        "a/Dup.md",  # same folder first
+        "a/Dup.md",
+        "Top.md",  # case-insensitive
+        "b/c/Deep.md",  # path-qualified suffix
+        "x/y/Deep.md",
+        "zz/Same.md",  # shortest path
+        "b/Dup.md",
+        "img/pic.png",
+        "img/pic.png",
+        "//unresolved/ghost",
+        "//unresolved/ghost",
+        "Top.md",
+        "b/Dup.md",
+        "b/c/Deep.md",
+        "//unresolved/../outside",  # never outside the vault
+        "a/Dup.md",  # relative, .md added
+    ]
+
+
+def test_tie_on_length_is_alphabetical(vault: Path) -> None:
+    write(vault, "b/N.md", "")
+    write(vault, "a/N.md", "")
+    write(vault, "src/s.md", "[[n]]")
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert targets_of(index, "src/s.md") == ["a/N.md"]
+
+
+def test_concepts_and_concept_pages(vault: Path) -> None:
+    write(vault, "concepts.json", '{"rag": {"aliases": ["RAG"], "category": "ai"},'
+          ' "memory": {"aliases": [], "category": "ai"}}')
+    write(vault, "research/memory.md", "")
+    write(vault, "n.md", "[[RAG]] [[memory]] [[other]]")
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert targets_of(index, "n.md") == [
+        "//concept/rag",
+        "research/memory.md",  # a note titled like the concept is its page
+        "//unresolved/other",
+    ]
+    assert index.stats()["concepts"] == 2
+
+
+def test_stats_and_queries(vault: Path) -> None:
+    write(vault, "A.md", "to [[B]] and [[B]] and [[Missing]]\nsecond line [[C#x]]\n")
+    write(vault, "B.md", "back to [[A]] and [[#Self]]\n")
+    write(vault, "C.md", "nothing\n")
+    write(vault, "D.md", "alone [[D]]\n")
+    write(vault, "E.md", "[[missing]] ![[B]]\n")
+    write(vault, "file.pdf", b"%PDF")
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert index.stats() == {
+        "notes": 5,
+        "attachments": 1,
+        "links": {"wiki": 8, "embed": 1, "markdown": 0, "property": 0},
+        "resolved": 7,
+        "unresolved": 2,
+        "unresolved_targets": 1,
+        # A→B, A→ghost, A→C, B→A, B→B, D→D, E→ghost, E→B
+        "edges": 8,
+        "orphans": 1,
+        "concepts": 0,
+        "warnings": 0,
+    }
+    assert index.orphans() == ["D.md"]
+    found = backlinks(index, "B.md")
+    assert [(b.source, b.link.line, b.context) for b in found] == [
+        ("A.md", 1, "to [[B]] and [[B]] and [[Missing]]"),
+        ("A.md", 1, "to [[B]] and [[B]] and [[Missing]]"),
+        ("E.md", 1, "[[missing]] ![[B]]"),
+    ]
+    assert neighbours(index, "C.md", 1) == {"A.md": 1}
+    assert neighbours(index, "C.md", 2) == {"A.md": 1, "B.md": 2, "//unresolved/missing": 2}
+    assert neighbours(index, "C.md", 3) == {
+        "A.md": 1,
+        "B.md": 2,
+        "//unresolved/missing": 2,
+        "E.md": 3,
+    }
+    assert degree(index, "B.md") == (2, 1)
+    ghosts = unresolved(index)
+    assert [(u.target, u.count, u.sources) for u in ghosts] == [
+        ("Missing", 2, (("A.md", 1), ("E.md", 1)))
+    ]
+
+
+def test_find_note(vault: Path) -> None:
+    write(vault, "x/Same.md", "")
+    write(vault, "y/Same.md", "")
+    write(vault, "Only One.md", "")
+    index = VaultIndex.scan(vault, use_cache=False, concepts=ConceptDictionary(None))
+    assert find_note(index, "only one") == "Only One.md"
+    assert find_note(index, "Only One.md") == "Only One.md"
+    assert find_note(index, "x/Same") == "x/Same.md"
+    with pytest.raises(AmbiguousNote) as info:
+        find_note(index, "Same")
+    assert info.value.candidates == ["x/Same.md", "y/Same.md"]
+    with pytest.raises(NoteNotFound):
+        find_note(index, "nothing")
+
+
+def test_ignore_rules(vault: Path) -> None:
+    write(vault, ".librarianignore", "templates/\n*.draft.md\n")
+    write(vault, "templates/t.md", "[[A]]")
+    write(vault, "x.draft.md", "[[A]]")
+    write(vault, ".obsidian/y.md", "[[A]]")
+    write(vault, "archive/old.md", "[[A]]")
+    write(vault, "A.md", "")
+    index = VaultIndex.scan(vault, use_cache=False, excluded=["archive"])
+    assert sorted(index.notes) == ["A.md"]
+
+
+def test_dates(vault: Path) -> None:
+    write(vault, "diary/2024-05-06.md", "")
+    write(vault, "journals/2021_05_14.md", "")
+    write(vault, "d.md", "---\ncreated: 2020-01-02\n---\n")
+    write(vault, "plain.md", "")
+    index = VaultIndex.scan(vault, use_cache=False)
+    got = {p: (r.date.isoformat(), r.date_source) for p, r in index.notes.items()}
+    assert got["diary/2024-05-06.md"] == ("2024-05-06", "name")
+    assert got["journals/2021_05_14.md"] == ("2021-05-14", "name")
+    assert got["d.md"] == ("2020-01-02", "front-matter")
+    assert got["plain.md"][1] == "mtime"
+
+
+# ------------------------------------------------------------------ incremental update
+
+
+@pytest.fixture
+def small(vault: Path) -> VaultIndex:
+    write(vault, "A.md", "[[B]] [[New]]\n")
+    write(vault, "B.md", "[[A]]\n")
+    write(vault, "sub/C.md", "[[B]]\n")
+    return VaultIndex.scan(vault, use_cache=False)
+
+
+def test_create_resolves_links_elsewhere(small: VaultIndex) -> None:
+    write(small.root, "New.md", "[[C]]\n")
+    delta = small.update([small.root / "New.md"])
+    assert delta == IndexDelta(
+        notes_added=("New.md",),
+        edges_added=(("A.md", "New.md"), ("New.md", "sub/C.md")),
+        edges_removed=(("A.md", "//unresolved/new"),),
+        parsed=1,
+    )
+    assert_same_as_fresh_scan(small)
+
+
+def test_modify_and_delete(small: VaultIndex) -> None:
+    write(small.root, "B.md", "[[sub/C]]\n")
+    delta = small.update(["B.md"])
+    assert delta.notes_changed == ("B.md",)
+    assert delta.edges_added == (("B.md", "sub/C.md"),)
+    assert delta.edges_removed == (("B.md", "A.md"),)
+    assert delta.parsed == 1
+    assert_same_as_fresh_scan(small)
+    os.remove(small.root / "B.md")
+    delta = small.update(["B.md"])
+    assert delta.notes_removed == ("B.md",)
+    assert set(delta.edges_removed) == {("B.md", "sub/C.md"), ("A.md", "B.md"), ("sub/C.md", "B.md")}
+    assert set(delta.edges_added) == {("A.md", "//unresolved/b"), ("sub/C.md", "//unresolved/b")}
+    assert_same_as_fresh_scan(small)
+
+
+def test_unchanged_file_event_changes_nothing(small: VaultIndex) -> None:
+    delta = small.update(["A.md", "B.md"])
+    assert delta.empty and delta.parsed == 0
+
+
+def test_move_to_another_folder_keeps_backlinks(small: VaultIndex) -> None:
+    root = small.root
+    (root / "archive").mkdir()
+    os.rename(root / "B.md", root / "archive" / "B.md")
+    delta = small.update(["B.md", "archive/B.md"])
+    assert delta.notes_added == ("archive/B.md",) and delta.notes_removed == ("B.md",)
+    assert sorted(small.in_edges["archive/B.md"]) == ["A.md", "sub/C.md"]
+    assert "//unresolved/b" not in small.in_edges
+    assert_same_as_fresh_scan(small)
+
+
+def test_folder_events(small: VaultIndex) -> None:
+    root = small.root
+    write(root, "new/one.md", "[[A]]")
+    write(root, "new/deeper/two.md", "[[one]]")
+    delta = small.update([root / "new"])
+    assert delta.notes_added == ("new/deeper/two.md", "new/one.md")
+    assert_same_as_fresh_scan(small)
+    for p in ("new/deeper/two.md", "new/one.md"):
+        os.remove(root / p)
+    os.rmdir(root / "new/deeper")
+    os.rmdir(root / "new")
+    delta = small.update(["new"])
+    assert delta.notes_removed == ("new/deeper/two.md", "new/one.md")
+    assert_same_as_fresh_scan(small)
+
+
+def test_ignore_file_change_rescans(small: VaultIndex) -> None:
+    write(small.root, ".librarianignore", "sub/\n")
+    delta = small.update([".librarianignore"])
+    assert delta.notes_removed == ("sub/C.md",)
+    assert_same_as_fresh_scan(small)
+
+
+def test_dictionary_change_reresolves(small: VaultIndex) -> None:
+    write(small.root, "concepts.json", '{"new": {"aliases": ["new"], "category": "x"}}')
+    delta = small.update(["concepts.json"])
+    assert delta.edges_added == (("A.md", "//concept/new"),)
+    assert delta.edges_removed == (("A.md", "//unresolved/new"),)
+    assert delta.parsed == 0
+    assert_same_as_fresh_scan(small)
+
+
+def test_broken_dictionary_is_reported_not_fatal(vault: Path) -> None:
+    write(vault, "concepts.json", '{"a": {"aliases": ["x"],}\n')
+    write(vault, "n.md", "[[a]]")
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert load_dictionary(vault / "concepts.json").error == (
+        "concepts.json: line 1, column 25: Expecting property name enclosed in double quotes"
+    )
+    assert [w.kind for w in index.warnings()] == ["dictionary"]
+    assert targets_of(index, "n.md") == ["//unresolved/a"]

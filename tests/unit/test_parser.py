@@ -1,0 +1,189 @@
+"""The fast scanner on hand-written notes: every expected value below is counted by eye."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from librarian_gui.core.parser import parse_date_text, parse_note
+
+
+def rows(text: str) -> list[tuple[object, ...]]:
+    return [(l.kind, l.target, l.fragment, l.label, l.line, l.column) for l in parse_note(text).links]
+
+
+def test_every_wiki_form() -> None:
+    text = "a [[Note]] b [[Note|label]] [[Note#Head]] [[Note#^blk-1]] [[#Local]] ![[pic.png]]\n"
+    assert rows(text) == [
+        ("wiki", "Note", None, None, 1, 2),
+        ("wiki", "Note", None, "label", 1, 13),
+        ("wiki", "Note", "Head", None, 1, 28),
+        ("wiki", "Note", "^blk-1", None, 1, 42),
+        ("wiki", "", "Local", None, 1, 58),
+        ("embed", "pic.png", None, None, 1, 69),
+    ]
+
+
+def test_path_qualified_and_label_with_hash() -> None:
+    assert rows("[[folder/Sub Note#A#B|x#y]]") == [("wiki", "folder/Sub Note", "A#B", "x#y", 1, 0)]
+
+
+def test_markdown_links() -> None:
+    text = (
+        "[one](notes/a.md) [two](<b c.md>) [three](d%20e.md#Sec \"title\") ![img](x.png)\n"
+        "[web](https://example.org/a.md) [mail](mailto:a@b.c) [frag](#top) [proto](//host/x)\n"
+    )
+    assert rows(text) == [
+        ("markdown", "notes/a.md", None, "one", 1, 0),
+        ("markdown", "b c.md", None, "two", 1, 18),
+        ("markdown", "d e.md", "Sec", "three", 1, 34),
+        ("markdown", "x.png", None, "img", 1, 64),
+    ]
+    assert parse_note(text).links[3].embed is True
+
+
+def test_nothing_in_code_or_comments_is_a_link() -> None:
+    text = (
+        "`[[inline]]` ``a [[double]] ` b``\n"
+        "```\n[[fenced]]\n```\n"
+        "~~~~ python\n[[tilde]]\n~~~~\n"
+        "\n    [[indented]]\n\n"
+        "<!-- [[comment]]\nstill [[comment2]] -->\n"
+        "%% [[obsidian]] %% and %%\n[[multi]]\n%%\n"
+        "\\[[escaped]] real [[kept]]\n"
+    )
+    assert rows(text) == [("wiki", "kept", None, None, 16, 18)]
+
+
+def test_unclosed_comment_runs_to_the_end_and_unclosed_backtick_is_text() -> None:
+    assert rows("a ` [[one]]\n%% rest\n[[two]]\n") == [("wiki", "one", None, None, 1, 4)]
+
+
+def test_list_continuation_is_not_code_but_indent_after_heading_is() -> None:
+    text = "- item\n\n    [[cont]]\n\n# Head\n    [[code]]\n"
+    assert rows(text) == [("wiki", "cont", None, None, 3, 4)]
+
+
+def test_fence_after_list_marker() -> None:
+    text = "- ```calc\n  [[in]]\n  ```\n- [[out]]\n"
+    assert rows(text) == [("wiki", "out", None, None, 4, 2)]
+
+
+def test_table_cell_escaped_pipe() -> None:
+    text = "| a | b |\n|---|---|\n| [[Note\\|shown]] | [[Other]] |\n"
+    assert rows(text) == [
+        ("wiki", "Note", None, "shown", 3, 2),
+        ("wiki", "Other", None, None, 3, 20),
+    ]
+
+
+def test_front_matter_properties_aliases_tags_date() -> None:
+    text = (
+        "---\n"
+        "aliases: [Alpha, \"Beta gamma\"]\n"
+        "tags: [one, \"#two\"]\n"
+        "up: \"[[Parent]]\"\n"
+        "rel: ['[[A#h]]', \"[[B|bee]]\"]\n"
+        "bare: [[NotALink]]\n"
+        "date: 2024-03-05\n"
+        "---\n"
+        "Body [[x]] #three\n"
+    )
+    parsed = parse_note(text)
+    assert parsed.aliases == ("Alpha", "Beta gamma")
+    assert [t.name for t in parsed.tags] == ["one", "two", "three"]
+    assert parsed.front_matter_date == dt.date(2024, 3, 5)
+    assert rows(text) == [
+        ("property", "Parent", None, None, 4, 5),
+        ("property", "A", "h", None, 5, 7),
+        ("property", "B", None, "bee", 5, 18),
+        ("wiki", "x", None, None, 9, 5),
+    ]
+    assert parsed.warnings == ()
+
+
+def test_alias_as_plain_string_and_tags_as_string() -> None:
+    parsed = parse_note("---\naliases: Cam\ntags: a, b c\n---\n")
+    assert parsed.aliases == ("Cam",)
+    assert [t.name for t in parsed.tags] == ["a", "b", "c"]
+
+
+def test_malformed_front_matter_warns_and_body_still_counts() -> None:
+    parsed = parse_note("---\ntitle: [unclosed\n---\n[[x]]\n")
+    assert parsed.warnings == (
+        "front matter is not valid YAML at line 3, column 1: did not find expected ',' or ']'; "
+        "properties ignored",
+    )
+    assert [(l.target, l.line) for l in parsed.links] == [("x", 4)]
+
+
+def test_front_matter_that_is_not_a_mapping() -> None:
+    parsed = parse_note("---\n- a\n- b\n---\ntext\n")
+    assert parsed.warnings == ("front matter is not a set of key: value properties; ignored",)
+
+
+def test_unclosed_front_matter_is_body() -> None:
+    assert rows("---\n[[x]]\n") == [("wiki", "x", None, None, 2, 0)]
+
+
+def test_crlf_and_bom_offsets_point_into_the_raw_text() -> None:
+    text = "\ufeff---\r\nup: \"[[P]]\"\r\n---\r\nline [[A|b]]\r\n\r\n[m](c.md)\r\n"
+    parsed = parse_note(text)
+    assert [text[l.start : l.end] for l in parsed.links] == ["[[P]]", "[[A|b]]", "[m](c.md)"]
+    assert [(l.line, l.column) for l in parsed.links] == [(2, 5), (4, 5), (6, 0)]
+
+
+def test_tags() -> None:
+    text = (
+        "# Heading #intitle\n#start mid#no (#paren) #nested/tag/ #1984 #y1984 #a_1\n"
+        "http://x.org/#frag `#code` [[#NotTag]]\n"
+    )
+    assert [(t.name, t.line) for t in parse_note(text).tags] == [
+        ("intitle", 1),
+        ("start", 2),
+        ("paren", 2),
+        ("nested/tag", 2),
+        ("y1984", 2),
+        ("a_1", 2),
+    ]
+
+
+def test_headings_and_block_ids() -> None:
+    text = "# One\ntext ^abc-1\n\nTwo\n===\n## Three ##\n```\n# not\n```\nSub\n---\n"
+    parsed = parse_note(text)
+    assert [(h.level, h.text, h.line) for h in parsed.headings] == [
+        (1, "One", 1),
+        (1, "Two", 4),
+        (2, "Three", 6),
+        (2, "Sub", 10),
+    ]
+    assert parsed.block_ids == ("abc-1",)
+
+
+def test_thematic_break_after_list_is_not_a_heading() -> None:
+    assert parse_note("- item\n---\n").headings == ()
+
+
+def test_dates_in_names() -> None:
+    assert parse_date_text("diary/2024-02-29.md") == dt.date(2024, 2, 29)
+    assert parse_date_text("journals/2021_05_14.md") == dt.date(2021, 5, 14)
+    assert parse_date_text("20230102 standup.md") == dt.date(2023, 1, 2)
+    assert parse_date_text("2023-07 review.md") == dt.date(2023, 7, 1)
+    assert parse_date_text("2023-02-30.md") is None
+    assert parse_date_text("v202401.md") is None
+    assert parse_date_text("notes.md") is None
+
+
+_word = st.text(alphabet="abc XY#|[]()!`%\\\n-*>^", max_size=40)
+
+
+@given(st.lists(_word, max_size=12).map("".join))
+def test_offsets_always_cover_the_link_text(text: str) -> None:
+    """Whatever the input, the scanner never raises and each link's offsets frame it."""
+    for link in parse_note(text).links:
+        raw = text[link.start : link.end]
+        assert raw.startswith(("[[", "![[", "[", "![")), raw
+        assert raw.endswith(("]]", ")")), raw
+        assert text.count("\n", 0, link.start) + 1 == link.line
