@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import datetime as _dt
 import gc
+import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -12,12 +12,13 @@ from pathlib import Path
 
 from . import cache as _cache
 from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
-from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ParsedNote, ScanWarning
-from .parser import parse_date_text, parse_note
-from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, link_key, name_key
-from .vault import IGNORE_FILE, IgnoreRules, classify_file, read_note, walk_vault
+from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
+from .reading import read_many, read_record
+from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, name_key
+from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
 ProgressCallback = Callable[[int, int], None]
+_KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +61,6 @@ def gc_paused() -> Iterator[None]:
             gc.enable()
 
 
-def note_date(rel: str, parsed: ParsedNote, stamp: FileStamp) -> tuple[_dt.date, str]:
-    """DESIGN §2: front matter date, else a date in the path, else the modification time."""
-    if parsed.front_matter_date is not None:
-        return parsed.front_matter_date, "front-matter"
-    found = parse_date_text(rel)
-    if found is not None:
-        return found, "name"
-    return _dt.date.fromtimestamp(stamp.mtime_ns / 1e9), "mtime"
-
-
 class VaultIndex:
     """The parsed notes of one vault and the graph of their links.
 
@@ -88,6 +79,7 @@ class VaultIndex:
         self.root = root.resolve()
         self.excluded = tuple(excluded)
         self.use_cache = use_cache
+        self._own_dictionary = concepts is None
         self.concepts = concepts if concepts is not None else self._load_concepts()
         self.rules = IgnoreRules(self.root, self.excluded)
         self.notes: dict[str, NoteRecord] = {}
@@ -99,7 +91,8 @@ class VaultIndex:
         self.in_edges: dict[str, dict[str, int]] = {}
         # name key → notes with a link to a target of that name (see _ensure_dependents)
         self._dependents: dict[str, set[str]] | None = None
-        self.last_parsed = 0
+        self.last_parsed = 0  # notes parsed by the last scan or update (not from cache)
+        self._stale_cache = False
 
     # ------------------------------------------------------------ building
 
@@ -120,60 +113,115 @@ class VaultIndex:
     def _load_concepts(self) -> ConceptDictionary:
         return load_dictionary(self.root / DEFAULT_DICTIONARY)
 
-    def rescan(self, progress: ProgressCallback | None = None) -> None:
-        """Read the whole vault again, reusing cached parses of unchanged files."""
-        with gc_paused():
-            self._rescan(progress)
+    def fingerprint(self) -> str:
+        """What the resolved graph depends on besides the files: dictionary and ignore rules.
+        A cached graph is reused only under the same fingerprint."""
+        h = hashlib.sha256()
+        for concept in self.concepts.concepts:
+            h.update(concept.id.encode("utf-8", "surrogateescape") + b"\0")
+        h.update(b"\1" + "\0".join(self.excluded).encode("utf-8", "surrogateescape"))
+        try:
+            h.update(b"\2" + (self.root / IGNORE_FILE).read_bytes())
+        except OSError:
+            pass
+        return h.hexdigest()
 
-    def _rescan(self, progress: ProgressCallback | None) -> None:
+    def rescan(self, progress: ProgressCallback | None = None) -> None:
+        """Read the whole vault again, reusing cached work for unchanged files."""
         if not self.root.is_dir():
             raise FileNotFoundError(f"{self.root}: no such folder")
-        walk = walk_vault(self.root, self.rules)
-        cached = _cache.load(self.root) if self.use_cache else None
+        with gc_paused():
+            walk = walk_vault(self.root, self.rules)
+            self.scan_warnings = {w.path: w for w in walk.warnings}
+            cached = _cache.load(self.root) if self.use_cache else None
+            fingerprint = self.fingerprint()
+            if cached is not None and cached.fingerprint == fingerprint:
+                self._warm_start(cached, walk.notes, walk.attachments)
+            else:
+                self._cold_start(cached, walk.notes, walk.attachments, progress)
+            if progress is not None:
+                progress(len(walk.notes), len(walk.notes))
+            if self.use_cache and (self.last_parsed or cached is None or self._stale_cache):
+                _cache.save(
+                    self.root,
+                    fingerprint,
+                    self.notes,
+                    self.attachments,
+                    self.targets,
+                    self.out_edges,
+                    self.in_edges,
+                )
+
+    def _cold_start(
+        self,
+        cached: _cache.CachedIndex | None,
+        notes_now: dict[str, FileStamp],
+        attachments_now: dict[str, FileStamp],
+        progress: ProgressCallback | None,
+    ) -> None:
+        """Build everything: reuse cached parses of unchanged files, parse the rest, and
+        resolve every link."""
         reuse = cached.notes if cached is not None else {}
-        fresh_after = cached.saved_at_ns - _cache.MTIME_GRACE_NS if cached is not None else 0
+        trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS if cached else 0
         self.notes = {}
-        self.scan_warnings = {w.path: w for w in walk.warnings}
-        total = len(walk.notes)
-        parsed = 0
-        for done, (rel, stamp) in enumerate(sorted(walk.notes.items()), 1):
+        to_read = []
+        for rel, stamp in sorted(notes_now.items()):
             old = reuse.get(rel)
-            if old is not None and old.stamp == stamp and stamp.mtime_ns < fresh_after:
+            if old is not None and old.stamp == stamp and stamp.mtime_ns < trusted_before:
                 self.notes[rel] = old
             else:
-                record = self._read(rel)
-                parsed += 1
-                if record is not None:
-                    self.notes[rel] = record
-            if progress is not None and (done % 200 == 0 or done == total):
-                progress(done, total)
-        self.attachments = dict(walk.attachments)
-        self.last_parsed = parsed
-        self._rebuild_graph()
-        if self.use_cache and (parsed or cached is None or len(reuse) != len(self.notes)):
-            _cache.save(self.root, self.notes)
+                to_read.append(rel)
+        total = len(notes_now)
+        reused = len(self.notes)
 
-    def _read(self, rel: str) -> NoteRecord | None:
-        """Read and parse one note; None when it is gone or is not a regular file."""
-        result = read_note(self.root, rel)
-        if result.stamp is None:
-            if result.warning is not None:
-                self.scan_warnings[rel] = result.warning
-            return None
-        warnings: list[str] = [result.warning.message] if result.warning else []
-        if result.text is None:
-            parsed = ParsedNote(warnings=tuple(warnings))
-        else:
-            parsed = parse_note(result.text)
-            if warnings:
-                parsed = ParsedNote(
-                    **{
-                        **{f: getattr(parsed, f) for f in ParsedNote.__slots__},
-                        "warnings": tuple(warnings) + parsed.warnings,
-                    }
-                )
-        date, source = note_date(rel, parsed, result.stamp)
-        return NoteRecord(rel, result.stamp, parsed, date, source, result.lossy)  # type: ignore[arg-type]
+        def tick(done: int) -> None:
+            if progress is not None and (done % 200 == 0 or done == len(to_read)):
+                progress(reused + done, total)
+
+        for rel, record, warning in read_many(self.root, to_read, tick):
+            if record is not None:
+                self.notes[rel] = record
+            if warning is not None:
+                self.scan_warnings[rel] = warning
+        self.attachments = dict(attachments_now)
+        self.last_parsed = len(to_read)
+        self._stale_cache = cached is not None
+        self._rebuild_graph()
+
+    def _warm_start(
+        self,
+        cached: _cache.CachedIndex,
+        notes_now: dict[str, FileStamp],
+        attachments_now: dict[str, FileStamp],
+    ) -> None:
+        """Install the graph as it was saved, then update it for what changed since: files
+        added, removed or modified, and files modified so close to the save that their
+        stamp cannot be trusted."""
+        self.notes = cached.notes
+        self.attachments = cached.attachments
+        self.targets = cached.targets
+        self.out_edges = cached.out_edges
+        self.in_edges = cached.in_edges
+        self._dependents = None
+        self.resolver = Resolver(self.concepts)
+        self.resolver.add(self.notes)
+        self.resolver.add(self.attachments)
+        trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS
+        changed = {
+            rel
+            for rel, stamp in notes_now.items()
+            if (old := self.notes.get(rel)) is None
+            or old.stamp != stamp
+            or stamp.mtime_ns >= trusted_before
+        }
+        changed.update(rel for rel in self.notes if rel not in notes_now)
+        changed.update(p for p, s in attachments_now.items() if self.attachments.get(p) != s)
+        changed.update(p for p in self.attachments if p not in attachments_now)
+        self.last_parsed = 0
+        self._stale_cache = bool(changed)
+        if changed:
+            delta = self._update(changed, force=True, known=(notes_now, attachments_now))
+            self.last_parsed = delta.parsed
 
     def _rebuild_graph(self) -> None:
         self.resolver = Resolver(self.concepts)
@@ -190,21 +238,25 @@ class VaultIndex:
     def _link_source(self, rel: str, memo: dict[str, dict[str, str]] | None = None) -> None:
         """Resolve one note's links and add its edges. ``memo`` caches resolutions per
         folder while no file comes or goes (a full rebuild)."""
-        links = self.notes[rel].parsed.links
-        resolve = self.resolver.resolve
+        record = self.notes[rel]
+        resolve = self.resolver.resolve_target
+        kinds = record.link_kinds
+        targets = record.link_targets
         if memo is None:
-            nodes = tuple(resolve(link, rel) for link in links)
+            nodes = tuple(
+                resolve(kind == "m", target, rel) for kind, target in zip(kinds, targets, strict=True)
+            )
         else:
             folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
             known = memo.get(folder)
             if known is None:
                 known = memo[folder] = {}
             found = []
-            for link in links:
-                key = "\0" + link.target if link.kind == "markdown" else link.target
+            for kind, target in zip(kinds, targets, strict=True):
+                key = "\0" + target if kind == "m" else target
                 node = known.get(key)
                 if node is None:
-                    node = resolve(link, rel)
+                    node = resolve(kind == "m", target, rel)
                     if node != rel:
                         known[key] = node
                 found.append(node)
@@ -225,7 +277,7 @@ class VaultIndex:
     def _add_dependents(self, rel: str) -> None:
         dependents = self._dependents
         assert dependents is not None
-        for key in {link_key(link) for link in self.notes[rel].parsed.links}:
+        for key in self.notes[rel].link_keys:
             deps = dependents.get(key)
             if deps is None:
                 dependents[key] = {rel}
@@ -250,7 +302,7 @@ class VaultIndex:
                     del self.in_edges[node]
         record = self.notes.get(rel)
         if record is not None and self._dependents is not None:
-            for key in {link_key(link) for link in record.parsed.links}:
+            for key in record.link_keys:
                 deps = self._dependents.get(key)
                 if deps is not None:
                     deps.discard(rel)
@@ -266,40 +318,36 @@ class VaultIndex:
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:
             return self._full_rescan_delta()
-        if DEFAULT_DICTIONARY in rels:
+        with gc_paused():
+            return self._update(rels, force=False, known=None)
+
+    def _update(
+        self,
+        rels: set[str],
+        *,
+        force: bool,
+        known: tuple[dict[str, FileStamp], dict[str, FileStamp]] | None,
+    ) -> IndexDelta:
+        """``force`` re-reads files even when their stamp is unchanged; ``known`` is the
+        current file listing when the caller has just walked the whole vault."""
+        dictionary_changed = DEFAULT_DICTIONARY in rels and self._own_dictionary
+        if dictionary_changed:
             self.concepts = self._load_concepts()
             self.resolver.concepts = self.concepts
-            rels.update(self.notes)  # concept targets may now resolve differently
-        notes_now: dict[str, FileStamp] = {}
-        attachments_now: dict[str, FileStamp] = {}
-        checked: set[str] = set()
-        for rel in rels:
-            self.scan_warnings.pop(rel, None)
-            checked.add(rel)
-            prefix = rel + "/"
-            checked.update(p for p in self.notes if p.startswith(prefix))
-            checked.update(p for p in self.attachments if p.startswith(prefix))
-            full = self.root / rel
-            if full.is_dir() and not self.rules.ignored(rel, True):
-                walk = walk_vault(self.root, self.rules, start=rel)
-                notes_now.update(walk.notes)
-                attachments_now.update(walk.attachments)
-                checked.update(walk.notes)
-                checked.update(walk.attachments)
-                self.scan_warnings.update({w.path: w for w in walk.warnings})
-        for rel in checked:
-            if rel in notes_now or rel in attachments_now:
-                continue
-            single = classify_file(self.root, self.rules, rel)
-            if single is not None:
-                kind, stamp = single
-                (notes_now if kind == "note" else attachments_now)[rel] = stamp
+        if known is not None:
+            notes_now = {r: s for r, s in known[0].items() if r in rels}
+            attachments_now = {r: s for r, s in known[1].items() if r in rels}
+            checked = set(rels)
+        else:
+            notes_now, attachments_now, checked = self._look_at(rels)
 
-        added, removed, changed = [], [], []
+        added: list[str] = []
+        removed: list[str] = []
+        changed: list[str] = []
         att_added = [p for p in attachments_now if p not in self.attachments]
         att_removed = [p for p in checked if p in self.attachments and p not in attachments_now]
         new_records: dict[str, NoteRecord] = {}
-        parsed = 0
+        to_read = []
         for rel in sorted(checked):
             old = self.notes.get(rel)
             stamp = notes_now.get(rel)
@@ -307,10 +355,13 @@ class VaultIndex:
                 if old is not None:
                     removed.append(rel)
                 continue
-            if old is not None and old.stamp == stamp:
+            if old is not None and old.stamp == stamp and not force:
                 continue  # unchanged file (an event from a read, or a touch): keep its parse
-            record = self._read(rel)
-            parsed += 1
+            to_read.append(rel)
+        for rel, record, warning in read_many(self.root, to_read):
+            old = self.notes.get(rel)
+            if warning is not None:
+                self.scan_warnings[rel] = warning
             if record is None:
                 if old is not None:
                     removed.append(rel)
@@ -318,24 +369,23 @@ class VaultIndex:
             new_records[rel] = record
             (changed if old is not None else added).append(rel)
 
-        before: dict[str, dict[str, int]] = {}
-        affected: set[str] = set(removed) | set(new_records)
-        name_changes = [*added, *removed, *att_added, *att_removed]
         dependents = self._ensure_dependents()
-        for key in {name_key(p) for p in name_changes}:
+        affected: set[str] = set(removed) | set(new_records)
+        for key in {name_key(p) for p in (*added, *removed, *att_added, *att_removed)}:
             affected.update(dependents.get(key, ()))
-        if DEFAULT_DICTIONARY in rels:
+        if dictionary_changed:
             affected.update(self.notes)
+        before: dict[str, dict[str, int]] = {}
         for rel in affected:
             if rel in self.notes:
-                before[rel] = dict(self.out_edges.get(rel, {}))
+                before[rel] = self.out_edges.get(rel, {})
                 self._unlink_source(rel)
         for rel in removed:
-            self.notes.pop(rel, None)
+            del self.notes[rel]
+        for rel in att_removed:
+            del self.attachments[rel]
         self.resolver.remove(removed)
         self.resolver.remove(att_removed)
-        for rel in att_removed:
-            self.attachments.pop(rel, None)
         self.resolver.add(added)
         self.resolver.add(att_added)
         self.notes.update(new_records)
@@ -349,7 +399,6 @@ class VaultIndex:
             new_out = self.out_edges.get(rel, {})
             edges_added.extend((rel, n) for n in new_out if n not in old_out)
             edges_removed.extend((rel, n) for n in old_out if n not in new_out)
-        self.last_parsed = parsed
         return IndexDelta(
             tuple(sorted(added)),
             tuple(sorted(removed)),
@@ -358,8 +407,48 @@ class VaultIndex:
             tuple(sorted(att_removed)),
             tuple(edges_added),
             tuple(edges_removed),
-            parsed,
+            len(to_read),
         )
+
+    def _look_at(
+        self, rels: set[str]
+    ) -> tuple[dict[str, FileStamp], dict[str, FileStamp], set[str]]:
+        """What the given paths are now: notes and attachments with stamps, and every path
+        to compare (a created folder brings its files, a deleted one its known contents)."""
+        notes_now: dict[str, FileStamp] = {}
+        attachments_now: dict[str, FileStamp] = {}
+        checked: set[str] = set()
+        folders_gone: list[str] = []
+        for rel in rels:
+            self.scan_warnings.pop(rel, None)
+            checked.add(rel)
+            if rel in self.notes or rel in self.attachments:
+                continue  # a known file: classified below
+            full = self.root / rel
+            if full.is_dir():
+                if self.rules.ignored(rel, True):
+                    continue
+                walk = walk_vault(self.root, self.rules, start=rel)
+                notes_now.update(walk.notes)
+                attachments_now.update(walk.attachments)
+                checked.update(walk.notes)
+                checked.update(walk.attachments)
+                self.scan_warnings.update({w.path: w for w in walk.warnings})
+                folders_gone.append(rel)  # files of it that the walk no longer finds
+            elif not full.exists():
+                folders_gone.append(rel)
+        if folders_gone:
+            prefixes = tuple(f + "/" for f in folders_gone)
+            checked.update(p for p in self.notes if p.startswith(prefixes))
+            checked.update(p for p in self.attachments if p.startswith(prefixes))
+        for rel in checked:
+            if rel in notes_now or rel in attachments_now:
+                continue
+            single = classify_file(self.root, self.rules, rel)
+            if single is not None:
+                kind, stamp = single
+                (notes_now if kind == "note" else attachments_now)[rel] = stamp
+        return notes_now, attachments_now, checked
 
     def _full_rescan_delta(self) -> IndexDelta:
         old_notes = {p: r.stamp for p, r in self.notes.items()}
@@ -371,7 +460,9 @@ class VaultIndex:
         return IndexDelta(
             tuple(sorted(set(self.notes) - set(old_notes))),
             tuple(sorted(set(old_notes) - set(self.notes))),
-            tuple(sorted(p for p, r in self.notes.items() if p in old_notes and old_notes[p] != r.stamp)),
+            tuple(
+                sorted(p for p, r in self.notes.items() if p in old_notes and old_notes[p] != r.stamp)
+            ),
             tuple(sorted(set(self.attachments) - old_att)),
             tuple(sorted(old_att - set(self.attachments))),
             tuple(sorted(new_edges - old_edges)),
@@ -399,11 +490,15 @@ class VaultIndex:
     def note(self, rel: str) -> NoteRecord:
         return self.notes[rel]
 
+    def read_note_record(self, rel: str) -> NoteRecord | None:
+        """Parse one note afresh from disk without changing the index."""
+        return read_record(self.root, rel)[0]
+
     def warnings(self) -> list[ScanWarning]:
         """Every problem found, one per item, sorted by path."""
         out = list(self.scan_warnings.values())
         for rel, record in self.notes.items():
-            out.extend(ScanWarning(rel, "note", w) for w in record.parsed.warnings)
+            out.extend(ScanWarning(rel, "note", w) for w in record.warnings)
         if self.concepts.error:
             out.append(ScanWarning(DEFAULT_DICTIONARY, "dictionary", self.concepts.error))
         return sorted(out, key=lambda w: (w.path, w.message))
@@ -414,21 +509,24 @@ class VaultIndex:
         return list(zip(record.parsed.links, self.targets.get(rel, ()), strict=True))
 
     def stats(self) -> dict[str, object]:
-        links = dict.fromkeys(LINK_KINDS, 0)
-        resolved = unresolved = 0
-        for rel, record in self.notes.items():
-            for link, node in zip(record.parsed.links, self.targets[rel], strict=True):
-                links[link.kind] += 1
-                if node.startswith(UNRESOLVED_PREFIX):
-                    unresolved += 1
-                else:
-                    resolved += 1
+        letters: Counter[str] = Counter()
+        for record in self.notes.values():
+            letters.update(record.link_kinds)
+        links = {kind: letters[code] for code, kind in _KIND_LETTERS.items()}
+        assert tuple(links) == LINK_KINDS
+        unresolved = sum(
+            count
+            for node, sources in self.in_edges.items()
+            if node.startswith(UNRESOLVED_PREFIX)
+            for count in sources.values()
+        )
+        total = sum(links.values())
         ghosts = sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
         return {
             "notes": len(self.notes),
             "attachments": len(self.attachments),
             "links": links,
-            "resolved": resolved,
+            "resolved": total - unresolved,
             "unresolved": unresolved,
             "unresolved_targets": ghosts,
             "edges": sum(len(out) for out in self.out_edges.values()),
@@ -445,4 +543,3 @@ class VaultIndex:
             if not any(t != rel for t in self.out_edges.get(rel, {}))
             and not any(s != rel and is_file_node(s) for s in self.in_edges.get(rel, {}))
         )
-

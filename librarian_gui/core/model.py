@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import marshal
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -77,8 +78,7 @@ class ParsedNote:
     properties: tuple[tuple[str, str], ...] = field(default=())  # scalar props as text
 
 
-@dataclass(frozen=True, slots=True)
-class FileStamp:
+class FileStamp(NamedTuple):
     """What identifies a file's version without reading it (TRAPS: mtime_ns + size + inode)."""
 
     size: int
@@ -86,16 +86,130 @@ class FileStamp:
     inode: int
 
 
-@dataclass(frozen=True, slots=True)
-class NoteRecord:
-    """A note as the index holds it: its path, its file stamp, and what parsing found."""
+_new_tuple = tuple.__new__
 
-    path: str
-    stamp: FileStamp
-    parsed: ParsedNote
-    date: _dt.date
-    date_source: DateSource
-    lossy: bool = False  # decoded with replacement characters: never write it back
+
+def encode_parsed(p: ParsedNote) -> bytes:
+    """A ParsedNote as marshal bytes: what the cache stores, and what a parsing worker
+    process hands back (marshal reads plain tuples several times faster than pickle)."""
+    return marshal.dumps(
+        (
+            tuple(map(tuple, p.links)),
+            tuple(map(tuple, p.headings)),
+            tuple(map(tuple, p.tags)),
+            p.aliases,
+            p.block_ids,
+            p.front_matter_date.toordinal() if p.front_matter_date else None,
+            p.warnings,
+            p.body_start,
+            p.properties,
+        )
+    )
+
+
+def decode_parsed(blob: bytes) -> ParsedNote:
+    links, headings, tags, aliases, block_ids, fm_date, warnings, body_start, props = (
+        marshal.loads(blob)
+    )
+    return ParsedNote(
+        tuple([_new_tuple(Link, x) for x in links]),
+        tuple([_new_tuple(Heading, x) for x in headings]),
+        tuple([_new_tuple(Tag, x) for x in tags]),
+        aliases,
+        block_ids,
+        _dt.date.fromordinal(fm_date) if fm_date else None,
+        warnings,
+        body_start,
+        props,
+    )
+
+
+KIND_CODES = {"wiki": "w", "embed": "e", "markdown": "m", "property": "p"}
+
+
+class NoteRecord:
+    """A note as the index holds it: path, file stamp, date, and what parsing found.
+
+    The full parse (``parsed``) is decoded from its cached bytes only when first asked for:
+    a warm start of a large vault needs only each link's kind and resolved target, which
+    the record carries directly (``link_kinds``: one letter per link, see KIND_CODES).
+    Treated as immutable; the lazy decode only fills in a value that never changes.
+    """
+
+    __slots__ = (
+        "_blob",
+        "_parsed",
+        "_targets",
+        "date",
+        "date_source",
+        "link_keys",
+        "link_kinds",
+        "lossy",
+        "path",
+        "stamp",
+        "warnings",
+    )
+
+    def __init__(
+        self,
+        path: str,
+        stamp: FileStamp,
+        date: _dt.date,
+        date_source: DateSource,
+        *,
+        lossy: bool = False,
+        parsed: ParsedNote | None = None,
+        blob: bytes | None = None,
+        link_kinds: str | None = None,
+        link_keys: tuple[str, ...] = (),
+        warnings: tuple[str, ...] | None = None,
+    ) -> None:
+        if parsed is None and blob is None:
+            raise ValueError("a NoteRecord needs its parse or the parse's bytes")
+        self.path = path
+        self.stamp = stamp
+        self.date = date
+        self.date_source = date_source
+        self.lossy = lossy
+        self._parsed = parsed
+        self._blob = blob
+        self._targets: tuple[str, ...] | None = None
+        if parsed is not None:
+            self.link_kinds = "".join([KIND_CODES[link.kind] for link in parsed.links])
+            self.warnings = parsed.warnings
+        else:
+            self.link_kinds = link_kinds or ""
+            self.warnings = warnings or ()
+        self.link_keys = link_keys
+
+    @property
+    def parsed(self) -> ParsedNote:
+        parsed = self._parsed
+        if parsed is None:
+            assert self._blob is not None
+            parsed = self._parsed = decode_parsed(self._blob)
+        return parsed
+
+    @property
+    def blob(self) -> bytes:
+        blob = self._blob
+        if blob is None:
+            assert self._parsed is not None
+            blob = self._blob = encode_parsed(self._parsed)
+        return blob
+
+    @property
+    def link_targets(self) -> tuple[str, ...]:
+        """Each link's target as written, in order (what resolution needs)."""
+        targets = self._targets
+        if targets is None:
+            targets = self._targets = tuple([link.target for link in self.parsed.links])
+        return targets
+
+    def with_targets(self, targets: tuple[str, ...]) -> NoteRecord:
+        """Give the record its link targets without decoding the parse (worker results)."""
+        self._targets = targets
+        return self
 
     @property
     def title(self) -> str:
@@ -109,3 +223,20 @@ class NoteRecord:
     @property
     def links(self) -> tuple[Link, ...]:
         return self.parsed.links
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, NoteRecord):
+            return NotImplemented
+        return (
+            self.path == other.path
+            and self.stamp == other.stamp
+            and self.date == other.date
+            and self.date_source == other.date_source
+            and self.lossy == other.lossy
+            and self.parsed == other.parsed
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"NoteRecord({self.path!r}, {self.stamp!r})"

@@ -68,9 +68,14 @@ class Resolver:
                     del self._by_name[key]
 
     def resolve(self, link: Link, source: str) -> str:
-        if link.kind == "markdown":
-            return self._resolve_relative(link.target, source)
-        return self.resolve_name(link.target, source)
+        return self.resolve_target(link.kind == "markdown", link.target, source)
+
+    def resolve_target(self, markdown: bool, target: str, source: str) -> str:
+        """Where a link from ``source`` to ``target`` points: a Markdown link's path is
+        relative to the source; any other link's target is a name."""
+        if markdown:
+            return self._resolve_relative(target, source)
+        return self.resolve_name(target, source)
 
     def resolve_name(self, target: str, source: str = "") -> str:
         """Resolve a wiki-link target (also a NOTE argument of the command line)."""

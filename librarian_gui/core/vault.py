@@ -68,7 +68,7 @@ class WalkResult:
 
 
 def stamp_of(st: os.stat_result) -> FileStamp:
-    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)  # type: ignore[call-arg]
 
 
 def walk_vault(root: Path, rules: IgnoreRules, start: str = "") -> WalkResult:
@@ -155,9 +155,9 @@ class ReadResult:
 
 def read_note(root: Path, rel: str) -> ReadResult:
     """Read a note without ever blocking on a pipe or failing the scan."""
-    path = root / rel
+    path = f"{root}/{rel}"  # not pathlib: this runs once per note on every scan
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        fd = os.open(path, _READ_FLAGS)
     except FileNotFoundError:
         return ReadResult(None, None, False, ScanWarning(rel, "vanished", "vanished while reading"))
     except OSError as exc:
@@ -184,13 +184,30 @@ def read_note(root: Path, rel: str) -> ReadResult:
                     f"{MAX_NOTE_BYTES / 1e6:.0f} MB); listed, links not read",
                 ),
             )
-        with os.fdopen(fd, "rb", closefd=False) as fh:
-            data = fh.read()
+        data = _read_all(fd, st.st_size)
     except OSError as exc:
         return _unreadable(path, rel, exc)
     finally:
         os.close(fd)
     return decode_note(rel, data, stamp)
+
+
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _read_all(fd: int, size_hint: int) -> bytes:
+    """Read to the end; one system call for a file whose size did not change."""
+    data = os.read(fd, size_hint + 1)
+    if len(data) <= size_hint:
+        more = os.read(fd, 65536)
+        if not more:
+            return data
+        parts = [data, more]
+    else:
+        parts = [data]
+    while chunk := os.read(fd, 1 << 20):
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 def decode_note(rel: str, data: bytes, stamp: FileStamp) -> ReadResult:
@@ -217,9 +234,9 @@ def decode_note(rel: str, data: bytes, stamp: FileStamp) -> ReadResult:
         )
 
 
-def _unreadable(path: Path, rel: str, exc: OSError) -> ReadResult:
+def _unreadable(path: str, rel: str, exc: OSError) -> ReadResult:
     try:
-        stamp = stamp_of(path.stat())
+        stamp = stamp_of(os.stat(path))
     except OSError:
         return ReadResult(None, None, False, ScanWarning(rel, "vanished", "vanished while reading"))
     return ReadResult(None, stamp, False, ScanWarning(rel, "unreadable", _os_reason(exc)))

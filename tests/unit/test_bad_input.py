@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core import index as index_module
+from librarian_gui.core import reading as reading_module
 from librarian_gui.core import vault as vault_module
 from librarian_gui.core.index import VaultIndex
 from tests.conftest import write
@@ -123,7 +123,7 @@ def test_unreadable_file(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_file_vanishing_mid_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     good_notes(vault)
     write(vault, "zz-gone.md", "[[good/A]]")
-    real_read = index_module.read_note
+    real_read = reading_module.read_note
 
     def read_and_delete(root: Path, rel: str) -> object:
         # the first read deletes a note that was listed but is not read yet
@@ -131,7 +131,7 @@ def test_file_vanishing_mid_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -
             os.remove(root / "zz-gone.md")
         return real_read(root, rel)
 
-    monkeypatch.setattr(index_module, "read_note", read_and_delete)
+    monkeypatch.setattr(reading_module, "read_note", read_and_delete)
     index = VaultIndex.scan(vault, use_cache=False)
     assert_rest_indexed(index)
     assert "zz-gone.md" not in index.notes

@@ -280,3 +280,46 @@ def test_broken_dictionary_is_reported_not_fatal(vault: Path) -> None:
     )
     assert [w.kind for w in index.warnings()] == ["dictionary"]
     assert targets_of(index, "n.md") == ["//unresolved/a"]
+
+
+# ------------------------------------------------------------------ worker processes
+
+
+def _many_notes(root: Path, count: int) -> None:
+    for i in range(count):
+        write(root, f"f{i % 7}/n{i}.md", f"# N{i}\n[[n{(i * 7 + 3) % count}]] [[gone{i % 5}]] #t{i % 3}\n")
+    write(root, "bad.md", b"\xff\xfe not utf-8 [[n1]]")
+
+
+def test_worker_processes_build_the_same_index(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from librarian_gui.core import reading
+
+    _many_notes(vault, 120)
+    monkeypatch.setattr(reading, "POOL_THRESHOLD", 10**9)
+    here = VaultIndex.scan(vault, use_cache=False)
+    monkeypatch.setattr(reading, "POOL_THRESHOLD", 10)
+    spawned = []
+    real_popen = reading.subprocess.Popen
+
+    def counting_popen(*args: object, **kwargs: object) -> object:
+        spawned.append(args)
+        return real_popen(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(reading.subprocess, "Popen", counting_popen)
+    pooled = VaultIndex.scan(vault, use_cache=False)
+    assert len(spawned) >= 2
+    assert snapshot(pooled) == snapshot(here)
+    assert pooled.warnings() == here.warnings()
+    assert pooled.notes["bad.md"].lossy is True
+
+
+def test_workers_that_cannot_start_fall_back_to_reading_here(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from librarian_gui.core import reading
+
+    _many_notes(vault, 40)
+    expected = snapshot(VaultIndex.scan(vault, use_cache=False))
+    monkeypatch.setattr(reading, "POOL_THRESHOLD", 10)
+    monkeypatch.setattr(reading.sys, "executable", str(vault / "no-such-python"))
+    assert snapshot(VaultIndex.scan(vault, use_cache=False)) == expected

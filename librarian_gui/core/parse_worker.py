@@ -1,0 +1,29 @@
+"""A parsing worker process: reads note paths on stdin, writes parsed rows to stdout.
+
+Started by ``reading.read_many`` as ``python -m librarian_gui.core.parse_worker ROOT``.
+Input: one frame, the marshalled list of vault-relative paths. Output: frames of
+marshalled ``read_chunk`` results, then end of stream."""
+
+from __future__ import annotations
+
+import marshal
+import sys
+from pathlib import Path
+
+from .reading import read_chunk, read_frame, write_frame
+
+_CHUNK = 200
+
+
+def main() -> int:
+    root = Path(sys.argv[1])
+    frame = read_frame(sys.stdin.buffer)
+    rels: list[str] = marshal.loads(frame) if frame else []
+    out = sys.stdout.buffer
+    for i in range(0, len(rels), _CHUNK):
+        write_frame(out, marshal.dumps(read_chunk(root, rels[i : i + _CHUNK])))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""Reading notes into records: one at a time, or many at once on worker processes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import marshal
+import os
+import queue
+import struct
+import subprocess
+import sys
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import BinaryIO
+
+from .model import DateSource, FileStamp, NoteRecord, ParsedNote, ScanWarning
+from .parser import parse_date_text, parse_note
+from .resolver import name_key
+from .vault import read_note
+
+# Below this many notes a process pool costs more (start-up, transfer) than it saves.
+POOL_THRESHOLD = 1500
+_CHUNK = 200
+
+Row = tuple[object, ...]
+ReadOutcome = tuple[str, NoteRecord | None, ScanWarning | None]
+WorkerResult = tuple[str, Row | None, tuple[str, str] | None, tuple[str, ...]]
+
+
+def note_date(rel: str, parsed: ParsedNote, stamp: FileStamp) -> tuple[_dt.date, DateSource]:
+    """DESIGN §2: front matter date, else a date in the path, else the modification time."""
+    if parsed.front_matter_date is not None:
+        return parsed.front_matter_date, "front-matter"
+    found = parse_date_text(rel)
+    if found is not None:
+        return found, "name"
+    return _dt.date.fromtimestamp(stamp.mtime_ns / 1e9), "mtime"
+
+
+_key_memo: dict[str, str] = {}
+
+
+def link_keys_of(targets: Sequence[str]) -> tuple[str, ...]:
+    """The distinct name keys of a note's link targets (targets repeat across a vault)."""
+    memo = _key_memo
+    if len(memo) > 200_000:
+        memo.clear()
+    keys = set()
+    for target in targets:
+        key = memo.get(target)
+        if key is None:
+            key = memo[target] = name_key(target.strip())
+        keys.add(key)
+    return tuple(sorted(keys))
+
+
+def read_record(root: Path, rel: str) -> tuple[NoteRecord | None, ScanWarning | None]:
+    """Read and parse one note. None when it is gone or is not a regular file; a warning
+    when it could not be read or parsed cleanly (binary, too large, not UTF-8, …)."""
+    result = read_note(root, rel)
+    if result.stamp is None:
+        return None, result.warning
+    if result.text is None:
+        parsed = ParsedNote(warnings=(result.warning.message,) if result.warning else ())
+    else:
+        parsed = parse_note(result.text)
+        if result.warning is not None:
+            parsed = _with_warning(parsed, result.warning.message)
+    date, source = note_date(rel, parsed, result.stamp)
+    record = NoteRecord(
+        rel,
+        result.stamp,
+        date,
+        source,
+        lossy=result.lossy,
+        parsed=parsed,
+        link_keys=link_keys_of([link.target for link in parsed.links]),
+    )
+    return record, None
+
+
+def _with_warning(parsed: ParsedNote, message: str) -> ParsedNote:
+    fields = {name: getattr(parsed, name) for name in ParsedNote.__slots__}
+    fields["warnings"] = (message, *parsed.warnings)
+    return ParsedNote(**fields)
+
+
+# ------------------------------------------------------------------ rows
+
+
+def record_row(record: NoteRecord) -> Row:
+    """A record as plain tuples (for marshal and for crossing process boundaries)."""
+    return (
+        record.path,
+        tuple(record.stamp),
+        record.date.toordinal(),
+        record.date_source,
+        record.lossy,
+        record.warnings,
+        record.link_kinds,
+        record.link_keys,
+        record.blob,
+    )
+
+
+def record_from_row(row: Sequence[object]) -> NoteRecord:
+    path, stamp, date, source, lossy, warnings, kinds, keys, blob = row
+    return NoteRecord(
+        path,  # type: ignore[arg-type]
+        FileStamp(*stamp),  # type: ignore[misc]
+        _dt.date.fromordinal(date),  # type: ignore[arg-type]
+        source,  # type: ignore[arg-type]
+        lossy=lossy,  # type: ignore[arg-type]
+        blob=blob,  # type: ignore[arg-type]
+        link_kinds=kinds,  # type: ignore[arg-type]
+        link_keys=keys,  # type: ignore[arg-type]
+        warnings=warnings,  # type: ignore[arg-type]
+    )
+
+
+# ------------------------------------------------------------------ many at once
+
+
+def read_chunk(root: Path, rels: Sequence[str]) -> list[WorkerResult]:
+    """Read and parse a chunk of notes into plain rows, plus each note's link targets."""
+    out: list[WorkerResult] = []
+    for rel in rels:
+        record, warning = read_record(root, rel)
+        row = record_row(record) if record is not None else None
+        targets = record.link_targets if record is not None else ()
+        out.append((rel, row, (warning.kind, warning.message) if warning else None, targets))
+    return out
+
+
+def _outcome(result: WorkerResult) -> ReadOutcome:
+    rel, row, warning, targets = result
+    record = record_from_row(row).with_targets(targets) if row is not None else None
+    return rel, record, ScanWarning(rel, *warning) if warning else None
+
+
+def read_many(
+    root: Path, rels: Sequence[str], progress: Callable[[int], None] | None = None
+) -> Iterator[ReadOutcome]:
+    """Read many notes: on worker processes when there are enough to pay off, else here.
+
+    Workers are fresh interpreters running ``parse_worker`` (not multiprocessing: forking
+    a process that runs Qt threads is unsafe, and spawning re-imports the caller's main
+    script). Whatever a worker fails to deliver is read here instead."""
+    workers = min(os.cpu_count() or 1, 4)
+    pending = list(rels)
+    done = 0
+    if len(pending) >= POOL_THRESHOLD and workers >= 2 and not getattr(sys, "frozen", False):
+        delivered: set[str] = set()
+        for results in _from_workers(root, pending, workers):
+            for result in results:
+                delivered.add(result[0])
+                yield _outcome(result)
+            done += len(results)
+            if progress is not None:
+                progress(done)
+        pending = [rel for rel in pending if rel not in delivered]
+    for rel in pending:
+        record, warning = read_record(root, rel)
+        done += 1
+        if progress is not None and (done % _CHUNK == 0 or done == len(rels)):
+            progress(done)
+        yield rel, record, warning
+
+
+def _from_workers(root: Path, rels: list[str], workers: int) -> Iterator[list[WorkerResult]]:
+    import librarian_gui
+
+    package_parent = str(Path(librarian_gui.__file__).resolve().parents[1])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+    share = [rels[i::workers] for i in range(workers)]
+    results: queue.Queue[list[WorkerResult] | None] = queue.Queue()
+    procs = []
+    for part in share:
+        try:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "librarian_gui.core.parse_worker", str(root)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=env,
+            )
+        except OSError:
+            continue
+        procs.append(proc)
+        threading.Thread(target=_pump, args=(proc, part, results), daemon=True).start()
+    finished = 0
+    while finished < len(procs):
+        chunk = results.get()
+        if chunk is None:
+            finished += 1
+            continue
+        yield chunk
+    for proc in procs:
+        proc.wait()
+
+
+def _pump(
+    proc: subprocess.Popen[bytes], rels: list[str], results: queue.Queue[list[WorkerResult] | None]
+) -> None:
+    """Feed one worker its share and pass its answers on, chunk by chunk."""
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        write_frame(proc.stdin, marshal.dumps(rels))
+        proc.stdin.close()
+        while (frame := read_frame(proc.stdout)) is not None:
+            results.put(marshal.loads(frame))
+    except (OSError, ValueError, EOFError):
+        proc.kill()
+    finally:
+        proc.stdout.close()
+        results.put(None)
+
+
+def write_frame(stream: BinaryIO, data: bytes) -> None:
+    stream.write(struct.pack("<Q", len(data)))
+    stream.write(data)
+    stream.flush()
+
+
+def read_frame(stream: BinaryIO) -> bytes | None:
+    head = stream.read(8)
+    if len(head) < 8:
+        return None
+    (size,) = struct.unpack("<Q", head)
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError("worker stopped mid-answer")
+    return data
