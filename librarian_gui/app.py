@@ -11,7 +11,9 @@ from pathlib import Path
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="librarian-gui", description="Browse a vault of notes.")
     parser.add_argument("vault", nargs="?", help="vault folder (default: the bundled demo vault)")
-    parser.add_argument("--screenshot", metavar="OUT.png", help="render the window to a PNG and exit")
+    parser.add_argument(
+        "--screenshot", metavar="OUT.png", help="render the window to a PNG and exit"
+    )
     return parser
 
 

@@ -107,7 +107,9 @@ def cmd_scan(args: argparse.Namespace) -> None:
     warnings = index.warnings()
     data = {
         **stats,
-        "warning_details": [{"path": w.path, "kind": w.kind, "message": w.message} for w in warnings],
+        "warning_details": [
+            {"path": w.path, "kind": w.kind, "message": w.message} for w in warnings
+        ],
     }
 
     def human() -> str:
@@ -140,8 +142,13 @@ def cmd_backlinks(args: argparse.Namespace) -> None:
     node = _note_arg(index, args.note)
     found = backlinks(index, node)
     data = [
-        {"source": b.source, "line": b.link.line, "column": b.link.column, "kind": b.link.kind,
-         "context": b.context}
+        {
+            "source": b.source,
+            "line": b.link.line,
+            "column": b.link.column,
+            "kind": b.link.kind,
+            "context": b.context,
+        }
         for b in found
     ]
 
@@ -180,7 +187,9 @@ def cmd_links(args: argparse.Namespace) -> None:
         rows = []
         for link, target in found:
             kind = node_kind(index, target)
-            where = target if kind in ("note", "attachment") else f"{kind}: {node_label(index, target)}"
+            where = (
+                target if kind in ("note", "attachment") else f"{kind}: {node_label(index, target)}"
+            )
             frag = f"#{link.fragment}" if link.fragment else ""
             rows.append(f"{link.line:>5}  {link.kind:<9} {link.target}{frag} → {where}")
         return "\n".join(rows)
@@ -201,7 +210,11 @@ def cmd_neighbors(args: argparse.Namespace) -> None:
     def human() -> str:
         if not ordered:
             return f"{node_label(index, node)} has no neighbours"
-        return "\n".join(f"{d}  {node_kind(index, n):<10} {node_label(index, n)}  {n if n in index.notes else ''}".rstrip() for n, d in ordered)
+        rows = []
+        for n, d in ordered:
+            path = n if n in index.notes else ""
+            rows.append(f"{d}  {node_kind(index, n):<10} {node_label(index, n)}  {path}".rstrip())
+        return "\n".join(rows)
 
     _emit(args, data, human)
 
@@ -216,8 +229,11 @@ def cmd_unresolved(args: argparse.Namespace) -> None:
     index = _open_index(args)
     found = unresolved(index)
     data = [
-        {"target": u.target, "count": u.count,
-         "sources": [{"source": s, "count": c} for s, c in u.sources]}
+        {
+            "target": u.target,
+            "count": u.count,
+            "sources": [{"source": s, "count": c} for s, c in u.sources],
+        }
         for u in found
     ]
 
@@ -225,7 +241,8 @@ def cmd_unresolved(args: argparse.Namespace) -> None:
         if not found:
             return "no unresolved targets"
         return "\n".join(
-            f"{u.count:>5}  {u.target}  ← " + ", ".join(s for s, _ in u.sources[:3])
+            f"{u.count:>5}  {u.target}  ← "
+            + ", ".join(s for s, _ in u.sources[:3])
             + (f" (+{len(u.sources) - 3})" if len(u.sources) > 3 else "")
             for u in found
         )
@@ -245,16 +262,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def add(name: str, func: Callable[[argparse.Namespace], None], help_: str,
-            note: bool = False) -> argparse.ArgumentParser:
+    def add(
+        name: str, func: Callable[[argparse.Namespace], None], help_: str, note: bool = False
+    ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
         p.add_argument("vault", metavar="VAULT", help="the vault folder")
         if note:
             p.add_argument("note", metavar="NOTE", help="title or path, with or without .md")
         p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
         p.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
-        p.add_argument("--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)")
-        p.add_argument("--exclude", metavar="FOLDER", action="append", help="skip a folder (repeatable)")
+        p.add_argument(
+            "--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)"
+        )
+        p.add_argument(
+            "--exclude", metavar="FOLDER", action="append", help="skip a folder (repeatable)"
+        )
         p.set_defaults(func=func)
         return p
 

@@ -85,7 +85,7 @@ def load(root: Path) -> CachedIndex | None:
         )
     except FileNotFoundError:
         return None
-    except Exception:  # noqa: BLE001 - any damage to the cache means "rebuild it"
+    except Exception:  # any damage to the cache means "rebuild it"
         return None
 
 

@@ -55,9 +55,7 @@ def load_dictionary(path: Path) -> ConceptDictionary:
     if not isinstance(data, dict):
         return ConceptDictionary(path, error=f"{path.name}: the top level must be an object")
     concepts = [_concept(key, value) for key, value in data.items()]
-    return ConceptDictionary(
-        path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts}
-    )
+    return ConceptDictionary(path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts})
 
 
 def _concept(key: str, value: Any) -> Concept:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hashlib
 from collections import Counter
@@ -120,10 +121,8 @@ class VaultIndex:
         for concept in self.concepts.concepts:
             h.update(concept.id.encode("utf-8", "surrogateescape") + b"\0")
         h.update(b"\1" + "\0".join(self.excluded).encode("utf-8", "surrogateescape"))
-        try:
+        with contextlib.suppress(OSError):
             h.update(b"\2" + (self.root / IGNORE_FILE).read_bytes())
-        except OSError:
-            pass
         return h.hexdigest()
 
     def rescan(self, progress: ProgressCallback | None = None) -> None:
@@ -244,7 +243,8 @@ class VaultIndex:
         targets = record.link_targets
         if memo is None:
             nodes = tuple(
-                resolve(kind == "m", target, rel) for kind, target in zip(kinds, targets, strict=True)
+                resolve(kind == "m", target, rel)
+                for kind, target in zip(kinds, targets, strict=True)
             )
         else:
             folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
@@ -461,7 +461,9 @@ class VaultIndex:
             tuple(sorted(set(self.notes) - set(old_notes))),
             tuple(sorted(set(old_notes) - set(self.notes))),
             tuple(
-                sorted(p for p, r in self.notes.items() if p in old_notes and old_notes[p] != r.stamp)
+                sorted(
+                    p for p, r in self.notes.items() if p in old_notes and old_notes[p] != r.stamp
+                )
             ),
             tuple(sorted(set(self.attachments) - old_att)),
             tuple(sorted(old_att - set(self.attachments))),

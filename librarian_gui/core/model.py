@@ -108,8 +108,8 @@ def encode_parsed(p: ParsedNote) -> bytes:
 
 
 def decode_parsed(blob: bytes) -> ParsedNote:
-    links, headings, tags, aliases, block_ids, fm_date, warnings, body_start, props = (
-        marshal.loads(blob)
+    links, headings, tags, aliases, block_ids, fm_date, warnings, body_start, props = marshal.loads(
+        blob
     )
     return ParsedNote(
         tuple([_new_tuple(Link, x) for x in links]),

@@ -18,7 +18,7 @@ from urllib.parse import unquote
 
 import yaml
 
-from .model import Heading, Link, LinkKind, ParsedNote, Tag
+from .model import Heading, Link, ParsedNote, Tag
 
 try:  # the C loader is ~10x faster; PyYAML wheels ship it
     _YamlLoader: Any = yaml.CSafeLoader
@@ -119,7 +119,7 @@ def _split_front_matter(text: str) -> tuple[int, str | None, int]:
 
 def _load_front_matter(fm_text: str, warnings: list[str]) -> dict[str, Any] | None:
     try:
-        data = yaml.load(fm_text, Loader=_YamlLoader)  # noqa: S506 - a safe loader
+        data = yaml.load(fm_text, Loader=_YamlLoader)  # a safe loader (C or Python)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}, column {mark.column + 1}" if mark else ""
@@ -234,7 +234,6 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
     fence_start = 0
     prev_blank = True
     in_list = False
-    in_code = False
     in_para = False
     length = len(text)
     while pos < length:
@@ -245,7 +244,12 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         if fence is not None:
             stripped = line.strip()
             char, size = fence
-            if stripped and stripped[0] == char and set(stripped) == {char} and len(stripped) >= size:
+            if (
+                stripped
+                and stripped[0] == char
+                and set(stripped) == {char}
+                and len(stripped) >= size
+            ):
                 spans.append((fence_start, line_end))
                 fence = None
             pos = nxt
@@ -270,18 +274,15 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
                 in_list = True
             fence = (m.group(2)[0], len(m.group(2)))
             fence_start = pos
-            in_code = False
             in_para = False
             prev_blank = False
             pos = nxt
             continue
         if width >= 4 and not in_para and not in_list:
             spans.append((pos, line_end))
-            in_code = True
             prev_blank = False
             pos = nxt
             continue
-        in_code = False
         if _LIST_ITEM.match(line):
             in_list = True
             in_para = True
@@ -425,8 +426,17 @@ def _body_links(text: str, masked: str, body_start: int) -> list[Link]:
             append(
                 _new_tuple(
                     Link,
-                    ("embed" if embed else "wiki", target, fragment, label, line, column,
-                     start, m.end(), embed),
+                    (
+                        "embed" if embed else "wiki",
+                        target,
+                        fragment,
+                        label,
+                        line,
+                        column,
+                        start,
+                        m.end(),
+                        embed,
+                    ),
                 )
             )
     if "](" in masked:
@@ -489,7 +499,11 @@ def _headings(masked: str) -> list[Heading]:
     if "#" in masked:
         for m in _ATX.finditer(masked):
             out.append(
-                Heading(len(m.group(1)), (m.group(2) or "").strip(), masked.count("\n", 0, m.start()) + 1)
+                Heading(
+                    len(m.group(1)),
+                    (m.group(2) or "").strip(),
+                    masked.count("\n", 0, m.start()) + 1,
+                )
             )
     if "==" in masked or "--" in masked:
         for m in _SETEXT.finditer(masked):

@@ -12,7 +12,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from .model import DateSource, FileStamp, NoteRecord, ParsedNote, ScanWarning
 from .parser import parse_date_text, parse_note
@@ -218,13 +218,13 @@ def _pump(
         results.put(None)
 
 
-def write_frame(stream: BinaryIO, data: bytes) -> None:
+def write_frame(stream: IO[bytes], data: bytes) -> None:
     stream.write(struct.pack("<Q", len(data)))
     stream.write(data)
     stream.flush()
 
 
-def read_frame(stream: BinaryIO) -> bytes | None:
+def read_frame(stream: IO[bytes]) -> bytes | None:
     head = stream.read(8)
     if len(head) < 8:
         return None

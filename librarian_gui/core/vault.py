@@ -68,7 +68,7 @@ class WalkResult:
 
 
 def stamp_of(st: os.stat_result) -> FileStamp:
-    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)  # type: ignore[call-arg]
+    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def walk_vault(root: Path, rules: IgnoreRules, start: str = "") -> WalkResult:
@@ -127,7 +127,9 @@ def walk_vault(root: Path, rules: IgnoreRules, start: str = "") -> WalkResult:
                 seen.add(key)
                 if is_note_name(name):
                     result.warnings.append(
-                        ScanWarning(rel, "not-a-file", "a folder named like a note; read as a folder")
+                        ScanWarning(
+                            rel, "not-a-file", "a folder named like a note; read as a folder"
+                        )
                     )
                 stack.append((Path(entry.path), rel))
                 continue

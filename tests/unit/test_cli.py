@@ -15,7 +15,7 @@ from tests.conftest import write
 
 @pytest.fixture
 def cli_vault(vault: Path) -> Path:
-    write(vault, "Alpha.md", "---\nup: \"[[Beta]]\"\n---\nSee [[Beta|b]] and [ga](sub/Gamma.md).\n")
+    write(vault, "Alpha.md", '---\nup: "[[Beta]]"\n---\nSee [[Beta|b]] and [ga](sub/Gamma.md).\n')
     write(vault, "Beta.md", "Back to [[alpha]].\n\nAnd [[Nowhere]] twice [[nowhere]].\n")
     write(vault, "sub/Gamma.md", "Deep note, [[Beta#Top]].\n")
     write(vault, "x/Twin.md", "")
@@ -34,8 +34,20 @@ def test_scan_json(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "scan", str(cli_vault), "--json")
     assert code == 0
     data = json.loads(out)
-    assert {k: data[k] for k in ("notes", "attachments", "links", "resolved", "unresolved",
-                                 "orphans", "warnings", "edges", "unresolved_targets")} == {
+    assert {
+        k: data[k]
+        for k in (
+            "notes",
+            "attachments",
+            "links",
+            "resolved",
+            "unresolved",
+            "orphans",
+            "warnings",
+            "edges",
+            "unresolved_targets",
+        )
+    } == {
         "notes": 5,
         "attachments": 1,
         "links": {"wiki": 5, "embed": 0, "markdown": 1, "property": 1},
@@ -60,12 +72,27 @@ def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "backlinks", str(cli_vault), "beta", "--json")
     assert code == 0
     assert json.loads(out) == [
-        {"source": "Alpha.md", "line": 2, "column": 5, "kind": "property",
-         "context": 'up: "[[Beta]]"'},
-        {"source": "Alpha.md", "line": 4, "column": 4, "kind": "wiki",
-         "context": "See [[Beta|b]] and [ga](sub/Gamma.md)."},
-        {"source": "sub/Gamma.md", "line": 1, "column": 11, "kind": "wiki",
-         "context": "Deep note, [[Beta#Top]]."},
+        {
+            "source": "Alpha.md",
+            "line": 2,
+            "column": 5,
+            "kind": "property",
+            "context": 'up: "[[Beta]]"',
+        },
+        {
+            "source": "Alpha.md",
+            "line": 4,
+            "column": 4,
+            "kind": "wiki",
+            "context": "See [[Beta|b]] and [ga](sub/Gamma.md).",
+        },
+        {
+            "source": "sub/Gamma.md",
+            "line": 1,
+            "column": 11,
+            "kind": "wiki",
+            "context": "Deep note, [[Beta#Top]].",
+        },
     ]
     code, out, _ = run(capsys, "backlinks", str(cli_vault), "Beta.md")
     assert out == (
@@ -78,8 +105,9 @@ def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_links(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "links", str(cli_vault), "Beta", "--json")
     assert code == 0
-    assert [(r["target"], r["line"], r["node"], r["node_kind"], r["resolved"])
-            for r in json.loads(out)] == [
+    assert [
+        (r["target"], r["line"], r["node"], r["node_kind"], r["resolved"]) for r in json.loads(out)
+    ] == [
         ("alpha", 1, "Alpha.md", "note", True),
         ("Nowhere", 3, "//unresolved/nowhere", "unresolved", False),
         ("nowhere", 3, "//unresolved/nowhere", "unresolved", False),
@@ -131,8 +159,9 @@ def test_command_line_never_imports_qt(cli_vault: Path) -> None:
         "bad = [m for m in sys.modules if m.startswith(('PySide6', 'pyqtgraph', 'shiboken6'))]; "
         "print(bad); sys.exit(rc)"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip().endswith("[]")
 
 
@@ -142,7 +171,14 @@ def test_core_has_no_qt_import() -> None:
         p.name
         for p in core.glob("*.py")
         for line in p.read_text(encoding="utf-8").splitlines()
-        if line.lstrip().startswith(("import PySide6", "from PySide6", "import pyqtgraph",
-                                     "from pyqtgraph", "import shiboken6"))
+        if line.lstrip().startswith(
+            (
+                "import PySide6",
+                "from PySide6",
+                "import pyqtgraph",
+                "from pyqtgraph",
+                "import shiboken6",
+            )
+        )
     ]
     assert offenders == []

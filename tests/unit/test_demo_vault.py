@@ -43,7 +43,7 @@ def test_same_name_notes_resolve_to_the_nearest() -> None:
     index = demo()
 
     def overview_target(source: str) -> str:
-        return next(t for l, t in index.links_of(source) if l.target == "Overview")
+        return next(t for lk, t in index.links_of(source) if lk.target == "Overview")
 
     assert overview_target("projects/Memory Hygiene.md") == "projects/Overview.md"
     assert overview_target("research/crdt-sync.md") == "research/Overview.md"

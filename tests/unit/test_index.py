@@ -89,8 +89,12 @@ def test_tie_on_length_is_alphabetical(vault: Path) -> None:
 
 
 def test_concepts_and_concept_pages(vault: Path) -> None:
-    write(vault, "concepts.json", '{"rag": {"aliases": ["RAG"], "category": "ai"},'
-          ' "memory": {"aliases": [], "category": "ai"}}')
+    write(
+        vault,
+        "concepts.json",
+        '{"rag": {"aliases": ["RAG"], "category": "ai"},'
+        ' "memory": {"aliases": [], "category": "ai"}}',
+    )
     write(vault, "research/memory.md", "")
     write(vault, "n.md", "[[RAG]] [[memory]] [[other]]")
     index = VaultIndex.scan(vault, use_cache=False)
@@ -218,7 +222,11 @@ def test_modify_and_delete(small: VaultIndex) -> None:
     os.remove(small.root / "B.md")
     delta = small.update(["B.md"])
     assert delta.notes_removed == ("B.md",)
-    assert set(delta.edges_removed) == {("B.md", "sub/C.md"), ("A.md", "B.md"), ("sub/C.md", "B.md")}
+    assert set(delta.edges_removed) == {
+        ("B.md", "sub/C.md"),
+        ("A.md", "B.md"),
+        ("sub/C.md", "B.md"),
+    }
     assert set(delta.edges_added) == {("A.md", "//unresolved/b"), ("sub/C.md", "//unresolved/b")}
     assert_same_as_fresh_scan(small)
 
@@ -287,11 +295,17 @@ def test_broken_dictionary_is_reported_not_fatal(vault: Path) -> None:
 
 def _many_notes(root: Path, count: int) -> None:
     for i in range(count):
-        write(root, f"f{i % 7}/n{i}.md", f"# N{i}\n[[n{(i * 7 + 3) % count}]] [[gone{i % 5}]] #t{i % 3}\n")
+        write(
+            root,
+            f"f{i % 7}/n{i}.md",
+            f"# N{i}\n[[n{(i * 7 + 3) % count}]] [[gone{i % 5}]] #t{i % 3}\n",
+        )
     write(root, "bad.md", b"\xff\xfe not utf-8 [[n1]]")
 
 
-def test_worker_processes_build_the_same_index(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_worker_processes_build_the_same_index(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from librarian_gui.core import reading
 
     _many_notes(vault, 120)

@@ -11,7 +11,10 @@ from librarian_gui.core.parser import parse_date_text, parse_note
 
 
 def rows(text: str) -> list[tuple[object, ...]]:
-    return [(l.kind, l.target, l.fragment, l.label, l.line, l.column) for l in parse_note(text).links]
+    return [
+        (lk.kind, lk.target, lk.fragment, lk.label, lk.line, lk.column)
+        for lk in parse_note(text).links
+    ]
 
 
 def test_every_wiki_form() -> None:
@@ -32,7 +35,7 @@ def test_path_qualified_and_label_with_hash() -> None:
 
 def test_markdown_links() -> None:
     text = (
-        "[one](notes/a.md) [two](<b c.md>) [three](d%20e.md#Sec \"title\") ![img](x.png)\n"
+        '[one](notes/a.md) [two](<b c.md>) [three](d%20e.md#Sec "title") ![img](x.png)\n'
         "[web](https://example.org/a.md) [mail](mailto:a@b.c) [frag](#top) [proto](//host/x)\n"
     )
     assert rows(text) == [
@@ -82,9 +85,9 @@ def test_table_cell_escaped_pipe() -> None:
 def test_front_matter_properties_aliases_tags_date() -> None:
     text = (
         "---\n"
-        "aliases: [Alpha, \"Beta gamma\"]\n"
-        "tags: [one, \"#two\"]\n"
-        "up: \"[[Parent]]\"\n"
+        'aliases: [Alpha, "Beta gamma"]\n'
+        'tags: [one, "#two"]\n'
+        'up: "[[Parent]]"\n'
         "rel: ['[[A#h]]', \"[[B|bee]]\"]\n"
         "bare: [[NotALink]]\n"
         "date: 2024-03-05\n"
@@ -116,7 +119,7 @@ def test_malformed_front_matter_warns_and_body_still_counts() -> None:
         "front matter is not valid YAML at line 3, column 1: did not find expected ',' or ']'; "
         "properties ignored",
     )
-    assert [(l.target, l.line) for l in parsed.links] == [("x", 4)]
+    assert [(lk.target, lk.line) for lk in parsed.links] == [("x", 4)]
 
 
 def test_front_matter_that_is_not_a_mapping() -> None:
@@ -129,10 +132,10 @@ def test_unclosed_front_matter_is_body() -> None:
 
 
 def test_crlf_and_bom_offsets_point_into_the_raw_text() -> None:
-    text = "\ufeff---\r\nup: \"[[P]]\"\r\n---\r\nline [[A|b]]\r\n\r\n[m](c.md)\r\n"
+    text = '\ufeff---\r\nup: "[[P]]"\r\n---\r\nline [[A|b]]\r\n\r\n[m](c.md)\r\n'
     parsed = parse_note(text)
-    assert [text[l.start : l.end] for l in parsed.links] == ["[[P]]", "[[A|b]]", "[m](c.md)"]
-    assert [(l.line, l.column) for l in parsed.links] == [(2, 5), (4, 5), (6, 0)]
+    assert [text[lk.start : lk.end] for lk in parsed.links] == ["[[P]]", "[[A|b]]", "[m](c.md)"]
+    assert [(lk.line, lk.column) for lk in parsed.links] == [(2, 5), (4, 5), (6, 0)]
 
 
 def test_tags() -> None:
