@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.cli import main
+from librarian_gui.cli import _Progress, main
 from tests.conftest import write
 
 
@@ -182,3 +183,27 @@ def test_core_has_no_qt_import() -> None:
         )
     ]
     assert offenders == []
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_long_scans() -> None:
+    tty = _Terminal()
+    bar = _Progress(tty)
+    bar(250, 1000)
+    bar(1000, 1000)
+    bar.close()
+    assert tty.getvalue() == (
+        "\rIndexing [#######.......................] 250/1000"
+        "\rIndexing [##############################] 1000/1000"
+        "\r" + " " * 60 + "\r"
+    )
+    small = _Terminal()
+    _Progress(small)(10, 10)
+    assert small.getvalue() == ""
+    pipe = io.StringIO()
+    _Progress(pipe)(1000, 1000)
+    assert pipe.getvalue() == ""
