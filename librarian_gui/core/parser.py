@@ -11,6 +11,7 @@ an independent markdown-it token walk on generated notes.
 
 from __future__ import annotations
 
+import bisect
 import datetime as _dt
 import re
 from typing import Any
@@ -28,25 +29,31 @@ except AttributeError:  # pragma: no cover - pure-Python PyYAML build
 # No optional "!" in front: a literal prefix lets the regex engine skip ahead fast; the
 # embed marker is checked by looking one character back.
 _WIKI = re.compile(r"\[\[([^\[\]\r\n]*)\]\]")
+# Hot patterns start with a literal character: the regex engine then jumps from one
+# occurrence of it to the next instead of trying a match at every position (measured 20x
+# on 4 KB notes). Conditions on the character before a match are checked in Python.
 _MD_LINK = re.compile(
-    r"(!?)\[((?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"
+    r"\[((?:[^\[\]\r\n]|\[[^\[\]\r\n]*\])*)\]"
     r"\([ \t]*(<[^<>\r\n]*>|(?:[^\s()<>]|\((?:[^\s()<>]|\([^\s()<>]*\))*\))*)"
     r"(?:[ \t]+(?:\"[^\"\r\n]*\"|'[^'\r\n]*'|\([^()\r\n]*\)))?[ \t]*\)"
 )
 _new_tuple = tuple.__new__  # builds a Link without the NamedTuple keyword machinery
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
-_TAG = re.compile(r"(?:^|(?<=[\s(,;]))#([\w/\-]+)", re.M)
+_TAG = re.compile(r"#([\w/\-]+)")
 _DIGITS_ONLY = re.compile(r"[\d/\-]+")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
+_ATX_LINE = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?(?=\n)")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
-_BLOCK_ID = re.compile(r"(?:^|[ \t])\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
+_SETEXT_LINE = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n)")
+_BLOCK_ID = re.compile(r"\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
 # A fence may open at the start of a list item's content ("- ```calc", Logseq style).
 _FENCE_OPEN = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*)(`{3,}|~{3,})(.*)$")
 # Indented code starts only after a blank line (it cannot interrupt a paragraph), so a note
 # without an indented line after a blank line needs no block pass for it.
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\r?\n(?: {4}|\t)")
 # ... or right after an ATX heading, which is not a paragraph either.
-_INDENTED_AFTER_HEADING = re.compile(r"(?:^|\n) {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
+_INDENTED_AFTER_HEADING = re.compile(r"\n {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
+_HEADING_THEN_INDENTED = re.compile(r" {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _INLINE_START = re.compile(r"`+|<!--|%%")
@@ -78,14 +85,15 @@ def parse_note(text: str) -> ParsedNote:
             links.extend(_property_links(text, fm_text, fm_offset))
 
     masked = _mask(text, body_start)
-    links.extend(_body_links(text, masked, body_start))
+    body_links, wiki_spans = _body_links(text, masked, body_start)
+    links.extend(body_links)
     links.sort(key=lambda link: link.start)
     return ParsedNote(
         links=tuple(links),
         headings=tuple(_headings(masked)),
-        tags=tuple(fm_tags) + tuple(_inline_tags(masked)),
+        tags=tuple(fm_tags) + tuple(_inline_tags(masked, wiki_spans)),
         aliases=aliases,
-        block_ids=tuple(m.group(1) for m in _BLOCK_ID.finditer(masked)) if "^" in masked else (),
+        block_ids=_block_ids(masked) if "^" in masked else (),
         front_matter_date=fm_date,
         warnings=tuple(warnings),
         body_start=body_start,
@@ -206,6 +214,8 @@ def _property_links(text: str, fm_text: str, fm_offset: int) -> list[Link]:
 
 
 def _blank(segment: str) -> str:
+    if "\n" not in segment and "\r" not in segment:
+        return " " * len(segment)
     return _NON_NEWLINE.sub(" ", segment)
 
 
@@ -217,7 +227,13 @@ def _mask(text: str, body_start: int) -> str:
         or "~~~" in masked
         or masked.startswith(("    ", "\t"), body_start)
         or _INDENTED_AFTER_BLANK.search(masked, body_start)
-        or ("#" in masked and _INDENTED_AFTER_HEADING.search(masked, body_start))
+        or (
+            "#" in masked
+            and (
+                _INDENTED_AFTER_HEADING.search(masked, body_start)
+                or _HEADING_THEN_INDENTED.match(masked, body_start)
+            )
+        )
     ):
         masked = _mask_code_blocks(masked, body_start)
     if "`" in masked or "<!--" in masked or "%%" in masked:
@@ -396,7 +412,9 @@ def _split_wiki(inner: str) -> tuple[str, str | None, str | None]:
     return inner.strip(), fragment, label
 
 
-def _body_links(text: str, masked: str, body_start: int) -> list[Link]:
+def _body_links(
+    text: str, masked: str, body_start: int
+) -> tuple[list[Link], list[tuple[int, int]]]:
     out: list[Link] = []
     line = text.count("\n", 0, body_start) + 1
     line_pos = body_start
@@ -441,81 +459,107 @@ def _body_links(text: str, masked: str, body_start: int) -> list[Link]:
             )
     if "](" in masked:
         scan = _apply_spans(masked, wiki_spans) if wiki_spans else masked
+        line = text.count("\n", 0, body_start) + 1
+        line_pos = body_start
         for m in _MD_LINK.finditer(scan, body_start):
-            start = m.start()
-            if _escaped(scan, start):
+            bracket = m.start()
+            if _escaped(scan, bracket):
                 continue
-            dest = m.group(3)
+            dest = m.group(2)
             if dest.startswith("<"):
                 dest = dest[1:-1]
             if not dest or dest.startswith(("#", "//")) or _SCHEME.match(dest):
                 continue
+            embed = bracket > 0 and scan[bracket - 1] == "!" and not _escaped(scan, bracket - 1)
+            start = bracket - 1 if embed else bracket
             path, _, fragment = dest.partition("#")
-            target = unquote(path)
-            line_no = text.count("\n", 0, start) + 1
+            line += text.count("\n", line_pos, start)
+            line_pos = start
             column = start - text.rfind("\n", 0, start) - 1
             out.append(
                 Link(
                     "markdown",
-                    target,
-                    unquote(fragment) if fragment else None,
-                    m.group(2),
-                    line_no,
+                    unquote(path) if "%" in path else path,
+                    (unquote(fragment) if "%" in fragment else fragment) if fragment else None,
+                    m.group(1),
+                    line,
                     column,
                     start,
                     m.end(),
-                    bool(m.group(1)),
+                    embed,
                 )
             )
-    return out
+    return out, wiki_spans
 
 
 # ---------------------------------------------------------------- tags, headings
 
 
-def _blank_match(m: re.Match[str]) -> str:
-    return _blank(m.group(0))
-
-
-def _inline_tags(masked: str) -> list[Tag]:
+def _inline_tags(masked: str, wiki_spans: list[tuple[int, int]]) -> list[Tag]:
+    """``#tag`` after whitespace, ``(``, ``,`` or ``;`` (so not in URLs or words), with a
+    non-numeric character, outside code and outside wiki links."""
     if "#" not in masked:
         return []
-    cleaned = _WIKI.sub(_blank_match, masked) if "[[" in masked else masked
     out = []
     line = 1
     pos = 0
-    for m in _TAG.finditer(cleaned):
+    starts = [s for s, _ in wiki_spans]
+    for m in _TAG.finditer(masked):
+        start = m.start()
+        if start:
+            before = masked[start - 1]
+            if not (before.isspace() or before in "(,;"):
+                continue
         name = m.group(1).rstrip("/")
         if not name or _DIGITS_ONLY.fullmatch(name):
             continue  # "#1984" is not a tag: a tag needs a non-numeric character
-        line += cleaned.count("\n", pos, m.start())
-        pos = m.start()
+        if starts:
+            i = bisect.bisect_right(starts, start) - 1
+            if i >= 0 and wiki_spans[i][1] > start:
+                continue  # inside [[...]]
+        line += masked.count("\n", pos, start)
+        pos = start
         out.append(Tag(name, line))
     return out
 
 
+def _block_ids(masked: str) -> tuple[str, ...]:
+    """``^block-id`` at the end of a line, after a space (or alone on the line)."""
+    found = []
+    for m in _BLOCK_ID.finditer(masked):
+        start = m.start()
+        if start == 0 or masked[start - 1] in " \t\n":
+            found.append(m.group(1))
+    return tuple(found)
+
+
 def _headings(masked: str) -> list[Heading]:
     out: list[Heading] = []
-    if "#" in masked:
-        for m in _ATX.finditer(masked):
-            out.append(
-                Heading(
-                    len(m.group(1)),
-                    (m.group(2) or "").strip(),
-                    masked.count("\n", 0, m.start()) + 1,
-                )
-            )
-    if "==" in masked or "--" in masked:
-        for m in _SETEXT.finditer(masked):
-            heading = _setext_heading(masked, m)
+    has_atx = "#" in masked
+    has_setext = "==" in masked or "--" in masked
+    if not (has_atx or has_setext):
+        return out
+    # A leading newline makes every line start with "\n", the patterns' literal first
+    # character; a match at offset i in ``lined`` is the line starting at i in ``masked``.
+    lined = "\n" + masked + "\n"
+    if has_atx:
+        line = 0
+        pos = 0
+        for m in _ATX_LINE.finditer(lined):
+            line += lined.count("\n", pos, m.start() + 1)
+            pos = m.start() + 1
+            out.append(Heading(len(m.group(1)), (m.group(2) or "").strip(), line))
+    if has_setext:
+        for m in _SETEXT_LINE.finditer(lined):
+            heading = _setext_heading(masked, m.start(), m.group(1))
             if heading is not None:
                 out.append(heading)
         out.sort(key=lambda h: h.line)
     return out
 
 
-def _setext_heading(masked: str, m: re.Match[str]) -> Heading | None:
-    start = m.start()
+def _setext_heading(masked: str, start: int, underline: str) -> Heading | None:
+    """The heading a ``===``/``---`` line at offset ``start`` underlines, if any."""
     if start == 0:
         return None
     prev_end = start - 1
@@ -528,5 +572,5 @@ def _setext_heading(masked: str, m: re.Match[str]) -> Heading | None:
         return None
     if _THEMATIC.match(prev) or _SETEXT.fullmatch(prev):
         return None
-    level = 1 if m.group(1).startswith("=") else 2
+    level = 1 if underline.startswith("=") else 2
     return Heading(level, stripped.strip(), masked.count("\n", 0, prev_start) + 1)
