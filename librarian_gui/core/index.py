@@ -235,32 +235,30 @@ class VaultIndex:
             self._link_source(rel, memo)
 
     def _link_source(self, rel: str, memo: dict[str, dict[str, str]] | None = None) -> None:
-        """Resolve one note's links and add its edges. ``memo`` caches resolutions per
-        folder while no file comes or goes (a full rebuild)."""
+        """Resolve one note's links and add its edges. The resolver memoises names itself;
+        ``memo`` caches relative Markdown paths per folder during a full rebuild."""
         record = self.notes[rel]
-        resolve = self.resolver.resolve_target
-        kinds = record.link_kinds
-        targets = record.link_targets
-        if memo is None:
-            nodes = tuple(
-                resolve(kind == "m", target, rel)
-                for kind, target in zip(kinds, targets, strict=True)
-            )
-        else:
-            folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
-            known = memo.get(folder)
-            if known is None:
-                known = memo[folder] = {}
-            found = []
-            for kind, target in zip(kinds, targets, strict=True):
-                key = "\0" + target if kind == "m" else target
-                node = known.get(key)
-                if node is None:
-                    node = resolve(kind == "m", target, rel)
-                    if node != rel:
-                        known[key] = node
-                found.append(node)
-            nodes = tuple(found)
+        resolver = self.resolver
+        names = resolver.memo
+        resolve_name = resolver.resolve_name
+        found = []
+        known: dict[str, str] | None = None
+        for kind, target in zip(record.link_kinds, record.link_targets, strict=True):
+            if kind != "m":
+                node = names.get(target) or resolve_name(target, rel)
+            elif memo is None:
+                node = resolver.resolve_target(True, target, rel)
+            else:
+                if known is None:
+                    folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+                    known = memo.get(folder)
+                    if known is None:
+                        known = memo[folder] = {}
+                node = known.get(target) or known.setdefault(
+                    target, resolver.resolve_target(True, target, rel)
+                )
+            found.append(node)
+        nodes = tuple(found)
         self.targets[rel] = nodes
         out = dict(Counter(nodes))
         self.out_edges[rel] = out

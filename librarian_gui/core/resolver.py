@@ -47,16 +47,35 @@ class Resolver:
     """Lookup tables over the vault's files, updated as files come and go."""
 
     def __init__(self, concepts: ConceptDictionary | None = None) -> None:
-        self.concepts = concepts or ConceptDictionary(None)
+        self._concepts = concepts or ConceptDictionary(None)
         self._by_path: dict[str, str] = {}  # lowercased path → path (notes and attachments)
         self._by_name: dict[str, list[str]] = {}  # name_key → paths
+        # target as written → node, for targets whose resolution does not depend on the
+        # linking note (most: one candidate, or none); emptied whenever files come or go
+        self._memo: dict[str, str] = {}
+
+    @property
+    def memo(self) -> dict[str, str]:
+        """Resolutions that hold for any linking note (read-only for callers)."""
+        return self._memo
+
+    @property
+    def concepts(self) -> ConceptDictionary:
+        return self._concepts
+
+    @concepts.setter
+    def concepts(self, value: ConceptDictionary) -> None:
+        self._concepts = value
+        self._memo = {}
 
     def add(self, paths: Iterable[str]) -> None:
+        self._memo = {}
         for path in paths:
             self._by_path[path.lower()] = path
             self._by_name.setdefault(name_key(path), []).append(path)
 
     def remove(self, paths: Iterable[str]) -> None:
+        self._memo = {}
         for path in paths:
             self._by_path.pop(path.lower(), None)
             key = name_key(path)
@@ -79,22 +98,28 @@ class Resolver:
 
     def resolve_name(self, target: str, source: str = "") -> str:
         """Resolve a wiki-link target (also a NOTE argument of the command line)."""
+        known = self._memo.get(target)
+        if known is not None:
+            return known
+        written = target
         target = target.strip().lstrip("/")
         if not target:
             return source
         lower = target.lower()
         base = lower[:-3] if lower.endswith(".md") else lower
-        exact = self._by_path.get(base + ".md") or self._by_path.get(lower)
-        if exact is not None:
-            return exact
-        candidates = self.candidates(target)
-        if candidates:
-            folder = source.rsplit("/", 1)[0] if "/" in source else ""
-            return _pick(candidates, folder)
-        concept = self.concepts.get(base)
-        if concept is not None:
-            return CONCEPT_PREFIX + concept.id
-        return UNRESOLVED_PREFIX + base
+        node = self._by_path.get(base + ".md") or self._by_path.get(lower)
+        if node is None:
+            candidates = self.candidates(target)
+            if len(candidates) > 1:  # the linking note's folder decides: not memoised
+                folder = source.rsplit("/", 1)[0] if "/" in source else ""
+                return _pick(candidates, folder)
+            if candidates:
+                node = candidates[0]
+            else:
+                concept = self.concepts.get(base)
+                node = CONCEPT_PREFIX + concept.id if concept else UNRESOLVED_PREFIX + base
+        self._memo[written] = node
+        return node
 
     def candidates(self, target: str) -> list[str]:
         """Every file a bare or path-qualified target could mean, before tie-breaking."""
@@ -113,11 +138,12 @@ class Resolver:
             joined = target.lstrip("/")
         else:
             folder = source.rsplit("/", 1)[0] if "/" in source else ""
-            joined = posixpath.join(folder, target) if folder else target
-        norm = posixpath.normpath(joined) if joined else ""
-        if not norm or norm == "." or norm == ".." or norm.startswith("../"):
-            return UNRESOLVED_PREFIX + _without_md(norm.lower())
-        lower = norm.lower()
+            joined = f"{folder}/{target}" if folder else target
+        if joined.startswith(".") or "./" in joined or "//" in joined or joined.endswith("/."):
+            joined = posixpath.normpath(joined) if joined else ""
+        if not joined or joined == "." or joined == ".." or joined.startswith("../"):
+            return UNRESOLVED_PREFIX + _without_md(joined.lower())
+        lower = joined.lower()
         found = self._by_path.get(lower) or self._by_path.get(lower + ".md")
         if found is not None:
             return found
