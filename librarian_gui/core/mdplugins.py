@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
 from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
 __all__ = ["comment_plugin", "make_markdown", "split_wiki", "wikilink_plugin"]
@@ -51,6 +56,9 @@ def wikilink_plugin(md: MarkdownIt) -> None:
     # Before "link", so "[[x]]" is never read as a shortcut reference "[x]" in brackets,
     # and before "image", so "![[x]]" is an embed rather than "!" followed by text.
     md.inline.ruler.before("link", "wikilink", _wikilink_rule)
+    # Plain defaults so rendering never fails; the preview installs its own rules.
+    md.add_render_rule("wikilink", _render_wikilink)
+    md.add_render_rule("wikiembed", _render_wikilink)
 
 
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
@@ -76,6 +84,14 @@ def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     return True
 
 
+def _render_wikilink(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any) -> str:
+    token = tokens[idx]
+    meta = token.meta
+    href = meta["target"] + ("#" + meta["fragment"] if meta["fragment"] is not None else "")
+    text = meta["label"] if meta["label"] is not None else token.content
+    return f'<a class="{token.type}" href="{escapeHtml(href)}">{escapeHtml(text)}</a>'
+
+
 # ---------------------------------------------------------------- %% comments
 
 
@@ -92,8 +108,9 @@ def comment_plugin(md: MarkdownIt) -> None:
         _comment_block_rule,
         {"alt": ["paragraph", "reference", "blockquote", "list"]},
     )
-    # Before "backticks": whichever of "`" and "%%" opens first wins, as in Obsidian.
+    # Rules run left to right, so whichever of "`", "<!--" and "%%" opens first wins.
     md.inline.ruler.before("backticks", "obsidian_comment", _comment_inline_rule)
+    md.add_render_rule("obsidian_comment", lambda *_args: "")  # comments never show
 
 
 def _comment_inline_rule(state: StateInline, silent: bool) -> bool:
@@ -125,9 +142,9 @@ def _comment_block_rule(state: StateBlock, start_line: int, end_line: int, silen
         line += 1
         if line < end_line:
             search = state.bMarks[line] + state.tShift[line]
+    if close >= 0 and line == start_line:
+        return False  # "%% note %%" on one line is an inline comment, as in a paragraph
     tail = src[close + 2 : state.eMarks[line]] if close >= 0 else ""
-    if tail.strip() and line == start_line:
-        return False  # "%% note %% text" is an inline comment in a paragraph
     if silent:
         return True
     if close < 0:
