@@ -177,15 +177,26 @@ class VaultIndex:
             if progress is not None and (done % 200 == 0 or done == len(to_read)):
                 progress(reused + done, total)
 
+        # Every file is known from the walk, so links can be resolved while the workers
+        # are still parsing: the main process would otherwise sit idle until they finish.
+        self.attachments = dict(attachments_now)
+        self._start_graph(notes_now)
+        memo: dict[str, dict[str, str]] = {}
+        for rel in list(self.notes):
+            self._link_source(rel, memo)
+        vanished = False
         for rel, record, warning in read_many(self.root, to_read, tick):
             if record is not None:
                 self.notes[rel] = record
+                self._link_source(rel, memo)
+            else:
+                vanished = True
             if warning is not None:
                 self.scan_warnings[rel] = warning
-        self.attachments = dict(attachments_now)
         self.last_parsed = len(to_read)
         self._stale_cache = cached is not None
-        self._rebuild_graph()
+        if vanished:  # a listed note is gone: links must not resolve to it
+            self._rebuild_graph()
 
     def _warm_start(
         self,
@@ -222,14 +233,18 @@ class VaultIndex:
             delta = self._update(changed, force=True, known=(notes_now, attachments_now))
             self.last_parsed = delta.parsed
 
-    def _rebuild_graph(self) -> None:
+    def _start_graph(self, notes: Iterable[str]) -> None:
+        """An empty graph over these notes and the current attachments."""
         self.resolver = Resolver(self.concepts)
-        self.resolver.add(self.notes)
+        self.resolver.add(notes)
         self.resolver.add(self.attachments)
         self.targets = {}
         self.out_edges = {}
         self.in_edges = {}
         self._dependents = None
+
+    def _rebuild_graph(self) -> None:
+        self._start_graph(self.notes)
         memo: dict[str, dict[str, str]] = {}
         for rel in self.notes:
             self._link_source(rel, memo)
