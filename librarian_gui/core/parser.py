@@ -46,14 +46,20 @@ _ATX_LINE = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
 _SETEXT_LINE = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n)")
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
-# A fence may open at the start of a list item's content ("- ```calc", Logseq style).
-_FENCE_OPEN = re.compile(r"^([ \t]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)*)(`{3,}|~{3,})(.*)$")
 # Indented code starts only after a blank line (it cannot interrupt a paragraph), so a note
 # without an indented line after a blank line needs no block pass for it.
 _INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\r?\n(?: {4}|\t)")
 # ... or right after an ATX heading, which is not a paragraph either.
 _INDENTED_AFTER_HEADING = re.compile(r"\n {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
+# ... or after a line that ends a block without being a paragraph: a rule, a setext
+# underline, or the last line of an HTML or %% comment (over-matching only costs time).
+_RULE_THEN_INDENTED = r" {0,3}(?:(?:[-*_][ \t]*){3,}|=+[ \t]*|-{2,}[ \t]*)\r?\n(?: {4}|\t)"
+_INDENTED_AFTER_RULE = re.compile("\n" + _RULE_THEN_INDENTED)
+_STARTS_RULE_THEN_INDENTED = re.compile(_RULE_THEN_INDENTED)
+_INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
 _HEADING_THEN_INDENTED = re.compile(r" {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
+_ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
 _LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _INLINE_START = re.compile(r"`+|<!--|%%")
@@ -227,6 +233,12 @@ def _mask(text: str, body_start: int) -> str:
         or "~~~" in masked
         or masked.startswith(("    ", "\t"), body_start)
         or _INDENTED_AFTER_BLANK.search(masked, body_start)
+        or _INDENTED_AFTER_RULE.search(masked, body_start)
+        or _STARTS_RULE_THEN_INDENTED.match(masked, body_start)
+        or (
+            ("-->" in masked or "%%" in masked)
+            and _INDENTED_LINE.search(masked, body_start) is not None
+        )
         or (
             "#" in masked
             and (
@@ -241,76 +253,107 @@ def _mask(text: str, body_start: int) -> str:
     return masked
 
 
+def _indent_width(line: str) -> int:
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _opens_block(content: str) -> bool:
+    """A line that starts a block of its own, so it can be no lazy continuation of a list
+    item's paragraph (CommonMark): a fence, heading, rule, HTML, quote or comment. A table
+    row is not one: in a list item it continues the paragraph, as markdown-it reads it."""
+    return bool(
+        content.startswith(("```", "~~~", "#", "<", ">", "%%"))
+        and (not content.startswith("#") or _ATX.match(content))
+    ) or bool(_THEMATIC.match(content))
+
+
 def _mask_code_blocks(text: str, body_start: int) -> str:
-    """Blank fenced code blocks and indented code blocks (CommonMark block rules, simplified:
-    an indented line is code only after a blank line or other code, and outside lists)."""
+    """Blank fenced and indented code blocks, following CommonMark's block structure for
+    list items: an item's content is indented to its content column; a less indented line
+    leaves the item unless it lazily continues the item's paragraph; indented code is four
+    columns past the current item's content column and cannot interrupt a paragraph."""
     spans: list[tuple[int, int]] = []
     pos = body_start
     fence: tuple[str, int] | None = None
     fence_start = 0
-    prev_blank = True
-    in_list = False
+    items: list[int] = []  # content columns of the open list items, innermost last
     in_para = False
+    html_comment = False
     length = len(text)
     while pos < length:
         end = text.find("\n", pos)
         line_end = length if end < 0 else end
         nxt = length if end < 0 else end + 1
         line = text[pos:line_end].rstrip("\r")
+        stripped = line.strip()
         if fence is not None:
-            stripped = line.strip()
             char, size = fence
-            if (
-                stripped
-                and stripped[0] == char
-                and set(stripped) == {char}
-                and len(stripped) >= size
-            ):
+            if len(stripped) >= size and stripped == char * len(stripped):
                 spans.append((fence_start, line_end))
                 fence = None
             pos = nxt
             continue
-        stripped = line.strip()
+        if html_comment:
+            html_comment = "-->" not in line
+            pos = nxt
+            continue
         if not stripped:
-            prev_blank = True
             in_para = False
             pos = nxt
             continue
-        indent = len(line) - len(line.lstrip(" \t"))
-        tabbed = line[:indent].replace("\t", "    ")
-        width = len(tabbed)
-        m = _FENCE_OPEN.match(line)
-        marker = m is not None and _LIST_ITEM.match(line) is not None
-        if (
-            m
-            and (width <= 3 or in_list or marker)
-            and not (m.group(2)[0] == "`" and "`" in m.group(3))
-        ):
-            if marker:
-                in_list = True
-            fence = (m.group(2)[0], len(m.group(2)))
+        width = _indent_width(line)
+        content = line.lstrip(" \t")
+        if items and width < items[-1]:
+            lazy = in_para and not _LIST_ITEM.match(line) and not _opens_block(content)
+            if not lazy:
+                while items and width < items[-1]:
+                    items.pop()
+        base = items[-1] if items else 0
+        if width - base >= 4 and not in_para:
+            spans.append((pos, line_end))
+            pos = nxt
+            continue
+        if _THEMATIC.match(content):  # "- - -" is a rule, not three list items
+            in_para = False
+            pos = nxt
+            continue
+        item = _ITEM_MARKER.match(line) if width - base < 4 else None
+        if item is not None:
+            # a list item; "- - x" opens two, each content column past the last
+            rest = line
+            col = 0
+            while item is not None:
+                col += _indent_width(rest) + len(item.group(2))
+                after = rest[item.end() :]
+                gap = item.end() - len(item.group(1)) - len(item.group(2))
+                col += gap if 1 <= gap <= 4 and after else 1
+                items.append(col)
+                rest = after
+                item = _ITEM_MARKER.match(rest) if rest else None
+            in_para = False
+            content = rest.lstrip(" \t")
+        m = _FENCE_OPEN_LINE.match(content)
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence = (m.group(1)[0], len(m.group(1)))
             fence_start = pos
             in_para = False
-            prev_blank = False
             pos = nxt
             continue
-        if width >= 4 and not in_para and not in_list:
-            spans.append((pos, line_end))
-            prev_blank = False
-            pos = nxt
-            continue
-        if _LIST_ITEM.match(line):
-            in_list = True
-            in_para = True
-        elif width == 0 and prev_blank:
-            in_list = False
-            in_para = True
+        if content.startswith("<!--") and "-->" not in content[4:]:
+            html_comment = True
+            in_para = False
+        elif _opens_block(content):
+            in_para = content.startswith(">")  # a quote holds a paragraph
         else:
             in_para = True
-        if width <= 3 and (_ATX.match(line) or _THEMATIC.match(line)):
-            in_para = False  # a heading or rule is no paragraph, and ends any list
-            in_list = False
-        prev_blank = False
         pos = nxt
     if fence is not None:  # an unclosed fence runs to the end of the document
         spans.append((fence_start, length))
