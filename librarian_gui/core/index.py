@@ -14,7 +14,7 @@ from pathlib import Path
 from . import cache as _cache
 from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
 from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
-from .reading import read_many, read_record
+from .reading import read_many
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, name_key
 from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
@@ -504,10 +504,6 @@ class VaultIndex:
 
     def note(self, rel: str) -> NoteRecord:
         return self.notes[rel]
-
-    def read_note_record(self, rel: str) -> NoteRecord | None:
-        """Parse one note afresh from disk without changing the index."""
-        return read_record(self.root, rel)[0]
 
     def warnings(self) -> list[ScanWarning]:
         """Every problem found, one per item, sorted by path."""

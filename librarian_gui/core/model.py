@@ -217,10 +217,6 @@ class NoteRecord:
         return name[:-3] if name.lower().endswith(".md") else name
 
     @property
-    def folder(self) -> str:
-        return self.path.rsplit("/", 1)[0] if "/" in self.path else ""
-
-    @property
     def links(self) -> tuple[Link, ...]:
         return self.parsed.links
 

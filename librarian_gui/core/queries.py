@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .index import VaultIndex
 from .model import Link
-from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, is_file_node
+from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
 from .vault import read_note
 
 
@@ -155,8 +155,3 @@ def degree(index: VaultIndex, node: str) -> tuple[int, int]:
     incoming = sum(1 for s in index.in_edges.get(node, {}) if s != node)
     outgoing_ = sum(1 for t in index.out_edges.get(node, {}) if t != node)
     return incoming, outgoing_
-
-
-def linked_notes(index: VaultIndex, node: str) -> set[str]:
-    """Notes linking to ``node`` (for concepts: the notes the concept is found in)."""
-    return {s for s in index.in_edges.get(node, {}) if is_file_node(s) and s != node}

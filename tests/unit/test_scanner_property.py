@@ -400,7 +400,7 @@ REGRESSIONS = [
         "> ~~~\n> [[x]]\n> ~~~",
         [],
         id="tilde-fence-in-quote",
-        marks=_scanner_bug("_FENCE_OPEN does not allow a '> ' container prefix"),
+        marks=_scanner_bug("the block pass does not look inside '> ' block quotes"),
     ),
     pytest.param(
         "[![a](x.png)](b.md)",
