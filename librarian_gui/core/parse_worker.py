@@ -10,9 +10,7 @@ import marshal
 import sys
 from pathlib import Path
 
-from .reading import read_chunk, read_frame, write_frame
-
-_CHUNK = 200
+from .reading import CHUNK, read_chunk, read_frame, write_frame
 
 
 def main() -> int:
@@ -20,8 +18,8 @@ def main() -> int:
     frame = read_frame(sys.stdin.buffer)
     rels: list[str] = marshal.loads(frame) if frame else []
     out = sys.stdout.buffer
-    for i in range(0, len(rels), _CHUNK):
-        write_frame(out, marshal.dumps(read_chunk(root, rels[i : i + _CHUNK])))
+    for i in range(0, len(rels), CHUNK):
+        write_frame(out, marshal.dumps(read_chunk(root, rels[i : i + CHUNK])))
     return 0
 
 

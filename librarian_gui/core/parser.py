@@ -46,21 +46,18 @@ _ATX_LINE = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
 _SETEXT_LINE = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n)")
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
-# Indented code starts only after a blank line (it cannot interrupt a paragraph), so a note
-# without an indented line after a blank line needs no block pass for it.
-_INDENTED_AFTER_BLANK = re.compile(r"\n[ \t]*\r?\n(?: {4}|\t)")
-# ... or right after an ATX heading, which is not a paragraph either.
-_INDENTED_AFTER_HEADING = re.compile(r"\n {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
-# ... or after a line that ends a block without being a paragraph: a rule, a setext
-# underline, or the last line of an HTML or %% comment (over-matching only costs time).
-_RULE_THEN_INDENTED = r" {0,3}(?:(?:[-*_][ \t]*){3,}|=+[ \t]*|-{2,}[ \t]*)\r?\n(?: {4}|\t)"
-_INDENTED_AFTER_RULE = re.compile("\n" + _RULE_THEN_INDENTED)
-_STARTS_RULE_THEN_INDENTED = re.compile(_RULE_THEN_INDENTED)
+# Indented code cannot interrupt a paragraph: it starts at the top of the body or after a
+# line that is no paragraph text (blank, an ATX heading, a rule or setext underline). A note
+# without such an indented line needs no block pass for it; over-matching only costs time.
+_NON_PARAGRAPH_THEN_INDENTED = (
+    r"(?:[ \t]*| {0,3}#{1,6}(?:[ \t][^\r\n]*)?"
+    r"| {0,3}(?:(?:[-*_][ \t]*){3,}|=+[ \t]*|-{2,}[ \t]*))\r?\n(?: {4}|\t)"
+)
+_INDENTED_AFTER_NON_PARAGRAPH = re.compile("\n" + _NON_PARAGRAPH_THEN_INDENTED)
+_BODY_OPENS_THEN_INDENTED = re.compile(_NON_PARAGRAPH_THEN_INDENTED)
 _INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
-_HEADING_THEN_INDENTED = re.compile(r" {0,3}#{1,6}(?:[ \t][^\n]*)?\n(?: {4}|\t)")
 _ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
-_LIST_ITEM = re.compile(r"^[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _INLINE_START = re.compile(r"`+|<!--|%%")
 _NON_NEWLINE = re.compile(r"[^\r\n]")
@@ -232,19 +229,11 @@ def _mask(text: str, body_start: int) -> str:
         "```" in masked
         or "~~~" in masked
         or masked.startswith(("    ", "\t"), body_start)
-        or _INDENTED_AFTER_BLANK.search(masked, body_start)
-        or _INDENTED_AFTER_RULE.search(masked, body_start)
-        or _STARTS_RULE_THEN_INDENTED.match(masked, body_start)
-        or (
+        or _BODY_OPENS_THEN_INDENTED.match(masked, body_start)
+        or _INDENTED_AFTER_NON_PARAGRAPH.search(masked, body_start)
+        or (  # the line after an HTML or %% comment is no paragraph text either
             ("-->" in masked or "%%" in masked)
             and _INDENTED_LINE.search(masked, body_start) is not None
-        )
-        or (
-            "#" in masked
-            and (
-                _INDENTED_AFTER_HEADING.search(masked, body_start)
-                or _HEADING_THEN_INDENTED.match(masked, body_start)
-            )
         )
     ):
         masked = _mask_code_blocks(masked, body_start)
@@ -312,7 +301,7 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         width = _indent_width(line)
         content = line.lstrip(" \t")
         if items and width < items[-1]:
-            lazy = in_para and not _LIST_ITEM.match(line) and not _opens_block(content)
+            lazy = in_para and not _ITEM_MARKER.match(line) and not _opens_block(content)
             if not lazy:
                 while items and width < items[-1]:
                     items.pop()
@@ -611,7 +600,7 @@ def _setext_heading(masked: str, start: int, underline: str) -> Heading | None:
     if not prev.strip() or len(prev) - len(prev.lstrip(" ")) >= 4:
         return None
     stripped = prev.lstrip()
-    if stripped.startswith(("#", ">", "|", "```", "~~~")) or _LIST_ITEM.match(prev):
+    if stripped.startswith(("#", ">", "|", "```", "~~~")) or _ITEM_MARKER.match(prev):
         return None
     if _THEMATIC.match(prev) or _SETEXT.fullmatch(prev):
         return None

@@ -52,10 +52,9 @@ def find_note(index: VaultIndex, name: str) -> str:
     text = name.strip().replace("\\", "/").lstrip("/")
     if text.startswith("./"):
         text = text[2:]
-    lower = text.lower()
-    for path in index.notes:
-        if path.lower() in (lower, lower + ".md"):
-            return path
+    exact = index.resolver.exact_path(text)
+    if exact is not None and exact in index.notes:
+        return exact
     candidates = index.resolver.candidates(text)
     if len(candidates) == 1:
         return candidates[0]

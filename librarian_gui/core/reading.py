@@ -21,7 +21,7 @@ from .vault import read_note
 
 # Below this many notes a process pool costs more (start-up, transfer) than it saves.
 POOL_THRESHOLD = 1500
-_CHUNK = 200
+CHUNK = 200  # notes per worker answer, and per progress report
 
 Row = tuple[object, ...]
 ReadOutcome = tuple[str, NoteRecord | None, ScanWarning | None]
@@ -163,7 +163,7 @@ def read_many(
     for rel in pending:
         record, warning = read_record(root, rel)
         done += 1
-        if progress is not None and (done % _CHUNK == 0 or done == len(rels)):
+        if progress is not None and (done % CHUNK == 0 or done == len(rels)):
             progress(done)
         yield rel, record, warning
 

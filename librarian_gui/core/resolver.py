@@ -107,7 +107,7 @@ class Resolver:
             return source
         lower = target.lower()
         base = lower[:-3] if lower.endswith(".md") else lower
-        node = self._by_path.get(base + ".md") or self._by_path.get(lower)
+        node = self.exact_path(target)
         if node is None:
             candidates = self.candidates(target)
             if len(candidates) > 1:  # the linking note's folder decides: not memoised
@@ -120,6 +120,12 @@ class Resolver:
                 node = CONCEPT_PREFIX + concept.id if concept else UNRESOLVED_PREFIX + base
         self._memo[written] = node
         return node
+
+    def exact_path(self, target: str) -> str | None:
+        """The file whose vault path is ``target`` (case-insensitive, ``.md`` optional)."""
+        lower = target.strip().lstrip("/").lower()
+        base = lower[:-3] if lower.endswith(".md") else lower
+        return self._by_path.get(base + ".md") or self._by_path.get(lower)
 
     def candidates(self, target: str) -> list[str]:
         """Every file a bare or path-qualified target could mean, before tie-breaking."""
