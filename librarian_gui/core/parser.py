@@ -59,7 +59,6 @@ _INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
 _ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
-_INLINE_START = re.compile(r"`+|<!--|%%")
 _NON_NEWLINE = re.compile(r"[^\r\n]")
 _PROPERTY_LINK = re.compile(r"([\"'])(!?\[\[([^\[\]\r\n]+)\]\])\1")
 _THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$")
@@ -89,8 +88,11 @@ def parse_note(text: str) -> ParsedNote:
 
     masked = _mask(text, body_start)
     body_links, wiki_spans = _body_links(text, masked, body_start)
-    links.extend(body_links)
-    links.sort(key=lambda link: link.start)
+    if links or (wiki_spans and len(body_links) > len(wiki_spans)):  # several sources
+        links.extend(body_links)
+        links.sort(key=lambda link: link.start)
+    else:  # wiki links only, found in order (or Markdown links only, also in order)
+        links = body_links
     return ParsedNote(
         links=tuple(links),
         headings=tuple(_headings(masked)),
@@ -225,19 +227,26 @@ def _blank(segment: str) -> str:
 def _mask(text: str, body_start: int) -> str:
     """A copy of ``text`` with front matter, code and comments replaced by spaces."""
     masked = _blank(text[:body_start]) + text[body_start:] if body_start else text
+    # Single characters first: most notes hold none of them, and looking for one character
+    # is much faster than for a string or a pattern.
+    tick = "`" in masked
+    comment = ("<" in masked and "<!--" in masked) or ("%" in masked and "%%" in masked)
     if (
-        "```" in masked
-        or "~~~" in masked
+        (tick and "```" in masked)
+        or ("~" in masked and "~~~" in masked)
         or masked.startswith(("    ", "\t"), body_start)
-        or _BODY_OPENS_THEN_INDENTED.match(masked, body_start)
-        or _INDENTED_AFTER_NON_PARAGRAPH.search(masked, body_start)
-        or (  # the line after an HTML or %% comment is no paragraph text either
-            ("-->" in masked or "%%" in masked)
-            and _INDENTED_LINE.search(masked, body_start) is not None
+        or (
+            ("\n    " in masked or "\n\t" in masked)  # any indented line at all
+            and (
+                _BODY_OPENS_THEN_INDENTED.match(masked, body_start) is not None
+                or _INDENTED_AFTER_NON_PARAGRAPH.search(masked, body_start) is not None
+                # the line after an HTML or %% comment is no paragraph text either
+                or (comment and _INDENTED_LINE.search(masked, body_start) is not None)
+            )
         )
     ):
         masked = _mask_code_blocks(masked, body_start)
-    if "`" in masked or "<!--" in masked or "%%" in masked:
+    if tick or comment:
         masked = _mask_inline(masked)
     return masked
 
@@ -298,7 +307,16 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             in_para = False
             pos = nxt
             continue
-        width = _indent_width(line)
+        if line[0].isalpha():
+            # Paragraph text, by far the most common line: no indentation, marker, fence,
+            # rule or heading. It lazily continues an open item's paragraph, or, after a
+            # blank line, ends the open items (its width 0 is left of every content column).
+            if items and not in_para:
+                items.clear()
+            in_para = True
+            pos = nxt
+            continue
+        width = _indent_width(line) if line[0] in " \t" else 0
         content = line.lstrip(" \t")
         if items and width < items[-1]:
             lazy = in_para and not _ITEM_MARKER.match(line) and not _opens_block(content)
@@ -353,32 +371,44 @@ def _mask_inline(text: str) -> str:
     """Blank inline code spans, HTML comments and ``%% comments %%``, left to right,
     so whichever opens first wins (a ``%%`` inside backticks is code, and vice versa)."""
     spans: list[tuple[int, int]] = []
+    find = text.find
+    # The next occurrence of each opener, found with str.find (several times faster than
+    # one regex alternation) and looked for again only once the scan has passed it.
+    tick, comment, percent = find("`"), find("<!--"), find("%%")
     pos = 0
     while True:
-        m = _INLINE_START.search(text, pos)
-        if m is None:
+        if 0 <= tick < pos:
+            tick = find("`", pos)
+        if 0 <= comment < pos:
+            comment = find("<!--", pos)
+        if 0 <= percent < pos:
+            percent = find("%%", pos)
+        found = [at for at in (tick, comment, percent) if at >= 0]
+        if not found:
             break
-        token = m.group(0)
-        start = m.start()
-        if token.startswith("`"):
+        start = min(found)
+        if start == tick:
+            run_end = start + 1
+            while run_end < len(text) and text[run_end] == "`":
+                run_end += 1
             if _escaped(text, start):
                 pos = start + 1
                 continue
-            close = _find_code_close(text, m.end(), len(token))
+            close = _find_code_close(text, run_end, run_end - start)
             if close < 0:
-                pos = m.end()
+                pos = run_end
                 continue
             spans.append((start, close))
             pos = close
-        elif token == "<!--":
-            close = text.find("-->", m.end())
+        elif start == comment:
+            close = find("-->", start + 4)
             if close < 0:
-                pos = m.end()
+                pos = start + 4
                 continue
             spans.append((start, close + 3))
             pos = close + 3
         else:  # %%
-            close = text.find("%%", m.end())
+            close = find("%%", start + 2)
             end = len(text) if close < 0 else close + 2
             spans.append((start, end))
             pos = end
@@ -455,24 +485,34 @@ def _body_links(
         append = out.append
         count = masked.count
         rfind = masked.rfind
+        line_start = rfind("\n", 0, body_start) + 1
         for m in _WIKI.finditer(masked, body_start):
+            bracket, end = m.span()
+            start = bracket
+            embed = False
+            if bracket and masked[bracket - 1] in "\\!":  # rare: look closer
+                if masked[bracket - 1] == "\\":
+                    if _escaped(masked, bracket):
+                        continue
+                elif not _escaped(masked, bracket - 1):
+                    embed = True
+                    start = bracket - 1
             inner = m.group(1)
-            bracket = m.start()
-            before = masked[bracket - 1] if bracket else ""
-            if before == "\\" and _escaped(masked, bracket):
-                continue
-            if not inner or inner.isspace():
-                continue
-            embed = before == "!" and not _escaped(masked, bracket - 1)
-            start = bracket - 1 if embed else bracket
-            wiki_spans.append((start, m.end()))
-            line += count("\n", line_pos, start)
-            line_pos = start
-            column = start - rfind("\n", 0, start) - 1
             if "|" in inner or "#" in inner:
                 target, fragment, label = _split_wiki(inner)
             else:
-                target, fragment, label = inner.strip(), None, None
+                target = inner.strip()
+                if not target:
+                    continue
+                fragment = label = None
+            wiki_spans.append((start, end))
+            # Lines are counted between consecutive links only: scanning back to the
+            # start of the line for each link costs O(line length) per link.
+            newline = rfind("\n", line_pos, start)
+            if newline >= 0:
+                line += count("\n", line_pos, newline + 1)
+                line_start = newline + 1
+            line_pos = start
             append(
                 _new_tuple(
                     Link,
@@ -482,9 +522,9 @@ def _body_links(
                         fragment,
                         label,
                         line,
-                        column,
+                        start - line_start,
                         start,
-                        m.end(),
+                        end,
                         embed,
                     ),
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from urllib.parse import unquote
 
@@ -342,7 +343,11 @@ def note(draw: st.DrawFn) -> str:
     return text.replace("\n", "\r\n") if draw(st.integers(0, 3)) == 0 else text
 
 
-@settings(deadline=None, max_examples=300, derandomize=True)
+@settings(
+    deadline=None,
+    max_examples=int(os.environ.get("SCANNER_EXAMPLES", "300")),
+    derandomize=os.environ.get("SCANNER_SEED") is None,
+)
 @given(note())
 def test_scanner_agrees_with_token_walk(text: str) -> None:
     assert links_by_scanner(text) == links_by_tokens(text)
