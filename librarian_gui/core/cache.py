@@ -5,10 +5,14 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
+import struct
 import tempfile
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, BinaryIO
 
 import platformdirs
 
@@ -16,11 +20,12 @@ from .model import FileStamp, NoteRecord
 from .reading import record_from_row, record_row
 
 # Bump when a cached record's shape or meaning changes; an older cache is then rebuilt.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime (TRAPS): files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
 _MAGIC = b"LIBRARIAN-INDEX\n"
+FRAME_ROWS = 2000  # rows per marshal frame: each dumps or loads in ~20 ms
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,38 +50,58 @@ def cache_file(root: Path) -> Path:
     return cache_dir() / "index" / f"{key[:24]}.bin"
 
 
+_pending: dict[Path, threading.Thread] = {}  # cache file → the thread still writing it
+_pending_lock = threading.Lock()
+
+
+def wait_for_save(root: Path) -> None:
+    """Return once no save of this vault's cache is under way in this process."""
+    with _pending_lock:
+        thread = _pending.get(cache_file(root))
+    if thread is not None:
+        thread.join()
+
+
 def load(root: Path) -> CachedIndex | None:
     """The cached index of this vault, or None when there is no usable cache (missing,
     corrupt, another version or another vault): the caller then parses everything."""
+    wait_for_save(root)
     path = cache_file(root)
     try:
         with path.open("rb") as fh:
-            if fh.read(len(_MAGIC)) != _MAGIC:
-                return None
-            payload = marshal.loads(fh.read())  # load(fh) reads in tiny chunks: 7x slower
+            data = fh.read()  # marshal.load(fh) reads in tiny chunks: 7x slower
+        if not data.startswith(_MAGIC):
+            return None
+        frames = _frames(memoryview(data)[len(_MAGIC) :])
+        header = marshal.loads(next(frames))
         if (
-            not isinstance(payload, dict)
-            or payload.get("version") != CACHE_VERSION
-            or payload.get("root") != str(root.resolve())
+            not isinstance(header, dict)
+            or header.get("version") != CACHE_VERSION
+            or header.get("root") != str(root.resolve())
         ):
             return None
         notes = {}
         targets = {}
         out_edges = {}
-        for row in payload["notes"]:
-            record = record_from_row(row[:-2])
-            notes[record.path] = record
-            targets[record.path] = row[-2]
-            out_edges[record.path] = row[-1]
-            if len(row[-2]) != len(record.link_kinds):
-                return None
-        attachments = {p: FileStamp(*s) for p, s in payload["attachments"].items()}
-        in_edges = payload["in_edges"]
+        for _ in range(header["note_frames"]):
+            for row in marshal.loads(next(frames)):
+                record = record_from_row(row[:-2])
+                notes[record.path] = record
+                targets[record.path] = row[-2]
+                out_edges[record.path] = row[-1]
+                if len(row[-2]) != len(record.link_kinds):
+                    return None
+        attachments = {p: FileStamp(*s) for p, s in marshal.loads(next(frames))}
+        in_edges: dict[str, dict[str, int]] = {}
+        for _ in range(header["edge_frames"]):
+            in_edges.update(marshal.loads(next(frames)))
+        if next(frames, None) is not None:
+            return None
         if sum(map(len, in_edges.values())) != sum(map(len, out_edges.values())):
             return None
         return CachedIndex(
-            int(payload["saved_at_ns"]),
-            str(payload["fingerprint"]),
+            int(header["saved_at_ns"]),
+            str(header["fingerprint"]),
             notes,
             attachments,
             targets,
@@ -89,6 +114,17 @@ def load(root: Path) -> CachedIndex | None:
         return None
 
 
+def _frames(data: memoryview) -> Iterator[memoryview]:
+    pos = 0
+    while pos < len(data):
+        (size,) = struct.unpack_from("<Q", data, pos)
+        pos += 8
+        if pos + size > len(data):
+            raise ValueError("truncated cache frame")
+        yield data[pos : pos + size]
+        pos += size
+
+
 def save(
     root: Path,
     fingerprint: str,
@@ -97,31 +133,81 @@ def save(
     targets: dict[str, tuple[str, ...]],
     out_edges: dict[str, dict[str, int]],
     in_edges: dict[str, dict[str, int]],
-) -> None:
+    *,
+    background: bool = False,
+) -> threading.Thread | None:
     """Write the cache atomically; the GUI, the command line and the MCP server may save at
-    the same time, and the last complete file wins. Failure to save is not an error."""
+    the same time, and the last complete file wins. Failure to save is not an error.
+
+    With ``background``, a thread writes it and is returned: the caller must not change the
+    maps it passed until the thread ends. The file is written in frames of a few thousand
+    rows, so the thread never holds the interpreter lock for long (TRAPS: a GUI thread
+    waiting 200 ms for one big ``marshal.dumps`` would freeze the window)."""
     path = cache_file(root)
-    payload = {
-        "version": CACHE_VERSION,
-        "root": str(root.resolve()),
-        "saved_at_ns": time.time_ns(),
-        "fingerprint": fingerprint,
-        "notes": [
-            (*record_row(record), targets[rel], out_edges[rel]) for rel, record in notes.items()
-        ],
-        "attachments": {p: tuple(s) for p, s in attachments.items()},
-        "in_edges": in_edges,
-    }
+    if not background:
+        _write(path, root, fingerprint, notes, attachments, targets, out_edges, in_edges)
+        return None
+    wait_for_save(root)
+    thread = threading.Thread(
+        target=_write,
+        args=(path, root, fingerprint, notes, attachments, targets, out_edges, in_edges),
+        name="librarian-cache-save",
+    )
+    with _pending_lock:
+        _pending[path] = thread
+    thread.start()
+    return thread
+
+
+def _write(
+    path: Path,
+    root: Path,
+    fingerprint: str,
+    notes: dict[str, NoteRecord],
+    attachments: dict[str, FileStamp],
+    targets: dict[str, tuple[str, ...]],
+    out_edges: dict[str, dict[str, int]],
+    in_edges: dict[str, dict[str, int]],
+) -> None:
     try:
+        records = list(notes.items())
+        edges = list(in_edges.items())
+        header = {
+            "version": CACHE_VERSION,
+            "root": str(root.resolve()),
+            "saved_at_ns": time.time_ns(),
+            "fingerprint": fingerprint,
+            "note_frames": -(-len(records) // FRAME_ROWS),
+            "edge_frames": -(-len(edges) // FRAME_ROWS),
+        }
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
                 fh.write(_MAGIC)
-                fh.write(marshal.dumps(payload))
+                _write_frame(fh, header)
+                for i in range(0, len(records), FRAME_ROWS):
+                    rows = [
+                        (*record_row(record), targets[rel], out_edges[rel])
+                        for rel, record in records[i : i + FRAME_ROWS]
+                    ]
+                    _write_frame(fh, rows)
+                _write_frame(fh, [(p, tuple(s)) for p, s in attachments.items()])
+                for i in range(0, len(edges), FRAME_ROWS):
+                    _write_frame(fh, dict(edges[i : i + FRAME_ROWS]))
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
     except OSError:
         return
+    finally:
+        with _pending_lock:
+            if _pending.get(path) is threading.current_thread():
+                del _pending[path]
+
+
+def _write_frame(fh: BinaryIO, value: Any) -> None:
+    data = marshal.dumps(value)
+    fh.write(struct.pack("<Q", len(data)))
+    fh.write(data)

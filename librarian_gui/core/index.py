@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ from pathlib import Path
 from . import cache as _cache
 from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
 from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
-from .reading import read_many
+from .reading import POOL_THRESHOLD, ParsePool, read_many
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, name_key
 from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
@@ -94,6 +95,7 @@ class VaultIndex:
         self._dependents: dict[str, set[str]] | None = None
         self.last_parsed = 0  # notes parsed by the last scan or update (not from cache)
         self._stale_cache = False
+        self._saving: threading.Thread | None = None  # writes the cache of the last scan
 
     # ------------------------------------------------------------ building
 
@@ -129,19 +131,29 @@ class VaultIndex:
         """Read the whole vault again, reusing cached work for unchanged files."""
         if not self.root.is_dir():
             raise FileNotFoundError(f"{self.root}: no such folder")
+        self.wait_saved()
         with gc_paused():
-            walk = walk_vault(self.root, self.rules)
-            self.scan_warnings = {w.path: w for w in walk.warnings}
             cached = _cache.load(self.root) if self.use_cache else None
             fingerprint = self.fingerprint()
-            if cached is not None and cached.fingerprint == fingerprint:
+            warm = cached is not None and cached.fingerprint == fingerprint
+            pools: list[ParsePool] = []
+            # A cold start of a large vault parses on workers: start them while walking.
+            on_many = None
+            if not warm and ParsePool.useful():
+                on_many = (POOL_THRESHOLD, lambda: pools.append(ParsePool(self.root)))
+            walk = walk_vault(self.root, self.rules, on_many=on_many)
+            self.scan_warnings = {w.path: w for w in walk.warnings}
+            if cached is not None and warm:
                 self._warm_start(cached, walk.notes, walk.attachments)
             else:
-                self._cold_start(cached, walk.notes, walk.attachments, progress)
+                pool = pools[0] if pools else None
+                self._cold_start(cached, walk.notes, walk.attachments, progress, pool)
             if progress is not None:
                 progress(len(walk.notes), len(walk.notes))
             if self.use_cache and (self.last_parsed or cached is None or self._stale_cache):
-                _cache.save(
+                # The index is complete now; writing its cache (~0.3 s at 10,000 notes) need
+                # not delay its first use. Whatever changes these maps waits (wait_saved).
+                self._saving = _cache.save(
                     self.root,
                     fingerprint,
                     self.notes,
@@ -149,7 +161,14 @@ class VaultIndex:
                     self.targets,
                     self.out_edges,
                     self.in_edges,
+                    background=True,
                 )
+
+    def wait_saved(self) -> None:
+        """Wait until the cache of the last scan is written (the process waits at exit too)."""
+        saving, self._saving = self._saving, None
+        if saving is not None:
+            saving.join()
 
     def _cold_start(
         self,
@@ -157,6 +176,7 @@ class VaultIndex:
         notes_now: dict[str, FileStamp],
         attachments_now: dict[str, FileStamp],
         progress: ProgressCallback | None,
+        pool: ParsePool | None = None,
     ) -> None:
         """Build everything: reuse cached parses of unchanged files, parse the rest, and
         resolve every link."""
@@ -185,7 +205,7 @@ class VaultIndex:
         for rel in list(self.notes):
             self._link_source(rel, memo)
         vanished = False
-        for rel, record, warning in read_many(self.root, to_read, tick):
+        for rel, record, warning in read_many(self.root, to_read, tick, pool):
             if record is not None:
                 self.notes[rel] = record
                 self._link_source(rel, memo)
@@ -254,13 +274,49 @@ class VaultIndex:
         ``memo`` caches relative Markdown paths per folder during a full rebuild."""
         record = self.notes[rel]
         resolver = self.resolver
+        kinds = record.link_kinds
+        targets = record.link_targets
+        nodes: tuple[str, ...]
+        if "m" not in kinds:  # the common case: names only, most already memoised
+            memoised = tuple(map(resolver.memo.get, targets))
+            if None in memoised:
+                resolve_name = resolver.resolve_name
+                memoised = tuple(
+                    [n or resolve_name(t, rel) for n, t in zip(memoised, targets, strict=True)]
+                )
+            nodes = memoised  # type: ignore[assignment]  # no None left
+        else:
+            nodes = tuple(self._resolve_mixed(rel, kinds, targets, memo))
+        self.targets[rel] = nodes
+        out: dict[str, int] = {}
+        for node in nodes:
+            out[node] = out.get(node, 0) + 1
+        self.out_edges[rel] = out
+        in_edges = self.in_edges
+        for node, count in out.items():
+            sources = in_edges.get(node)
+            if sources is None:
+                in_edges[node] = {rel: count}
+            else:
+                sources[rel] = count
+        if self._dependents is not None:
+            self._add_dependents(rel)
+
+    def _resolve_mixed(
+        self,
+        rel: str,
+        kinds: str,
+        targets: tuple[str, ...],
+        memo: dict[str, dict[str, str]] | None,
+    ) -> list[str]:
+        """Resolve a note's links when some are Markdown links (paths relative to it)."""
+        resolver = self.resolver
         names = resolver.memo
-        resolve_name = resolver.resolve_name
         found = []
         known: dict[str, str] | None = None
-        for kind, target in zip(record.link_kinds, record.link_targets, strict=True):
+        for kind, target in zip(kinds, targets, strict=True):
             if kind != "m":
-                node = names.get(target) or resolve_name(target, rel)
+                node = names.get(target) or resolver.resolve_name(target, rel)
             elif memo is None:
                 node = resolver.resolve_target(True, target, rel)
             else:
@@ -273,19 +329,7 @@ class VaultIndex:
                     target, resolver.resolve_target(True, target, rel)
                 )
             found.append(node)
-        nodes = tuple(found)
-        self.targets[rel] = nodes
-        out = dict(Counter(nodes))
-        self.out_edges[rel] = out
-        in_edges = self.in_edges
-        for node, count in out.items():
-            sources = in_edges.get(node)
-            if sources is None:
-                in_edges[node] = {rel: count}
-            else:
-                sources[rel] = count
-        if self._dependents is not None:
-            self._add_dependents(rel)
+        return found
 
     def _add_dependents(self, rel: str) -> None:
         dependents = self._dependents
@@ -328,6 +372,7 @@ class VaultIndex:
         changed, moved or deleted) and bring the graph up to date. Only those notes are
         parsed again; links elsewhere are re-resolved only where a file of their target's
         name came or went."""
+        self.wait_saved()  # the cache thread may still be reading these maps
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:
             return self._full_rescan_delta()

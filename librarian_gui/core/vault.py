@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat as _stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -71,12 +71,20 @@ def stamp_of(st: os.stat_result) -> FileStamp:
     return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
 
 
-def walk_vault(root: Path, rules: IgnoreRules, start: str = "") -> WalkResult:
+def walk_vault(
+    root: Path,
+    rules: IgnoreRules,
+    start: str = "",
+    *,
+    on_many: tuple[int, Callable[[], object]] | None = None,
+) -> WalkResult:
     """List notes and attachments under ``root`` (or its sub-folder ``start``).
 
     Symlinked folders are followed once; a folder reached again through a link (a loop, or
-    two links to one place) is reported and skipped.
+    two links to one place) is reported and skipped. ``on_many`` = (n, call): ``call()``
+    runs once, as soon as n notes are found (to start parse workers early).
     """
+    many_at, on_many_call = on_many if on_many is not None else (-1, None)
     result = WalkResult()
     result.warnings.extend(rules.warnings if not start else ())
     top = root / start if start else root
@@ -142,6 +150,8 @@ def walk_vault(root: Path, rules: IgnoreRules, start: str = "") -> WalkResult:
                 continue
             if is_note_name(name):
                 result.notes[rel] = stamp_of(st)
+                if len(result.notes) == many_at and on_many_call is not None:
+                    on_many_call()
             else:
                 result.attachments[rel] = stamp_of(st)
     return result

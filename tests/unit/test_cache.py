@@ -57,11 +57,12 @@ def test_rewrite_within_the_timestamp_tick_of_the_save_is_reparsed(vault: Path) 
 
 def test_corrupt_or_foreign_cache_is_rebuilt(vault: Path) -> None:
     make_vault(vault, 5)
-    VaultIndex.scan(vault)
+    VaultIndex.scan(vault).wait_saved()  # the cache is written on a thread
     path = cache.cache_file(vault)
     for junk in (b"", b"garbage", cache._MAGIC + b"\x00\x01broken", cache._MAGIC + b"\xff" * 50):
         path.write_bytes(junk)
         index = VaultIndex.scan(vault)
+        index.wait_saved()
         assert index.last_parsed == 5
         assert index.stats()["edges"] == 5
     # a cache written for another version is ignored too
@@ -74,7 +75,7 @@ def test_corrupt_or_foreign_cache_is_rebuilt(vault: Path) -> None:
 def test_cache_lives_outside_the_vault_and_vault_is_untouched(vault: Path) -> None:
     make_vault(vault, 3)
     before = sorted(p.name for p in vault.rglob("*"))
-    VaultIndex.scan(vault)
+    VaultIndex.scan(vault).wait_saved()
     assert sorted(p.name for p in vault.rglob("*")) == before
     assert cache.cache_file(vault).is_file()
     assert vault.resolve() not in cache.cache_file(vault).parents
@@ -97,3 +98,24 @@ def test_warm_scan_sees_deleted_and_added_files(vault: Path) -> None:
     assert sorted(index.notes) == ["extra.md", "n000.md", "n002.md", "n003.md"]
     assert index.last_parsed == 1
     assert index.targets["extra.md"] == ("//unresolved/n001",)
+
+
+def test_truncated_cache_is_rebuilt(vault: Path) -> None:
+    make_vault(vault, 5)
+    VaultIndex.scan(vault).wait_saved()
+    path = cache.cache_file(vault)
+    whole = path.read_bytes()
+    for size in (len(cache._MAGIC) + 4, len(whole) // 2, len(whole) - 1):
+        path.write_bytes(whole[:size])
+        index = VaultIndex.scan(vault)
+        index.wait_saved()
+        assert index.last_parsed == 5
+        assert path.read_bytes() != whole[:size]  # written again, whole
+
+
+def test_scan_right_after_a_scan_waits_for_its_cache(vault: Path) -> None:
+    make_vault(vault, 5)
+    VaultIndex.scan(vault)  # its cache is still being written on a thread here
+    second = VaultIndex.scan(vault)
+    assert second.last_parsed == 0
+    assert second.stats()["edges"] == 5
