@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from librarian_gui.core.index import VaultIndex
+
 # CI shares the machine's ~/.cache and ~/.config (TRAPS): every test run gets its own.
 _XDG = Path(tempfile.mkdtemp(prefix="librarian-tests-xdg-"))
 for _name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
@@ -54,3 +56,19 @@ def write(root: Path, rel: str, text: str | bytes, *, age: float | None = None) 
         t = time.time() - age
         os.utime(path, (t, t))
     return path
+
+
+def snapshot(index: VaultIndex) -> tuple[object, ...]:
+    """Everything an index knows, as plain values to compare."""
+    return (
+        {p: (r.stamp, r.parsed, r.date, r.date_source) for p, r in index.notes.items()},
+        dict(index.attachments),
+        {s: dict(o) for s, o in index.out_edges.items()},
+        {t: dict(i) for t, i in index.in_edges.items() if i},
+        dict(index.targets),
+    )
+
+
+def assert_same_as_fresh_scan(index: VaultIndex) -> None:
+    fresh = VaultIndex.scan(index.root, use_cache=False, excluded=index.excluded)
+    assert snapshot(index) == snapshot(fresh)

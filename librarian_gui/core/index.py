@@ -35,6 +35,8 @@ class IndexDelta:
     edges_added: tuple[tuple[str, str], ...] = ()
     edges_removed: tuple[tuple[str, str], ...] = ()
     parsed: int = 0
+    # (old path, new path) of notes that were moved: also listed as removed and added
+    notes_renamed: tuple[tuple[str, str], ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -67,7 +69,9 @@ class VaultIndex:
     """The parsed notes of one vault and the graph of their links.
 
     Built by ``scan``; kept current by ``update(paths)``, which re-reads only the given paths
-    and returns an ``IndexDelta``. Not thread-safe: one owner (the linker thread) mutates it.
+    and returns an ``IndexDelta``. One owner (the linker thread) mutates it; it holds ``lock``
+    while it changes the maps (not while it reads files), so another thread that holds
+    ``lock`` while it reads sees a consistent index.
     """
 
     def __init__(
@@ -96,6 +100,7 @@ class VaultIndex:
         self.last_parsed = 0  # notes parsed by the last scan or update (not from cache)
         self._stale_cache = False
         self._saving: threading.Thread | None = None  # writes the cache of the last scan
+        self.lock = threading.RLock()
 
     # ------------------------------------------------------------ building
 
@@ -375,7 +380,8 @@ class VaultIndex:
         self.wait_saved()  # the cache thread may still be reading these maps
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:
-            return self._full_rescan_delta()
+            with self.lock:
+                return self._full_rescan_delta()
         with gc_paused():
             return self._update(rels, force=False, known=None)
 
@@ -427,6 +433,35 @@ class VaultIndex:
             new_records[rel] = record
             (changed if old is not None else added).append(rel)
 
+        with self.lock:
+            return self._apply_update(
+                added,
+                removed,
+                changed,
+                att_added,
+                att_removed,
+                new_records,
+                attachments_now,
+                dictionary_changed,
+                len(to_read),
+            )
+
+    def _apply_update(
+        self,
+        added: list[str],
+        removed: list[str],
+        changed: list[str],
+        att_added: list[str],
+        att_removed: list[str],
+        new_records: dict[str, NoteRecord],
+        attachments_now: dict[str, FileStamp],
+        dictionary_changed: bool,
+        parsed: int,
+    ) -> IndexDelta:
+        """The part of an update that changes the maps (under ``lock``)."""
+        renamed = _renames(
+            {rel: self.notes[rel] for rel in removed}, {rel: new_records[rel] for rel in added}
+        )
         dependents = self._ensure_dependents()
         affected: set[str] = set(removed) | set(new_records)
         for key in {name_key(p) for p in (*added, *removed, *att_added, *att_removed)}:
@@ -465,7 +500,8 @@ class VaultIndex:
             tuple(sorted(att_removed)),
             tuple(edges_added),
             tuple(edges_removed),
-            len(to_read),
+            parsed,
+            renamed,
         )
 
     def _look_at(
@@ -599,3 +635,28 @@ class VaultIndex:
             if not any(t != rel for t in self.out_edges.get(rel, {}))
             and not any(s != rel and is_file_node(s) for s in self.in_edges.get(rel, {}))
         )
+
+
+def _renames(
+    gone: dict[str, NoteRecord], new: dict[str, NoteRecord]
+) -> tuple[tuple[str, str], ...]:
+    """Pair notes that disappeared with notes that appeared in the same update: the same
+    file (inode) of the same size, or, for a rename that wrote a new file (git, sync
+    tools), the same size and the same parse (same links, headings, tags, in order)."""
+    if not gone or not new:
+        return ()
+    by_inode = {(r.stamp.inode, r.stamp.size): rel for rel, r in new.items()}
+    by_size: dict[int, list[str]] = {}
+    for rel in sorted(new):
+        by_size.setdefault(new[rel].stamp.size, []).append(rel)
+    pairs: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for old_rel, old in sorted(gone.items()):
+        match = by_inode.get((old.stamp.inode, old.stamp.size))
+        if match is None or match in taken:
+            same_size = by_size.get(old.stamp.size, ())
+            match = next((r for r in same_size if r not in taken and new[r].blob == old.blob), None)
+        if match is not None:
+            taken.add(match)
+            pairs.append((old_rel, match))
+    return tuple(pairs)

@@ -18,22 +18,7 @@ from librarian_gui.core.queries import (
     neighbours,
     unresolved,
 )
-from tests.conftest import write
-
-
-def snapshot(index: VaultIndex) -> tuple[object, ...]:
-    return (
-        {p: (r.stamp, r.parsed, r.date, r.date_source) for p, r in index.notes.items()},
-        dict(index.attachments),
-        {s: dict(o) for s, o in index.out_edges.items()},
-        {t: dict(i) for t, i in index.in_edges.items() if i},
-        dict(index.targets),
-    )
-
-
-def assert_same_as_fresh_scan(index: VaultIndex) -> None:
-    fresh = VaultIndex.scan(index.root, use_cache=False, excluded=index.excluded)
-    assert snapshot(index) == snapshot(fresh)
+from tests.conftest import assert_same_as_fresh_scan, snapshot, write
 
 
 def targets_of(index: VaultIndex, rel: str) -> list[str]:
@@ -242,6 +227,7 @@ def test_move_to_another_folder_keeps_backlinks(small: VaultIndex) -> None:
     os.rename(root / "B.md", root / "archive" / "B.md")
     delta = small.update(["B.md", "archive/B.md"])
     assert delta.notes_added == ("archive/B.md",) and delta.notes_removed == ("B.md",)
+    assert delta.notes_renamed == (("B.md", "archive/B.md"),)
     assert sorted(small.in_edges["archive/B.md"]) == ["A.md", "sub/C.md"]
     assert "//unresolved/b" not in small.in_edges
     assert_same_as_fresh_scan(small)
@@ -337,3 +323,22 @@ def test_workers_that_cannot_start_fall_back_to_reading_here(
     monkeypatch.setattr(reading, "POOL_THRESHOLD", 10)
     monkeypatch.setattr(reading.sys, "executable", str(vault / "no-such-python"))
     assert snapshot(VaultIndex.scan(vault, use_cache=False)) == expected
+
+
+def test_rename_by_copy_and_delete_is_recognised_by_content(small: VaultIndex) -> None:
+    root = small.root
+    data = (root / "B.md").read_bytes()
+    (root / "Bee.md").write_bytes(data)  # a new file (new inode), as git or a sync tool does
+    (root / "B.md").unlink()
+    write(small.root, "other.md", "unrelated text that is not B")
+    delta = small.update(["B.md", "Bee.md", "other.md"])
+    assert delta.notes_renamed == (("B.md", "Bee.md"),)
+    assert delta.notes_added == ("Bee.md", "other.md")
+
+
+def test_delete_and_unrelated_create_is_no_rename(small: VaultIndex) -> None:
+    (small.root / "B.md").unlink()
+    write(small.root, "new.md", "something else entirely, with [[A]]")
+    delta = small.update(["B.md", "new.md"])
+    assert delta.notes_renamed == ()
+    assert delta.notes_removed == ("B.md",) and delta.notes_added == ("new.md",)

@@ -1,0 +1,121 @@
+"""The linker: owns the vault index on a worker thread; scans it and applies file batches."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from ..core.index import IndexDelta, VaultIndex
+from .watcher import FileBatch
+
+
+@dataclass(frozen=True, slots=True)
+class ScanRequest:
+    root: Path
+    excluded: tuple[str, ...] = ()
+    use_cache: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """What one batch changed, with the moves the watcher saw (watchdog's moved events) and
+    those the index recognised by content."""
+
+    delta: IndexDelta
+    renamed: tuple[tuple[str, str], ...]
+    events: int
+    seconds: float
+
+
+class Linker(QObject):
+    """Builds and updates the index. Lives on its own QThread (``LinkerThread``) or, in
+    tests, in the calling thread (call the slots directly).
+
+    Signals:
+        scan_progressed(int, int): notes done, notes total.
+        scan_finished(VaultIndex): the index is built; readers hold ``index.lock``.
+        scan_failed(str): the vault could not be read at all.
+        updated(Update): a batch was applied.
+    """
+
+    scan_progressed = Signal(int, int)
+    scan_finished = Signal(object)
+    scan_failed = Signal(str)
+    updated = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.index: VaultIndex | None = None
+        self._early: list[FileBatch] = []  # batches that came before the scan finished
+
+    @Slot(object)
+    def scan(self, request: ScanRequest) -> None:
+        try:
+            index = VaultIndex(request.root, excluded=request.excluded, use_cache=request.use_cache)
+            index.rescan(progress=self.scan_progressed.emit)
+        except OSError as exc:
+            self.scan_failed.emit(f"{request.root}: {exc.strerror or exc}")
+            return
+        self.index = index
+        self.scan_finished.emit(index)
+        early, self._early = self._early, []
+        if early:
+            self.apply_batch(_merge(early))
+
+    @Slot(object)
+    def apply_batch(self, batch: FileBatch) -> None:
+        import time
+
+        if self.index is None:
+            self._early.append(batch)
+            return
+        started = time.perf_counter()
+        delta = self.index.update(batch.paths)
+        known = set(delta.notes_renamed)
+        renamed = delta.notes_renamed + tuple(
+            (src, dest)
+            for src, dest in batch.moves
+            if (src, dest) not in known and src in delta.notes_removed and dest in delta.notes_added
+        )
+        seconds = time.perf_counter() - started
+        if not delta.empty:
+            self.updated.emit(Update(delta, renamed, batch.events, seconds))
+
+
+def _merge(batches: Iterable[FileBatch]) -> FileBatch:
+    paths: dict[str, None] = {}
+    moves: list[tuple[str, str]] = []
+    events = 0
+    for batch in batches:
+        paths.update(dict.fromkeys(batch.paths))
+        moves.extend(batch.moves)
+        events += batch.events
+    return FileBatch(tuple(paths), tuple(moves), events)
+
+
+class LinkerThread(QObject):
+    """A Linker on a QThread, driven by queued signals.
+
+    Signals:
+        scan_requested(ScanRequest), batch_arrived(FileBatch): internal, to the worker.
+    """
+
+    scan_requested = Signal(object)
+    batch_arrived = Signal(object)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.thread = QThread()
+        self.thread.setObjectName("librarian-linker")
+        self.linker = Linker()
+        self.linker.moveToThread(self.thread)
+        self.scan_requested.connect(self.linker.scan)
+        self.batch_arrived.connect(self.linker.apply_batch)
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.thread.quit()
+        self.thread.wait()

@@ -1,0 +1,147 @@
+"""The bridge from watchdog's thread to Qt: file events, filtered, debounced into batches."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from ..core.vault import IGNORE_FILE, is_temp_name
+
+# TRAPS: watchdog ≥ 2.3 also reports opens and closes; only these change the vault.
+_CHANGES = frozenset({"created", "modified", "moved", "deleted"})
+
+
+@dataclass(frozen=True, slots=True)
+class FileBatch:
+    """Vault-relative paths that changed (files or folders), and the moves among them."""
+
+    paths: tuple[str, ...]
+    moves: tuple[tuple[str, str], ...] = ()
+    events: int = 0  # raw events coalesced into this batch
+
+
+def relevant(rel: str) -> bool:
+    """Whether a change at this vault path can matter to the index."""
+    if rel == IGNORE_FILE:
+        return True
+    parts = rel.split("/")
+    return not any(part.startswith(".") for part in parts) and not is_temp_name(parts[-1])
+
+
+class _Handler(FileSystemEventHandler):
+    """Runs in watchdog's thread: turns events into vault paths and hands them over."""
+
+    def __init__(self, watcher: VaultWatcher) -> None:
+        self._watcher = watcher
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in _CHANGES:
+            return
+        if event.is_directory and event.event_type == "modified":
+            return  # a folder's mtime moves with every child event, reported separately
+        src = self._watcher.relative(event.src_path)
+        dest = self._watcher.relative(event.dest_path) if event.event_type == "moved" else None
+        self._watcher.take(src, dest)
+
+
+class VaultWatcher(QObject):
+    """Watches a vault folder recursively.
+
+    Signals:
+        batch_ready(FileBatch): paths changed; emitted ``debounce_ms`` after the last event
+            of a burst, or every ``max_wait_ms`` while events keep coming.
+        _event_taken(): internal; emitted from watchdog's thread, delivered queued.
+    """
+
+    batch_ready = Signal(object)
+    _event_taken = Signal()
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        debounce_ms: int = 40,
+        max_wait_ms: int = 400,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.root = root.resolve()
+        self._prefix = str(self.root) + "/"
+        self._lock = threading.Lock()
+        self._paths: dict[str, None] = {}  # ordered set
+        self._moves: list[tuple[str, str]] = []
+        self._events = 0
+        self._observer: Observer | None = None  # type: ignore[valid-type]
+        self._debounce = QTimer(self, singleShot=True, interval=debounce_ms)
+        self._max_wait = QTimer(self, singleShot=True, interval=max_wait_ms)
+        self._debounce.timeout.connect(self._on_timer_timeout)
+        self._max_wait.timeout.connect(self._on_timer_timeout)
+        self._event_taken.connect(self._on_event_taken)
+
+    # -- watchdog's thread -------------------------------------------------------------
+
+    def relative(self, path: str | bytes) -> str | None:
+        text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
+        if not text.startswith(self._prefix):
+            return None
+        return text[len(self._prefix) :]
+
+    def take(self, src: str | None, dest: str | None) -> None:
+        paths = [p for p in (src, dest) if p is not None and relevant(p)]
+        if not paths:
+            return
+        with self._lock:
+            first = not self._paths
+            for path in paths:
+                self._paths[path] = None
+            if src is not None and dest is not None and relevant(src) and relevant(dest):
+                self._moves.append((src, dest))
+            self._events += 1
+        if first or self._events % 16 == 0:  # wake the GUI thread, not once per event
+            self._event_taken.emit()
+
+    # -- the GUI thread ----------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._observer is not None:
+            return
+        observer = Observer()
+        observer.schedule(_Handler(self), str(self.root), recursive=True)
+        observer.daemon = True
+        observer.start()
+        self._observer = observer
+
+    def stop(self) -> None:
+        """Stop and join watchdog's thread (TRAPS: inotify instances are few)."""
+        observer, self._observer = self._observer, None
+        if observer is not None:
+            observer.stop()
+            observer.join(timeout=5)
+        self._debounce.stop()
+        self._max_wait.stop()
+
+    def flush(self) -> None:
+        """Emit what is pending now (tests, and before the app closes)."""
+        self._on_timer_timeout()
+
+    @Slot()
+    def _on_event_taken(self) -> None:
+        self._debounce.start()
+        if not self._max_wait.isActive():
+            self._max_wait.start()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        self._debounce.stop()
+        self._max_wait.stop()
+        with self._lock:
+            paths, self._paths = tuple(self._paths), {}
+            moves, self._moves = tuple(self._moves), []
+            events, self._events = self._events, 0
+        if paths:
+            self.batch_ready.emit(FileBatch(paths, moves, events))

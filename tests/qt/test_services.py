@@ -1,0 +1,107 @@
+"""The live pipeline with the real watcher and the real linker thread: files changed on disk
+by someone else reach the model, coalesced, and leave the index equal to a fresh scan."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from librarian_gui.core.queries import backlinks
+from librarian_gui.core.vault import stamp_of
+from librarian_gui.services.linker import Update
+from librarian_gui.services.model import VaultModel
+from librarian_gui.services.watcher import FileBatch, relevant
+from tests.conftest import assert_same_as_fresh_scan, write
+
+
+@pytest.fixture
+def model(vault: Path, qtbot: QtBot) -> Iterator[VaultModel]:
+    write(vault, "Hub.md", "# Hub\n")
+    write(vault, "A.md", "see [[Hub]]\n")
+    write(vault, "sub/B.md", "also [[Hub|the hub]]\n")
+    m = VaultModel(vault, use_cache=False)
+    with qtbot.waitSignal(m.index_ready, timeout=10_000):
+        m.start()
+    yield m
+    m.close()
+
+
+def sources_of(model: VaultModel, rel: str) -> list[str]:
+    with model.read() as index:
+        return sorted({b.source for b in backlinks(index, rel)})
+
+
+def test_scan_builds_the_index_on_the_linker_thread(model: VaultModel) -> None:
+    with model.read() as index:
+        assert sorted(index.notes) == ["A.md", "Hub.md", "sub/B.md"]
+    assert sources_of(model, "Hub.md") == ["A.md", "sub/B.md"]
+
+
+def test_external_create_modify_delete_reach_the_model(model: VaultModel, qtbot: QtBot) -> None:
+    root = model.root
+    write(root, "new/C.md", "a new note about [[Hub]]\n")
+    qtbot.waitUntil(lambda: sources_of(model, "Hub.md") == ["A.md", "new/C.md", "sub/B.md"])
+    (root / "A.md").write_text("no link any more\n", encoding="utf-8")
+    qtbot.waitUntil(lambda: sources_of(model, "Hub.md") == ["new/C.md", "sub/B.md"])
+    (root / "sub" / "B.md").unlink()
+    qtbot.waitUntil(lambda: sources_of(model, "Hub.md") == ["new/C.md"])
+    with model.read() as index:
+        assert_same_as_fresh_scan(index)
+
+
+def test_external_rename_is_reported_as_a_rename(model: VaultModel, qtbot: QtBot) -> None:
+    updates: list[Update] = []
+    model.index_updated.connect(updates.append)
+    os.rename(model.root / "Hub.md", model.root / "Centre.md")
+    qtbot.waitUntil(lambda: any(u.renamed for u in updates))
+    assert [u.renamed for u in updates if u.renamed] == [(("Hub.md", "Centre.md"),)]
+    # the links [[Hub]] no longer resolve: they became a ghost; the renamed note is linked
+    # by nothing, as in Obsidian when links are not rewritten
+    assert sources_of(model, "//unresolved/hub") == ["A.md", "sub/B.md"]
+
+
+def test_a_burst_of_2000_events_is_coalesced_and_ends_equal_to_a_fresh_scan(
+    model: VaultModel, qtbot: QtBot
+) -> None:
+    batches: list[FileBatch] = []
+    model._watcher.batch_ready.connect(batches.append)
+    root = model.root
+    for i in range(1000):  # like a git checkout: many files created, then rewritten
+        write(root, f"burst/n{i:04}.md", f"note {i} links [[Hub]] and [[n{(i + 1) % 1000:04}]]\n")
+    for i in range(0, 1000, 2):
+        write(root, f"burst/n{i:04}.md", f"note {i} rewritten, links [[A]]\n")
+    qtbot.waitUntil(lambda: _count(model, "burst/") == 1000, timeout=30_000)
+    qtbot.waitUntil(lambda: _settled(model, root), timeout=30_000)
+    events = sum(b.events for b in batches)
+    assert events >= 1000  # watchdog saw the burst ...
+    assert len(batches) <= 12  # ... and the watcher handed it over in a handful of batches
+    with model.read() as index:
+        assert_same_as_fresh_scan(index)
+
+
+def _count(model: VaultModel, prefix: str) -> int:
+    with model.read() as index:
+        return sum(1 for rel in index.notes if rel.startswith(prefix))
+
+
+def _settled(model: VaultModel, root: Path) -> bool:
+    """Every burst note is indexed as it is on disk now (size, mtime and inode)."""
+    with model.read() as index:
+        return all(
+            index.notes[f"burst/n{i:04}.md"].stamp == stamp_of(os.stat(root / f"burst/n{i:04}.md"))
+            for i in range(1000)
+        )
+
+
+def test_paths_that_cannot_matter_are_dropped() -> None:
+    assert relevant("notes/a.md")
+    assert relevant(".librarianignore")
+    assert not relevant(".git/index")
+    assert not relevant("notes/.hidden/a.md")
+    assert not relevant(".librarian/journal/x.json")
+    assert not relevant("notes/.#a.md")
+    assert not relevant("notes/a.md~")
