@@ -6,13 +6,45 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .ui.main_window import MainWindow
+
+VIEWS = (
+    "preview",
+    "backlinks",
+    "unlinked",
+    "outgoing",
+    "outline",
+    "recent",
+    "tags",
+    "files",
+    "search",
+    "switcher",
+)
+SCREENSHOT_SIZE = (1400, 860)
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="librarian-gui", description="Browse a vault of notes.")
-    parser.add_argument("vault", nargs="?", help="vault folder (default: the bundled demo vault)")
     parser.add_argument(
-        "--screenshot", metavar="OUT.png", help="render the window to a PNG and exit"
+        "vault",
+        nargs="?",
+        help="vault folder (default: the last one opened, else the bundled demo vault)",
+    )
+    parser.add_argument(
+        "--screenshot",
+        metavar="OUT.png",
+        help=f"render the window offscreen at {SCREENSHOT_SIZE[0]}×{SCREENSHOT_SIZE[1]} "
+        "to a PNG once the note is shown, and exit",
+    )
+    parser.add_argument("--note", metavar="NOTE", help="open this note (title or vault path)")
+    parser.add_argument(
+        "--view", choices=VIEWS, default="preview", help="the pane to show (with --screenshot)"
+    )
+    parser.add_argument(
+        "--theme", choices=("system", "light", "dark"), help="colour theme (remembered)"
     )
     return parser
 
@@ -22,22 +54,76 @@ def main(argv: Sequence[str] | None = None) -> int:
     from PySide6.QtWidgets import QApplication
 
     from .resources import user_demo_vault
+    from .services.settings import Settings
+    from .ui import theme
     from .ui.main_window import MainWindow
 
-    vault = Path(args.vault).expanduser() if args.vault else user_demo_vault()
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    assert isinstance(app, QApplication)
+    app.setApplicationName("Librarian")
+    app.setOrganizationName("Librarian")
+    settings = Settings()
+    if args.theme:
+        settings.set_theme(args.theme)
+    last = settings.last_vault()
+    if args.vault:
+        vault = Path(args.vault).expanduser()
+    elif last is not None and last.is_dir():
+        vault = last
+    else:
+        vault = user_demo_vault()
     if not vault.is_dir():
         print(f"librarian-gui: {vault}: no such vault folder", file=sys.stderr)
         return 3
-    app = QApplication.instance() or QApplication(sys.argv[:1])
-    app.setApplicationName("Librarian")
-    app.setOrganizationName("Librarian")
-    window = MainWindow(vault)
-    window.resize(1280, 800)
+    theme.apply(app, theme.resolve(settings.theme()))
+    note = _note_path(vault, args.note) if args.note else None
+    if args.note and note is None:
+        print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
+        return 4
+    window = MainWindow(vault, settings=settings, open_note=note)
     if args.screenshot:
-        window.show()
-        app.processEvents()
-        ok = window.grab().save(args.screenshot)
-        window.close()
-        return 0 if ok else 1
+        return _screenshot(app, window, args.screenshot, args.view)
+    window.resize(1400, 860)
     window.show()
     return app.exec()
+
+
+def _note_path(vault: Path, name: str) -> str | None:
+    """NOTE as the command line resolves it (title or path, with or without .md)."""
+    from .core.index import VaultIndex
+    from .core.queries import AmbiguousNote, NoteNotFound, find_note
+
+    index = VaultIndex.scan(vault)
+    try:
+        return find_note(index, name)
+    except AmbiguousNote as exc:
+        return exc.candidates[0]
+    except NoteNotFound:
+        return None
+
+
+def _screenshot(app: object, window: MainWindow, out: str, view: str) -> int:
+    from PySide6.QtCore import QEventLoop, QTimer
+
+    window.resize(*SCREENSHOT_SIZE)
+    window.show()
+    loop = QEventLoop()
+    waiting = {"place", "backlinks", "unlinked"}
+
+    def done(what: str) -> None:
+        waiting.discard(what)
+        if not waiting:
+            QTimer.singleShot(150, loop.quit)  # let the panes paint
+
+    window.place_rendered.connect(lambda _p: done("place"))
+    assert window.session is not None
+    window.session.backlinks_ready.connect(lambda _g: done("backlinks"))
+    window.session.unlinked_ready.connect(lambda _m: done("unlinked"))
+    QTimer.singleShot(120_000, loop.quit)  # never hang a script
+    loop.exec()
+    window.show_view(view)
+    for _ in range(5):
+        loop.processEvents()
+    ok = window.grab().save(out)
+    window.close()
+    return 0 if ok and not waiting else 1

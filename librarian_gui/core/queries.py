@@ -154,3 +154,20 @@ def degree(index: VaultIndex, node: str) -> tuple[int, int]:
     incoming = sum(1 for s in index.in_edges.get(node, {}) if s != node)
     outgoing_ = sum(1 for t in index.out_edges.get(node, {}) if t != node)
     return incoming, outgoing_
+
+
+@dataclass(frozen=True, slots=True)
+class OutgoingLink:
+    node: str
+    label: str
+    kind: str  # "note", "attachment", "concept", "unresolved"
+    count: int  # link occurrences
+
+
+def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
+    """Where a note links to, one row per target, with how often (self-links left out)."""
+    return [
+        OutgoingLink(node, node_label(index, node), node_kind(index, node), count)
+        for node, count in index.out_edges.get(rel, {}).items()
+        if node != rel
+    ]

@@ -1,21 +1,505 @@
-"""The main window. For now a frame with the vault's name; the panes arrive with issue 3."""
+"""The main window: three panes, menus and status bar, wired to one vault session."""
 
 from __future__ import annotations
 
+import threading
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMainWindow
+from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QMouseEvent
+from PySide6.QtWidgets import (
+    QApplication,
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QProgressBar,
+    QSplitter,
+    QTabWidget,
+)
+
+from ..core.queries import node_kind
+from ..core.resolver import UNRESOLVED_PREFIX
+from ..services.history import Place
+from ..services.linker import Update
+from ..services.model import VaultModel
+from ..services.session import VaultSession
+from ..services.settings import THEMES, Settings
+from . import theme
+from .backlinks import BacklinksPane
+from .file_tree import FileTree
+from .outgoing import OutgoingPane
+from .outline import Outline
+from .preview import PreviewView
+from .recent import RecentChanges
+from .search import SearchPane
+from .switcher import QuickSwitcher
+from .tags import TagsPane, tag_counts
+
+DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
 class MainWindow(QMainWindow):
-    """The application window for one vault. Signals: none yet."""
+    """The application window for one vault at a time.
 
-    def __init__(self, vault: Path) -> None:
+    Signals:
+        vault_changed(Path): another vault was opened in this window.
+        place_rendered(object): the preview shows a new place (tests and screenshots wait
+            for it).
+    """
+
+    vault_changed = Signal(object)
+    place_rendered = Signal(object)
+
+    def __init__(
+        self,
+        vault: Path,
+        *,
+        settings: Settings | None = None,
+        use_cache: bool = True,
+        open_note: str | None = None,
+    ) -> None:
         super().__init__()
-        self.vault = vault
-        self.setWindowTitle(f"{vault.name} — Librarian")
-        label = QLabel(f"Vault: {vault}")
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.setCentralWidget(label)
-        self.statusBar().showMessage("Ready")
+        self.settings = settings or Settings()
+        self._use_cache = use_cache
+        self._requested_note = open_note
+        self._tags_cancel = threading.Event()
+        self.model: VaultModel | None = None
+        self.session: VaultSession | None = None
+        self._build_widgets()
+        self._build_menus()
+        self._restore_layout()
+        self.open_vault(vault)
+
+    # ------------------------------------------------------------ layout
+
+    def _build_widgets(self) -> None:
+        self.tree = FileTree()
+        self.recent = RecentChanges()
+        self.tags = TagsPane()
+        self.left = QTabWidget()
+        self.left.addTab(self.tree, "Files")
+        self.left.addTab(self.recent, "Recent")
+        self.left.addTab(self.tags, "Tags")
+        self.search = SearchPane()
+        self.left.addTab(self.search, "Search")
+        self.switcher = QuickSwitcher(self)
+        self.preview = PreviewView()
+        self.centre = QTabWidget()
+        self.centre.addTab(self.preview, "Preview")
+        self.backlinks = BacklinksPane()
+        self.outgoing = OutgoingPane()
+        self.outline = Outline()
+        self.right = QTabWidget()
+        self.right.addTab(self.backlinks, "Backlinks")
+        self.right.addTab(self.outgoing, "Outgoing")
+        self.right.addTab(self.outline, "Outline")
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        for pane in (self.left, self.centre, self.right):
+            self.splitter.addWidget(pane)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(2, 0)
+        self.splitter.setSizes([270, 640, 370])
+        self.setCentralWidget(self.splitter)
+        self.counts = QLabel()
+        self.progress = QProgressBar()
+        self.progress.setMaximumWidth(220)
+        self.progress.setTextVisible(True)
+        self.progress.hide()
+        self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.counts)
+        self.preview.viewport().installEventFilter(self)
+        self.recent.set_period(self.settings.recent_period())
+        self.tags.tag_activated.connect(self._on_tags_tag_activated)
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(
+            file_menu, "&Open Vault…", self._on_open_vault_triggered, QKeySequence.StandardKey.Open
+        )
+        self.recent_menu = file_menu.addMenu("Recent Vaults")
+        self._action(file_menu, "Excluded Folders…", self._on_excluded_triggered)
+        file_menu.addSeparator()
+        self._action(
+            file_menu, "Open in External Editor", self._on_external_editor_triggered, "Ctrl+E"
+        )
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action(
+            edit_menu, "&Undo Last Write", self._on_undo_triggered, QKeySequence.StandardKey.Undo
+        )
+        go_menu = bar.addMenu("&Go")
+        self._action(go_menu, "&Quick Switcher…", self._on_switcher_triggered, "Ctrl+O")
+        self._action(go_menu, "&Search", self._on_search_triggered, "Ctrl+Shift+F")
+        self.back_action = self._action(go_menu, "&Back", self._on_back_triggered, "Alt+Left")
+        self.forward_action = self._action(
+            go_menu, "&Forward", self._on_forward_triggered, "Alt+Right"
+        )
+        self.back_action.setEnabled(False)
+        self.forward_action.setEnabled(False)
+        view_menu = bar.addMenu("&View")
+        theme_menu = view_menu.addMenu("Theme")
+        for name in THEMES:
+            action = theme_menu.addAction(name.capitalize())
+            action.setCheckable(True)
+            action.setChecked(self.settings.theme() == name)
+            action.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+        self._theme_actions = theme_menu.actions()
+
+    def _action(self, menu: QMenu, text: str, slot: Any, shortcut: Any = None) -> QAction:
+        action = menu.addAction(text)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _restore_layout(self) -> None:
+        geometry, state = self.settings.window_state()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        if state is not None:
+            self.restoreState(state)
+        splitter = self.settings.splitter("main")
+        if splitter is not None:
+            self.splitter.restoreState(splitter)
+
+    # ------------------------------------------------------------ vaults
+
+    def open_vault(self, root: Path) -> None:
+        self._close_vault()
+        root = root.resolve()
+        dark = theme.resolve(self.settings.theme())
+        self.model = VaultModel(
+            root, excluded=self.settings.excluded(root), use_cache=self._use_cache, parent=self
+        )
+        self.session = VaultSession(self.model, dark=dark, parent=self)
+        self.preview.set_vault_root(root)
+        self._connect_signals(self.model, self.session)
+        self.settings.vault_opened(root)
+        self._fill_recent_vaults()
+        self.recent.set_previous_session(self.settings.previous_session(root))
+        self.setWindowTitle(f"{root.name} — Librarian")
+        self.counts.setText("Indexing…")
+        self.progress.setValue(0)
+        self.progress.show()
+        self.model.start()
+        note = self._requested_note or self.settings.last_note(root)
+        self._requested_note = None
+        if note:
+            self.session.open_note(note)
+        self.vault_changed.emit(root)
+
+    def _close_vault(self) -> None:
+        if self.model is None:
+            return
+        root = self.model.root
+        self.settings.session_ended(root)
+        current = self.session.current if self.session else None
+        if current is not None and current.kind == "note":
+            self.settings.set_last_note(root, current.node)
+        self.model.close()
+        for obj in (self.session, self.model):
+            if obj is not None:
+                obj.deleteLater()
+        self.model = None
+        self.session = None
+
+    def _fill_recent_vaults(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_vaults():
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _=False, p=path: self.open_vault(p))
+
+    # ------------------------------------------------------------ wiring
+
+    def _connect_signals(self, model: VaultModel, session: VaultSession) -> None:
+        model.scan_progressed.connect(self._on_model_scan_progressed)
+        model.index_ready.connect(self._on_model_index_ready)
+        model.index_updated.connect(self._on_model_index_updated)
+        model.scan_failed.connect(self._on_model_scan_failed)
+        model.job_finished.connect(self._on_model_job_finished)
+        session.place_shown.connect(self._on_session_place_shown)
+        session.note_missing.connect(self._on_session_note_missing)
+        session.backlinks_ready.connect(self.backlinks.show_linked)
+        session.unlinked_ready.connect(self.backlinks.show_unlinked)
+        session.outline_ready.connect(self.outline.show_headings)
+        session.outgoing_ready.connect(self.outgoing.show_links)
+        session.history_changed.connect(self._on_session_history_changed)
+        session.files_reset.connect(self.tree.set_files)
+        session.message.connect(self._on_session_message)
+        session.undo_changed.connect(self.undo_action.setEnabled)
+        session.switcher_ready.connect(self.switcher.set_index)
+        session.search_ready.connect(self._on_session_search_ready)
+        self.undo_action.setEnabled(session.can_undo())
+        # widgets → session (disconnected from the previous session by deleteLater)
+        for signal, slot in (
+            (self.tree.note_selected, session.open_note),
+            (self.tree.attachment_selected, session.open_note),
+            (self.recent.note_selected, session.open_note),
+            (self.backlinks.source_activated, session.open_at_line),
+            (self.backlinks.link_requested, session.link_mention),
+            (self.outgoing.target_activated, self._on_outgoing_target_activated),
+            (self.preview.link_activated, self._on_preview_link_activated),
+            (self.outline.heading_activated, self.preview.scroll_to_line),
+            (self.search.query_changed, session.search),
+            (self.search.result_activated, session.open_at_line),
+            (self.switcher.node_chosen, self._on_switcher_node_chosen),
+        ):
+            signal.connect(slot)
+
+    # ------------------------------------------------------------ model events
+
+    @Slot(int, int)
+    def _on_model_scan_progressed(self, done: int, total: int) -> None:
+        self.progress.setMaximum(max(total, 1))
+        self.progress.setValue(done)
+        self.progress.setFormat("Indexing %v / %m")
+
+    @Slot(object)
+    def _on_model_index_ready(self, _index: object) -> None:
+        self.progress.hide()
+        self._refresh_counts()
+        self._refresh_lists()
+        if self.session is not None and self.session.current is None:
+            first = self._first_note()
+            if first is not None:
+                self.session.open_note(first)
+
+    @Slot(object)
+    def _on_model_index_updated(self, update: Update) -> None:
+        delta = update.delta
+        self.tree.remove_files((*delta.notes_removed, *delta.attachments_removed))
+        self.tree.add_files(delta.notes_added, "note")
+        self.tree.add_files(delta.attachments_added, "attachment")
+        if self.session is not None and self.session.current is not None:
+            self.tree.select(self.session.current.node)
+        self._refresh_counts()
+        self._refresh_lists()
+
+    @Slot(str)
+    def _on_model_scan_failed(self, message: str) -> None:
+        self.progress.hide()
+        self.counts.setText("Not indexed")
+        self.statusBar().showMessage(f"Cannot read the vault: {message}")
+
+    def _refresh_counts(self) -> None:
+        """Counts cheap enough for the GUI thread at 10,000 notes (a few ms)."""
+        if self.model is None or not self.model.ready:
+            return
+        with self.model.read() as index:
+            notes = len(index.notes)
+            links = sum(len(r.link_kinds) for r in index.notes.values())
+            ghosts = sum(1 for node in index.in_edges if node.startswith(UNRESOLVED_PREFIX))
+            concepts = len(index.concepts)
+        self.counts.setText(
+            f"{notes:,} notes · {links:,} links · {ghosts:,} unresolved · {concepts:,} concepts"
+        )
+
+    def _refresh_lists(self) -> None:
+        """Recent changes here (stamps only); tag counts decode every note's parse, so on
+        the background thread."""
+        if self.model is None or not self.model.ready:
+            return
+        with self.model.read() as index:
+            mtimes = [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
+        self.recent.show_notes(mtimes)
+        model = self.model
+
+        def count_tags(cancel: threading.Event) -> object:
+            with model.read() as index:
+                records = list(index.notes.values())
+            return tag_counts([t.name for t in r.parsed.tags] for r in records)
+
+        self._tags_cancel.set()
+        self._tags_cancel = threading.Event()
+        model.submit(("tags", id(self)), count_tags, self._tags_cancel)
+
+    @Slot(object, object)
+    def _on_model_job_finished(self, token: object, result: object) -> None:
+        if token == ("tags", id(self)) and isinstance(result, Counter):
+            self.tags.show_counts(result)
+
+    def _first_note(self) -> str | None:
+        if self.model is None:
+            return None
+        with self.model.read() as index:
+            for name in DEFAULT_NOTES:
+                if name in index.notes:
+                    return name
+            return min(index.notes, default=None)
+
+    # ------------------------------------------------------------ session events
+
+    @Slot(object, object, bool)
+    def _on_session_place_shown(self, place: Place, rendered: Any, refresh: bool) -> None:
+        self.preview.show_note(rendered.html, keep_scroll=refresh)
+        if not refresh:
+            if place.line is not None:
+                self.preview.scroll_to_line(place.line)
+            elif place.fragment:
+                self.preview.scroll_to_heading(place.fragment)
+        if place.kind == "note":
+            self.tree.select(place.node)
+        self.centre.setTabText(0, rendered.title or "Preview")
+        self.place_rendered.emit(place)
+
+    @Slot(str, str)
+    def _on_session_note_missing(self, rel: str, reason: str) -> None:
+        self.preview.setHtml(f"<h2>{rel}</h2><p>{reason}</p>")
+        self.statusBar().showMessage(reason, 8000)
+
+    @Slot(bool, bool)
+    def _on_session_history_changed(self, back: bool, forward: bool) -> None:
+        self.back_action.setEnabled(back)
+        self.forward_action.setEnabled(forward)
+
+    @Slot(str)
+    def _on_session_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 10_000)
+
+    @Slot(str, str, str)
+    def _on_preview_link_activated(self, kind: str, node: str, fragment: str) -> None:
+        if self.session is None:
+            return
+        if kind == "note" and self.model is not None and self.model.ready:
+            with self.model.read() as index:
+                kind = (
+                    node_kind(index, node)
+                    if node in index.notes or node in index.attachments
+                    else kind
+                )
+        self.session.open_node("note" if kind == "attachment" else kind, node, fragment)
+
+    @Slot(str, object)
+    def _on_session_search_ready(self, query: str, result: object) -> None:
+        if isinstance(result, str):
+            self.search.show_error(result)
+        else:
+            self.search.show_hits(query, result)  # type: ignore[arg-type]
+
+    @Slot(str, str)
+    def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
+        if self.session is not None:
+            self.session.open_node(kind, node, "")
+
+    @Slot(str)
+    def _on_tags_tag_activated(self, tag: str) -> None:
+        self.left.setCurrentWidget(self.search)
+        self.search.set_query(f"tag:{tag}")
+
+    @Slot()
+    def _on_switcher_triggered(self) -> None:
+        self.switcher.open_switcher()
+
+    @Slot()
+    def _on_search_triggered(self) -> None:
+        self.left.setCurrentWidget(self.search)
+        self.search.focus_query()
+
+    @Slot(str, str)
+    def _on_outgoing_target_activated(self, kind: str, node: str) -> None:
+        if self.session is not None:
+            self.session.open_node("note" if kind == "attachment" else kind, node, "")
+
+    # ------------------------------------------------------------ menu actions
+
+    @Slot()
+    def _on_open_vault_triggered(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self, "Open Vault")
+        if folder:
+            self.open_vault(Path(folder))
+
+    @Slot()
+    def _on_excluded_triggered(self) -> None:
+        if self.model is None:
+            return
+        current = "\n".join(self.model.excluded)
+        text, ok = QInputDialog.getMultiLineText(
+            self,
+            "Excluded Folders",
+            "Folders to leave out of the index, one per line (vault paths, e.g. templates).\n"
+            "A .librarianignore file in the vault can exclude more (gitignore syntax).",
+            current,
+        )
+        if ok:
+            folders = tuple(line.strip().strip("/") for line in text.splitlines() if line.strip())
+            self.settings.set_excluded(self.model.root, folders)
+            self.model.rescan(folders)
+
+    @Slot()
+    def _on_external_editor_triggered(self) -> None:
+        if self.session is None or self.session.current is None or self.model is None:
+            return
+        place = self.session.current
+        if place.kind == "note":
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.model.root / place.node)))
+
+    @Slot()
+    def _on_undo_triggered(self) -> None:
+        if self.session is not None:
+            self.session.undo_last()
+
+    @Slot()
+    def _on_back_triggered(self) -> None:
+        if self.session is not None:
+            self.session.go_back()
+
+    @Slot()
+    def _on_forward_triggered(self) -> None:
+        if self.session is not None:
+            self.session.go_forward()
+
+    def set_theme(self, name: str) -> None:
+        self.settings.set_theme(name)
+        for action in self._theme_actions:
+            action.setChecked(action.text().lower() == name)
+        dark = theme.resolve(name)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            theme.apply(app, dark)
+        if self.session is not None:
+            self.session.set_dark(dark)
+
+    def show_view(self, view: str) -> None:
+        """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
+        recent, tags, files."""
+        left = {"files": self.tree, "recent": self.recent, "tags": self.tags, "search": self.search}
+        right = {
+            "backlinks": self.backlinks,
+            "unlinked": self.backlinks,
+            "outgoing": self.outgoing,
+            "outline": self.outline,
+        }
+        if view in left:
+            self.left.setCurrentWidget(left[view])
+        if view in right:
+            self.right.setCurrentWidget(right[view])
+        if view == "unlinked":
+            self.backlinks.splitter.setSizes([200, 600])
+        self.centre.setCurrentWidget(self.preview)
+
+    # ------------------------------------------------------------ events
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
+            if event.button() == Qt.MouseButton.BackButton:
+                self._on_back_triggered()
+                return True
+            if event.button() == Qt.MouseButton.ForwardButton:
+                self._on_forward_triggered()
+                return True
+        return super().eventFilter(watched, event)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.set_window_state(self.saveGeometry(), self.saveState())
+        self.settings.set_splitter("main", self.splitter.saveState())
+        self.settings.set_recent_period(str(self.recent.period.currentData()))
+        self._close_vault()
+        self.settings.sync()
+        super().closeEvent(event)

@@ -1,0 +1,418 @@
+"""One open vault as the views see it: the open note, history, and the answers they show."""
+
+from __future__ import annotations
+
+import html
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from ..core import render
+from ..core.context import linked_mentions
+from ..core.index import VaultIndex
+from ..core.journal import Journal, JournalError
+from ..core.mentions import Mention, link_mention, unlinked_mentions
+from ..core.queries import node_kind, node_label, outgoing_summary
+from ..core.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from ..core.safewrite import WriteRefused
+from ..core.search import search
+from ..core.switcher import SwitcherIndex
+from ..core.textstore import TextStore
+from .history import History, Place
+from .linker import Update
+from .model import VaultModel
+
+
+class VaultSession(QObject):
+    """The open note of one vault and everything shown about it.
+
+    Widgets never reach into this object: the main window connects their signals to its
+    slots and its signals to their methods. Rendering and the backlinks' context lines are
+    computed on the model's background thread; results for a place the user has left are
+    dropped.
+
+    Signals:
+        place_shown(object, object, bool): the Place now open, its RenderedNote, and whether
+            it is the same note refreshed (keep the scroll position).
+        note_missing(str, str): the open note's path, and why it cannot be shown.
+        backlinks_ready(object): linked mentions (list of MentionGroup).
+        unlinked_ready(object): unlinked mentions (list of Mention).
+        outline_ready(object): the open note's headings.
+        outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
+        history_changed(bool, bool): whether back and forward are possible.
+        files_reset(object, object): every note and attachment (a new index).
+        files_changed(object): an Update (files added, removed, renamed).
+        message(str): something to tell the user in the status bar.
+        undo_changed(bool): whether Edit → Undo has something to undo.
+        switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
+        search_ready(str, object): a query and its hits (list of SearchHit), or an error
+            message instead of the list.
+    """
+
+    place_shown = Signal(object, object, bool)
+    note_missing = Signal(str, str)
+    backlinks_ready = Signal(object)
+    unlinked_ready = Signal(object)
+    outline_ready = Signal(object)
+    outgoing_ready = Signal(object)
+    history_changed = Signal(bool, bool)
+    files_reset = Signal(object, object)
+    files_changed = Signal(object)
+    message = Signal(str)
+    undo_changed = Signal(bool)
+    switcher_ready = Signal(object)
+    search_ready = Signal(str, object)
+
+    def __init__(self, model: VaultModel, *, dark: bool = False, parent: QObject | None = None):
+        super().__init__(parent)
+        self.model = model
+        self.root: Path = model.root
+        self.store = TextStore(model.root)
+        self.journal = Journal(model.root)
+        self.history = History()
+        self.dark = dark
+        self._generation = 0
+        self._cancel = threading.Event()
+        self._search_cancel = threading.Event()
+        self._search_generation = 0
+        self._switcher_timer = QTimer(self, singleShot=True, interval=800)
+        self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
+        model.index_ready.connect(self._on_model_index_ready)
+        model.index_updated.connect(self._on_model_index_updated)
+        model.job_finished.connect(self._on_model_job_finished)
+
+    # ------------------------------------------------------------ opening places
+
+    @property
+    def current(self) -> Place | None:
+        return self.history.current
+
+    @Slot(str)
+    def open_note(self, rel: str, line: int | None = None, fragment: str | None = None) -> None:
+        self._go(Place("note", rel, line, fragment))
+
+    @Slot(str, str, str)
+    def open_node(self, kind: str, node: str, fragment: str = "") -> None:
+        """Follow a link: a note (or attachment), a concept, or an unresolved target."""
+        if kind == "unresolved" and not node.startswith(UNRESOLVED_PREFIX):
+            node = UNRESOLVED_PREFIX + node.lower()
+        if kind == "concept" and not node.startswith(CONCEPT_PREFIX):
+            node = CONCEPT_PREFIX + node
+        self._go(Place(kind, node, None, fragment or None))
+
+    @Slot(str, int)
+    def open_at_line(self, rel: str, line: int) -> None:
+        self._go(Place("note", rel, line, None))
+
+    @Slot()
+    def go_back(self) -> None:
+        place = self.history.back()
+        if place is not None:
+            self._show(place, refresh=False)
+
+    @Slot()
+    def go_forward(self) -> None:
+        place = self.history.forward()
+        if place is not None:
+            self._show(place, refresh=False)
+
+    def set_dark(self, dark: bool) -> None:
+        self.dark = dark
+        if self.current is not None:
+            self._show(self.current, refresh=True)
+
+    def _go(self, place: Place) -> None:
+        self.history.visit(place)
+        self._show(place, refresh=False)
+
+    def _show(self, place: Place, *, refresh: bool) -> None:
+        self.history_changed.emit(self.history.can_go_back(), self.history.can_go_forward())
+        if not self.model.ready:
+            return  # shown once the index is ready
+        self._generation += 1
+        self._cancel.set()
+        self._cancel = threading.Event()
+        generation, cancel = self._generation, self._cancel
+        dark = self.dark
+        if place.kind == "note":
+            self.model.submit(
+                ("note", generation, place, refresh),
+                lambda c: self._render_note(place.node, dark, c),
+                cancel,
+            )
+        else:
+            self.model.submit(
+                ("note", generation, place, refresh),
+                lambda c: self._render_node(place, c),
+                cancel,
+            )
+        reader = self._reader()
+        self.model.submit(
+            ("backlinks", generation),
+            lambda c: linked_mentions(self._index(), place.node, reader, c.is_set),
+            cancel,
+        )
+        if place.kind == "note":
+            self.model.submit(
+                ("unlinked", generation),
+                lambda c: self._unlinked(place.node, reader),
+                cancel,
+            )
+        else:
+            self.unlinked_ready.emit([])
+        self._send_sidebars(place)
+
+    def _send_sidebars(self, place: Place) -> None:
+        with self.model.read() as index:
+            record = index.notes.get(place.node) if place.kind == "note" else None
+            headings = record.parsed.headings if record is not None else ()
+            links = outgoing_summary(index, place.node) if record is not None else []
+        self.outline_ready.emit(headings)
+        self.outgoing_ready.emit(links)
+
+    # ------------------------------------------------------------ background jobs
+
+    def _index(self) -> VaultIndex:
+        index = self.model.index
+        assert index is not None
+        return index
+
+    def _reader(self) -> Callable[[str], str | None]:
+        index, store = self._index(), self.store
+
+        def read(rel: str) -> str | None:
+            with index.lock:
+                record = index.notes.get(rel)
+            return store.get(rel, record.stamp) if record is not None else None
+
+        return read
+
+    def _render_note(self, rel: str, dark: bool, cancel: threading.Event) -> Any:
+        index = self._index()
+        with index.lock:
+            record = index.notes.get(rel)
+        if record is None:
+            if rel in index.attachments:
+                return (
+                    render.render_attachment(rel)
+                    if hasattr(render, "render_attachment")
+                    else (_attachment_page(rel))
+                )
+            return LookupError(f"{rel} is not in the vault (deleted or moved away)")
+        text = self.store.get(rel, record.stamp)
+        if text is None:
+            reason = "; ".join(record.warnings) or "it cannot be read as text"
+            return LookupError(f"{rel} cannot be shown: {reason}")
+        reader = self._reader()
+
+        def resolve(markdown: bool, target: str, source: str) -> str:
+            with index.lock:
+                return index.resolver.resolve_target(markdown, target, source)
+
+        def kind_of(node: str) -> str:
+            with index.lock:
+                return node_kind(index, node)
+
+        return render.render_note(
+            text, source=rel, resolve=resolve, node_exists=kind_of, read_note=reader, dark=dark
+        )
+
+    def _render_node(self, place: Place, cancel: threading.Event) -> Any:
+        index = self._index()
+        with index.lock:
+            label = node_label(index, place.node)
+            sources = sorted(s for s in index.in_edges.get(place.node, {}) if s in index.notes)
+            concept = None
+            if place.kind == "concept":
+                concept = index.concepts.get(label)
+        return _node_page(place.kind, label, sources, concept)
+
+    def _unlinked(self, rel: str, reader: Callable[[str], str | None]) -> list[Mention]:
+        index = self._index()
+        with index.lock:
+            if rel not in index.notes:
+                return []
+        return unlinked_mentions(index, rel, reader)
+
+    @Slot(str)
+    def search(self, text: str) -> None:
+        """Run a full-text search; ``search_ready`` brings the hits (a newer query cancels
+        an older one still running)."""
+        if not self.model.ready:
+            self.search_ready.emit(text, "The vault is still being indexed.")
+            return
+        self._search_cancel.set()
+        self._search_cancel = threading.Event()
+        self._search_generation += 1
+        index, store = self._index(), self.store
+        self.model.submit(
+            ("search", self._search_generation, text),
+            lambda c: search(index, store, text, cancelled=c.is_set),
+            self._search_cancel,
+        )
+
+    @Slot()
+    def _on_switcher_timer_timeout(self) -> None:
+        if self.model.ready:
+            index = self._index()
+            self.model.submit(("switcher", 0), lambda c: _build_switcher(index), threading.Event())
+
+    @Slot(object, object)
+    def _on_model_job_finished(self, token: object, result: object) -> None:
+        if not isinstance(token, tuple):
+            return
+        if token[0] == "switcher":
+            if isinstance(result, SwitcherIndex):
+                self.switcher_ready.emit(result)
+            return
+        if token[0] == "search":
+            if token[1] == self._search_generation:
+                message = f"Search failed: {result}" if isinstance(result, Exception) else None
+                self.search_ready.emit(token[2], message or result)
+            return
+        if token[1] != self._generation:
+            return  # the user has moved on
+        kind = token[0]
+        if kind == "note":
+            place, refresh = token[2], token[3]
+            if isinstance(result, Exception):
+                self.note_missing.emit(place.node, str(result))
+            else:
+                self.place_shown.emit(place, result, refresh)
+        elif kind == "backlinks":
+            self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
+        elif kind == "unlinked":
+            self.unlinked_ready.emit([] if isinstance(result, Exception) else result)
+
+    # ------------------------------------------------------------ live updates
+
+    @Slot(object)
+    def _on_model_index_ready(self, index: VaultIndex) -> None:
+        with index.lock:
+            notes, attachments = list(index.notes), list(index.attachments)
+        self.files_reset.emit(notes, attachments)
+        self._on_switcher_timer_timeout()
+        if self.current is not None:
+            self._show(self.current, refresh=False)
+
+    @Slot(object)
+    def _on_model_index_updated(self, update: Update) -> None:
+        delta = update.delta
+        for rel in (*delta.notes_changed, *delta.notes_removed):
+            self.store.forget(rel)
+        self.files_changed.emit(update)
+        if delta.notes_added or delta.notes_removed or delta.notes_changed:
+            self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
+        place = self.current
+        if place is None:
+            return
+        for old, new in update.renamed:
+            self.history.rename(old, new)
+        place = self.current
+        assert place is not None
+        if place.kind == "note" and place.node in delta.notes_removed:
+            self.note_missing.emit(place.node, f"{place.node} was deleted outside Librarian.")
+            return
+        touched = {s for s, _ in (*delta.edges_added, *delta.edges_removed)}
+        targets = {t for _, t in (*delta.edges_added, *delta.edges_removed)}
+        renamed_here = any(new == place.node for _, new in update.renamed)
+        if (
+            place.node in delta.notes_changed
+            or renamed_here
+            or place.node in targets
+            or place.node in touched
+            or any(rel in delta.notes_changed for rel in self._linking(place.node))
+        ):
+            self._show(place, refresh=not renamed_here)
+
+    def _linking(self, node: str) -> list[str]:
+        with self.model.read() as index:
+            return list(index.in_edges.get(node, {}))
+
+    # ------------------------------------------------------------ writing
+
+    @Slot(object)
+    def link_mention(self, mention: Mention) -> None:
+        place = self.current
+        if place is None or place.kind != "note":
+            return
+        try:
+            with self.model.read() as index:
+                entry = link_mention(index, self.journal, mention, place.node)
+        except WriteRefused as exc:
+            self.message.emit(f"Not linked: {exc}")
+            return
+        if entry.written:
+            self.message.emit(
+                f"Linked “{mention.text}” in {mention.source}. Edit → Undo reverts it."
+            )
+            self.undo_changed.emit(True)
+        else:
+            reasons = "; ".join(reason for _, reason in entry.skipped)
+            self.message.emit(f"Not linked: {reasons}")
+
+    @Slot()
+    def undo_last(self) -> None:
+        try:
+            result = self.journal.undo()
+        except (JournalError, WriteRefused, LookupError) as exc:
+            self.message.emit(f"Nothing undone: {exc}")
+            self.undo_changed.emit(self.can_undo())
+            return
+        parts = []
+        if result.restored:
+            parts.append(f"restored {', '.join(result.restored)}")
+        for rel, reason in result.refused:
+            parts.append(f"kept {rel} ({reason})")
+        self.message.emit("Undo: " + ("; ".join(parts) or "nothing to restore"))
+        self.undo_changed.emit(self.can_undo())
+
+    def can_undo(self) -> bool:
+        try:
+            return any(not e.undone and e.written for e in self.journal.entries())
+        except (JournalError, OSError):
+            return False
+
+
+def _attachment_page(rel: str) -> render.RenderedNote:
+    name = html.escape(rel.rsplit("/", 1)[-1])
+    lower = rel.lower()
+    body = (
+        f'<p><img src="note:///{quote(rel)}"></p>'
+        if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
+        else "<p>This file is an attachment; open it in its own application.</p>"
+    )
+    return render.RenderedNote(
+        html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=()
+    )
+
+
+def _node_page(kind: str, label: str, sources: list[str], concept: object) -> render.RenderedNote:
+    """The page of a concept without a note, or of a target no note exists for yet."""
+    title = html.escape(label)
+    if kind == "concept":
+        aliases = ", ".join(html.escape(a) for a in getattr(concept, "aliases", ()) or ())
+        category = html.escape(str(getattr(concept, "category", "") or ""))
+        head = f"<h1>{title}</h1><p><i>Concept</i>{' · ' + category if category else ''}</p>"
+        if aliases:
+            head += f"<p>Aliases: {aliases}</p>"
+    else:
+        head = (
+            f"<h1>{title}</h1><p><i>No note of this name exists yet.</i> "
+            "The links below point at it.</p>"
+        )
+    items = "".join(
+        f'<li><a href="note:///{quote(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
+        for s in sources
+    )
+    body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""
+    return render.RenderedNote(html=head + body, title=label, truncated=False, headings=())
+
+
+def _build_switcher(index: VaultIndex) -> SwitcherIndex:
+    with index.lock:
+        return SwitcherIndex.build(index)

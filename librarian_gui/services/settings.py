@@ -1,0 +1,103 @@
+"""The user's settings (QSettings, in the user's configuration folder, never in the vault)."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, QSettings
+
+MAX_RECENT = 10
+THEMES = ("system", "light", "dark")
+
+
+def _vault_key(root: Path) -> str:
+    return "vaults/" + hashlib.sha1(str(root).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+class Settings:
+    """Typed access to the settings Librarian keeps. One instance per window."""
+
+    def __init__(self, store: QSettings | None = None) -> None:
+        self._s = store if store is not None else QSettings("Librarian", "Librarian")
+
+    # -- vaults ------------------------------------------------------------------------
+
+    def last_vault(self) -> Path | None:
+        value = self._s.value("last_vault", "")
+        return Path(str(value)) if value else None
+
+    def recent_vaults(self) -> list[Path]:
+        value = self._s.value("recent_vaults", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return [Path(str(v)) for v in items if v]
+
+    def vault_opened(self, root: Path) -> None:
+        recent = [p for p in self.recent_vaults() if p != root]
+        self._s.setValue("recent_vaults", [str(p) for p in [root, *recent][:MAX_RECENT]])
+        self._s.setValue("last_vault", str(root))
+
+    def excluded(self, root: Path) -> tuple[str, ...]:
+        value = self._s.value(_vault_key(root) + "/excluded", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return tuple(str(v) for v in items if v)
+
+    def set_excluded(self, root: Path, folders: tuple[str, ...]) -> None:
+        self._s.setValue(_vault_key(root) + "/excluded", list(folders))
+
+    def last_note(self, root: Path) -> str | None:
+        value = self._s.value(_vault_key(root) + "/last_note", "")
+        return str(value) or None
+
+    def set_last_note(self, root: Path, rel: str) -> None:
+        self._s.setValue(_vault_key(root) + "/last_note", rel)
+
+    def previous_session(self, root: Path) -> float | None:
+        """When the previous session with this vault ended (seconds since the epoch)."""
+        value = self._s.value(_vault_key(root) + "/session_end", 0.0)
+        try:
+            seconds = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return None
+        return seconds or None
+
+    def session_ended(self, root: Path) -> None:
+        self._s.setValue(_vault_key(root) + "/session_end", time.time())
+
+    # -- window ------------------------------------------------------------------------
+
+    def theme(self) -> str:
+        value = str(self._s.value("theme", "system"))
+        return value if value in THEMES else "system"
+
+    def set_theme(self, theme: str) -> None:
+        self._s.setValue("theme", theme if theme in THEMES else "system")
+
+    def window_state(self) -> tuple[QByteArray | None, QByteArray | None]:
+        geometry = self._s.value("window/geometry")
+        state = self._s.value("window/state")
+        return (
+            geometry if isinstance(geometry, QByteArray) else None,
+            state if isinstance(state, QByteArray) else None,
+        )
+
+    def set_window_state(self, geometry: QByteArray, state: QByteArray) -> None:
+        self._s.setValue("window/geometry", geometry)
+        self._s.setValue("window/state", state)
+
+    def splitter(self, name: str) -> QByteArray | None:
+        value = self._s.value(f"window/splitter/{name}")
+        return value if isinstance(value, QByteArray) else None
+
+    def set_splitter(self, name: str, state: QByteArray) -> None:
+        self._s.setValue(f"window/splitter/{name}", state)
+
+    def recent_period(self) -> str:
+        return str(self._s.value("recent_period", "session"))
+
+    def set_recent_period(self, period: str) -> None:
+        self._s.setValue("recent_period", period)
+
+    def sync(self) -> None:
+        self._s.sync()

@@ -1,0 +1,188 @@
+"""The backlinks pane: linked mentions with their lines, unlinked mentions with a Link button."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from PySide6.QtCore import Qt, QUrl, Signal, Slot
+from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
+
+from ..core.context import MentionGroup
+
+MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
+
+
+def _open_url(source: str, line: int) -> str:
+    return f"open:///{quote(source)}?line={line}"
+
+
+def _marked(text: str, spans: Sequence[tuple[int, int]], cls: str) -> str:
+    """``text`` escaped, with each span wrapped in a highlight."""
+    out = []
+    pos = 0
+    for start, end in spans:
+        if start < pos:
+            continue
+        out.append(html.escape(text[pos:start]))
+        out.append(f'<span class="{cls}">{html.escape(text[start:end])}</span>')
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def _trimmed(
+    text: str, spans: Sequence[tuple[int, int]], width: int = 220
+) -> tuple[str, list[tuple[int, int]]]:
+    """A long line cut around its first span, with the spans moved to match."""
+    if len(text) <= width or not spans:
+        return text, list(spans)
+    first = spans[0][0]
+    begin = max(0, first - width // 3)
+    end = min(len(text), begin + width)
+    prefix = "…" if begin else ""
+    suffix = "…" if end < len(text) else ""
+    shift = begin - len(prefix)
+    moved = [(a - shift, b - shift) for a, b in spans if a >= begin and b <= end]
+    return prefix + text[begin:end] + suffix, moved
+
+
+class _Section(QWidget):
+    def __init__(self, title: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.header = QLabel(title)
+        self.header.setObjectName("sectionHeader")
+        self.browser = QTextBrowser()
+        self.browser.setOpenLinks(False)
+        self.browser.setOpenExternalLinks(False)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 4, 0, 0)
+        layout.setSpacing(2)
+        layout.addWidget(self.header)
+        layout.addWidget(self.browser)
+
+
+_CSS = """
+p { margin: 0 0 2px 0; }
+.src { margin-top: 8px; font-weight: bold; }
+.path { color: palette(mid); font-weight: normal; font-size: small; }
+.ctx { margin-left: 10px; }
+.line { color: palette(mid); font-size: small; text-decoration: none; }
+.hl { background-color: rgba(255, 200, 0, 90); font-weight: bold; }
+.mention { background-color: rgba(80, 160, 255, 70); }
+.btn { font-weight: bold; text-decoration: none; }
+.empty { color: palette(mid); font-style: italic; }
+"""
+
+
+class BacklinksPane(QWidget):
+    """Linked and unlinked mentions of the open note.
+
+    Signals:
+        source_activated(str, int): the user chose a mention: open that note at that line.
+        link_requested(object): the user clicked Link on an unlinked mention (the Mention).
+    """
+
+    source_activated = Signal(str, int)
+    link_requested = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.linked = _Section("Linked mentions")
+        self.unlinked = _Section("Unlinked mentions")
+        splitter = QSplitter(Qt.Orientation.Vertical)
+        splitter.addWidget(self.linked)
+        splitter.addWidget(self.unlinked)
+        splitter.setSizes([600, 300])
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 0, 4, 4)
+        layout.addWidget(splitter)
+        for section in (self.linked, self.unlinked):
+            section.browser.document().setDefaultStyleSheet(_CSS)
+            section.browser.anchorClicked.connect(self._on_anchor_clicked)
+        self._mentions: list[Any] = []
+        self.linked_count = 0
+        self.unlinked_count = 0
+
+    def show_waiting(self, message: str = "Looking…") -> None:
+        for section in (self.linked, self.unlinked):
+            section.browser.setHtml(f'<p class="empty">{html.escape(message)}</p>')
+
+    def show_linked(self, groups: Sequence[MentionGroup]) -> None:
+        count = sum(g.count for g in groups)
+        self.linked_count = count
+        self.linked.header.setText(f"Linked mentions ({count} in {len(groups)} notes)")
+        parts = []
+        for group in groups[:MAX_GROUPS]:
+            folder = group.source.rsplit("/", 1)[0] + "/" if "/" in group.source else ""
+            first = group.lines[0].line if group.lines else 1
+            parts.append(
+                f'<p class="src"><a href="{_open_url(group.source, first)}">'
+                f"{html.escape(group.title)}</a> ({group.count}) "
+                f'<span class="path">{html.escape(folder)}</span></p>'
+            )
+            for line in group.lines:
+                text, spans = _trimmed(line.text.strip(), _stripped(line.text, line.spans))
+                parts.append(
+                    f'<p class="ctx"><a class="line" href="{_open_url(group.source, line.line)}">'
+                    f"{line.line}</a>&nbsp; {_marked(text, spans, 'hl')}</p>"
+                )
+        if len(groups) > MAX_GROUPS:
+            parts.append(f'<p class="empty">… and {len(groups) - MAX_GROUPS} more notes.</p>')
+        if not groups:
+            parts.append('<p class="empty">No note links here.</p>')
+        self._set(self.linked, "".join(parts))
+
+    def show_unlinked(self, mentions: Sequence[Any]) -> None:
+        """``mentions``: core.mentions.Mention items (source, line, column, text, context)."""
+        self._mentions = list(mentions)
+        self.unlinked_count = len(mentions)
+        sources = {m.source for m in mentions}
+        self.unlinked.header.setText(f"Unlinked mentions ({len(mentions)} in {len(sources)} notes)")
+        parts = []
+        last = None
+        for i, mention in enumerate(self._mentions[: MAX_GROUPS * 3]):
+            if mention.source != last:
+                last = mention.source
+                parts.append(
+                    f'<p class="src"><a href="{_open_url(mention.source, mention.line)}">'
+                    f"{html.escape(mention.source.removesuffix('.md'))}</a></p>"
+                )
+            raw = mention.context
+            shift = len(raw) - len(raw.lstrip())
+            span = (mention.column - shift, mention.column - shift + len(mention.text))
+            text, spans = _trimmed(raw.strip(), [span])
+            parts.append(
+                f'<p class="ctx"><a class="line" href="{_open_url(mention.source, mention.line)}">'
+                f"{mention.line}</a>&nbsp; {_marked(text, spans, 'mention')} "
+                f'&nbsp;<a class="btn" href="link:///{i}" title="Turn this mention into a link">'
+                "Link</a></p>"
+            )
+        if not mentions:
+            parts.append('<p class="empty">No unlinked mentions.</p>')
+        self._set(self.unlinked, "".join(parts))
+
+    def _set(self, section: _Section, body: str) -> None:
+        bar = section.browser.verticalScrollBar()
+        position = bar.value()
+        section.browser.setHtml(body)
+        bar.setValue(position)
+
+    @Slot(QUrl)
+    def _on_anchor_clicked(self, url: QUrl) -> None:
+        parts = urlsplit(url.toString())
+        if parts.scheme == "open":
+            line = parse_qs(parts.query).get("line", ["1"])[0]
+            self.source_activated.emit(unquote(parts.path.lstrip("/")), int(line))
+        elif parts.scheme == "link":
+            index = int(parts.path.lstrip("/") or -1)
+            if 0 <= index < len(self._mentions):
+                self.link_requested.emit(self._mentions[index])
+
+
+def _stripped(raw: str, spans: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    shift = len(raw) - len(raw.lstrip())
+    return [(a - shift, b - shift) for a, b in spans]

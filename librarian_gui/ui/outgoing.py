@@ -1,0 +1,62 @@
+"""Outgoing links of the open note: resolved ones first, then unresolved targets."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+
+from ..core.queries import OutgoingLink
+
+NODE_ROLE = Qt.ItemDataRole.UserRole + 1
+KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+
+
+class OutgoingPane(QListWidget):
+    """Where the open note links to.
+
+    Signals:
+        target_activated(str, str): the user chose a target: its kind and node id.
+    """
+
+    target_activated = Signal(str, str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.itemActivated.connect(self._on_item_activated)
+        self.itemClicked.connect(self._on_item_activated)
+
+    def show_links(self, links: Sequence[OutgoingLink]) -> None:
+        self.clear()
+        order = {"note": 0, "concept": 1, "attachment": 2, "unresolved": 3}
+        for link in sorted(links, key=lambda x: (order.get(x.kind, 4), x.label.casefold())):
+            suffix = {
+                "concept": "  · concept",
+                "attachment": "  · file",
+                "unresolved": "  · not created yet",
+            }.get(link.kind, "")
+            times = f"  ×{link.count}" if link.count > 1 else ""
+            item = QListWidgetItem(f"{link.label}{suffix}{times}")
+            item.setData(NODE_ROLE, link.node)
+            item.setData(KIND_ROLE, link.kind)
+            if link.kind == "unresolved":
+                font = QFont(self.font())
+                font.setItalic(True)
+                item.setFont(font)
+                item.setForeground(QBrush(QColor(128, 128, 128)))
+                item.setToolTip("Unresolved: no note of this name exists")
+            else:
+                item.setToolTip(link.node)
+            self.addItem(item)
+        if not links:
+            item = QListWidgetItem("This note links nowhere.")
+            item.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.addItem(item)
+
+    @Slot(QListWidgetItem)
+    def _on_item_activated(self, item: QListWidgetItem) -> None:
+        node = item.data(NODE_ROLE)
+        if node:
+            self.target_activated.emit(item.data(KIND_ROLE), node)

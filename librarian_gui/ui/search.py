@@ -1,0 +1,135 @@
+"""The search pane (Ctrl+Shift+F): a query box and results with highlighted snippets."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+from PySide6.QtCore import QTimer, QUrl, Signal, Slot
+from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
+
+from ..core.search import SearchHit
+
+_CSS = """
+p { margin: 0 0 2px 0; }
+.src { margin-top: 8px; font-weight: bold; }
+.path { color: palette(mid); font-weight: normal; font-size: small; }
+.ctx { margin-left: 10px; }
+.line { color: palette(mid); font-size: small; text-decoration: none; }
+.hl { background-color: rgba(255, 200, 0, 110); }
+.empty { color: palette(mid); font-style: italic; }
+"""
+HELP = (
+    'Words must all appear; "a phrase" as written; tag:name, path:folder, file:name; '
+    "-word leaves notes out."
+)
+
+
+class SearchPane(QWidget):
+    """Full-text search.
+
+    Signals:
+        query_changed(str): the user paused typing a query (debounced).
+        result_activated(str, int): open this note at this line.
+    """
+
+    query_changed = Signal(str)
+    result_activated = Signal(str, int)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.input = QLineEdit()
+        self.input.setPlaceholderText("Search the vault…")
+        self.input.setClearButtonEnabled(True)
+        self.input.setToolTip(HELP)
+        self.summary = QLabel(HELP)
+        self.summary.setWordWrap(True)
+        self.results = QTextBrowser()
+        self.results.setOpenLinks(False)
+        self.results.document().setDefaultStyleSheet(_CSS)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.input)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.results)
+        self._debounce = QTimer(self, singleShot=True, interval=180)
+        self._debounce.timeout.connect(self._on_debounce_timeout)
+        self.input.textChanged.connect(self._on_input_text_changed)
+        self.input.returnPressed.connect(self._on_debounce_timeout)
+        self.results.anchorClicked.connect(self._on_results_anchor_clicked)
+        self.hits: list[SearchHit] = []
+
+    def focus_query(self) -> None:
+        self.input.setFocus()
+        self.input.selectAll()
+
+    def set_query(self, text: str) -> None:
+        self.input.setText(text)
+        self._on_debounce_timeout()
+
+    def show_busy(self) -> None:
+        self.summary.setText("Searching…")
+
+    def show_hits(self, query: str, hits: Sequence[SearchHit]) -> None:
+        self.hits = list(hits)
+        total = sum(h.match_count for h in hits)
+        self.summary.setText(
+            f"{len(hits)} notes, {total} matches" if hits else f"Nothing matches {query!r}."
+        )
+        parts = []
+        for hit in hits:
+            title = hit.rel.rsplit("/", 1)[-1].removesuffix(".md")
+            folder = hit.rel.rsplit("/", 1)[0] + "/" if "/" in hit.rel else ""
+            first = hit.snippets[0].line if hit.snippets else 1
+            parts.append(
+                f'<p class="src"><a href="open:///{quote(hit.rel)}?line={first}">'
+                f"{html.escape(title)}</a> "
+                f'<span class="path">{html.escape(folder)} · {hit.match_count}</span></p>'
+            )
+            for snip in hit.snippets:
+                parts.append(
+                    f'<p class="ctx"><a class="line" href="open:///{quote(hit.rel)}?line='
+                    f'{snip.line}">{snip.line}</a>&nbsp; {_marked(snip.text, snip.highlights)}</p>'
+                )
+        self.results.setHtml("".join(parts))
+
+    def show_error(self, message: str) -> None:
+        self.summary.setText(message)
+        self.results.clear()
+
+    @Slot(str)
+    def _on_input_text_changed(self, _text: str) -> None:
+        self._debounce.start()
+
+    @Slot()
+    def _on_debounce_timeout(self) -> None:
+        self._debounce.stop()
+        text = self.input.text().strip()
+        if not text:
+            self.hits = []
+            self.results.clear()
+            self.summary.setText(HELP)
+            return
+        self.show_busy()
+        self.query_changed.emit(text)
+
+    @Slot(QUrl)
+    def _on_results_anchor_clicked(self, url: QUrl) -> None:
+        parts = urlsplit(url.toString())
+        if parts.scheme == "open":
+            line = int(parse_qs(parts.query).get("line", ["1"])[0])
+            self.result_activated.emit(unquote(parts.path.lstrip("/")), line)
+
+
+def _marked(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    out = []
+    pos = 0
+    for start, end in sorted(spans):
+        if start < pos:
+            continue
+        out.append(html.escape(text[pos:start]))
+        out.append(f'<span class="hl">{html.escape(text[start:end])}</span>')
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)

@@ -1,0 +1,53 @@
+"""The tags pane: every tag of the vault with the number of notes carrying it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
+
+TAG_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+def tag_counts(tag_sets: Iterable[Iterable[str]]) -> Counter[str]:
+    """Notes per tag; a nested tag ``a/b`` also counts for ``a``, as in Obsidian."""
+    counts: Counter[str] = Counter()
+    for tags in tag_sets:
+        names: set[str] = set()
+        for tag in tags:
+            parts = tag.split("/")
+            names.update("/".join(parts[: i + 1]) for i in range(len(parts)))
+        counts.update(names)
+    return counts
+
+
+class TagsPane(QListWidget):
+    """Tags with counts, most used first.
+
+    Signals:
+        tag_activated(str): the user chose a tag (without ``#``).
+    """
+
+    tag_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.itemActivated.connect(self._on_item_activated)
+        self.itemClicked.connect(self._on_item_activated)
+
+    def show_counts(self, counts: Counter[str]) -> None:
+        self.clear()
+        for tag, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold())):
+            item = QListWidgetItem(f"#{tag}  ({count})")
+            item.setData(TAG_ROLE, tag)
+            self.addItem(item)
+        if not counts:
+            self.addItem(QListWidgetItem("No tags in this vault."))
+
+    @Slot(QListWidgetItem)
+    def _on_item_activated(self, item: QListWidgetItem) -> None:
+        tag = item.data(TAG_ROLE)
+        if tag:
+            self.tag_activated.emit(tag)
