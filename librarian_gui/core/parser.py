@@ -218,6 +218,14 @@ def _property_links(text: str, fm_text: str, fm_offset: int) -> list[Link]:
 # ---------------------------------------------------------------- masking
 
 
+def mask_note(text: str) -> str:
+    """A copy of ``text``, same length, with front matter, code and comments blanked out
+    (newlines kept): offsets into it are offsets into ``text``. For writers that must find
+    editable text exactly as the scanner reads it."""
+    body_start, _, _ = _split_front_matter(text)
+    return _mask(text, body_start)
+
+
 def _blank(segment: str) -> str:
     if "\n" not in segment and "\r" not in segment:
         return " " * len(segment)
