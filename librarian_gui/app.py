@@ -116,7 +116,15 @@ def _screenshot(app: object, window: MainWindow, out: str, view: str) -> int:
             QTimer.singleShot(150, loop.quit)  # let the panes paint
 
     window.place_rendered.connect(lambda _p: done("place"))
-    assert window.session is not None
+    assert window.session is not None and window.model is not None
+    session = window.session
+
+    def nothing_to_show() -> None:  # an empty vault: no note will be rendered
+        if session.current is None:
+            waiting.clear()
+            QTimer.singleShot(150, loop.quit)
+
+    window.model.index_ready.connect(lambda _i: QTimer.singleShot(0, nothing_to_show))
     window.session.backlinks_ready.connect(lambda _g: done("backlinks"))
     window.session.unlinked_ready.connect(lambda _m: done("unlinked"))
     QTimer.singleShot(120_000, loop.quit)  # never hang a script

@@ -1,0 +1,176 @@
+"""The browser window on a copy of the demo vault, with the real watcher and linker thread:
+links followed by clicking, live changes from outside, the Link button, the switcher."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QPoint, QSettings, Qt
+from PySide6.QtGui import QTextCursor
+from pytestqt.qtbot import QtBot
+
+from librarian_gui.resources import bundled_demo_vault
+from librarian_gui.services.settings import Settings
+from librarian_gui.ui.main_window import MainWindow
+from tests.conftest import write
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    root = tmp_path / "demo"
+    shutil.copytree(bundled_demo_vault(), root)
+    return root
+
+
+@pytest.fixture
+def window(demo: Path, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(demo, settings=settings, use_cache=False)
+    qtbot.addWidget(win)
+    win.resize(1300, 820)
+    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
+        win.show()
+    yield win
+    win.close()
+
+
+def shown(window: MainWindow) -> str:
+    assert window.session is not None and window.session.current is not None
+    return window.session.current.node
+
+
+def preview_text(window: MainWindow) -> str:
+    return window.preview.toPlainText()
+
+
+def click_link(window: MainWindow, qtbot: QtBot, text: str) -> None:
+    """Click, with the mouse, the first link in the preview whose text is ``text``."""
+    view = window.preview
+    cursor = view.document().find(text)
+    while not cursor.isNull():
+        middle = QTextCursor(view.document())
+        middle.setPosition(cursor.selectionStart() + len(text) // 2)
+        if middle.charFormat().anchorHref():
+            break
+        cursor = view.document().find(text, cursor)
+    assert not cursor.isNull(), f"no link {text!r} in the preview"
+    view.setTextCursor(middle)
+    view.ensureCursorVisible()
+    point: QPoint = view.cursorRect(middle).center()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=point)
+
+
+def backlink_sources(window: MainWindow) -> str:
+    return window.backlinks.linked.browser.toPlainText()
+
+
+def test_the_window_opens_the_index_note_with_its_panes(window: MainWindow) -> None:
+    assert shown(window) == "MEMORY.md"
+    assert "Index of what I (Wren) keep between sessions." in preview_text(window)
+    assert window.tree.files()[-1] == "MEMORY.md"  # folders first, then files
+    assert window.counts.text().startswith("42 notes")
+    assert window.outline.headings_shown()[:2] == ["MEMORY", "  Projects"]
+
+
+def test_clicking_a_wiki_link_opens_the_target_and_back_returns(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        click_link(window, qtbot, "Pipeline Migration")
+    assert shown(window) == "projects/Pipeline Migration.md"
+    assert window.back_action.isEnabled()
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.back_action.trigger()
+    assert shown(window) == "MEMORY.md"
+    assert window.forward_action.isEnabled()
+
+
+def test_a_note_written_outside_appears_in_tree_and_backlinks(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    write(demo, "diary/2026-11-29.md", "Today I reread [[MEMORY]] and trimmed it.\n")
+    qtbot.waitUntil(lambda: "diary/2026-11-29.md" in window.tree.files(), timeout=10_000)
+    qtbot.waitUntil(lambda: "2026-11-29" in backlink_sources(window), timeout=10_000)
+    assert "Today I reread [[MEMORY]] and trimmed it." in backlink_sources(window)
+
+    # modified: the link goes, and so does the backlink; the open note is untouched
+    write(demo, "diary/2026-11-29.md", "Today I did something else.\n")
+    qtbot.waitUntil(lambda: "2026-11-29" not in backlink_sources(window), timeout=10_000)
+
+    # renamed: the tree follows
+    write(demo, "diary/2026-11-29.md", "Back to [[MEMORY]].\n")
+    qtbot.waitUntil(lambda: "Back to [[MEMORY]]." in backlink_sources(window), timeout=10_000)
+    os.rename(demo / "diary/2026-11-29.md", demo / "diary/2026-11-30.md")
+    qtbot.waitUntil(lambda: "diary/2026-11-30.md" in window.tree.files(), timeout=10_000)
+    assert "diary/2026-11-29.md" not in window.tree.files()
+    qtbot.waitUntil(lambda: "2026-11-30" in backlink_sources(window), timeout=10_000)
+
+    # deleted
+    (demo / "diary/2026-11-30.md").unlink()
+    qtbot.waitUntil(lambda: "diary/2026-11-30.md" not in window.tree.files(), timeout=10_000)
+    qtbot.waitUntil(lambda: "2026-11-30" not in backlink_sources(window), timeout=10_000)
+
+
+def test_the_open_note_follows_an_external_rename_and_refreshes_on_change(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("people/Priya Raman.md")  # type: ignore[union-attr]
+    with open(demo / "people/Priya Raman.md", "a", encoding="utf-8") as fh:
+        fh.write("\nAppended by the agent: Priya moved the rack.\n")
+    qtbot.waitUntil(
+        lambda: "Appended by the agent: Priya moved the rack." in preview_text(window),
+        timeout=10_000,
+    )
+    os.rename(demo / "people/Priya Raman.md", demo / "people/Priya R.md")
+    qtbot.waitUntil(lambda: shown(window) == "people/Priya R.md", timeout=10_000)
+    assert window.tree.currentIndex().data() == "Priya R"
+    assert "Appended by the agent" in preview_text(window)
+
+
+def test_link_button_rewrites_exactly_one_mention_and_undo_restores(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("projects/homelab-ops.md")  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: window.backlinks.unlinked_count > 0, timeout=10_000)
+    mention = window.backlinks._mentions[0]
+    path = demo / mention.source
+    before = path.read_bytes()
+    window.backlinks.unlinked.browser.anchorClicked.emit(_url("link:///0"))
+    after = path.read_bytes()
+    text = before.decode("utf-8")
+    link = f"[[homelab-ops|{mention.text}]]" if mention.text != "homelab-ops" else "[[homelab-ops]]"
+    expected = text[: mention.start] + link + text[mention.end :]
+    assert after.decode("utf-8") == expected
+    assert window.undo_action.isEnabled()
+    window.undo_action.trigger()
+    assert path.read_bytes() == before
+
+
+def test_quick_switcher_finds_a_note_by_alias_with_a_typo(window: MainWindow, qtbot: QtBot) -> None:
+    qtbot.waitUntil(lambda: window.switcher._index is not None, timeout=10_000)
+    window.switcher.open_switcher()
+    qtbot.keyClicks(window.switcher.input, "vualt hygiene")  # alias "vault hygiene"
+    rows = window.switcher.shown()
+    assert rows[0][2] == "projects/Memory Hygiene.md"
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        qtbot.keyClick(window.switcher.input, Qt.Key.Key_Return)
+    assert shown(window) == "projects/Memory Hygiene.md"
+
+
+def test_search_finds_a_phrase_and_opens_the_hit(window: MainWindow, qtbot: QtBot) -> None:
+    window.search.set_query('"token bucket"')
+    qtbot.waitUntil(lambda: bool(window.search.hits), timeout=10_000)
+    rels = [hit.rel for hit in window.search.hits]
+    assert "decisions/token-bucket-for-api-calls.md" in rels
+
+
+def _url(text: str) -> object:
+    from PySide6.QtCore import QUrl
+
+    return QUrl(text)
