@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--view", choices=VIEWS, default="preview", help="the pane to show (with --screenshot)"
     )
+    parser.add_argument("--query", help="with --view search or switcher: the text typed into it")
     parser.add_argument(
         "--theme", choices=("system", "light", "dark"), help="colour theme (remembered)"
     )
@@ -82,7 +83,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 4
     window = MainWindow(vault, settings=settings, open_note=note)
     if args.screenshot:
-        return _screenshot(app, window, args.screenshot, args.view)
+        return _screenshot(app, window, args.screenshot, args.view, args.query or "")
     window.resize(1400, 860)
     window.show()
     return app.exec()
@@ -102,8 +103,9 @@ def _note_path(vault: Path, name: str) -> str | None:
         return None
 
 
-def _screenshot(app: object, window: MainWindow, out: str, view: str) -> int:
-    from PySide6.QtCore import QEventLoop, QTimer
+def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str) -> int:
+    from PySide6.QtCore import QEventLoop, QPoint, QTimer
+    from PySide6.QtGui import QPainter
 
     window.resize(*SCREENSHOT_SIZE)
     window.show()
@@ -125,13 +127,30 @@ def _screenshot(app: object, window: MainWindow, out: str, view: str) -> int:
             QTimer.singleShot(150, loop.quit)
 
     window.model.index_ready.connect(lambda _i: QTimer.singleShot(0, nothing_to_show))
-    window.session.backlinks_ready.connect(lambda _g: done("backlinks"))
-    window.session.unlinked_ready.connect(lambda _m: done("unlinked"))
+    session.backlinks_ready.connect(lambda _g: done("backlinks"))
+    session.unlinked_ready.connect(lambda _m: done("unlinked"))
     QTimer.singleShot(120_000, loop.quit)  # never hang a script
     loop.exec()
     window.show_view(view)
+    if view == "search" and query:
+        window.search.set_query(query)
+        session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
+        loop.exec()
+    if view == "switcher":
+        if window.switcher._index is None:
+            session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))
+            loop.exec()
+        window.switcher.open_switcher()
+        window.switcher.input.setText(query)
     for _ in range(5):
         loop.processEvents()
-    ok = window.grab().save(out)
+    image = window.grab()
+    if view == "switcher":  # a dialog is its own window: draw it where it would float
+        dialog = window.switcher.grab()
+        painter = QPainter(image)
+        painter.drawPixmap(QPoint((image.width() - dialog.width()) // 2, 90), dialog)
+        painter.end()
+        window.switcher.close()
+    ok = image.save(out)
     window.close()
     return 0 if ok and not waiting else 1

@@ -132,8 +132,13 @@ class VaultIndex:
             h.update(b"\2" + (self.root / IGNORE_FILE).read_bytes())
         return h.hexdigest()
 
-    def rescan(self, progress: ProgressCallback | None = None) -> None:
-        """Read the whole vault again, reusing cached work for unchanged files."""
+    def rescan(
+        self,
+        progress: ProgressCallback | None = None,
+        listed: Callable[[tuple[str, ...], tuple[str, ...]], None] | None = None,
+    ) -> None:
+        """Read the whole vault again, reusing cached work for unchanged files.
+        ``listed(notes, attachments)`` is called once the files are known, before parsing."""
         if not self.root.is_dir():
             raise FileNotFoundError(f"{self.root}: no such folder")
         self.wait_saved()
@@ -148,6 +153,8 @@ class VaultIndex:
                 on_many = (POOL_THRESHOLD, lambda: pools.append(ParsePool(self.root)))
             walk = walk_vault(self.root, self.rules, on_many=on_many)
             self.scan_warnings = {w.path: w for w in walk.warnings}
+            if listed is not None:
+                listed(tuple(walk.notes), tuple(walk.attachments))
             if cached is not None and warm:
                 self._warm_start(cached, walk.notes, walk.attachments)
             else:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from ..core.filetree import FileTreeData
 from ..core.index import IndexDelta, VaultIndex
 from .watcher import FileBatch
 
@@ -36,12 +37,15 @@ class Linker(QObject):
 
     Signals:
         scan_progressed(int, int): notes done, notes total.
+        files_listed(FileTreeData): the vault's notes and attachments as a sorted tree,
+            known before the notes are parsed (built here, not in the GUI thread).
         scan_finished(VaultIndex): the index is built; readers hold ``index.lock``.
         scan_failed(str): the vault could not be read at all.
         updated(Update): a batch was applied.
     """
 
     scan_progressed = Signal(int, int)
+    files_listed = Signal(object)
     scan_finished = Signal(object)
     scan_failed = Signal(str)
     updated = Signal(object)
@@ -55,7 +59,10 @@ class Linker(QObject):
     def scan(self, request: ScanRequest) -> None:
         try:
             index = VaultIndex(request.root, excluded=request.excluded, use_cache=request.use_cache)
-            index.rescan(progress=self.scan_progressed.emit)
+            index.rescan(
+                progress=self.scan_progressed.emit,
+                listed=lambda n, a: self.files_listed.emit(FileTreeData.build(n, a)),
+            )
         except OSError as exc:
             self.scan_failed.emit(f"{request.root}: {exc.strerror or exc}")
             return

@@ -28,6 +28,7 @@ class VaultModel(QObject):
         index_ready(VaultIndex): the first full index of the vault is available.
         index_updated(Update): a batch of file changes was applied (with renames).
         scan_progressed(int, int): notes indexed so far, notes in the vault.
+        files_listed(FileTreeData): the vault's files, known before they are parsed.
         scan_failed(str): the vault could not be read.
         job_finished(object, object): a submitted job's token and its result.
     """
@@ -35,6 +36,7 @@ class VaultModel(QObject):
     index_ready = Signal(object)
     index_updated = Signal(object)
     scan_progressed = Signal(int, int)
+    files_listed = Signal(object)
     scan_failed = Signal(str)
     job_finished = Signal(object, object)
 
@@ -58,10 +60,14 @@ class VaultModel(QObject):
         self._watcher.batch_ready.connect(self._on_watcher_batch_ready)
         linker = self._linker.linker
         linker.scan_progressed.connect(self.scan_progressed)
+        linker.files_listed.connect(self.files_listed)
         linker.scan_finished.connect(self._on_linker_scan_finished)
         linker.scan_failed.connect(self.scan_failed)
         linker.updated.connect(self._on_linker_updated)
+        # Quick answers (render, backlinks, search) never wait behind a scan of the vault
+        # (unlinked mentions, tag counts): two threads, one for each.
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-job")
+        self._slow_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-scan")
         self._closed = False
 
     def start(self) -> None:
@@ -78,6 +84,7 @@ class VaultModel(QObject):
         self._watcher.stop()
         self._linker.stop()
         self._jobs.shutdown(wait=True, cancel_futures=True)
+        self._slow_jobs.shutdown(wait=True, cancel_futures=True)
         if self.index is not None:
             self.index.wait_saved()
 
@@ -103,7 +110,12 @@ class VaultModel(QObject):
         return self.index is not None
 
     def submit(
-        self, token: object, job: Callable[[threading.Event], Any], cancel: threading.Event
+        self,
+        token: object,
+        job: Callable[[threading.Event], Any],
+        cancel: threading.Event,
+        *,
+        slow: bool = False,
     ) -> None:
         """Run ``job(cancel)`` on the background thread; its result arrives as
         ``job_finished(token, result)`` unless ``cancel`` was set by then (TRAPS: a queued
@@ -118,7 +130,7 @@ class VaultModel(QObject):
                 self.job_finished.emit(token, result)
 
         if not self._closed:
-            self._jobs.submit(run)
+            (self._slow_jobs if slow else self._jobs).submit(run)
 
     def flush_events(self) -> None:
         """Send pending file events to the linker now, without waiting for the debounce."""

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core import render
 from ..core.context import linked_mentions
+from ..core.filetree import FileTreeData
 from ..core.index import VaultIndex
 from ..core.journal import Journal, JournalError
 from ..core.mentions import Mention, link_mention, unlinked_mentions
@@ -25,6 +26,12 @@ from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
+
+ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
+
+
+class _Cancelled(Exception):
+    """Raised inside a job whose answer nobody wants any more."""
 
 
 class VaultSession(QObject):
@@ -44,7 +51,7 @@ class VaultSession(QObject):
         outline_ready(object): the open note's headings.
         outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
         history_changed(bool, bool): whether back and forward are possible.
-        files_reset(object, object): every note and attachment (a new index).
+        files_reset(FileTreeData): every note and attachment, as a sorted tree.
         files_changed(object): an Update (files added, removed, renamed).
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
@@ -60,7 +67,7 @@ class VaultSession(QObject):
     outline_ready = Signal(object)
     outgoing_ready = Signal(object)
     history_changed = Signal(bool, bool)
-    files_reset = Signal(object, object)
+    files_reset = Signal(object)
     files_changed = Signal(object)
     message = Signal(str)
     undo_changed = Signal(bool)
@@ -79,8 +86,13 @@ class VaultSession(QObject):
         self._cancel = threading.Event()
         self._search_cancel = threading.Event()
         self._search_generation = 0
+        self._unlinked_cancel = threading.Event()
+        self._unlinked_timer = QTimer(self, singleShot=True, interval=700)
+        self._unlinked_timer.timeout.connect(self._on_unlinked_timer_timeout)
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
+        self._listed: set[str] = set()
+        model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
         model.job_finished.connect(self._on_model_job_finished)
@@ -129,42 +141,64 @@ class VaultSession(QObject):
         self.history.visit(place)
         self._show(place, refresh=False)
 
-    def _show(self, place: Place, *, refresh: bool) -> None:
+    def _show(self, place: Place, *, refresh: bool, parts: frozenset[str] = ALL_PARTS) -> None:
+        """Compute what the views show of ``place``: the rendered ``note``, ``backlinks``,
+        ``unlinked`` mentions, ``sidebars`` (outline, outgoing). A refresh after a change
+        elsewhere recomputes only the parts it can have changed."""
         self.history_changed.emit(self.history.can_go_back(), self.history.can_go_forward())
         if not self.model.ready:
             return  # shown once the index is ready
-        self._generation += 1
-        self._cancel.set()
-        self._cancel = threading.Event()
+        if "note" in parts or not refresh:  # a new place: drop every answer still coming
+            self._generation += 1
+            self._cancel.set()
+            self._cancel = threading.Event()
         generation, cancel = self._generation, self._cancel
         dark = self.dark
-        if place.kind == "note":
+        if "note" in parts:
+            render_job = (
+                (lambda c: self._render_note(place.node, dark, c))
+                if place.kind == "note"
+                else (lambda c: self._render_node(place, c))
+            )
+            self.model.submit(("note", generation, place, refresh), render_job, cancel)
+        if "backlinks" in parts:
+            reader = self._reader()
             self.model.submit(
-                ("note", generation, place, refresh),
-                lambda c: self._render_note(place.node, dark, c),
+                ("backlinks", generation),
+                lambda c: linked_mentions(self._index(), place.node, reader, c.is_set),
                 cancel,
             )
-        else:
-            self.model.submit(
-                ("note", generation, place, refresh),
-                lambda c: self._render_node(place, c),
-                cancel,
-            )
+        if "unlinked" in parts:
+            if place.kind != "note":
+                self.unlinked_ready.emit([])
+            elif refresh:
+                self._unlinked_timer.start()  # a scan of the whole vault: once things settle
+            else:
+                self._on_unlinked_timer_timeout()
+        if "sidebars" in parts:
+            self._send_sidebars(place)
+
+    @Slot()
+    def _on_unlinked_timer_timeout(self) -> None:
+        place = self.current
+        if place is None or place.kind != "note" or not self.model.ready:
+            return
+        self._unlinked_cancel.set()
+        self._unlinked_cancel = threading.Event()
+        cancel = self._unlinked_cancel
         reader = self._reader()
+
+        def read(rel: str) -> str | None:
+            if cancel.is_set():
+                raise _Cancelled
+            return reader(rel)
+
         self.model.submit(
-            ("backlinks", generation),
-            lambda c: linked_mentions(self._index(), place.node, reader, c.is_set),
+            ("unlinked", self._generation),
+            lambda c: self._unlinked(place.node, read),
             cancel,
+            slow=True,
         )
-        if place.kind == "note":
-            self.model.submit(
-                ("unlinked", generation),
-                lambda c: self._unlinked(place.node, reader),
-                cancel,
-            )
-        else:
-            self.unlinked_ready.emit([])
-        self._send_sidebars(place)
 
     def _send_sidebars(self, place: Place) -> None:
         with self.model.read() as index:
@@ -265,6 +299,11 @@ class VaultSession(QObject):
     def _on_model_job_finished(self, token: object, result: object) -> None:
         if not isinstance(token, tuple):
             return
+        if token[0] == "tree":
+            if isinstance(result, FileTreeData):
+                self._listed = {p for p in result.nodes if not p.endswith("/")}
+                self.files_reset.emit(result)
+            return
         if token[0] == "switcher":
             if isinstance(result, SwitcherIndex):
                 self.switcher_ready.emit(result)
@@ -291,10 +330,21 @@ class VaultSession(QObject):
     # ------------------------------------------------------------ live updates
 
     @Slot(object)
+    def _on_model_files_listed(self, tree: FileTreeData) -> None:
+        """The tree fills in before the links are resolved."""
+        self._listed = {p for p in tree.nodes if not p.endswith("/")}
+        self.files_reset.emit(tree)
+
+    @Slot(object)
     def _on_model_index_ready(self, index: VaultIndex) -> None:
         with index.lock:
-            notes, attachments = list(index.notes), list(index.attachments)
-        self.files_reset.emit(notes, attachments)
+            files = {*index.notes, *index.attachments}
+        if files != self._listed:  # changed while parsing (or a rescan without a listing)
+            with index.lock:
+                notes, attachments = list(index.notes), list(index.attachments)
+            self.model.submit(
+                ("tree", 0), lambda c: FileTreeData.build(notes, attachments), threading.Event()
+            )
         self._on_switcher_timer_timeout()
         if self.current is not None:
             self._show(self.current, refresh=False)
@@ -317,17 +367,19 @@ class VaultSession(QObject):
         if place.kind == "note" and place.node in delta.notes_removed:
             self.note_missing.emit(place.node, f"{place.node} was deleted outside Librarian.")
             return
-        touched = {s for s, _ in (*delta.edges_added, *delta.edges_removed)}
+        sources = {s for s, _ in (*delta.edges_added, *delta.edges_removed)}
         targets = {t for _, t in (*delta.edges_added, *delta.edges_removed)}
         renamed_here = any(new == place.node for _, new in update.renamed)
-        if (
-            place.node in delta.notes_changed
-            or renamed_here
-            or place.node in targets
-            or place.node in touched
-            or any(rel in delta.notes_changed for rel in self._linking(place.node))
+        if renamed_here:
+            self._show(place, refresh=False)
+        elif place.node in delta.notes_changed or place.node in sources:
+            self._show(place, refresh=True)  # its text, or where its links lead, changed
+        elif place.node in targets or any(
+            rel in delta.notes_changed for rel in self._linking(place.node)
         ):
-            self._show(place, refresh=not renamed_here)
+            self._show(place, refresh=True, parts=frozenset({"backlinks", "unlinked"}))
+        elif delta.notes_changed or delta.notes_added:
+            self._show(place, refresh=True, parts=frozenset({"unlinked"}))
 
     def _linking(self, node: str) -> list[str]:
         with self.model.read() as index:

@@ -7,7 +7,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QUrl, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -67,6 +67,8 @@ class MainWindow(QMainWindow):
         self._use_cache = use_cache
         self._requested_note = open_note
         self._tags_cancel = threading.Event()
+        self._tags_timer = QTimer(self, singleShot=True, interval=1000)
+        self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self._build_widgets()
@@ -231,7 +233,7 @@ class MainWindow(QMainWindow):
         session.outline_ready.connect(self.outline.show_headings)
         session.outgoing_ready.connect(self.outgoing.show_links)
         session.history_changed.connect(self._on_session_history_changed)
-        session.files_reset.connect(self.tree.set_files)
+        session.files_reset.connect(self.tree.install)
         session.message.connect(self._on_session_message)
         session.undo_changed.connect(self.undo_action.setEnabled)
         session.switcher_ready.connect(self.switcher.set_index)
@@ -280,7 +282,15 @@ class MainWindow(QMainWindow):
         if self.session is not None and self.session.current is not None:
             self.tree.select(self.session.current.node)
         self._refresh_counts()
-        self._refresh_lists()
+        with self.model.read() as index:  # type: ignore[union-attr]
+            stamps = {
+                rel: index.notes[rel].stamp for rel in (*delta.notes_added, *delta.notes_changed)
+            }
+        for rel in delta.notes_removed:
+            self.recent.note_removed(rel)
+        for rel, stamp in stamps.items():
+            self.recent.note_changed(rel, stamp.mtime_ns / 1e9)
+        self._tags_timer.start()
 
     @Slot(str)
     def _on_model_scan_failed(self, message: str) -> None:
@@ -302,23 +312,35 @@ class MainWindow(QMainWindow):
         )
 
     def _refresh_lists(self) -> None:
-        """Recent changes here (stamps only); tag counts decode every note's parse, so on
-        the background thread."""
+        """Recent changes here (stamps only); then the tag counts."""
         if self.model is None or not self.model.ready:
             return
         with self.model.read() as index:
             mtimes = [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
         self.recent.show_notes(mtimes)
+        self._on_tags_timer_timeout()
+
+    @Slot()
+    def _on_tags_timer_timeout(self) -> None:
+        """Tag counts decode every note's parse: on the background thread, and at most
+        once a second while files keep changing."""
         model = self.model
+        if model is None or not model.ready:
+            return
 
         def count_tags(cancel: threading.Event) -> object:
             with model.read() as index:
                 records = list(index.notes.values())
-            return tag_counts([t.name for t in r.parsed.tags] for r in records)
+            tags = []
+            for i, record in enumerate(records):
+                if i % 500 == 0 and cancel.is_set():
+                    return None
+                tags.append([t.name for t in record.parsed.tags])
+            return tag_counts(tags)
 
         self._tags_cancel.set()
         self._tags_cancel = threading.Event()
-        model.submit(("tags", id(self)), count_tags, self._tags_cancel)
+        model.submit(("tags", id(self)), count_tags, self._tags_cancel, slow=True)
 
     @Slot(object, object)
     def _on_model_job_finished(self, token: object, result: object) -> None:
