@@ -25,7 +25,7 @@ CACHE_VERSION = 4
 # mtime (TRAPS): files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
 _MAGIC = b"LIBRARIAN-INDEX\n"
-FRAME_ROWS = 2000  # rows per marshal frame: each dumps or loads in ~20 ms
+FRAME_ROWS = 500  # rows per marshal frame: each dumps or loads in a few ms, holding the GIL
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +192,7 @@ def _write(
                         for rel, record in records[i : i + FRAME_ROWS]
                     ]
                     _write_frame(fh, rows)
+                    time.sleep(0)  # let a GUI thread waiting for the GIL have it now
                 _write_frame(fh, [(p, tuple(s)) for p, s in attachments.items()])
                 for i in range(0, len(edges), FRAME_ROWS):
                     _write_frame(fh, dict(edges[i : i + FRAME_ROWS]))

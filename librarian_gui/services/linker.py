@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,10 @@ class ScanRequest:
     root: Path
     excluded: tuple[str, ...] = ()
     use_cache: bool = True
+    # Run first, on the linker thread: starting the file watch walks every folder of the
+    # vault (inotify needs one watch per folder), too slow for the GUI thread, and it must
+    # be in place before the scan lists the files, or a change in between would be lost.
+    before: Callable[[], None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,8 @@ class Linker(QObject):
     @Slot(object)
     def scan(self, request: ScanRequest) -> None:
         try:
+            if request.before is not None:
+                request.before()
             index = VaultIndex(request.root, excluded=request.excluded, use_cache=request.use_cache)
             index.rescan(
                 progress=self.scan_progressed.emit,

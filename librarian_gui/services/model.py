@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -50,6 +51,9 @@ class VaultModel(QObject):
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
+        # The linker, job and cache threads run Python too; a GUI thread that wants the GIL
+        # back waits up to one switch interval per runnable thread (5 ms by default).
+        sys.setswitchinterval(min(sys.getswitchinterval(), 0.002))
         self.root = root.resolve()
         self.excluded = excluded
         self._use_cache = use_cache
@@ -72,9 +76,10 @@ class VaultModel(QObject):
 
     def start(self) -> None:
         """Watch first, then scan: changes made during the scan are applied after it."""
-        self._watcher.start()
         self._linker.scan_requested.emit(
-            ScanRequest(self.root, self.excluded, use_cache=self._use_cache)
+            ScanRequest(
+                self.root, self.excluded, use_cache=self._use_cache, before=self._watcher.start
+            )
         )
 
     def close(self) -> None:

@@ -76,6 +76,7 @@ class VaultWatcher(QObject):
         self._paths: dict[str, None] = {}  # ordered set
         self._moves: list[tuple[str, str]] = []
         self._events = 0
+        self._stopped = False
         self._observer: Observer | None = None  # type: ignore[valid-type]
         self._debounce = QTimer(self, singleShot=True, interval=debounce_ms)
         self._max_wait = QTimer(self, singleShot=True, interval=max_wait_ms)
@@ -108,20 +109,28 @@ class VaultWatcher(QObject):
     # -- the GUI thread ----------------------------------------------------------------
 
     def start(self) -> None:
-        if self._observer is not None:
-            return
-        observer = Observer()
-        observer.schedule(_Handler(self), str(self.root), recursive=True)
-        observer.daemon = True
+        """Start watching (any thread: the linker thread calls it before its scan)."""
+        with self._lock:
+            if self._observer is not None or self._stopped:
+                return
+            observer = Observer()
+            observer.schedule(_Handler(self), str(self.root), recursive=True)
+            observer.daemon = True
+            self._observer = observer
         observer.start()
-        self._observer = observer
+        if self._stopped:  # stop() came while this thread was starting it
+            observer.stop()
+            observer.join(timeout=5)
 
     def stop(self) -> None:
         """Stop and join watchdog's thread (TRAPS: inotify instances are few)."""
-        observer, self._observer = self._observer, None
+        with self._lock:
+            observer, self._observer = self._observer, None
+            self._stopped = True
         if observer is not None:
             observer.stop()
-            observer.join(timeout=5)
+            if observer.is_alive():
+                observer.join(timeout=5)
         self._debounce.stop()
         self._max_wait.stop()
 

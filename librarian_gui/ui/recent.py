@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
+from typing import Any
 
-from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QListWidget, QListWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtCore import (
+    QAbstractListModel,
+    QModelIndex,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtWidgets import QComboBox, QListView, QVBoxLayout, QWidget
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 PERIODS = {  # key → (label, seconds; None = since the previous session)
@@ -16,6 +24,7 @@ PERIODS = {  # key → (label, seconds; None = since the previous session)
     "month": ("Last 30 days", 30 * 86_400.0),
 }
 MAX_SHOWN = 500
+_NO_INDEX = QModelIndex()
 
 
 def _age(seconds: float) -> str:
@@ -26,6 +35,43 @@ def _age(seconds: float) -> str:
     if seconds < 36 * 3600:
         return f"{round(seconds / 3600)} h ago"
     return f"{round(seconds / 86400)} days ago"
+
+
+class _RecentModel(QAbstractListModel):
+    """(mtime, path) rows; texts are made only for the rows on screen."""
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.rows: list[tuple[float, str]] = []
+        self.now = time.time()
+
+    def set_rows(self, rows: list[tuple[float, str]]) -> None:
+        self.beginResetModel()
+        self.rows = rows
+        self.now = time.time()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _NO_INDEX) -> int:
+        return 0 if parent.isValid() else max(1, len(self.rows))
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not self.rows:
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
+        if not self.rows:
+            return (
+                "Nothing changed in this period." if role == Qt.ItemDataRole.DisplayRole else None
+            )
+        mtime, rel = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            title = rel.rsplit("/", 1)[-1].removesuffix(".md")
+            folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+            return f"{title}\n{folder + ' · ' if folder else ''}{_age(self.now - mtime)}"
+        if role in (Qt.ItemDataRole.ToolTipRole, PATH_ROLE):
+            return rel
+        return None
 
 
 class RecentChanges(QWidget):
@@ -44,7 +90,10 @@ class RecentChanges(QWidget):
         self.period = QComboBox()
         for key, (label, _) in PERIODS.items():
             self.period.addItem(label, key)
-        self.list = QListWidget()
+        self._model = _RecentModel(self)
+        self.list = QListView()
+        self.list.setModel(self._model)
+        self.list.setAlternatingRowColors(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.period)
@@ -52,8 +101,8 @@ class RecentChanges(QWidget):
         self._since_session: float | None = None
         self._notes: dict[str, float] = {}
         self.period.currentIndexChanged.connect(self._on_period_changed)
-        self.list.itemActivated.connect(self._on_item_activated)
-        self.list.itemClicked.connect(self._on_item_activated)
+        self.list.activated.connect(self._on_list_activated)
+        self.list.clicked.connect(self._on_list_activated)
 
     def set_period(self, key: str) -> None:
         index = self.period.findData(key)
@@ -77,7 +126,7 @@ class RecentChanges(QWidget):
             self._refresh()
 
     def shown(self) -> list[str]:
-        return [self.list.item(i).data(PATH_ROLE) for i in range(self.list.count())]
+        return [rel for _, rel in self._model.rows]
 
     def _cutoff(self) -> float:
         key = self.period.currentData()
@@ -88,31 +137,18 @@ class RecentChanges(QWidget):
 
     def _refresh(self) -> None:
         cutoff = self._cutoff()
-        now = time.time()
         recent = sorted(((m, rel) for rel, m in self._notes.items() if m >= cutoff), reverse=True)[
             :MAX_SHOWN
         ]
-        self.list.clear()
-        for mtime, rel in recent:
-            title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-            folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
-            text = f"{title}\n{folder + ' · ' if folder else ''}{_age(now - mtime)}"
-            item = QListWidgetItem(text)
-            item.setData(PATH_ROLE, rel)
-            item.setToolTip(rel)
-            self.list.addItem(item)
-        if not recent:
-            item = QListWidgetItem("Nothing changed in this period.")
-            item.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.list.addItem(item)
+        self._model.set_rows(recent)
 
     @Slot(int)
     def _on_period_changed(self, _index: int) -> None:
         self._refresh()
         self.period_changed.emit(self.period.currentData())
 
-    @Slot(QListWidgetItem)
-    def _on_item_activated(self, item: QListWidgetItem) -> None:
-        rel = item.data(PATH_ROLE)
+    @Slot(QModelIndex)
+    def _on_list_activated(self, index: QModelIndex) -> None:
+        rel = index.data(PATH_ROLE)
         if rel:
             self.note_selected.emit(rel)

@@ -1,0 +1,77 @@
+"""The side panes on their own: exact contents after each change."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+from pytestqt.qtbot import QtBot
+
+from librarian_gui.services.history import History, Place
+from librarian_gui.ui.file_tree import FileTree
+from librarian_gui.ui.recent import RecentChanges
+from librarian_gui.ui.tags import tag_counts
+
+
+def test_file_tree_sorts_folders_first_naturally_and_changes_row_by_row(qtbot: QtBot) -> None:
+    tree = FileTree()
+    qtbot.addWidget(tree)
+    tree.set_files(["b/x10.md", "b/x2.md", "a.md", "Z.md", "b/c/deep.md"], ["img/p.png"])
+    assert tree.files() == ["b/c/deep.md", "b/x2.md", "b/x10.md", "img/p.png", "a.md", "Z.md"]
+    tree.add_files(["b/c/d/new.md", "b/x3.md", "aa/q.md"], "note")
+    assert tree.files() == [
+        "aa/q.md",
+        "b/c/d/new.md",
+        "b/c/deep.md",
+        "b/x2.md",
+        "b/x3.md",
+        "b/x10.md",
+        "img/p.png",
+        "a.md",
+        "Z.md",
+    ]
+    tree.remove_files(["b/c/d/new.md", "b/c/deep.md"])  # b/c and b/c/d become empty: gone
+    assert tree.files() == [
+        "aa/q.md",
+        "b/x2.md",
+        "b/x3.md",
+        "b/x10.md",
+        "img/p.png",
+        "a.md",
+        "Z.md",
+    ]
+    assert tree.model().rowCount(tree.model().index(1, 0)) == 3  # b holds x2, x3, x10 only
+    tree.select("b/x3.md")
+    assert tree.currentIndex().data() == "x3"
+
+
+def test_recent_changes_keep_the_period_newest_first(qtbot: QtBot) -> None:
+    recent = RecentChanges()
+    qtbot.addWidget(recent)
+    now = time.time()
+    recent.set_period("day")
+    recent.show_notes([("old.md", now - 3 * 86_400), ("a.md", now - 600), ("b.md", now - 60)])
+    assert recent.shown() == ["b.md", "a.md"]
+    recent.note_changed("old.md", now)
+    assert recent.shown() == ["old.md", "b.md", "a.md"]
+    recent.note_removed("b.md")
+    recent.set_period("week")
+    assert recent.shown() == ["old.md", "a.md"]
+
+
+def test_tag_counts_count_notes_and_parents_of_nested_tags() -> None:
+    counts = tag_counts([["agent/memory", "index"], ["agent/memory", "agent"], ["ops"]])
+    assert counts == Counter({"agent": 2, "agent/memory": 2, "index": 1, "ops": 1})
+
+
+def test_history_goes_back_and_forward_and_follows_renames() -> None:
+    history = History()
+    for node in ("a.md", "b.md", "c.md"):
+        history.visit(Place("note", node))
+    assert history.back() == Place("note", "b.md")
+    history.visit(Place("note", "d.md"))  # drops the forward entry c.md
+    assert not history.can_go_forward()
+    history.rename("b.md", "bee.md")
+    assert history.back() == Place("note", "bee.md")
+    assert history.back() == Place("note", "a.md")
+    assert history.back() is None
