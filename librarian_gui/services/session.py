@@ -94,6 +94,7 @@ class VaultSession(QObject):
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
         self._listed: set[str] = set()
+        self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
         model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
@@ -329,6 +330,7 @@ class VaultSession(QObject):
             if isinstance(result, Exception):
                 self.note_missing.emit(place.node, str(result))
             else:
+                self._embeds = frozenset(getattr(result, "embeds", ()))
                 self.place_shown.emit(place, result, refresh)
         elif kind == "backlinks":
             self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
@@ -380,7 +382,11 @@ class VaultSession(QObject):
         renamed_here = any(new == place.node for _, new in update.renamed)
         if renamed_here:
             self._show(place, refresh=False)
-        elif place.node in delta.notes_changed or place.node in sources:
+        elif (
+            place.node in delta.notes_changed
+            or place.node in sources
+            or not self._embeds.isdisjoint(delta.notes_changed)
+        ):
             self._show(place, refresh=True)  # its text, or where its links lead, changed
         elif place.node in targets or any(
             rel in delta.notes_changed for rel in self._linking(place.node)

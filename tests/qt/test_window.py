@@ -174,3 +174,17 @@ def _url(text: str) -> object:
     from PySide6.QtCore import QUrl
 
     return QUrl(text)
+
+
+def test_an_embedded_note_changed_outside_refreshes_the_note_embedding_it(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("projects/Memory Hygiene.md")  # type: ignore[union-attr]
+    with open(demo / "logs/2026_11_12.md", "a", encoding="utf-8") as fh:
+        fh.write("\n- 23:59 a line the agent added to the embedded log\n")
+    qtbot.waitUntil(
+        lambda: "a line the agent added to the embedded log" in preview_text(window),
+        timeout=10_000,
+    )
+    assert shown(window) == "projects/Memory Hygiene.md"
