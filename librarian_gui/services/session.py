@@ -480,5 +480,4 @@ def _node_page(kind: str, label: str, sources: list[str], concept: object) -> re
 
 
 def _build_switcher(index: VaultIndex) -> SwitcherIndex:
-    with index.lock:
-        return SwitcherIndex.build(index)
+    return SwitcherIndex.build(index)  # copies what it needs under the index's lock
