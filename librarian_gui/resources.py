@@ -1,4 +1,4 @@
-"""Where the bundled files are: the demo vault and the starter dictionaries."""
+"""Where the bundled files are: the demo vault, the starter dictionaries, the preview CSS."""
 
 from __future__ import annotations
 
@@ -24,6 +24,12 @@ def resources_dir() -> Path:
 
 def concepts_dir() -> Path:
     return _bundled("concepts")
+
+
+def preview_css(dark: bool) -> str:
+    """The note preview's style sheet for the light or the dark theme."""
+    name = "dark.css" if dark else "light.css"
+    return (resources_dir() / "preview" / name).read_text(encoding="utf-8")
 
 
 def bundled_demo_vault() -> Path:

@@ -1,18 +1,30 @@
-"""markdown-it-py plugins for Obsidian syntax: wiki links, embeds and ``%%`` comments."""
+"""markdown-it-py plugins for Obsidian syntax: wiki links, embeds, ``%%`` comments, callouts,
+``==highlights==`` and task lists."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.rules_block import StateBlock
+from markdown_it.rules_core import StateCore
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.state_inline import Delimiter
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
-__all__ = ["comment_plugin", "make_markdown", "split_wiki", "wikilink_plugin"]
+__all__ = [
+    "callout_plugin",
+    "comment_plugin",
+    "highlight_plugin",
+    "make_markdown",
+    "split_wiki",
+    "tasklist_plugin",
+    "wikilink_plugin",
+]
 
 
 def make_markdown() -> MarkdownIt:
@@ -166,3 +178,210 @@ def _comment_block_rule(state: StateBlock, start_line: int, end_line: int, silen
         token.map = [start_line, line + 1]
         state.line = line + 1
     return True
+
+
+# ---------------------------------------------------------------- ==highlights==
+
+_EQUALS = 0x3D
+
+
+def highlight_plugin(md: MarkdownIt) -> None:
+    """``==text==`` → ``mark_open``/``mark_close`` tokens (tag ``mark``).
+
+    Paired through the delimiter list exactly like ``~~strikethrough~~``, so it nests with
+    emphasis and links the same way and a lone ``==`` (``a == b``) stays text.
+    """
+    md.inline.ruler.before("emphasis", "mark", _mark_tokenize)
+    md.inline.ruler2.before("emphasis", "mark", _mark_post_process)
+
+
+def _mark_tokenize(state: StateInline, silent: bool) -> bool:
+    start = state.pos
+    if silent or state.src[start] != "=":
+        return False
+    scanned = state.scanDelims(start, True)
+    length = scanned.length
+    if length < 2:
+        return False
+    if length % 2:
+        token = state.push("text", "", 0)
+        token.content = "="
+        length -= 1
+    for _ in range(length // 2):
+        token = state.push("text", "", 0)
+        token.content = "=="
+        state.delimiters.append(
+            Delimiter(
+                marker=_EQUALS,
+                length=0,  # no "rule of 3": that is for emphasis only
+                token=len(state.tokens) - 1,
+                end=-1,
+                open=scanned.can_open,
+                close=scanned.can_close,
+            )
+        )
+    state.pos += scanned.length
+    return True
+
+
+def _mark_pair(state: StateInline, delimiters: list[Delimiter]) -> None:
+    lone: list[int] = []
+    for start in delimiters:
+        if start.marker != _EQUALS or start.end == -1:
+            continue
+        end = delimiters[start.end]
+        opener, closer = state.tokens[start.token], state.tokens[end.token]
+        opener.type, opener.nesting = "mark_open", 1
+        closer.type, closer.nesting = "mark_close", -1
+        for token in (opener, closer):
+            token.tag, token.markup, token.content = "mark", "==", ""
+        before = state.tokens[end.token - 1]
+        if before.type == "text" and before.content == "=":
+            lone.append(end.token - 1)
+    # An odd run "===" left one "=" before its pair: move it after the closing tags, as
+    # markdown-it does for "~~~".
+    while lone:
+        i = lone.pop()
+        j = i + 1
+        while j < len(state.tokens) and state.tokens[j].type == "mark_close":
+            j += 1
+        j -= 1
+        if i != j:
+            state.tokens[i], state.tokens[j] = state.tokens[j], state.tokens[i]
+
+
+def _mark_post_process(state: StateInline) -> None:
+    _mark_pair(state, state.delimiters)
+    for meta in state.tokens_meta:
+        if meta and "delimiters" in meta:
+            _mark_pair(state, meta["delimiters"])
+
+
+# ---------------------------------------------------------------- callouts
+
+_CALLOUT = re.compile(r"\[!([^\]\s]+)\]([+-]?)[ \t]*(.*)")
+
+
+def callout_plugin(md: MarkdownIt) -> None:
+    """Obsidian callouts: a blockquote whose first line is ``[!type]`` becomes
+    ``callout_open`` … ``callout_close``.
+
+    ``meta`` of the open token holds ``kind`` (the type, lowercased), ``title`` (the rest of
+    the marker line, ``""`` when absent) and ``fold`` (``"+"``, ``"-"`` or ``""``). The marker
+    line is removed from the body before inline parsing, so the title is never parsed as text.
+    """
+    # Before "inline": the marker line must go before its text is parsed into children.
+    md.core.ruler.before("inline", "callout", _callout_rule)
+    md.add_render_rule("callout_open", _render_callout_open)
+    md.add_render_rule("callout_close", lambda *_args: "</div>\n")
+
+
+def _callout_rule(state: StateCore) -> None:
+    tokens = state.tokens
+    i = 0
+    while i < len(tokens) - 2:
+        token = tokens[i]
+        if (
+            token.type == "blockquote_open"
+            and tokens[i + 1].type == "paragraph_open"
+            and tokens[i + 2].type == "inline"
+        ):
+            inline = tokens[i + 2]
+            first, _, rest = inline.content.partition("\n")
+            match = _CALLOUT.fullmatch(first.rstrip())
+            if match is not None:
+                token.type, token.tag = "callout_open", "div"
+                token.meta = {
+                    "kind": match.group(1).lower(),
+                    "title": match.group(3).strip(),
+                    "fold": match.group(2),
+                }
+                close = _closing(tokens, i)
+                tokens[close].type, tokens[close].tag = "callout_close", "div"
+                if rest.strip():
+                    inline.content = rest
+                    for body in (tokens[i + 1], inline):
+                        if body.map:
+                            body.map = [body.map[0] + 1, body.map[1]]
+                else:  # the marker line was the whole paragraph
+                    del tokens[i + 1 : i + 4]
+        i += 1
+
+
+def _closing(tokens: Sequence[Token], open_index: int) -> int:
+    """Index of the token closing ``tokens[open_index]`` (same level, negative nesting)."""
+    level = tokens[open_index].level
+    for j in range(open_index + 1, len(tokens)):
+        if tokens[j].level == level and tokens[j].nesting == -1:
+            return j
+    return len(tokens) - 1  # unreachable for a well-formed stream
+
+
+def _render_callout_open(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    meta = tokens[idx].meta
+    title = meta["title"] or meta["kind"].capitalize()
+    return (
+        f'<div class="callout" data-callout="{escapeHtml(meta["kind"])}">\n'
+        f'<div class="callout-title">{escapeHtml(title)}</div>\n'
+    )
+
+
+# ---------------------------------------------------------------- task lists
+
+_TASK = re.compile(r"\[([^\]\n])\](?:[ \t]+|$)")
+
+
+def tasklist_plugin(md: MarkdownIt) -> None:
+    """``- [ ] item`` / ``- [x] item`` → task items.
+
+    The item's ``list_item_open`` gets ``meta["task"]`` (the character between the brackets;
+    Obsidian reads a space as open and any other character as done), the marker leaves the
+    item's text and a ``task_marker`` token (``meta["done"]``) is inserted in its place. A list
+    whose items are all tasks gets ``meta["tasks"] = True`` on its open token.
+    """
+    # After "inline": the item's first text child is where the marker is.
+    md.core.ruler.after("inline", "tasklist", _tasklist_rule)
+    md.add_render_rule("task_marker", _render_task_marker)
+
+
+def _tasklist_rule(state: StateCore) -> None:
+    tokens = state.tokens
+    lists: list[tuple[Token, list[bool]]] = []  # open list token, is-task of each item
+    for i, token in enumerate(tokens):
+        if token.type in ("bullet_list_open", "ordered_list_open"):
+            lists.append((token, []))
+        elif token.type in ("bullet_list_close", "ordered_list_close") and lists:
+            opener, items = lists.pop()
+            if items and all(items):
+                opener.meta["tasks"] = True
+        elif token.type == "list_item_open" and lists:
+            lists[-1][1].append(_make_task(tokens, i))
+
+
+def _make_task(tokens: Sequence[Token], i: int) -> bool:
+    if i + 2 >= len(tokens) or tokens[i + 1].type != "paragraph_open":
+        return False
+    inline = tokens[i + 2]
+    children = inline.children
+    if inline.type != "inline" or not children or children[0].type != "text":
+        return False
+    match = _TASK.match(children[0].content)
+    if match is None:
+        return False
+    char = match.group(1)
+    tokens[i].meta["task"] = char
+    children[0].content = children[0].content[match.end() :]
+    inline.content = inline.content[match.end() :]
+    marker = Token("task_marker", "", 0)
+    marker.meta = {"done": char != " "}
+    children.insert(0, marker)
+    return True
+
+
+def _render_task_marker(
+    self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Any
+) -> str:
+    checked = " checked" if tokens[idx].meta["done"] else ""
+    return f'<input type="checkbox" disabled{checked}> '

@@ -18,7 +18,8 @@ def test_installed_wheel_carries_its_resources() -> None:
         "print(librarian_gui.__file__); "
         "assert (r.bundled_demo_vault() / 'MEMORY.md').is_file(); "
         "assert (r.bundled_demo_vault() / 'concepts.json').is_file(); "
-        "assert (r.concepts_dir() / 'concepts.schema.json').is_file()"
+        "assert (r.concepts_dir() / 'concepts.schema.json').is_file(); "
+        "assert 'font' in r.preview_css(False) and 'font' in r.preview_css(True)"
     )
     result = subprocess.run(
         [sys.executable, "-I", "-c", code],
