@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -76,3 +77,70 @@ class FileTreeData:
         for child in node.children:
             if child.kind == "folder":
                 self._sort(child)
+
+    # -- changes (each returns what a view must do) -------------------------------------
+
+    def add(self, path: str, kind: str) -> list[tuple[FileNode, int]]:
+        """Add a file (and its missing folders). Returns the (new node, row in its parent)
+        pairs in the order they were inserted, outermost first; [] if it was there."""
+        if path in self.nodes:
+            return []
+        inserted: list[tuple[FileNode, int]] = []
+        folder = folder_of(path)
+        parent = self.root
+        if folder:
+            parent = self.nodes.get(folder) or self._add_folder(folder, inserted)
+        inserted.append((self._insert(parent, FileNode(path, kind, parent)), 0))
+        node = inserted[-1][0]
+        inserted[-1] = (node, self.row_of(node))
+        return inserted
+
+    def _add_folder(self, folder: str, inserted: list[tuple[FileNode, int]]) -> FileNode:
+        outer = folder_of(folder)
+        parent = self.root
+        if outer:
+            parent = self.nodes.get(outer) or self._add_folder(outer, inserted)
+        node = self._insert(parent, FileNode(folder, "folder", parent))
+        inserted.append((node, self.row_of(node)))
+        return node
+
+    def _insert(self, parent: FileNode, node: FileNode) -> FileNode:
+        row = bisect.bisect_left(parent.keys, node.sort_key)
+        parent.children.insert(row, node)
+        parent.keys.insert(row, node.sort_key)
+        self.nodes[node.path] = node
+        return node
+
+    def remove(self, path: str) -> list[tuple[FileNode, int]]:
+        """Remove a file, and the folders it leaves empty. Returns the (removed node, its
+        row) pairs, innermost first."""
+        removed: list[tuple[FileNode, int]] = []
+        node = self.nodes.get(path)
+        while node is not None and node.parent is not None:
+            parent = node.parent
+            row = self.row_of(node)
+            del parent.children[row]
+            del parent.keys[row]
+            del self.nodes[node.path]
+            removed.append((node, row))
+            node = parent if not parent.children and parent is not self.root else None
+        return removed
+
+    @staticmethod
+    def row_of(node: FileNode) -> int:
+        assert node.parent is not None
+        return bisect.bisect_left(node.parent.keys, node.sort_key)
+
+    def files(self) -> list[str]:
+        """Every file, in tree order."""
+        out: list[str] = []
+
+        def walk(node: FileNode) -> None:
+            for child in node.children:
+                if child.kind == "folder":
+                    walk(child)
+                else:
+                    out.append(child.path)
+
+        walk(self.root)
+        return out

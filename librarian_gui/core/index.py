@@ -101,6 +101,7 @@ class VaultIndex:
         self._stale_cache = False
         self._saving: threading.Thread | None = None  # writes the cache of the last scan
         self.lock = threading.RLock()
+        self._unsaved: str | None = None  # fingerprint of a scan whose cache is not written
 
     # ------------------------------------------------------------ building
 
@@ -136,9 +137,12 @@ class VaultIndex:
         self,
         progress: ProgressCallback | None = None,
         listed: Callable[[tuple[str, ...], tuple[str, ...]], None] | None = None,
+        *,
+        save: bool = True,
     ) -> None:
         """Read the whole vault again, reusing cached work for unchanged files.
-        ``listed(notes, attachments)`` is called once the files are known, before parsing."""
+        ``listed(notes, attachments)`` is called once the files are known, before parsing.
+        ``save=False`` leaves writing the cache to a later ``save_cache()``."""
         if not self.root.is_dir():
             raise FileNotFoundError(f"{self.root}: no such folder")
         self.wait_saved()
@@ -162,19 +166,32 @@ class VaultIndex:
                 self._cold_start(cached, walk.notes, walk.attachments, progress, pool)
             if progress is not None:
                 progress(len(walk.notes), len(walk.notes))
-            if self.use_cache and (self.last_parsed or cached is None or self._stale_cache):
-                # The index is complete now; writing its cache (~0.3 s at 10,000 notes) need
-                # not delay its first use. Whatever changes these maps waits (wait_saved).
-                self._saving = _cache.save(
-                    self.root,
-                    fingerprint,
-                    self.notes,
-                    self.attachments,
-                    self.targets,
-                    self.out_edges,
-                    self.in_edges,
-                    background=True,
-                )
+            self._unsaved = (
+                fingerprint
+                if self.use_cache and (self.last_parsed or cached is None or self._stale_cache)
+                else None
+            )
+            if save:
+                self.save_cache()
+
+    def save_cache(self) -> None:
+        """Write the cache of the last scan on a thread, if it needs writing. The index is
+        complete before; writing (~0.3 s at 10,000 notes) need not delay its first use, and
+        whatever changes these maps waits for it (wait_saved)."""
+        fingerprint, self._unsaved = self._unsaved, None
+        if fingerprint is None:
+            return
+        self.wait_saved()
+        self._saving = _cache.save(
+            self.root,
+            fingerprint,
+            self.notes,
+            self.attachments,
+            self.targets,
+            self.out_edges,
+            self.in_edges,
+            background=True,
+        )
 
     def wait_saved(self) -> None:
         """Wait until the cache of the last scan is written (the process waits at exit too)."""
@@ -384,6 +401,7 @@ class VaultIndex:
         changed, moved or deleted) and bring the graph up to date. Only those notes are
         parsed again; links elsewhere are re-resolved only where a file of their target's
         name came or went."""
+        self.save_cache()  # a scan's cache not written yet: from the maps as they are now
         self.wait_saved()  # the cache thread may still be reading these maps
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.filetree import FileTreeData
 from ..core.index import IndexDelta, VaultIndex
@@ -68,12 +68,16 @@ class Linker(QObject):
             index.rescan(
                 progress=self.scan_progressed.emit,
                 listed=lambda n, a: self.files_listed.emit(FileTreeData.build(n, a)),
+                save=False,
             )
         except OSError as exc:
             self.scan_failed.emit(f"{request.root}: {exc.strerror or exc}")
             return
         self.index = index
         self.scan_finished.emit(index)
+        # The window is busiest just after the scan (it fills its panes): the cache, which
+        # competes for the GIL while written, waits a moment.
+        QTimer.singleShot(1500, index.save_cache)
         early, self._early = self._early, []
         if early:
             self.apply_batch(_merge(early))

@@ -91,6 +91,7 @@ class VaultModel(QObject):
         self._jobs.shutdown(wait=True, cancel_futures=True)
         self._slow_jobs.shutdown(wait=True, cancel_futures=True)
         if self.index is not None:
+            self.index.save_cache()  # if the linker had not come to it yet
             self.index.wait_saved()
 
     def rescan(self, excluded: tuple[str, ...] | None = None) -> None:

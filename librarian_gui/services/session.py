@@ -144,7 +144,14 @@ class VaultSession(QObject):
         self.history.visit(place)
         self._show(place, refresh=False)
 
-    def _show(self, place: Place, *, refresh: bool, parts: frozenset[str] = ALL_PARTS) -> None:
+    def _show(
+        self,
+        place: Place,
+        *,
+        refresh: bool,
+        parts: frozenset[str] = ALL_PARTS,
+        quiet: bool = False,
+    ) -> None:
         """Compute what the views show of ``place``: the rendered ``note``, ``backlinks``,
         ``unlinked`` mentions, ``sidebars`` (outline, outgoing). A refresh after a change
         elsewhere recomputes only the parts it can have changed."""
@@ -174,7 +181,7 @@ class VaultSession(QObject):
         if "unlinked" in parts:
             if place.kind != "note":
                 self.unlinked_ready.emit([])
-            elif refresh:
+            elif refresh or quiet:
                 self._unlinked_timer.start()  # a scan of the whole vault: once things settle
             else:
                 self._on_unlinked_timer_timeout()
@@ -355,9 +362,9 @@ class VaultSession(QObject):
             self.model.submit(
                 ("tree", 0), lambda c: FileTreeData.build(notes, attachments), threading.Event()
             )
-        self._on_switcher_timer_timeout()
+        self._switcher_timer.start()
         if self.current is not None:
-            self._show(self.current, refresh=False)
+            self._show(self.current, refresh=False, quiet=True)
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
