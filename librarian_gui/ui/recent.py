@@ -67,8 +67,7 @@ class _RecentModel(QAbstractListModel):
         mtime, rel = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-            folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
-            return f"{title}\n{folder + ' · ' if folder else ''}{_age(self.now - mtime)}"
+            return f"{title}  ·  {_age(self.now - mtime)}"
         if role in (Qt.ItemDataRole.ToolTipRole, PATH_ROLE):
             return rel
         return None
