@@ -89,17 +89,52 @@ class Linker(QObject):
         if self.index is None:
             self._early.append(batch)
             return
-        started = time.perf_counter()
-        delta = self.index.update(batch.paths)
-        known = set(delta.notes_renamed)
-        renamed = delta.notes_renamed + tuple(
-            (src, dest)
-            for src, dest in batch.moves
-            if (src, dest) not in known and src in delta.notes_removed and dest in delta.notes_added
-        )
-        seconds = time.perf_counter() - started
-        if not delta.empty:
-            self.updated.emit(Update(delta, renamed, batch.events, seconds))
+        for paths in _chunks(batch):
+            started = time.perf_counter()
+            delta = self.index.update(paths)
+            known = set(delta.notes_renamed)
+            renamed = delta.notes_renamed + tuple(
+                (src, dest)
+                for src, dest in batch.moves
+                if (src, dest) not in known
+                and src in delta.notes_removed
+                and dest in delta.notes_added
+            )
+            seconds = time.perf_counter() - started
+            if not delta.empty:
+                self.updated.emit(Update(delta, renamed, batch.events, seconds))
+
+
+CHUNK_PATHS = 150
+
+
+def _chunks(batch: FileBatch) -> list[tuple[str, ...]]:
+    """A big batch in pieces: the index holds its lock while it applies one, and the GUI
+    thread waits for that lock when it reads. Both ends of a move stay in one piece, so the
+    index still sees it as a rename."""
+    if len(batch.paths) <= CHUNK_PATHS:
+        return [batch.paths]
+    partner = {}
+    for src, dest in batch.moves:
+        partner[src], partner[dest] = dest, src
+    chunks: list[tuple[str, ...]] = []
+    current: list[str] = []
+    placed: set[str] = set()
+    for path in batch.paths:
+        if path in placed:
+            continue
+        group = [path]
+        other = partner.get(path)
+        if other is not None and other not in placed:
+            group.append(other)
+        placed.update(group)
+        current.extend(group)
+        if len(current) >= CHUNK_PATHS:
+            chunks.append(tuple(current))
+            current = []
+    if current:
+        chunks.append(tuple(current))
+    return chunks
 
 
 def _merge(batches: Iterable[FileBatch]) -> FileBatch:

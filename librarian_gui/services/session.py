@@ -363,6 +363,10 @@ class VaultSession(QObject):
                 ("tree", 0), lambda c: FileTreeData.build(notes, attachments), threading.Event()
             )
         self._switcher_timer.start()
+        QTimer.singleShot(0, self._on_index_ready_show)  # after the window's own handlers
+
+    @Slot()
+    def _on_index_ready_show(self) -> None:
         if self.current is not None:
             self._show(self.current, refresh=False, quiet=True)
 

@@ -5,32 +5,14 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 from typing import Any
-from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 from ..core.context import MentionGroup
+from .mention_html import LIST_CSS, marked, open_url, parse_open_url
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
-
-
-def _open_url(source: str, line: int) -> str:
-    return f"open:///{quote(source)}?line={line}"
-
-
-def _marked(text: str, spans: Sequence[tuple[int, int]], cls: str) -> str:
-    """``text`` escaped, with each span wrapped in a highlight."""
-    out = []
-    pos = 0
-    for start, end in spans:
-        if start < pos:
-            continue
-        out.append(html.escape(text[pos:start]))
-        out.append(f'<span class="{cls}">{html.escape(text[start:end])}</span>')
-        pos = end
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
 
 
 def _trimmed(
@@ -64,19 +46,6 @@ class _Section(QWidget):
         layout.addWidget(self.browser)
 
 
-_CSS = """
-p { margin: 0 0 2px 0; }
-.src { margin-top: 8px; font-weight: bold; }
-.path { color: palette(mid); font-weight: normal; font-size: small; }
-.ctx { margin-left: 10px; }
-.line { color: palette(mid); font-size: small; text-decoration: none; }
-.hl { background-color: rgba(255, 200, 0, 90); font-weight: bold; }
-.mention { background-color: rgba(80, 160, 255, 70); }
-.btn { font-weight: bold; text-decoration: none; }
-.empty { color: palette(mid); font-style: italic; }
-"""
-
-
 class BacklinksPane(QWidget):
     """Linked and unlinked mentions of the open note.
 
@@ -101,7 +70,7 @@ class BacklinksPane(QWidget):
         layout.setContentsMargins(4, 0, 4, 4)
         layout.addWidget(splitter)
         for section in (self.linked, self.unlinked):
-            section.browser.document().setDefaultStyleSheet(_CSS)
+            section.browser.document().setDefaultStyleSheet(LIST_CSS)
             section.browser.anchorClicked.connect(self._on_anchor_clicked)
         self._mentions: list[Any] = []
         self.linked_count = 0
@@ -120,15 +89,15 @@ class BacklinksPane(QWidget):
             folder = group.source.rsplit("/", 1)[0] + "/" if "/" in group.source else ""
             first = group.lines[0].line if group.lines else 1
             parts.append(
-                f'<p class="src"><a href="{_open_url(group.source, first)}">'
+                f'<p class="src"><a href="{open_url(group.source, first)}">'
                 f"{html.escape(group.title)}</a> ({group.count}) "
                 f'<span class="path">{html.escape(folder)}</span></p>'
             )
             for line in group.lines:
                 text, spans = _trimmed(line.text.strip(), _stripped(line.text, line.spans))
                 parts.append(
-                    f'<p class="ctx"><a class="line" href="{_open_url(group.source, line.line)}">'
-                    f"{line.line}</a>&nbsp; {_marked(text, spans, 'hl')}</p>"
+                    f'<p class="ctx"><a class="line" href="{open_url(group.source, line.line)}">'
+                    f"{line.line}</a>&nbsp; {marked(text, spans, 'hl')}</p>"
                 )
         if len(groups) > MAX_GROUPS:
             parts.append(f'<p class="empty">… and {len(groups) - MAX_GROUPS} more notes.</p>')
@@ -148,7 +117,7 @@ class BacklinksPane(QWidget):
             if mention.source != last:
                 last = mention.source
                 parts.append(
-                    f'<p class="src"><a href="{_open_url(mention.source, mention.line)}">'
+                    f'<p class="src"><a href="{open_url(mention.source, mention.line)}">'
                     f"{html.escape(mention.source.removesuffix('.md'))}</a></p>"
                 )
             raw = mention.context
@@ -156,8 +125,8 @@ class BacklinksPane(QWidget):
             span = (mention.column - shift, mention.column - shift + len(mention.text))
             text, spans = _trimmed(raw.strip(), [span])
             parts.append(
-                f'<p class="ctx"><a class="line" href="{_open_url(mention.source, mention.line)}">'
-                f"{mention.line}</a>&nbsp; {_marked(text, spans, 'mention')} "
+                f'<p class="ctx"><a class="line" href="{open_url(mention.source, mention.line)}">'
+                f"{mention.line}</a>&nbsp; {marked(text, spans, 'mention')} "
                 f'&nbsp;<a class="btn" href="link:///{i}" title="Turn this mention into a link">'
                 "Link</a></p>"
             )
@@ -173,12 +142,11 @@ class BacklinksPane(QWidget):
 
     @Slot(QUrl)
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        parts = urlsplit(url.toString())
-        if parts.scheme == "open":
-            line = parse_qs(parts.query).get("line", ["1"])[0]
-            self.source_activated.emit(unquote(parts.path.lstrip("/")), int(line))
-        elif parts.scheme == "link":
-            index = int(parts.path.lstrip("/") or -1)
+        target = parse_open_url(url.toString())
+        if target is not None:
+            self.source_activated.emit(*target)
+        elif url.scheme() == "link":
+            index = int(url.path().lstrip("/") or -1)
             if 0 <= index < len(self._mentions):
                 self.link_requested.emit(self._mentions[index])
 

@@ -267,7 +267,7 @@ class MainWindow(QMainWindow):
     def _on_model_index_ready(self, _index: object) -> None:
         self.progress.hide()
         self._refresh_counts()
-        self._refresh_lists()
+        QTimer.singleShot(0, self._refresh_lists)  # its own event-loop turn: no long stall
         if self.session is not None and self.session.current is None:
             first = self._first_note()
             if first is not None:

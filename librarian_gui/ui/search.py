@@ -4,22 +4,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from urllib.parse import parse_qs, quote, unquote, urlsplit
 
 from PySide6.QtCore import QTimer, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
 
 from ..core.search import SearchHit
+from .mention_html import LIST_CSS, marked, open_url, parse_open_url
 
-_CSS = """
-p { margin: 0 0 2px 0; }
-.src { margin-top: 8px; font-weight: bold; }
-.path { color: palette(mid); font-weight: normal; font-size: small; }
-.ctx { margin-left: 10px; }
-.line { color: palette(mid); font-size: small; text-decoration: none; }
-.hl { background-color: rgba(255, 200, 0, 110); }
-.empty { color: palette(mid); font-style: italic; }
-"""
 HELP = (
     'Words must all appear; "a phrase" as written; tag:name, path:folder, file:name; '
     "-word leaves notes out."
@@ -47,7 +38,7 @@ class SearchPane(QWidget):
         self.summary.setWordWrap(True)
         self.results = QTextBrowser()
         self.results.setOpenLinks(False)
-        self.results.document().setDefaultStyleSheet(_CSS)
+        self.results.document().setDefaultStyleSheet(LIST_CSS)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.input)
@@ -83,14 +74,14 @@ class SearchPane(QWidget):
             folder = hit.rel.rsplit("/", 1)[0] + "/" if "/" in hit.rel else ""
             first = hit.snippets[0].line if hit.snippets else 1
             parts.append(
-                f'<p class="src"><a href="open:///{quote(hit.rel)}?line={first}">'
+                f'<p class="src"><a href="{open_url(hit.rel, first)}">'
                 f"{html.escape(title)}</a> "
                 f'<span class="path">{html.escape(folder)} · {hit.match_count}</span></p>'
             )
             for snip in hit.snippets:
                 parts.append(
-                    f'<p class="ctx"><a class="line" href="open:///{quote(hit.rel)}?line='
-                    f'{snip.line}">{snip.line}</a>&nbsp; {_marked(snip.text, snip.highlights)}</p>'
+                    f'<p class="ctx"><a class="line" href="{open_url(hit.rel, snip.line)}">'
+                    f"{snip.line}</a>&nbsp; {marked(snip.text, snip.highlights)}</p>"
                 )
         self.results.setHtml("".join(parts))
 
@@ -116,20 +107,6 @@ class SearchPane(QWidget):
 
     @Slot(QUrl)
     def _on_results_anchor_clicked(self, url: QUrl) -> None:
-        parts = urlsplit(url.toString())
-        if parts.scheme == "open":
-            line = int(parse_qs(parts.query).get("line", ["1"])[0])
-            self.result_activated.emit(unquote(parts.path.lstrip("/")), line)
-
-
-def _marked(text: str, spans: Sequence[tuple[int, int]]) -> str:
-    out = []
-    pos = 0
-    for start, end in sorted(spans):
-        if start < pos:
-            continue
-        out.append(html.escape(text[pos:start]))
-        out.append(f'<span class="hl">{html.escape(text[start:end])}</span>')
-        pos = end
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
+        target = parse_open_url(url.toString())
+        if target is not None:
+            self.result_activated.emit(*target)

@@ -1,0 +1,47 @@
+"""HTML pieces shared by the lists of lines in the side panes (backlinks, search results)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+from urllib.parse import parse_qs, quote, unquote, urlsplit
+
+# QTextBrowser's CSS subset; palette(mid) follows the light or dark theme.
+LIST_CSS = """
+p { margin: 0 0 2px 0; }
+.src { margin-top: 8px; font-weight: bold; }
+.path { color: palette(mid); font-weight: normal; font-size: small; }
+.ctx { margin-left: 10px; }
+.line { color: palette(mid); font-size: small; text-decoration: none; }
+.hl { background-color: rgba(255, 200, 0, 100); font-weight: bold; }
+.mention { background-color: rgba(80, 160, 255, 70); }
+.btn { font-weight: bold; text-decoration: none; }
+.empty { color: palette(mid); font-style: italic; }
+"""
+
+
+def open_url(rel: str, line: int) -> str:
+    """The link that opens a note at a line (path in the URL path: TRAPS)."""
+    return f"open:///{quote(rel)}?line={line}"
+
+
+def parse_open_url(url: str) -> tuple[str, int] | None:
+    parts = urlsplit(url)
+    if parts.scheme != "open":
+        return None
+    line = parse_qs(parts.query).get("line", ["1"])[0]
+    return unquote(parts.path.lstrip("/")), int(line) if line.isdigit() else 1
+
+
+def marked(text: str, spans: Sequence[tuple[int, int]], cls: str = "hl") -> str:
+    """``text`` escaped, with each span wrapped in a highlight of class ``cls``."""
+    out = []
+    pos = 0
+    for start, end in sorted(spans):
+        if start < pos:
+            continue
+        out.append(html.escape(text[pos:start]))
+        out.append(f'<span class="{cls}">{html.escape(text[start:end])}</span>')
+        pos = end
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
