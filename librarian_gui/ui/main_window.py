@@ -286,10 +286,9 @@ class MainWindow(QMainWindow):
             stamps = {
                 rel: index.notes[rel].stamp for rel in (*delta.notes_added, *delta.notes_changed)
             }
-        for rel in delta.notes_removed:
-            self.recent.note_removed(rel)
-        for rel, stamp in stamps.items():
-            self.recent.note_changed(rel, stamp.mtime_ns / 1e9)
+        self.recent.notes_changed(
+            {rel: stamp.mtime_ns / 1e9 for rel, stamp in stamps.items()}, delta.notes_removed
+        )
         self._tags_timer.start()
 
     @Slot(str)

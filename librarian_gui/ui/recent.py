@@ -116,13 +116,12 @@ class RecentChanges(QWidget):
         self._notes = dict(notes)
         self._refresh()
 
-    def note_changed(self, rel: str, mtime: float) -> None:
-        self._notes[rel] = mtime
+    def notes_changed(self, changed: dict[str, float], removed: Iterable[str] = ()) -> None:
+        """Notes written (path → mtime) or deleted since; one refresh for the lot."""
+        self._notes.update(changed)
+        for rel in removed:
+            self._notes.pop(rel, None)
         self._refresh()
-
-    def note_removed(self, rel: str) -> None:
-        if self._notes.pop(rel, None) is not None:
-            self._refresh()
 
     def shown(self) -> list[str]:
         return [rel for _, rel in self._model.rows]

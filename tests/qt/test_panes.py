@@ -52,9 +52,9 @@ def test_recent_changes_keep_the_period_newest_first(qtbot: QtBot) -> None:
     recent.set_period("day")
     recent.show_notes([("old.md", now - 3 * 86_400), ("a.md", now - 600), ("b.md", now - 60)])
     assert recent.shown() == ["b.md", "a.md"]
-    recent.note_changed("old.md", now)
+    recent.notes_changed({"old.md": now})
     assert recent.shown() == ["old.md", "b.md", "a.md"]
-    recent.note_removed("b.md")
+    recent.notes_changed({}, removed=["b.md"])
     recent.set_period("week")
     assert recent.shown() == ["old.md", "a.md"]
 
