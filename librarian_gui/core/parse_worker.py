@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
 import marshal
+import os
 import sys
 from pathlib import Path
 

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.filetree import FileTreeData
-from ..core.index import IndexDelta, VaultIndex
 from .watcher import FileBatch
+
+if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
+    from ..core.index import IndexDelta, VaultIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +64,8 @@ class Linker(QObject):
 
     @Slot(object)
     def scan(self, request: ScanRequest) -> None:
+        from ..core.index import VaultIndex
+
         try:
             if request.before is not None:
                 request.before()

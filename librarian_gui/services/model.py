@@ -9,13 +9,15 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from ..core.index import VaultIndex
 from .linker import LinkerThread, ScanRequest, Update
 from .watcher import FileBatch, VaultWatcher
+
+if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the linker thread
+    from ..core.index import VaultIndex
 
 
 class VaultModel(QObject):

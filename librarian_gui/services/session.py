@@ -8,26 +8,24 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ..core import render
-from ..core.context import linked_mentions
 from ..core.filetree import FileTreeData
-from ..core.index import VaultIndex
 from ..core.journal import Journal, JournalError
-from ..core.mentions import Mention, link_mention, unlinked_mentions
-from ..core.queries import node_kind, node_label, outgoing_summary
 from ..core.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
 from ..core.safewrite import WriteRefused
-from ..core.search import search
-from ..core.switcher import SwitcherIndex
 from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
+
+if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
+    from ..core.index import VaultIndex
+    from ..core.mentions import Mention
+    from ..core.render import RenderedNote
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
@@ -175,7 +173,7 @@ class VaultSession(QObject):
             reader = self._reader()
             self.model.submit(
                 ("backlinks", generation),
-                lambda c: linked_mentions(self._index(), place.node, reader, c.is_set),
+                lambda c: _linked(self._index(), place.node, reader, c.is_set),
                 cancel,
             )
         if "unlinked" in parts:
@@ -211,6 +209,8 @@ class VaultSession(QObject):
         )
 
     def _send_sidebars(self, place: Place) -> None:
+        from ..core.queries import outgoing_summary
+
         with self.model.read() as index:
             record = index.notes.get(place.node) if place.kind == "note" else None
             headings = record.parsed.headings if record is not None else ()
@@ -247,11 +247,7 @@ class VaultSession(QObject):
             record = index.notes.get(rel)
         if record is None:
             if rel in index.attachments:
-                return (
-                    render.render_attachment(rel)
-                    if hasattr(render, "render_attachment")
-                    else (_attachment_page(rel))
-                )
+                return _attachment_page(rel)
             return LookupError(f"{rel} is not in the vault (deleted or moved away)")
         text = self.store.get(rel, record.stamp)
         if text is None:
@@ -263,15 +259,21 @@ class VaultSession(QObject):
             with index.lock:
                 return index.resolver.resolve_target(markdown, target, source)
 
+        from ..core.queries import node_kind
+
         def kind_of(node: str) -> str:
             with index.lock:
                 return node_kind(index, node)
 
-        return render.render_note(
+        from ..core.render import render_note
+
+        return render_note(
             text, source=rel, resolve=resolve, node_exists=kind_of, read_note=reader, dark=dark
         )
 
     def _render_node(self, place: Place, cancel: threading.Event) -> Any:
+        from ..core.queries import node_label
+
         index = self._index()
         with index.lock:
             label = node_label(index, place.node)
@@ -286,6 +288,8 @@ class VaultSession(QObject):
         with index.lock:
             if rel not in index.notes:
                 return []
+        from ..core.mentions import unlinked_mentions
+
         return unlinked_mentions(index, rel, reader)
 
     @Slot(str)
@@ -301,7 +305,7 @@ class VaultSession(QObject):
         index, store = self._index(), self.store
         self.model.submit(
             ("search", self._search_generation, text),
-            lambda c: search(index, store, text, cancelled=c.is_set),
+            lambda c: _search(index, store, text, c.is_set),
             self._search_cancel,
         )
 
@@ -321,7 +325,7 @@ class VaultSession(QObject):
                 self.files_reset.emit(result)
             return
         if token[0] == "switcher":
-            if isinstance(result, SwitcherIndex):
+            if not isinstance(result, Exception):
                 self.switcher_ready.emit(result)
             return
         if token[0] == "search":
@@ -419,6 +423,8 @@ class VaultSession(QObject):
             return
         try:
             with self.model.read() as index:
+                from ..core.mentions import link_mention
+
                 entry = link_mention(index, self.journal, mention, place.node)
         except WriteRefused as exc:
             self.message.emit(f"Not linked: {exc}")
@@ -455,7 +461,9 @@ class VaultSession(QObject):
             return False
 
 
-def _attachment_page(rel: str) -> render.RenderedNote:
+def _attachment_page(rel: str) -> RenderedNote:
+    from ..core.render import RenderedNote
+
     name = html.escape(rel.rsplit("/", 1)[-1])
     lower = rel.lower()
     body = (
@@ -463,12 +471,12 @@ def _attachment_page(rel: str) -> render.RenderedNote:
         if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
         else "<p>This file is an attachment; open it in its own application.</p>"
     )
-    return render.RenderedNote(
-        html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=()
-    )
+    return RenderedNote(html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=())
 
 
-def _node_page(kind: str, label: str, sources: list[str], concept: object) -> render.RenderedNote:
+def _node_page(kind: str, label: str, sources: list[str], concept: object) -> RenderedNote:
+    from ..core.render import RenderedNote
+
     """The page of a concept without a note, or of a target no note exists for yet."""
     title = html.escape(label)
     if kind == "concept":
@@ -487,8 +495,26 @@ def _node_page(kind: str, label: str, sources: list[str], concept: object) -> re
         for s in sources
     )
     body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""
-    return render.RenderedNote(html=head + body, title=label, truncated=False, headings=())
+    return RenderedNote(html=head + body, title=label, truncated=False, headings=())
 
 
-def _build_switcher(index: VaultIndex) -> SwitcherIndex:
+def _build_switcher(index: VaultIndex) -> object:
+    from ..core.switcher import SwitcherIndex
+
     return SwitcherIndex.build(index)  # copies what it needs under the index's lock
+
+
+def _linked(
+    index: VaultIndex, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
+) -> object:
+    from ..core.context import linked_mentions
+
+    return linked_mentions(index, node, reader, cancelled)
+
+
+def _search(
+    index: VaultIndex, store: TextStore, text: str, cancelled: Callable[[], bool]
+) -> object:
+    from ..core.search import search
+
+    return search(index, store, text, cancelled=cancelled)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
-from ..core.context import MentionGroup
+if TYPE_CHECKING:
+    from ..core.context import MentionGroup
 from .mention_html import LIST_CSS, marked, open_url, parse_open_url
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice

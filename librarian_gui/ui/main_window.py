@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from ..core.queries import node_kind
 from ..core.resolver import UNRESOLVED_PREFIX
 from ..services.history import Place
 from ..services.linker import Update
@@ -389,6 +388,8 @@ class MainWindow(QMainWindow):
         if self.session is None:
             return
         if kind == "note" and self.model is not None and self.model.ready:
+            from ..core.queries import node_kind
+
             with self.model.read() as index:
                 kind = (
                     node_kind(index, node)

@@ -17,8 +17,6 @@ from PySide6.QtCore import QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImageReader, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from ..core.render import heading_anchor
-
 # The renderer's URL schemes → the kind ``link_activated`` reports.
 _KINDS = {"note": "note", "concept": "concept", "ghost": "unresolved"}
 _EXTERNAL = ("http", "https", "mailto")
@@ -94,6 +92,8 @@ class PreviewView(QTextBrowser):
 
     def scroll_to_heading(self, anchor: str) -> None:
         """Scroll to a heading or block by its anchor; heading text works too."""
+        from ..core.render import heading_anchor  # markdown-it: not needed to start up
+
         name = anchor if anchor in self._anchors else heading_anchor(anchor)
         if name in self._anchors:
             self._finish_layout()

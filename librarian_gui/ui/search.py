@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QTimer, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
 
-from ..core.search import SearchHit
+if TYPE_CHECKING:
+    from ..core.search import SearchHit
 from .mention_html import LIST_CSS, marked, open_url, parse_open_url
 
 HELP = (
