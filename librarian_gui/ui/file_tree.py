@@ -19,7 +19,7 @@ from ..core.filetree import FileNode, FileTreeData
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
-BATCH = 400  # items created per event-loop turn (about 5 ms)
+BATCH = 200  # items created per event-loop turn (a few ms)
 
 
 class FileTree(QTreeView):

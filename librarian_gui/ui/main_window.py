@@ -258,6 +258,9 @@ class MainWindow(QMainWindow):
 
     @Slot(int, int)
     def _on_model_scan_progressed(self, done: int, total: int) -> None:
+        # Each new value repaints the bar at once: 2% steps are smooth enough.
+        if done < total and done - self.progress.value() < max(1, total // 50):
+            return
         self.progress.setMaximum(max(total, 1))
         self.progress.setValue(done)
         self.progress.setFormat("Indexing %v / %m")
