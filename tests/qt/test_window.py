@@ -188,3 +188,17 @@ def test_an_embedded_note_changed_outside_refreshes_the_note_embedding_it(
         timeout=10_000,
     )
     assert shown(window) == "projects/Memory Hygiene.md"
+
+
+def test_excluding_a_folder_in_the_app_drops_it_from_tree_and_index(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    assert "inbox/reading-list.md" in window.tree.files()
+    assert window.model is not None
+    window.settings.set_excluded(window.model.root, ("inbox",))
+    with qtbot.waitSignal(window.model.index_ready, timeout=20_000):
+        window.model.rescan(("inbox",))
+    qtbot.waitUntil(lambda: "inbox/reading-list.md" not in window.tree.files(), timeout=10_000)
+    with window.model.read() as index:
+        assert not any(rel.startswith("inbox/") for rel in index.notes)
+    assert window.settings.excluded(window.model.root) == ("inbox",)
