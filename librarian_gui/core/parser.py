@@ -590,6 +590,8 @@ def _inline_tags(masked: str, wiki_spans: list[tuple[int, int]]) -> list[Tag]:
             before = masked[start - 1]
             if not (before.isspace() or before in "(,;"):
                 continue
+            if before == "(" and start > 1 and masked[start - 2] == "]":
+                continue  # [text](#heading): a Markdown link's destination
         name = m.group(1).rstrip("/")
         if not name or _DIGITS_ONLY.fullmatch(name):
             continue  # "#1984" is not a tag: a tag needs a non-numeric character

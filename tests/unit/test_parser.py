@@ -190,3 +190,9 @@ def test_offsets_always_cover_the_link_text(text: str) -> None:
         assert raw.startswith(("[[", "![[", "[", "![")), raw
         assert raw.endswith(("]]", ")")), raw
         assert text.count("\n", 0, link.start) + 1 == link.line
+
+
+def test_a_link_to_a_heading_of_the_same_note_is_no_tag() -> None:
+    # foam-docs' tables of contents: [Install](#install-guide) is a link, not #install-guide
+    text = "See [Install](#install-guide), [x](a.md#frag) and (#real) here.\n"
+    assert [t.name for t in parse_note(text).tags] == ["real"]
