@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from .core.concepts import load_dictionary
+from .core.export import dump_graphml, dump_json, graph_document
 from .core.index import VaultIndex
 from .core.queries import (
     AmbiguousNote,
@@ -250,6 +251,30 @@ def cmd_unresolved(args: argparse.Namespace) -> None:
     _emit(args, data, human)
 
 
+def cmd_export(args: argparse.Namespace) -> None:
+    output = Path(args.output).expanduser() if args.output else None
+    if output is not None and not output.parent.is_dir():  # before a long scan, not after
+        raise _Failure(EXIT_USAGE, f"{output.parent}: no such folder for --output")
+    index = _open_index(args)
+    document = graph_document(index)
+    dump = dump_json if args.format == "json" else dump_graphml
+    if output is None:
+        sys.stdout.flush()
+        # UTF-8 bytes whatever the console's encoding: the GraphML declares UTF-8
+        stream = getattr(sys.stdout, "buffer", sys.stdout)
+        dump(document, stream)
+        stream.flush()
+        return
+    try:
+        dump(document, output)
+    except OSError as exc:
+        raise _Failure(
+            EXIT_USAGE, f"{output}: cannot be written ({exc.strerror}); choose another --output"
+        ) from exc
+    nodes, edges = len(document["nodes"]), len(document["edges"])
+    print(f"exported {nodes} nodes and {edges} edges to {output}")
+
+
 # ------------------------------------------------------------------ parser
 
 
@@ -263,13 +288,18 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(
-        name: str, func: Callable[[argparse.Namespace], None], help_: str, note: bool = False
+        name: str,
+        func: Callable[[argparse.Namespace], None],
+        help_: str,
+        note: bool = False,
+        json_flag: bool = True,
     ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
         p.add_argument("vault", metavar="VAULT", help="the vault folder")
         if note:
             p.add_argument("note", metavar="NOTE", help="title or path, with or without .md")
-        p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
+        if json_flag:
+            p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
         p.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
         p.add_argument(
             "--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)"
@@ -287,6 +317,17 @@ def build_parser() -> argparse.ArgumentParser:
     neighbors.add_argument("--depth", type=int, choices=(1, 2, 3), default=1)
     add("orphans", cmd_orphans, "notes with no links in or out")
     add("unresolved", cmd_unresolved, "link targets that match no note, with who links them")
+    # --format chooses the output instead of --json: the document is always data
+    export = add(
+        "export",
+        cmd_export,
+        "write the whole graph (every node kind, every edge) as JSON or GraphML",
+        json_flag=False,
+    )
+    export.add_argument(
+        "--format", choices=("json", "graphml"), default="json", help="default: json"
+    )
+    export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
     return parser
 
 
