@@ -22,6 +22,7 @@ VIEWS = (
     "files",
     "search",
     "switcher",
+    "graph",
 )
 SCREENSHOT_SIZE = (1400, 860)
 
@@ -136,6 +137,16 @@ def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
         loop.exec()
+    if view == "graph" and window.graph_session is not None:  # until the layout settles
+
+        def on_positions(_p: object, settled: bool, _rate: float) -> None:
+            if settled:
+                QTimer.singleShot(100, loop.quit)
+
+        window.graph_session.positions_ready.connect(on_positions)
+        QTimer.singleShot(30_000, loop.quit)
+        loop.exec()
+        window.graph.canvas.fit()
     if view == "switcher":
         if window.switcher._index is None:
             session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))

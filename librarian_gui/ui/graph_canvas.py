@@ -100,8 +100,12 @@ class GraphCanvas(pg.PlotWidget):
         labels: Sequence[str],
         edges: IntArray,
         positions: FloatArray,
+        *,
+        fit: bool = True,
     ) -> None:
-        """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions."""
+        """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions.
+        ``fit=False`` keeps the camera (the same graph, changed)."""
+        keep = self.ids[self._selected] if 0 <= self._selected < len(self.ids) else None
         self.ids, self.kinds, self.labels = list(ids), list(kinds), list(labels)
         self._index_of = {node: i for i, node in enumerate(self.ids)}
         self.edges = np.asarray(edges, np.int64).reshape(-1, 2)
@@ -115,7 +119,10 @@ class GraphCanvas(pg.PlotWidget):
         self._select_label.setText("")
         self._focus_edges.setData([], [])
         self.set_positions(positions)
-        self.fit()
+        if keep is not None:
+            self.select(keep)
+        if fit:
+            self.fit()
 
     def set_positions(self, positions: FloatArray) -> None:
         """New positions for the same nodes (a layout step)."""

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.resolver import UNRESOLVED_PREFIX
+from ..services.graph_session import GraphSession
 from ..services.history import Place
 from ..services.linker import Update
 from ..services.model import VaultModel
@@ -30,6 +31,7 @@ from ..services.settings import THEMES, Settings
 from . import theme
 from .backlinks import BacklinksPane
 from .file_tree import FileTree
+from .graph_view import GraphView
 from .outgoing import OutgoingPane
 from .outline import Outline
 from .preview import PreviewView
@@ -66,10 +68,12 @@ class MainWindow(QMainWindow):
         self._use_cache = use_cache
         self._requested_note = open_note
         self._tags_cancel = threading.Event()
+        self._graph_counts = ""
         self._tags_timer = QTimer(self, singleShot=True, interval=1000)
         self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
+        self.graph_session: GraphSession | None = None
         self._build_widgets()
         self._build_menus()
         self._restore_layout()
@@ -91,6 +95,9 @@ class MainWindow(QMainWindow):
         self.preview = PreviewView()
         self.centre = QTabWidget()
         self.centre.addTab(self.preview, "Preview")
+        self.graph = GraphView(dark=theme.resolve(self.settings.theme()))
+        self.centre.addTab(self.graph, "Graph")
+        self.centre.currentChanged.connect(self._on_centre_current_changed)
         self.backlinks = BacklinksPane()
         self.outgoing = OutgoingPane()
         self.outline = Outline()
@@ -138,6 +145,7 @@ class MainWindow(QMainWindow):
         go_menu = bar.addMenu("&Go")
         self._action(go_menu, "&Quick Switcher…", self._on_switcher_triggered, "Ctrl+O")
         self._action(go_menu, "&Search", self._on_search_triggered, "Ctrl+Shift+F")
+        self._action(go_menu, "&Graph", self._on_graph_triggered, "Ctrl+G")
         self.back_action = self._action(go_menu, "&Back", self._on_back_triggered, "Alt+Left")
         self.forward_action = self._action(
             go_menu, "&Forward", self._on_forward_triggered, "Alt+Right"
@@ -180,6 +188,8 @@ class MainWindow(QMainWindow):
             root, excluded=self.settings.excluded(root), use_cache=self._use_cache, parent=self
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
+        self.graph_session = GraphSession(self.model, parent=self)
+        self.graph_session.set_scope(*self.graph.scope())
         self.preview.set_vault_root(root)
         self._connect_signals(self.model, self.session)
         self.settings.vault_opened(root)
@@ -204,12 +214,15 @@ class MainWindow(QMainWindow):
         current = self.session.current if self.session else None
         if current is not None and current.kind == "note":
             self.settings.set_last_note(root, current.node)
+        if self.graph_session is not None:
+            self.graph_session.stop()
         self.model.close()
-        for obj in (self.session, self.model):
+        for obj in (self.session, self.graph_session, self.model):
             if obj is not None:
                 obj.deleteLater()
         self.model = None
         self.session = None
+        self.graph_session = None
 
     def _fill_recent_vaults(self) -> None:
         self.recent_menu.clear()
@@ -236,6 +249,10 @@ class MainWindow(QMainWindow):
         session.message.connect(self._on_session_message)
         session.undo_changed.connect(self.undo_action.setEnabled)
         session.switcher_ready.connect(self.switcher.set_index)
+        assert self.graph_session is not None
+        self.graph_session.graph_ready.connect(self._on_graph_session_graph_ready)
+        self.graph_session.positions_ready.connect(self._on_graph_session_positions_ready)
+        self.graph_session.set_active(self.centre.currentWidget() is self.graph)
         session.search_ready.connect(self._on_session_search_ready)
         self.undo_action.setEnabled(session.can_undo())
         # widgets → session (disconnected from the previous session by deleteLater)
@@ -251,6 +268,9 @@ class MainWindow(QMainWindow):
             (self.search.query_changed, session.search),
             (self.search.result_activated, session.open_at_line),
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
+            (self.graph.scope_changed, self.graph_session.set_scope),
+            (self.graph.paused, self.graph_session.set_paused),
+            (self.graph.node_activated, self._on_graph_node_activated),
         ):
             signal.connect(slot)
 
@@ -369,6 +389,9 @@ class MainWindow(QMainWindow):
                 self.preview.scroll_to_heading(place.fragment)
         if place.kind == "note":
             self.tree.select(place.node)
+        if self.graph_session is not None:
+            self.graph_session.set_centre(place.node)
+        self.graph.canvas.select(place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -407,6 +430,46 @@ class MainWindow(QMainWindow):
             self.search.show_error(result)
         else:
             self.search.show_hits(query, result)  # type: ignore[arg-type]
+
+    @Slot(int)
+    def _on_centre_current_changed(self, _index: int) -> None:
+        if self.graph_session is not None:
+            self.graph_session.set_active(self.centre.currentWidget() is self.graph)
+
+    @Slot()
+    def _on_graph_triggered(self) -> None:
+        self.centre.setCurrentWidget(self.graph)
+
+    @Slot(str)
+    def _on_graph_node_activated(self, node: str) -> None:
+        if self.session is None:
+            return
+        kind = "note"
+        if node.startswith("//concept/"):
+            kind = "concept"
+        elif node.startswith("//unresolved/"):
+            kind = "unresolved"
+        self.session.open_node(kind, node, "")
+        self.centre.setCurrentWidget(self.preview)
+
+    @Slot(object, object)
+    def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
+        first = not self.graph.canvas.ids
+        self.graph.canvas.set_graph(
+            graph.ids, graph.kinds, graph.labels, graph.edges, positions, fit=first
+        )
+        if self.session is not None and self.session.current is not None:
+            self.graph.canvas.select(self.session.current.node)
+        self._graph_counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
+        self.graph.show_status(self._graph_counts)
+
+    @Slot(object, bool, float)
+    def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
+        if len(positions) != len(self.graph.canvas.ids):
+            return  # from a graph the canvas no longer shows
+        self.graph.canvas.set_positions(positions)
+        state = "settled" if settled else f"laying out, {rate:.0f} steps/s"
+        self.graph.show_status(f"{self._graph_counts} · {state}")
 
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
@@ -507,7 +570,7 @@ class MainWindow(QMainWindow):
             self.right.setCurrentWidget(right[view])
         if view == "unlinked":
             self.backlinks.splitter.setSizes([200, 600])
-        self.centre.setCurrentWidget(self.preview)
+        self.centre.setCurrentWidget(self.graph if view == "graph" else self.preview)
 
     # ------------------------------------------------------------ events
 

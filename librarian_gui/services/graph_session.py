@@ -1,0 +1,201 @@
+"""The graph tab's state: which graph is shown, and its layout stepping on its own thread."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from .model import VaultModel
+
+if TYPE_CHECKING:
+    from ..core.graphdata import GraphData
+    from ..core.layout import Layout
+
+FRAME_SECONDS = 1 / 30  # positions are sent at most this often
+
+
+class _Stepper(QObject):
+    """Lives on the layout thread: steps while the layout is not settled and not paused.
+
+    Signals:
+        stepped(object, bool, float): positions (read-only array), settled, steps per second.
+        loaded(object, object): the GraphData now laid out and its first positions.
+    """
+
+    stepped = Signal(object, bool, float)
+    loaded = Signal(object, object)
+
+    def __init__(self, root: Path) -> None:
+        super().__init__()
+        self._root = root
+        self._layout: Layout | None = None
+        self._paused = False
+        self._timer: QTimer | None = None
+        self._last_sent = 0.0
+        self._steps: list[float] = []
+
+    @Slot(object)
+    def load(self, graph: GraphData) -> None:
+        from ..core.layout import Layout
+        from ..core.layout_cache import load_positions
+
+        first = self._layout is None
+        if self._layout is None:
+            self._layout = Layout(seed=1)
+        cached = load_positions(self._root) if first else None
+        self._layout.set_graph(graph.ids, graph.edges, positions=cached)
+        self.loaded.emit(graph, self._layout.positions)
+        self._wake()
+
+    @Slot(bool)
+    def set_paused(self, paused: bool) -> None:
+        self._paused = paused
+        self._wake()
+
+    @Slot()
+    def save(self) -> None:
+        from ..core.layout_cache import save_positions
+
+        if self._layout is not None and len(self._layout.ids):
+            save_positions(self._root, self._layout)
+
+    def _wake(self) -> None:
+        if self._timer is None:
+            self._timer = QTimer(self)
+            self._timer.setInterval(0)
+            self._timer.timeout.connect(self._on_timer_timeout)
+        if not self._paused and not self._timer.isActive():
+            self._timer.start()
+
+    @Slot()
+    def _on_timer_timeout(self) -> None:
+        layout = self._layout
+        if layout is None or self._paused or layout.settled:
+            assert self._timer is not None
+            self._timer.stop()
+            if layout is not None:
+                self.stepped.emit(layout.positions, layout.settled, self._rate())
+            return
+        started = time.perf_counter()
+        layout.step()
+        self._steps.append(time.perf_counter() - started)
+        del self._steps[:-30]
+        now = time.perf_counter()
+        if now - self._last_sent >= FRAME_SECONDS or layout.settled:
+            self._last_sent = now
+            self.stepped.emit(layout.positions, layout.settled, self._rate())
+        time.sleep(0)  # let the GUI thread take the GIL between steps
+
+    def _rate(self) -> float:
+        return len(self._steps) / sum(self._steps) if self._steps else 0.0
+
+
+class GraphSession(QObject):
+    """Builds the graph to show from the index (on the model's job thread) and hands it to
+    the layout thread; passes positions on to the view.
+
+    Signals:
+        graph_ready(object, object): a GraphData and its positions (new scope or changes).
+        positions_ready(object, bool, float): positions, settled, layout steps per second.
+        _load_requested(object), _pause_requested(bool), _save_requested(): internal.
+    """
+
+    graph_ready = Signal(object, object)
+    positions_ready = Signal(object, bool, float)
+    _load_requested = Signal(object)
+    _pause_requested = Signal(bool)
+    _save_requested = Signal()
+
+    def __init__(self, model: VaultModel, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.scope: tuple[str, int, tuple[str, ...]] = (
+            "global",
+            1,
+            ("note", "concept", "unresolved"),
+        )
+        self.centre: str | None = None
+        self.active = False
+        self._generation = 0
+        self._thread = QThread()
+        self._thread.setObjectName("librarian-layout")
+        self._stepper = _Stepper(model.root)
+        self._stepper.moveToThread(self._thread)
+        # Its timer must die on its own thread: delete it as the thread winds down.
+        self._thread.finished.connect(self._stepper.deleteLater)
+        self._load_requested.connect(self._stepper.load)
+        self._pause_requested.connect(self._stepper.set_paused)
+        self._save_requested.connect(self._stepper.save)
+        self._stepper.loaded.connect(self.graph_ready)
+        self._stepper.stepped.connect(self.positions_ready)
+        self._thread.start()
+        self._rebuild_timer = QTimer(self, singleShot=True, interval=600)
+        self._rebuild_timer.timeout.connect(self.rebuild)
+        model.index_ready.connect(self._on_model_index_ready)
+        model.index_updated.connect(self._on_model_index_updated)
+        model.job_finished.connect(self._on_model_job_finished)
+
+    def stop(self) -> None:
+        self._save_requested.emit()
+        self._thread.quit()
+        self._thread.wait()
+
+    @Slot(str, int, tuple)
+    def set_scope(self, mode: str, depth: int, kinds: tuple[str, ...]) -> None:
+        self.scope = (mode, depth, kinds)
+        self.rebuild()
+
+    def set_centre(self, node: str | None) -> None:
+        """The open note (local mode follows it)."""
+        if node != self.centre:
+            self.centre = node
+            if self.scope[0] == "local":
+                self.rebuild()
+
+    def set_active(self, active: bool) -> None:
+        """The tab is shown: build the graph the first time, and step only while shown."""
+        self.active = active
+        self._pause_requested.emit(not active)
+        if active:
+            self.rebuild()
+
+    @Slot(bool)
+    def set_paused(self, paused: bool) -> None:
+        self._pause_requested.emit(paused or not self.active)
+
+    @Slot()
+    def rebuild(self) -> None:
+        if not self.active or not self.model.ready:
+            return
+        index = self.model.index
+        mode, depth, kinds = self.scope
+        centre = self.centre
+        self._generation += 1
+
+        def build(_cancel: threading.Event) -> Any:
+            from ..core.graphdata import global_graph, local_graph
+
+            if mode == "local" and centre is not None and index is not None:
+                return local_graph(index, centre, depth, kinds)
+            assert index is not None
+            return global_graph(index, kinds)
+
+        self.model.submit(("graph", self._generation), build, threading.Event())
+
+    @Slot(object, object)
+    def _on_model_job_finished(self, token: object, result: object) -> None:
+        fresh = isinstance(token, tuple) and token[0] == "graph" and token[1] == self._generation
+        if fresh and not isinstance(result, Exception):
+            self._load_requested.emit(result)
+
+    @Slot(object)
+    def _on_model_index_ready(self, _index: object) -> None:
+        self.rebuild()
+
+    @Slot(object)
+    def _on_model_index_updated(self, _update: object) -> None:
+        self._rebuild_timer.start()  # nodes come and go without restarting the layout
