@@ -13,7 +13,8 @@ import re
 from typing import Any, BinaryIO, TextIO, cast
 
 from .concepts import Concept
-from .index import VaultIndex, gc_paused
+from .delta import gc_paused
+from .index import VaultIndex
 from .model import KIND_CODES, LINK_KINDS
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
 

@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import hashlib
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import cache as _cache
 from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
+from .delta import IndexDelta, _renames, gc_paused
 from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
 from .reading import POOL_THRESHOLD, ParsePool, read_many
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, name_key
@@ -21,48 +19,6 @@ from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
 ProgressCallback = Callable[[int, int], None]
 _KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}
-
-
-@dataclass(frozen=True, slots=True)
-class IndexDelta:
-    """What one ``update`` changed. Edges are (source, target node) pairs."""
-
-    notes_added: tuple[str, ...] = ()
-    notes_removed: tuple[str, ...] = ()
-    notes_changed: tuple[str, ...] = ()
-    attachments_added: tuple[str, ...] = ()
-    attachments_removed: tuple[str, ...] = ()
-    edges_added: tuple[tuple[str, str], ...] = ()
-    edges_removed: tuple[tuple[str, str], ...] = ()
-    parsed: int = 0
-    # (old path, new path) of notes that were moved: also listed as removed and added
-    notes_renamed: tuple[tuple[str, str], ...] = ()
-
-    @property
-    def empty(self) -> bool:
-        return not (
-            self.notes_added
-            or self.notes_removed
-            or self.notes_changed
-            or self.attachments_added
-            or self.attachments_removed
-            or self.edges_added
-            or self.edges_removed
-        )
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector during a bulk build: the index allocates millions
-    of small tuples that hold no cycles, and each collection pass re-walks all of them
-    (measured: a third of a warm start)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 class VaultIndex:
@@ -660,28 +616,3 @@ class VaultIndex:
             if not any(t != rel for t in self.out_edges.get(rel, {}))
             and not any(s != rel and is_file_node(s) for s in self.in_edges.get(rel, {}))
         )
-
-
-def _renames(
-    gone: dict[str, NoteRecord], new: dict[str, NoteRecord]
-) -> tuple[tuple[str, str], ...]:
-    """Pair notes that disappeared with notes that appeared in the same update: the same
-    file (inode) of the same size, or, for a rename that wrote a new file (git, sync
-    tools), the same size and the same parse (same links, headings, tags, in order)."""
-    if not gone or not new:
-        return ()
-    by_inode = {(r.stamp.inode, r.stamp.size): rel for rel, r in new.items()}
-    by_size: dict[int, list[str]] = {}
-    for rel in sorted(new):
-        by_size.setdefault(new[rel].stamp.size, []).append(rel)
-    pairs: list[tuple[str, str]] = []
-    taken: set[str] = set()
-    for old_rel, old in sorted(gone.items()):
-        match = by_inode.get((old.stamp.inode, old.stamp.size))
-        if match is None or match in taken:
-            same_size = by_size.get(old.stamp.size, ())
-            match = next((r for r in same_size if r not in taken and new[r].blob == old.blob), None)
-        if match is not None:
-            taken.add(match)
-            pairs.append((old_rel, match))
-    return tuple(pairs)

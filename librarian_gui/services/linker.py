@@ -13,7 +13,8 @@ from ..core.filetree import FileTreeData
 from .watcher import FileBatch
 
 if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
-    from ..core.index import IndexDelta, VaultIndex
+    from ..core.delta import IndexDelta
+    from ..core.index import VaultIndex
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.core.concepts import ConceptDictionary, load_dictionary
-from librarian_gui.core.index import IndexDelta, VaultIndex
+from librarian_gui.core.delta import IndexDelta
+from librarian_gui.core.index import VaultIndex
 from librarian_gui.core.queries import (
     AmbiguousNote,
     NoteNotFound,

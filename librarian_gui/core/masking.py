@@ -1,0 +1,261 @@
+"""Blanking what cannot hold links (front matter, fenced and indented code, inline code,
+HTML and ``%%`` comments) in a copy of a note of the same length, so every offset found in
+the copy is an offset into the note. The scanner in ``parser`` runs its patterns over it."""
+
+from __future__ import annotations
+
+import re
+
+# Shared with the parser: list items and thematic breaks decide where blocks start.
+_ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+_THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$")
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
+# Indented code cannot interrupt a paragraph: it starts at the top of the body or after a
+# line that is no paragraph text (blank, an ATX heading, a rule or setext underline). A note
+# without such an indented line needs no block pass for it; over-matching only costs time.
+_NON_PARAGRAPH_THEN_INDENTED = (
+    r"(?:[ \t]*| {0,3}#{1,6}(?:[ \t][^\r\n]*)?"
+    r"| {0,3}(?:(?:[-*_][ \t]*){3,}|=+[ \t]*|-{2,}[ \t]*))\r?\n(?: {4}|\t)"
+)
+_INDENTED_AFTER_NON_PARAGRAPH = re.compile("\n" + _NON_PARAGRAPH_THEN_INDENTED)
+_BODY_OPENS_THEN_INDENTED = re.compile(_NON_PARAGRAPH_THEN_INDENTED)
+_INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
+_FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
+_BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
+_NON_NEWLINE = re.compile(r"[^\r\n]")
+
+
+def _blank(segment: str) -> str:
+    if "\n" not in segment and "\r" not in segment:
+        return " " * len(segment)
+    return _NON_NEWLINE.sub(" ", segment)
+
+
+def _mask(text: str, body_start: int) -> str:
+    """A copy of ``text`` with front matter, code and comments replaced by spaces."""
+    masked = _blank(text[:body_start]) + text[body_start:] if body_start else text
+    # Single characters first: most notes hold none of them, and looking for one character
+    # is much faster than for a string or a pattern.
+    tick = "`" in masked
+    comment = ("<" in masked and "<!--" in masked) or ("%" in masked and "%%" in masked)
+    if (
+        (tick and "```" in masked)
+        or ("~" in masked and "~~~" in masked)
+        or masked.startswith(("    ", "\t"), body_start)
+        or (
+            ("\n    " in masked or "\n\t" in masked)  # any indented line at all
+            and (
+                _BODY_OPENS_THEN_INDENTED.match(masked, body_start) is not None
+                or _INDENTED_AFTER_NON_PARAGRAPH.search(masked, body_start) is not None
+                # the line after an HTML or %% comment is no paragraph text either
+                or (comment and _INDENTED_LINE.search(masked, body_start) is not None)
+            )
+        )
+    ):
+        masked = _mask_code_blocks(masked, body_start)
+    if tick or comment:
+        masked = _mask_inline(masked)
+    return masked
+
+
+def _indent_width(line: str) -> int:
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _opens_block(content: str) -> bool:
+    """A line that starts a block of its own, so it can be no lazy continuation of a list
+    item's paragraph (CommonMark): a fence, heading, rule, HTML, quote or comment. A table
+    row is not one: in a list item it continues the paragraph, as markdown-it reads it."""
+    return bool(
+        content.startswith(("```", "~~~", "#", "<", ">", "%%"))
+        and (not content.startswith("#") or _ATX.match(content))
+    ) or bool(_THEMATIC.match(content))
+
+
+def _mask_code_blocks(text: str, body_start: int) -> str:
+    """Blank fenced and indented code blocks, following CommonMark's block structure for
+    list items: an item's content is indented to its content column; a less indented line
+    leaves the item unless it lazily continues the item's paragraph; indented code is four
+    columns past the current item's content column and cannot interrupt a paragraph."""
+    spans: list[tuple[int, int]] = []
+    pos = body_start
+    fence: tuple[str, int] | None = None
+    fence_start = 0
+    items: list[int] = []  # content columns of the open list items, innermost last
+    in_para = False
+    html_comment = False
+    length = len(text)
+    while pos < length:
+        end = text.find("\n", pos)
+        line_end = length if end < 0 else end
+        nxt = length if end < 0 else end + 1
+        line = text[pos:line_end].rstrip("\r")
+        stripped = line.strip()
+        if fence is not None:
+            char, size = fence
+            if len(stripped) >= size and stripped == char * len(stripped):
+                spans.append((fence_start, line_end))
+                fence = None
+            pos = nxt
+            continue
+        if html_comment:
+            html_comment = "-->" not in line
+            pos = nxt
+            continue
+        if not stripped:
+            in_para = False
+            pos = nxt
+            continue
+        if line[0].isalpha():
+            # Paragraph text, by far the most common line: no indentation, marker, fence,
+            # rule or heading. It lazily continues an open item's paragraph, or, after a
+            # blank line, ends the open items (its width 0 is left of every content column).
+            if items and not in_para:
+                items.clear()
+            in_para = True
+            pos = nxt
+            continue
+        width = _indent_width(line) if line[0] in " \t" else 0
+        content = line.lstrip(" \t")
+        if items and width < items[-1]:
+            lazy = in_para and not _ITEM_MARKER.match(line) and not _opens_block(content)
+            if not lazy:
+                while items and width < items[-1]:
+                    items.pop()
+        base = items[-1] if items else 0
+        if width - base >= 4 and not in_para:
+            spans.append((pos, line_end))
+            pos = nxt
+            continue
+        if _THEMATIC.match(content):  # "- - -" is a rule, not three list items
+            in_para = False
+            pos = nxt
+            continue
+        item = _ITEM_MARKER.match(line) if width - base < 4 else None
+        if item is not None:
+            # a list item; "- - x" opens two, each content column past the last
+            rest = line
+            col = 0
+            while item is not None:
+                col += _indent_width(rest) + len(item.group(2))
+                after = rest[item.end() :]
+                gap = item.end() - len(item.group(1)) - len(item.group(2))
+                col += gap if 1 <= gap <= 4 and after else 1
+                items.append(col)
+                rest = after
+                item = _ITEM_MARKER.match(rest) if rest else None
+            in_para = False
+            content = rest.lstrip(" \t")
+        m = _FENCE_OPEN_LINE.match(content)
+        if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
+            fence = (m.group(1)[0], len(m.group(1)))
+            fence_start = pos
+            in_para = False
+            pos = nxt
+            continue
+        if content.startswith("<!--") and "-->" not in content[4:]:
+            html_comment = True
+            in_para = False
+        elif _opens_block(content):
+            in_para = content.startswith(">")  # a quote holds a paragraph
+        else:
+            in_para = True
+        pos = nxt
+    if fence is not None:  # an unclosed fence runs to the end of the document
+        spans.append((fence_start, length))
+    return _apply_spans(text, spans)
+
+
+def _mask_inline(text: str) -> str:
+    """Blank inline code spans, HTML comments and ``%% comments %%``, left to right,
+    so whichever opens first wins (a ``%%`` inside backticks is code, and vice versa)."""
+    spans: list[tuple[int, int]] = []
+    find = text.find
+    # The next occurrence of each opener, found with str.find (several times faster than
+    # one regex alternation) and looked for again only once the scan has passed it.
+    tick, comment, percent = find("`"), find("<!--"), find("%%")
+    pos = 0
+    while True:
+        if 0 <= tick < pos:
+            tick = find("`", pos)
+        if 0 <= comment < pos:
+            comment = find("<!--", pos)
+        if 0 <= percent < pos:
+            percent = find("%%", pos)
+        found = [at for at in (tick, comment, percent) if at >= 0]
+        if not found:
+            break
+        start = min(found)
+        if start == tick:
+            run_end = start + 1
+            while run_end < len(text) and text[run_end] == "`":
+                run_end += 1
+            if _escaped(text, start):
+                pos = start + 1
+                continue
+            close = _find_code_close(text, run_end, run_end - start)
+            if close < 0:
+                pos = run_end
+                continue
+            spans.append((start, close))
+            pos = close
+        elif start == comment:
+            close = find("-->", start + 4)
+            if close < 0:
+                pos = start + 4
+                continue
+            spans.append((start, close + 3))
+            pos = close + 3
+        else:  # %%
+            close = find("%%", start + 2)
+            end = len(text) if close < 0 else close + 2
+            spans.append((start, end))
+            pos = end
+    return _apply_spans(text, spans)
+
+
+def _find_code_close(text: str, pos: int, size: int) -> int:
+    """End offset of the backtick run of exactly ``size`` that closes a code span, or -1.
+    A code span does not cross a blank line (the end of its paragraph)."""
+    para_end = _BLANK_LINE.search(text, pos)
+    limit = para_end.start() if para_end else len(text)
+    run = re.compile(r"`+")
+    while True:
+        m = run.search(text, pos, limit)
+        if m is None:
+            return -1
+        if len(m.group(0)) == size:
+            return m.end()
+        pos = m.end()
+
+
+def _escaped(text: str, pos: int) -> bool:
+    count = 0
+    while pos - count - 1 >= 0 and text[pos - count - 1] == "\\":
+        count += 1
+    return count % 2 == 1
+
+
+def _apply_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return text
+    parts = []
+    last = 0
+    for start, end in sorted(spans):
+        if start < last:
+            start = last
+        if end <= start:
+            continue
+        parts.append(text[last:start])
+        parts.append(_blank(text[start:end]))
+        last = end
+    parts.append(text[last:])
+    return "".join(parts)
