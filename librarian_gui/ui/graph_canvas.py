@@ -1,18 +1,22 @@
-"""The graph canvas: every node as one scatter item, every edge in one path, labels on demand."""
+"""The graph canvas: nodes as one scatter item, edges as one cached layer, labels on demand."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QPointF, QRect, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter
+from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
+
+from .graph_edges import SETTLE_MS, EdgeLayer
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 KIND_COLOURS = {  # node kind → fill colour
     "note": (88, 140, 230),
@@ -22,6 +26,24 @@ KIND_COLOURS = {  # node kind → fill colour
     "attachment": (170, 120, 200),
 }
 HOVER_RADIUS_PX = 12.0
+RING_COLOUR = (214, 39, 40)
+NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
+RESIZE_MAX_NODES = 5_000  # resizing every spot costs ~200 ms at 23,000: sizes stay put
+MAX_LABELS = 30  # degree labels: the best-connected nodes on screen, never one per node
+LABEL_MAX_VISIBLE = 2_000  # more nodes on screen than this: too far out for labels
+
+
+class _GraphViewBox(pg.ViewBox):
+    """A view box that lets the canvas take a left-button drag that starts on a node."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.drag_handler: Callable[[object], bool] | None = None
+
+    def mouseDragEvent(self, ev: object, axis: int | None = None) -> None:
+        if self.drag_handler is not None and self.drag_handler(ev):
+            return
+        super().mouseDragEvent(ev, axis)
 
 
 class GraphCanvas(pg.PlotWidget):
@@ -29,18 +51,26 @@ class GraphCanvas(pg.PlotWidget):
 
     Positions arrive from a layout running elsewhere (``set_positions``); the canvas only
     draws. Hovering a node highlights it and its neighbours and dims the rest; a click emits
-    its id. Only the hovered and the selected node get a label.
+    its id; dragging a node reports where it goes (the layout pins it). Labels: the hovered
+    and the selected node, and the best-connected nodes on screen once zoomed in enough.
 
     Signals:
         node_activated(str): the user clicked a node (its id).
         node_hovered(str): the pointer is over a node ("" when it leaves all of them).
+        node_dragged(str, float, float): a node dragged with the left button, and its new
+            position in graph coordinates (the view does not pan meanwhile).
+        node_released(str): the drag of that node ended.
     """
 
     node_activated = Signal(str)
     node_hovered = Signal(str)
+    node_dragged = Signal(str, float, float)
+    node_released = Signal(str)
 
     def __init__(self, parent: QWidget | None = None, *, dark: bool = False) -> None:
-        super().__init__(parent, background=(28, 30, 33) if dark else (250, 250, 248))
+        self._background = (28, 30, 33) if dark else (250, 250, 248)
+        view = _GraphViewBox()
+        super().__init__(parent, background=self._background, viewBox=view)
         self.setAntialiasing(False)  # TRAPS: antialiasing doubles the cost of the edges
         item = self.getPlotItem()
         item.hideAxis("left")
@@ -56,14 +86,19 @@ class GraphCanvas(pg.PlotWidget):
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: dict[str, int] = {}
         self._neighbours: list[IntArray] = []
+        self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
         self._selected = -1
+        self._dragging = -1
+        self._colours: Sequence[tuple[int, int, int]] | None = None
+        self._rings: BoolArray | None = None
+        self._highlight: BoolArray | None = None
+        self._brush_of: dict[tuple[int, int, int, int], QBrush] = {}
         # Opaque, pre-mixed with the background: blending each pixel of 100,000 lines with
         # what is under it costs several times more than writing it.
-        edge_colour = (62, 65, 70) if dark else (214, 214, 212)
-        self._edge_item = pg.PlotCurveItem(pen=pg.mkPen(edge_colour, width=1), connect="pairs")
-        self._edge_item.setZValue(0)
-        self._edge_item.setSegmentedLineMode("on")  # drawLines: far cheaper than one path
+        edge_colour = (66, 71, 79) if dark else (196, 199, 204)
+        self._edge_layer = EdgeLayer(edge_colour, self)
+        self._edge_layer.setZValue(0)
         self._focus_edges = pg.PlotCurveItem(
             pen=pg.mkPen((255, 170, 0, 200), width=1.5), connect="pairs"
         )
@@ -71,25 +106,43 @@ class GraphCanvas(pg.PlotWidget):
         self._focus_edges.setSegmentedLineMode("on")
         self._nodes = pg.ScatterPlotItem(pxMode=True, pen=None)
         self._nodes.setZValue(2)
-        self._label = pg.TextItem(color=(230, 230, 230) if dark else (20, 20, 20), anchor=(0, 1))
-        self._label.setZValue(3)
-        self._select_label = pg.TextItem(
-            color=(230, 230, 230) if dark else (20, 20, 20), anchor=(0, 1)
+        self._ring_item = pg.ScatterPlotItem(
+            pxMode=True, brush=None, pen=pg.mkPen(*RING_COLOUR, width=2), symbol="o"
         )
-        self._select_label.setZValue(3)
+        self._ring_item.setZValue(2.5)
+        text = (230, 230, 230) if dark else (20, 20, 20)
+        self._label = pg.TextItem(color=text, anchor=(0, 1))
+        self._label.setZValue(4)
+        self._select_label = pg.TextItem(color=text, anchor=(0, 1))
+        self._select_label.setZValue(4)
+        muted = (175, 178, 184) if dark else (70, 72, 76)
+        self._degree_labels = [pg.TextItem(color=muted, anchor=(0.5, 0)) for _ in range(MAX_LABELS)]
+        self._labelled: list[int] = []  # the node under each degree label in use
         for graphics in (
-            self._edge_item,
+            self._edge_layer,
             self._focus_edges,
             self._nodes,
+            self._ring_item,
             self._label,
             self._select_label,
+            *self._degree_labels,
         ):
             self.addItem(graphics)
+        for label in self._degree_labels:
+            label.setZValue(3)
+            label.hide()
         self._sizes = np.empty(0)
-        self._brushes: list[object] = []
-        self._dim_brushes: list[object] = []
+        self._full_sizes = np.empty(0)
+        self._shrink = 1.0
+        self._brushes: list[QBrush] = []
+        self._dim_brushes: list[QBrush] = []
+        self._label_timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._label_timer.timeout.connect(self._refresh_degree_labels)
         self._nodes.sigClicked.connect(self._on_nodes_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
+        view.drag_handler = self._on_view_drag
+        view.sigTransformChanged.connect(self._on_view_changed)
+        view.sigResized.connect(self._on_view_changed)
 
     # ------------------------------------------------------------ data
 
@@ -104,20 +157,30 @@ class GraphCanvas(pg.PlotWidget):
         fit: bool = True,
     ) -> None:
         """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions.
-        ``fit=False`` keeps the camera (the same graph, changed)."""
+        ``fit=False`` keeps the camera (the same graph, changed). Per-node colours, rings
+        and highlights are cleared: they belong to rows of the previous graph."""
         keep = self.ids[self._selected] if 0 <= self._selected < len(self.ids) else None
         self.ids, self.kinds, self.labels = list(ids), list(kinds), list(labels)
         self._index_of = {node: i for i, node in enumerate(self.ids)}
         self.edges = np.asarray(edges, np.int64).reshape(-1, 2)
-        degree = np.bincount(self.edges.ravel(), minlength=len(self.ids)) if len(self.ids) else []
-        self._sizes = 4.0 + 2.0 * np.sqrt(np.asarray(degree, np.float64))
-        self._brushes = [pg.mkBrush(*KIND_COLOURS.get(k, (128, 128, 128)), 230) for k in kinds]
-        self._dim_brushes = [pg.mkBrush(*KIND_COLOURS.get(k, (128, 128, 128)), 50) for k in kinds]
-        self._neighbours = _adjacency(len(self.ids), self.edges)
-        self._hovered = self._selected = -1
+        count = len(self.ids)
+        degree = np.bincount(self.edges.ravel(), minlength=count) if count else np.zeros(0)
+        self._full_sizes = 4.0 + 2.0 * np.sqrt(np.asarray(degree, np.float64))
+        self._shrink = _shrink(count)
+        self._sizes = self._shrunk_sizes()
+        self._by_degree = np.argsort(-np.asarray(degree), kind="stable")
+        self._colours = None
+        self._rings = None
+        self._highlight = None
+        self._make_brushes()
+        self._neighbours = _adjacency(count, self.edges)
+        self._hovered = self._selected = self._dragging = -1
         self._label.setText("")
         self._select_label.setText("")
         self._focus_edges.setData([], [])
+        self._nodes.setData([])  # new nodes: rebuild the spots in set_positions
+        self._ring_item.setData([])
+        self._edge_layer.set_edges(self.edges)
         self.set_positions(positions)
         if keep is not None:
             self.select(keep)
@@ -128,26 +191,37 @@ class GraphCanvas(pg.PlotWidget):
         """New positions for the same nodes (a layout step)."""
         self.positions = np.asarray(positions, np.float64).reshape(-1, 2)
         pos = self.positions
-        spots = self._nodes.data
-        if len(spots) == len(pos) and len(pos):
-            # Same nodes, new places: move the spots in place. setData would rebuild every
-            # spot (brushes, sizes, symbols): ten times the cost of a frame.
-            spots["x"] = pos[:, 0]
-            spots["y"] = pos[:, 1]
-            self._nodes.prepareGeometryChange()
-            self._nodes.bounds = [None, None]
-            self._nodes.informViewBoundsChanged()
-            self._nodes.update()
+        if len(self._nodes.data) == len(pos) and len(pos):
+            _move_spots(self._nodes, pos)
         else:
             self._nodes.setData(
                 pos=pos, size=self._sizes, brush=self._current_brushes(), data=np.arange(len(pos))
             )
-        if len(self.edges):
-            pairs = pos[self.edges.ravel()]
-            self._edge_item.setData(pairs[:, 0], pairs[:, 1])
-        else:
-            self._edge_item.setData([], [])
+        self._place_rings()
+        self._edge_layer.set_positions(pos)
         self._refresh_labels()
+        for label, index in zip(self._degree_labels, self._labelled, strict=False):
+            label.setPos(*pos[index])
+        self._label_timer.start()
+
+    def set_node_colours(self, colours: Sequence[tuple[int, int, int]] | None) -> None:
+        """Fill colours per node in row order; None: colours by kind again."""
+        if colours is not None and len(colours) != len(self.ids):
+            raise ValueError(f"{len(colours)} colours for {len(self.ids)} nodes")
+        self._colours = None if colours is None else [tuple(c) for c in colours]  # type: ignore[misc]
+        self._make_brushes()
+        self._refresh_focus()
+
+    def set_rings(self, mask: BoolArray | None) -> None:
+        """Nodes drawn with a ring (isolated concepts), as a bool mask in row order."""
+        self._rings = None if mask is None else self._checked_mask(mask)
+        self._ring_item.setData([])
+        self._place_rings()
+
+    def set_highlight(self, mask: BoolArray | None) -> None:
+        """Nodes matching a filter stay bright and the rest are dimmed; None: all bright."""
+        self._highlight = None if mask is None else self._checked_mask(mask)
+        self._refresh_focus()
 
     def fit(self) -> None:
         if len(self.positions):
@@ -157,7 +231,59 @@ class GraphCanvas(pg.PlotWidget):
         self._selected = self._index_of.get(node, -1)
         self._refresh_focus()
 
-    # ------------------------------------------------------------ hover and click
+    def mousePressEvent(self, ev: QMouseEvent) -> None:
+        super().mousePressEvent(ev)
+        ev.accept()  # the canvas handles every press (pan, drag, click): none goes up
+
+    def mouseReleaseEvent(self, ev: QMouseEvent) -> None:
+        super().mouseReleaseEvent(ev)
+        ev.accept()
+
+    def close(self) -> bool:
+        # pyqtgraph's close() deletes the scene's items: no timer may reach them after.
+        self._label_timer.stop()
+        self._edge_layer.stop()
+        return bool(super().close())
+
+    # ------------------------------------------------------------ export
+
+    def export_png(self, path: str) -> bool:
+        """The current view, every edge drawn, as a PNG of the widget's size."""
+        self._edge_layer.exporting = True
+        try:
+            image = self.grab()
+        finally:
+            self._edge_layer.exporting = False
+        return image.save(path, "PNG")
+
+    def export_svg(self, path: str) -> bool:
+        """The current view as SVG: edges as one path, nodes as vector shapes."""
+        view = self.viewport()
+        target = QRectF(view.rect())
+        generator = QSvgGenerator()
+        generator.setFileName(path)
+        generator.setSize(view.size())
+        generator.setViewBox(QRect(0, 0, view.width(), view.height()))
+        generator.setTitle("Librarian graph")
+        painter = QPainter()
+        if not painter.begin(generator):
+            return False
+        scatters = (self._nodes, self._ring_item)
+        self._edge_layer.exporting = True
+        for item in scatters:
+            item.setExportMode(True, {"antialias": True})
+        try:
+            painter.fillRect(target, QColor(*self._background))
+            source = self.mapToScene(view.rect()).boundingRect()
+            self.scene().render(painter, target, source)
+        finally:
+            self._edge_layer.exporting = False
+            for item in scatters:
+                item.setExportMode(False)
+            painter.end()
+        return True
+
+    # ------------------------------------------------------------ hover, click, drag
 
     def node_at(self, scene_pos: QPointF) -> int:
         """The node under a scene position (within a few pixels), or -1."""
@@ -172,6 +298,8 @@ class GraphCanvas(pg.PlotWidget):
         return best if dist[best] <= HOVER_RADIUS_PX * scale else -1
 
     def _on_scene_mouse_moved(self, scene_pos: QPointF) -> None:
+        if self._dragging >= 0:
+            return
         found = self.node_at(scene_pos)
         if found != self._hovered:
             self._hovered = found
@@ -185,14 +313,79 @@ class GraphCanvas(pg.PlotWidget):
             self._refresh_focus()
             self.node_activated.emit(self.ids[index])
 
-    def _current_brushes(self) -> list[object]:
-        if self._hovered < 0:
+    def _on_view_drag(self, ev: object) -> bool:
+        """A left-button drag that starts on a node moves the node, not the view."""
+        if ev.button() != Qt.MouseButton.LeftButton:  # type: ignore[attr-defined]
+            return False
+        if ev.isStart():  # type: ignore[attr-defined]
+            self._dragging = self.node_at(ev.buttonDownScenePos())  # type: ignore[attr-defined]
+        index = self._dragging
+        if index < 0:
+            return False
+        ev.accept()  # type: ignore[attr-defined]
+        point = self.getPlotItem().getViewBox().mapSceneToView(ev.scenePos())  # type: ignore[attr-defined]
+        moved = self.positions.copy()
+        moved[index] = (point.x(), point.y())
+        self.set_positions(moved)  # follow the pointer before the layout answers
+        node = self.ids[index]
+        self.node_dragged.emit(node, point.x(), point.y())
+        if ev.isFinish():  # type: ignore[attr-defined]
+            self._dragging = -1
+            self.node_released.emit(node)
+        return True
+
+    def _on_view_changed(self, *_args: object) -> None:
+        self._edge_layer.moved()
+        self._label_timer.start()
+
+    # ------------------------------------------------------------ drawing state
+
+    def _checked_mask(self, mask: BoolArray) -> BoolArray:
+        mask = np.asarray(mask, bool).ravel()
+        if len(mask) != len(self.ids):
+            raise ValueError(f"a mask of {len(mask)} for {len(self.ids)} nodes")
+        return mask
+
+    def _make_brushes(self) -> None:
+        if self._colours is not None:
+            fills = self._colours
+        else:
+            fills = [KIND_COLOURS.get(k, (128, 128, 128)) for k in self.kinds]
+        self._brushes = [self._brush((*c, 230)) for c in fills]
+        self._dim_brushes = [self._brush((*c, 45)) for c in fills]
+
+    def _brush(self, rgba: tuple[int, int, int, int]) -> QBrush:
+        # One brush per colour, shared: the scatter item keys its symbol cache on them.
+        brush = self._brush_of.get(rgba)
+        if brush is None:
+            brush = self._brush_of[rgba] = pg.mkBrush(*rgba)
+        return brush
+
+    def _current_brushes(self) -> list[QBrush]:
+        if self._hovered >= 0:
+            keep = np.zeros(len(self.ids), bool)
+            keep[self._hovered] = True
+            keep[self._neighbours[self._hovered]] = True
+        elif self._highlight is not None:
+            keep = self._highlight
+        else:
             return self._brushes
-        keep = {self._hovered, *self._neighbours[self._hovered].tolist()}
         return [
-            b if i in keep else d
-            for i, (b, d) in enumerate(zip(self._brushes, self._dim_brushes, strict=True))
+            b if k else d
+            for k, b, d in zip(keep.tolist(), self._brushes, self._dim_brushes, strict=True)
         ]
+
+    def _place_rings(self) -> None:
+        if self._rings is None or not len(self.positions):
+            if len(self._ring_item.data):
+                self._ring_item.setData([])
+            return
+        rows = np.flatnonzero(self._rings)
+        pos = self.positions[rows]
+        if len(self._ring_item.data) == len(rows) and len(rows):
+            _move_spots(self._ring_item, pos)
+        else:
+            self._ring_item.setData(pos=pos, size=self._sizes[rows] + 5.0)
 
     def _refresh_focus(self) -> None:
         self._nodes.setBrush(self._current_brushes())
@@ -211,6 +404,80 @@ class GraphCanvas(pg.PlotWidget):
             self._focus_edges.setData(pairs[:, 0], pairs[:, 1])
         else:
             self._focus_edges.setData([], [])
+
+    def _shrunk_sizes(self) -> FloatArray:
+        return np.maximum(self._shrink * self._full_sizes, 2.5)
+
+    def _refresh_degree_labels(self) -> None:
+        """Dot sizes for the nodes on screen, and labels under the best-connected of them
+        that do not overlap."""
+        view = self.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = view.viewRange()
+        pos = self.positions
+        inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
+        shrink = _shrink(int(inside.sum()))
+        resizable = len(pos) <= RESIZE_MAX_NODES
+        if resizable and shrink != self._shrink and len(self._nodes.data) == len(pos):
+            self._shrink = shrink
+            self._sizes = self._shrunk_sizes()
+            self._nodes.setSize(self._sizes)
+            self._ring_item.setData([])
+            self._place_rings()
+        chosen = self._label_rows(inside)
+        self._labelled = chosen
+        for label, index in zip(self._degree_labels, chosen, strict=False):
+            if label.textItem.toPlainText() != self.labels[index]:
+                label.setText(self.labels[index])
+            label.setPos(*self.positions[index])
+            label.show()
+        for label in self._degree_labels[len(chosen) :]:
+            label.hide()
+
+    def _label_rows(self, inside: BoolArray) -> list[int]:
+        if not len(self.positions) or not self.isVisible():
+            return []
+        view = self.getPlotItem().getViewBox()
+        pos = self.positions
+        if int(inside.sum()) > LABEL_MAX_VISIBLE:
+            return []
+        ranked = self._by_degree[inside[self._by_degree]][: MAX_LABELS * 8]
+        width, height = view.viewPixelSize()
+        boxes: list[tuple[float, float, float, float]] = []
+        chosen: list[int] = []
+        for index in ranked.tolist():
+            if index in (self._hovered, self._selected):
+                continue
+            half = 3.5 * len(self.labels[index]) * width + 4 * width
+            x, y = pos[index]
+            box = (x - half, x + half, y - 20 * height, y + 2 * height)
+            if any(
+                b[0] < box[1] and box[0] < b[1] and b[2] < box[3] and box[2] < b[3] for b in boxes
+            ):
+                continue
+            boxes.append(box)
+            chosen.append(index)
+            if len(chosen) == MAX_LABELS:
+                break
+        return chosen
+
+
+def _shrink(visible: int) -> float:
+    """Thousands of full-size dots on screen make one blob: smaller dots, in a few steps
+    (each change rebuilds every spot)."""
+    wanted = np.sqrt(NODES_AT_FULL_SIZE / max(visible, 1))
+    return next((step for step in (1.0, 0.75, 0.55) if wanted >= step), 0.4)
+
+
+def _move_spots(item: pg.ScatterPlotItem, pos: FloatArray) -> None:
+    """Same spots, new places. setData would rebuild every spot (brushes, sizes, symbols):
+    ten times the cost of a frame."""
+    spots = item.data
+    spots["x"] = pos[:, 0]
+    spots["y"] = pos[:, 1]
+    item.prepareGeometryChange()
+    item.bounds = [None, None]
+    item.informViewBoundsChanged()
+    item.update()
 
 
 def _adjacency(count: int, edges: IntArray) -> list[IntArray]:

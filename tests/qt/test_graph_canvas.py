@@ -1,12 +1,17 @@
-"""The graph canvas: hover dims all but a node and its neighbours; a click names the node."""
+"""The graph canvas: hover and filter highlights, rings, colours, dragging a node, export, the
+cached edge image and labels by degree."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from xml.etree import ElementTree
+
 import numpy as np
-from PySide6.QtCore import QPointF
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.graph_canvas import GraphCanvas
+from librarian_gui.ui.graph_canvas import SETTLE_MS, GraphCanvas
 
 
 def _canvas(qtbot: QtBot) -> GraphCanvas:
@@ -57,3 +62,126 @@ def test_moving_positions_in_place_moves_the_spots(qtbot: QtBot) -> None:
     canvas.set_positions(moved)
     assert canvas._nodes.data["x"].tolist() == [5.0, 15.0, 5.0, 55.0]
     assert canvas._nodes.data["y"].tolist() == [5.0, 5.0, 15.0, 55.0]
+
+
+def test_node_colours_replace_the_kind_colours_until_cleared(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    canvas.set_node_colours([(1, 2, 3), (1, 2, 3), (9, 8, 7), (4, 5, 6)])
+    fills = [b.color().getRgb() for b in canvas._nodes.data["brush"]]
+    assert fills == [(1, 2, 3, 230), (1, 2, 3, 230), (9, 8, 7, 230), (4, 5, 6, 230)]
+    assert canvas._brushes[0] is canvas._brushes[1]  # one brush per colour
+    canvas.set_node_colours(None)
+    fills = [b.color().getRgb()[:3] for b in canvas._nodes.data["brush"]]
+    assert fills == [(88, 140, 230), (88, 140, 230), (236, 150, 40), (160, 160, 160)]
+
+
+def test_rings_mark_exactly_the_masked_nodes_and_follow_them(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    canvas.set_rings(np.array([False, False, True, True]))
+    rings = canvas._ring_item.data
+    assert len(rings) == 2
+    assert list(zip(rings["x"].tolist(), rings["y"].tolist(), strict=True)) == [
+        (0.0, 10.0),
+        (50.0, 50.0),
+    ]
+    canvas.set_positions(canvas.positions + 1.0)
+    assert canvas._ring_item.data["x"].tolist() == [1.0, 51.0]
+    canvas.set_rings(None)
+    assert len(canvas._ring_item.data) == 0
+
+
+def test_highlight_keeps_matches_bright_and_dims_the_rest(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    canvas.set_highlight(np.array([False, True, False, True]))
+    brushes = list(canvas._nodes.data["brush"])
+    bright = [b is canvas._brushes[i] for i, b in enumerate(brushes)]
+    dim = [b is canvas._dim_brushes[i] for i, b in enumerate(brushes)]
+    assert bright == [False, True, False, True]
+    assert dim == [True, False, True, False]
+    canvas.set_highlight(None)
+    assert all(b is canvas._brushes[i] for i, b in enumerate(canvas._nodes.data["brush"]))
+
+
+def _widget_pos(canvas: GraphCanvas, x: float, y: float) -> QPoint:
+    return canvas.mapFromScene(_scene_pos(canvas, x, y))
+
+
+def test_dragging_a_node_moves_it_and_not_the_view(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    view = canvas.getPlotItem().getViewBox()
+    before = view.viewRange()
+    dragged: list[tuple[str, float, float]] = []
+    released: list[str] = []
+    canvas.node_dragged.connect(lambda n, x, y: dragged.append((n, x, y)))
+    canvas.node_released.connect(released.append)
+    viewport = canvas.viewport()
+    start, end = _widget_pos(canvas, 10.0, 0.0), _widget_pos(canvas, 30.0, 20.0)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 11):
+        qtbot.mouseMove(viewport, start + (end - start) * step / 10)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    assert dragged and {n for n, _x, _y in dragged} == {"b"}
+    _node, x, y = dragged[-1]
+    pixel = view.viewPixelSize()[0]
+    assert abs(x - 30.0) <= 2 * pixel and abs(y - 20.0) <= 2 * pixel
+    assert released == ["b"]
+    assert view.viewRange() == before
+    assert canvas.positions[1].tolist() == [x, y]
+
+
+def test_dragging_empty_space_pans_the_view(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    view = canvas.getPlotItem().getViewBox()
+    before = view.viewRange()
+    dragged: list[str] = []
+    canvas.node_dragged.connect(lambda n, _x, _y: dragged.append(n))
+    viewport = canvas.viewport()
+    start, end = _widget_pos(canvas, 30.0, 30.0), _widget_pos(canvas, 40.0, 35.0)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for step in range(1, 11):
+        qtbot.mouseMove(viewport, start + (end - start) * step / 10)
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    assert dragged == []
+    assert view.viewRange() != before
+
+
+def test_png_export_has_the_widgets_size(qtbot: QtBot, tmp_path: Path) -> None:
+    canvas = _canvas(qtbot)
+    path = tmp_path / "graph.png"
+    assert canvas.export_png(str(path))
+    image = QImage(str(path))
+    assert (image.width(), image.height()) == (canvas.width(), canvas.height())
+
+
+def test_svg_export_is_xml_with_the_edges_as_one_path(qtbot: QtBot, tmp_path: Path) -> None:
+    canvas = _canvas(qtbot)
+    path = tmp_path / "graph.svg"
+    assert canvas.export_svg(str(path))
+    root = ElementTree.parse(path).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    assert "<svg" in path.read_text(encoding="utf-8")
+    paths = [p.get("d", "") for p in root.iter("{http://www.w3.org/2000/svg}path")]
+    assert sum(d.count("M") for d in paths if d.count("M") == 2) >= 2  # the two edges
+
+
+def test_the_edge_image_is_reused_until_positions_change(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    layer = canvas._edge_layer
+    qtbot.waitUntil(layer.is_current, timeout=5_000)
+    renders = layer.renders
+    canvas.viewport().repaint()
+    qtbot.wait(SETTLE_MS * 2)
+    assert layer.renders == renders
+    assert layer.is_current()
+    canvas.set_positions(canvas.positions * 2.0)
+    assert not layer.is_current()
+    qtbot.waitUntil(layer.is_current, timeout=5_000)
+    assert layer.renders == renders + 1
+
+
+def test_degree_labels_name_the_best_connected_nodes_on_screen(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    qtbot.waitUntil(lambda: bool(canvas._labelled), timeout=5_000)
+    shown = [label.textItem.toPlainText() for label in canvas._degree_labels if label.isVisible()]
+    assert shown[0] == "A"  # a has two links: first
+    assert sorted(shown) == ["A", "B", "C", "D"]
