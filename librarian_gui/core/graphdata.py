@@ -1,4 +1,5 @@
-"""The graph the canvas draws, as arrays: node ids, kinds, labels, and edges as row pairs."""
+"""The graph the canvas draws, as arrays: node ids, kinds, labels, categories, folders, and
+edges as row pairs; and the display filters that choose its nodes."""
 
 from __future__ import annotations
 
@@ -8,46 +9,175 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .concepts import ConceptDictionary
 from .index import VaultIndex
 from .queries import neighbours, node_kind, node_label
+from .resolver import CONCEPT_PREFIX, is_file_node
 
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+TAG_PREFIX = "//tag/"
+# DESIGN §4: the index note links everything, so it is left out of isolation counts.
+INDEX_NOTE = "MEMORY.md"
+DEFAULT_KINDS = ("note", "concept", "unresolved")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphFilter:
+    """What the graph view shows (immutable: it is handed to the job thread).
+
+    ``category``: only concepts of that category (and concept pages) and the notes linking
+    them. ``path``: only files whose path starts with it (case-insensitive), and the concepts,
+    tags and unresolved targets they link. ``isolated_only``: only concepts found in at most
+    ``isolated_max`` notes and the notes linking them. ``hide_orphans`` is applied last: a
+    node with no edge in the graph as filtered is left out.
+    """
+
+    kinds: tuple[str, ...] = DEFAULT_KINDS
+    category: str = ""
+    path: str = ""
+    hide_orphans: bool = False
+    isolated_only: bool = False
+    isolated_max: int = 2
 
 
 @dataclass(frozen=True, slots=True)
 class GraphData:
-    """Immutable: it crosses from a worker thread to the GUI."""
+    """Immutable: it crosses from a worker thread to the GUI.
+
+    ``categories`` is a concept's category (also for a note that is a concept's page), else
+    "". ``folders`` is a file's top folder ("" at the vault root and for other nodes).
+    ``degree`` counts edges in this graph; ``linked_by`` the distinct notes that link a
+    concept anywhere in the vault (0 for other nodes); ``isolated`` marks concepts found in
+    at most the filter's ``isolated_max`` notes. ``isolated_total`` counts those in the
+    whole vault, ``unused`` the dictionary's concepts no note links at all.
+    ``category_colours`` lists the dictionary's categories in file order, each with the
+    first ``color`` one of its concepts gives ("" when none does).
+    """
 
     ids: tuple[str, ...]
     kinds: tuple[str, ...]
     labels: tuple[str, ...]
     edges: IntArray  # (M, 2) rows into ``ids``: source → target, distinct, no self-loops
+    categories: tuple[str, ...] = ()
+    folders: tuple[str, ...] = ()
+    degree: IntArray | None = None
+    linked_by: IntArray | None = None
+    isolated: BoolArray | None = None
+    isolated_total: int = 0
+    unused: int = 0
+    category_colours: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         self.edges.setflags(write=False)
+        for array in (self.degree, self.linked_by, self.isolated):
+            if array is not None:
+                array.setflags(write=False)
 
 
-def global_graph(index: VaultIndex, kinds: Iterable[str] | None = None) -> GraphData:
-    """Every node of the vault (of the given kinds), with every distinct edge between them."""
+def global_graph(
+    index: VaultIndex, kinds: Iterable[str] | None = None, filters: GraphFilter | None = None
+) -> GraphData:
+    """Every node of the vault (of the given kinds, as filtered), with every distinct edge
+    between them."""
     with index.lock:
         nodes = set(index.notes) | set(index.attachments) | set(index.in_edges)
-        return _build(index, nodes, kinds)
+        return _build(index, nodes, _merged(kinds, filters))
 
 
 def local_graph(
-    index: VaultIndex, centre: str, depth: int, kinds: Iterable[str] | None = None
+    index: VaultIndex,
+    centre: str,
+    depth: int,
+    kinds: Iterable[str] | None = None,
+    filters: GraphFilter | None = None,
 ) -> GraphData:
-    """The nodes within ``depth`` hops of ``centre`` (links followed both ways)."""
+    """The nodes within ``depth`` hops of ``centre`` (links followed both ways), filtered."""
     with index.lock:
         nodes = set(neighbours(index, centre, depth)) | {centre}
-        return _build(index, nodes, kinds)
+        return _build(index, nodes, _merged(kinds, filters))
 
 
-def _build(index: VaultIndex, nodes: set[str], kinds: Iterable[str] | None) -> GraphData:
-    wanted = set(kinds) if kinds is not None else None
+def category_colours(concepts: ConceptDictionary) -> tuple[tuple[str, str], ...]:
+    """Each category in dictionary order, with the first colour one of its concepts gives."""
+    colours: dict[str, str] = {}
+    for concept in concepts.concepts:
+        if concept.category and not colours.get(concept.category):
+            colours[concept.category] = concept.color
+    return tuple(colours.items())
+
+
+def _merged(kinds: Iterable[str] | None, filters: GraphFilter | None) -> GraphFilter:
+    if filters is None:
+        filters = GraphFilter(kinds=("note", "concept", "unresolved", "attachment"))
+    if kinds is not None:
+        return GraphFilter(
+            tuple(kinds),
+            filters.category,
+            filters.path,
+            filters.hide_orphans,
+            filters.isolated_only,
+            filters.isolated_max,
+        )
+    return filters
+
+
+def _concept_of(index: VaultIndex) -> dict[str, str]:
+    """Concept node or concept page (a note titled like a concept id) → its category."""
+    concepts = index.concepts
+    out: dict[str, str] = {}
+    if not len(concepts):
+        return {n: "" for n in index.in_edges if n.startswith(CONCEPT_PREFIX)}
+    for rel, record in index.notes.items():
+        concept = concepts.get(record.title)
+        if concept is not None:
+            out[rel] = concept.category
+    for node in index.in_edges:
+        if node.startswith(CONCEPT_PREFIX):
+            concept = concepts.get(node[len(CONCEPT_PREFIX) :])
+            out[node] = concept.category if concept is not None else ""
+    return out
+
+
+def _linked_by(index: VaultIndex, node: str) -> int:
+    """Distinct notes linking ``node``, the index note and the node itself left out."""
+    notes = index.notes
+    return sum(
+        1
+        for source in index.in_edges.get(node, {})
+        if source in notes and source not in (INDEX_NOTE, node)
+    )
+
+
+def _build(index: VaultIndex, nodes: set[str], filters: GraphFilter) -> GraphData:
+    wanted = set(filters.kinds)
+    concept_of = _concept_of(index)
+    linked = {node: _linked_by(index, node) for node in concept_of}
+    isolated_ids = {node for node, count in linked.items() if count <= filters.isolated_max}
     kind_of = {node: node_kind(index, node) for node in nodes}
-    if wanted is not None:
-        nodes = {n for n in nodes if kind_of[n] in wanted}
+    nodes = {n for n in nodes if kind_of[n] in wanted}
+
+    if filters.category:
+        chosen = {n for n in nodes if concept_of.get(n) == filters.category}
+        nodes = chosen | (_notes_linking(index, chosen) & nodes)
+    if filters.path:
+        nodes = _under_path(index, nodes, filters.path)
+    if filters.isolated_only:
+        chosen = isolated_ids & nodes
+        nodes = chosen | (_notes_linking(index, chosen) & nodes)
+
+    tag_edges: list[tuple[str, str]] = []
+    tag_labels: dict[str, str] = {}
+    if "tag" in wanted:
+        for rel in sorted(n for n in nodes if n in index.notes):
+            for tag in index.notes[rel].parsed.tags:
+                node = TAG_PREFIX + tag.name.lower()
+                tag_labels.setdefault(node, tag.name)
+                tag_edges.append((rel, node))
+        kind_of.update(dict.fromkeys(tag_labels, "tag"))
+        nodes |= set(tag_labels)
+
     ids = tuple(sorted(nodes))
     row = {node: i for i, node in enumerate(ids)}
     pairs = [
@@ -56,10 +186,59 @@ def _build(index: VaultIndex, nodes: set[str], kinds: Iterable[str] | None) -> G
         for target in index.out_edges.get(source, ())
         if target != source and target in row
     ]
+    pairs.extend(dict.fromkeys((row[s], row[t]) for s, t in tag_edges))
     edges = np.array(pairs, np.int64).reshape(-1, 2)
+    degree = np.bincount(edges.ravel(), minlength=len(ids)).astype(np.int64)
+
+    if filters.hide_orphans and len(ids):
+        keep = degree > 0
+        new_row = np.cumsum(keep) - 1
+        ids = tuple(node for node, k in zip(ids, keep, strict=True) if k)
+        edges = new_row[edges].astype(np.int64).reshape(-1, 2)
+        degree = degree[keep]
+
+    def label(node: str) -> str:
+        return tag_labels[node] if node in tag_labels else node_label(index, node)
+
+    used = {
+        index.notes[n].title.lower() if n in index.notes else n[len(CONCEPT_PREFIX) :].lower()
+        for n in concept_of
+    }
     return GraphData(
         ids,
         tuple(kind_of[n] for n in ids),
-        tuple(node_label(index, n) for n in ids),
+        tuple(label(n) for n in ids),
         edges,
+        categories=tuple(concept_of.get(n, "") for n in ids),
+        folders=tuple(_top_folder(n) for n in ids),
+        degree=degree,
+        linked_by=np.array([linked.get(n, 0) for n in ids], np.int64),
+        isolated=np.array([n in isolated_ids for n in ids], bool),
+        isolated_total=len(isolated_ids),
+        unused=sum(1 for c in index.concepts.concepts if c.id.lower() not in used),
+        category_colours=category_colours(index.concepts),
     )
+
+
+def _notes_linking(index: VaultIndex, chosen: set[str]) -> set[str]:
+    return {
+        source
+        for node in chosen
+        for source in index.in_edges.get(node, {})
+        if source in index.notes and source != INDEX_NOTE
+    }
+
+
+def _under_path(index: VaultIndex, nodes: set[str], prefix: str) -> set[str]:
+    """Files under ``prefix`` and the non-file nodes they link."""
+    prefix = prefix.strip().lstrip("/").lower()
+    files = {n for n in nodes if is_file_node(n) and n.lower().startswith(prefix)}
+    linked = {t for f in files for t in index.out_edges.get(f, ()) if not is_file_node(t)}
+    return files | (linked & nodes)
+
+
+def _top_folder(node: str) -> str:
+    if not is_file_node(node):
+        return ""
+    folder, _, _ = node.partition("/")
+    return folder if folder != node else ""

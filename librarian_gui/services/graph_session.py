@@ -1,9 +1,12 @@
-"""The graph tab's state: which graph is shown, and its layout stepping on its own thread."""
+"""The graph tab's state: which graph is shown (scope and filters), and its layout stepping
+on its own thread (forces, drags, resets)."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -12,27 +15,33 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from .model import VaultModel
 
 if TYPE_CHECKING:
-    from ..core.graphdata import GraphData
+    from ..core.graphdata import GraphData, GraphFilter
     from ..core.layout import Layout
 
 FRAME_SECONDS = 1 / 30  # positions are sent at most this often
+DRAG_ALPHA = 0.3  # d3's alphaTarget while a node is dragged: the rest follows it
 
 
 class _Stepper(QObject):
-    """Lives on the layout thread: steps while the layout is not settled and not paused.
+    """Lives on the layout thread, the only thread that touches the Layout: steps while the
+    layout is not settled and not paused.
 
     Signals:
         stepped(object, bool, float): positions (read-only array), settled, steps per second.
         loaded(object, object): the GraphData now laid out and its first positions.
+        forces_applied(object): the Forces the layout now uses.
     """
 
     stepped = Signal(object, bool, float)
     loaded = Signal(object, object)
+    forces_applied = Signal(object)
 
     def __init__(self, root: Path) -> None:
         super().__init__()
         self._root = root
         self._layout: Layout | None = None
+        self._graph: GraphData | None = None
+        self._forces: dict[str, float] = {}
         self._paused = False
         self._timer: QTimer | None = None
         self._last_sent = 0.0
@@ -46,9 +55,56 @@ class _Stepper(QObject):
         first = self._layout is None
         if self._layout is None:
             self._layout = Layout(seed=1)
+            self._layout.set_forces(**self._forces)
         cached = load_positions(self._root) if first else None
+        self._graph = graph
         self._layout.set_graph(graph.ids, graph.edges, positions=cached)
         self.loaded.emit(graph, self._layout.positions)
+        self._wake()
+
+    @Slot()
+    def reset(self) -> None:
+        """Lay the graph out afresh: new positions, the cache ignored, the forces kept."""
+        from ..core.layout import Layout
+
+        if self._graph is None:
+            return
+        self._layout = Layout(seed=1)
+        self._layout.set_forces(**self._forces)
+        self._layout.set_graph(self._graph.ids, self._graph.edges)
+        self.loaded.emit(self._graph, self._layout.positions)
+        self._wake()
+
+    @Slot(object)
+    def set_forces(self, forces: dict[str, float]) -> None:
+        self._forces.update(forces)
+        if self._layout is not None:
+            self._layout.set_forces(**self._forces)
+            self.forces_applied.emit(self._layout.forces)
+            self._wake()
+
+    @Slot(str, float, float)
+    def drag(self, node: str, x: float, y: float) -> None:
+        layout = self._layout
+        if layout is None:
+            return
+        try:
+            layout.pin(node, (x, y))
+        except KeyError:
+            return  # a node of a graph the layout no longer has
+        layout.alpha_target = DRAG_ALPHA
+        if self._paused:
+            self.stepped.emit(layout.positions, layout.settled, self._rate())
+        self._wake()
+
+    @Slot(str)
+    def release(self, node: str) -> None:
+        layout = self._layout
+        if layout is None:
+            return
+        if node in layout.ids:
+            layout.unpin(node)
+        layout.alpha_target = 0.0
         self._wake()
 
     @Slot(bool)
@@ -101,14 +157,22 @@ class GraphSession(QObject):
     Signals:
         graph_ready(object, object): a GraphData and its positions (new scope or changes).
         positions_ready(object, bool, float): positions, settled, layout steps per second.
-        _load_requested(object), _pause_requested(bool), _save_requested(): internal.
+        forces_applied(object): the layout's Forces after a change reached it.
+        _load_requested(object), _pause_requested(bool), _save_requested(),
+        _reset_requested(), _forces_requested(object), _drag_requested(str, float, float),
+        _release_requested(str): to the layout thread.
     """
 
     graph_ready = Signal(object, object)
     positions_ready = Signal(object, bool, float)
+    forces_applied = Signal(object)
     _load_requested = Signal(object)
     _pause_requested = Signal(bool)
     _save_requested = Signal()
+    _reset_requested = Signal()
+    _forces_requested = Signal(object)
+    _drag_requested = Signal(str, float, float)
+    _release_requested = Signal(str)
 
     def __init__(self, model: VaultModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -118,6 +182,7 @@ class GraphSession(QObject):
             1,
             ("note", "concept", "unresolved"),
         )
+        self.filters: GraphFilter | None = None  # None: the defaults
         self.centre: str | None = None
         self.active = False
         self._generation = 0
@@ -130,8 +195,13 @@ class GraphSession(QObject):
         self._load_requested.connect(self._stepper.load)
         self._pause_requested.connect(self._stepper.set_paused)
         self._save_requested.connect(self._stepper.save)
+        self._reset_requested.connect(self._stepper.reset)
+        self._forces_requested.connect(self._stepper.set_forces)
+        self._drag_requested.connect(self._stepper.drag)
+        self._release_requested.connect(self._stepper.release)
         self._stepper.loaded.connect(self.graph_ready)
         self._stepper.stepped.connect(self.positions_ready)
+        self._stepper.forces_applied.connect(self.forces_applied)
         self._thread.start()
         self._rebuild_timer = QTimer(self, singleShot=True, interval=600)
         self._rebuild_timer.timeout.connect(self.rebuild)
@@ -148,6 +218,30 @@ class GraphSession(QObject):
     def set_scope(self, mode: str, depth: int, kinds: tuple[str, ...]) -> None:
         self.scope = (mode, depth, kinds)
         self.rebuild()
+
+    @Slot(object)
+    def set_filters(self, filters: GraphFilter) -> None:
+        """Category, path, orphans and isolation (the kinds come with ``set_scope``)."""
+        if filters != self.filters:
+            self.filters = filters
+            self.rebuild()
+
+    @Slot(object)
+    def set_forces(self, forces: Mapping[str, float]) -> None:
+        """Force strengths by name (``Layout.set_forces``'s keywords); the others are kept."""
+        self._forces_requested.emit(dict(forces))
+
+    @Slot()
+    def reset_layout(self) -> None:
+        self._reset_requested.emit()
+
+    @Slot(str, float, float)
+    def drag_node(self, node: str, x: float, y: float) -> None:
+        self._drag_requested.emit(node, x, y)
+
+    @Slot(str)
+    def release_node(self, node: str) -> None:
+        self._release_requested.emit(node)
 
     def set_centre(self, node: str | None) -> None:
         """The open note (local mode follows it)."""
@@ -174,15 +268,17 @@ class GraphSession(QObject):
         index = self.model.index
         mode, depth, kinds = self.scope
         centre = self.centre
+        filters = self.filters
         self._generation += 1
 
         def build(_cancel: threading.Event) -> Any:
-            from ..core.graphdata import global_graph, local_graph
+            from ..core.graphdata import GraphFilter, global_graph, local_graph
 
+            chosen = dataclasses.replace(filters or GraphFilter(), kinds=kinds)
             if mode == "local" and centre is not None and index is not None:
-                return local_graph(index, centre, depth, kinds)
+                return local_graph(index, centre, depth, filters=chosen)
             assert index is not None
-            return global_graph(index, kinds)
+            return global_graph(index, filters=chosen)
 
         self.model.submit(("graph", self._generation), build, threading.Event())
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import time
 from pathlib import Path
+from typing import TypeVar, cast
 
 from PySide6.QtCore import QByteArray, QSettings
 
 MAX_RECENT = 10
 THEMES = ("system", "light", "dark")
+T = TypeVar("T")
 
 
 def _vault_key(root: Path) -> str:
@@ -101,3 +103,28 @@ class Settings:
 
     def sync(self) -> None:
         self._s.sync()
+
+    # -- graph view --------------------------------------------------------------------
+
+    def graph_option(self, name: str, default: T) -> T:
+        """A graph view control's saved value (key ``graph/<name>``), as the default's
+        type; the default when it was never saved or does not read as that type."""
+        value = self._s.value(f"graph/{name}", default)
+        try:
+            if isinstance(default, bool):
+                out: object = value if isinstance(value, bool) else str(value).lower() == "true"
+            elif isinstance(default, int):
+                out = int(value)  # type: ignore[call-overload]
+            elif isinstance(default, float):
+                out = float(value)  # type: ignore[arg-type]
+            elif isinstance(default, tuple):
+                items = [value] if isinstance(value, str) else list(value or [])  # type: ignore[call-overload]
+                out = tuple(str(v) for v in items if v)
+            else:
+                out = str(value)
+        except (TypeError, ValueError):
+            return default
+        return cast(T, out)
+
+    def set_graph_option(self, name: str, value: object) -> None:
+        self._s.setValue(f"graph/{name}", list(value) if isinstance(value, tuple) else value)

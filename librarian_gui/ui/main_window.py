@@ -68,7 +68,6 @@ class MainWindow(QMainWindow):
         self._use_cache = use_cache
         self._requested_note = open_note
         self._tags_cancel = threading.Event()
-        self._graph_counts = ""
         self._tags_timer = QTimer(self, singleShot=True, interval=1000)
         self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
         self.model: VaultModel | None = None
@@ -95,7 +94,7 @@ class MainWindow(QMainWindow):
         self.preview = PreviewView()
         self.centre = QTabWidget()
         self.centre.addTab(self.preview, "Preview")
-        self.graph = GraphView(dark=theme.resolve(self.settings.theme()))
+        self.graph = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
         self.centre.addTab(self.graph, "Graph")
         self.centre.currentChanged.connect(self._on_centre_current_changed)
         self.backlinks = BacklinksPane()
@@ -252,6 +251,8 @@ class MainWindow(QMainWindow):
         assert self.graph_session is not None
         self.graph_session.graph_ready.connect(self._on_graph_session_graph_ready)
         self.graph_session.positions_ready.connect(self._on_graph_session_positions_ready)
+        self.graph_session.set_filters(self.graph.graph_filter())
+        self.graph_session.set_forces(self.graph.forces())
         self.graph_session.set_active(self.centre.currentWidget() is self.graph)
         session.search_ready.connect(self._on_session_search_ready)
         self.undo_action.setEnabled(session.can_undo())
@@ -270,6 +271,11 @@ class MainWindow(QMainWindow):
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
             (self.graph.scope_changed, self.graph_session.set_scope),
             (self.graph.paused, self.graph_session.set_paused),
+            (self.graph.filters_changed, self.graph_session.set_filters),
+            (self.graph.forces_changed, self.graph_session.set_forces),
+            (self.graph.layout_reset, self.graph_session.reset_layout),
+            (self.graph.node_dragged, self.graph_session.drag_node),
+            (self.graph.node_released, self.graph_session.release_node),
             (self.graph.node_activated, self._on_graph_node_activated),
         ):
             signal.connect(slot)
@@ -454,22 +460,13 @@ class MainWindow(QMainWindow):
 
     @Slot(object, object)
     def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
-        first = not self.graph.canvas.ids
-        self.graph.canvas.set_graph(
-            graph.ids, graph.kinds, graph.labels, graph.edges, positions, fit=first
-        )
+        self.graph.show_graph(graph, positions, fit=not self.graph.canvas.ids)
         if self.session is not None and self.session.current is not None:
             self.graph.canvas.select(self.session.current.node)
-        self._graph_counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
-        self.graph.show_status(self._graph_counts)
 
     @Slot(object, bool, float)
     def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
-        if len(positions) != len(self.graph.canvas.ids):
-            return  # from a graph the canvas no longer shows
-        self.graph.canvas.set_positions(positions)
-        state = "settled" if settled else f"laying out, {rate:.0f} steps/s"
-        self.graph.show_status(f"{self._graph_counts} · {state}")
+        self.graph.show_positions(positions, settled, rate)
 
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:

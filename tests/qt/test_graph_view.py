@@ -65,3 +65,111 @@ def test_a_new_note_joins_the_graph_without_moving_the_camera(
     write(window.model.root, "diary/2026-11-30.md", "Linked to [[MEMORY]] and [[homelab-ops]].\n")
     qtbot.waitUntil(lambda: "diary/2026-11-30.md" in window.graph.canvas.ids, timeout=15_000)
     assert view.viewRange() == before
+
+
+# Found by grep in resources/demo-vault: each concept linked by at most two notes (MEMORY.md,
+# the index note, never counts; prompt-injection's page is linked by five other notes).
+ISOLATED_DEMO = {
+    "//concept/rag": ("diary/2026-09-11.md", "projects/Eval Harness.md"),
+    "//concept/chunking": ("diary/2026-09-24.md",),
+    "//concept/llm-as-judge": ("diary/2026-10-03.md",),
+    "//concept/exponential-backoff": (
+        "decisions/token-bucket-for-api-calls.md",
+        "diary/2026-10-14.md",
+    ),
+    "//concept/idempotency": ("diary/2026-10-28.md",),
+    "//concept/crdt": ("diary/2026-11-18.md",),
+    "//concept/mcp": ("diary/2026-11-11.md",),
+    "//concept/context-window": ("diary/2026-11-04.md",),
+}
+
+
+def _wait_for_graph(window: MainWindow, qtbot: QtBot, change: object) -> None:
+    """Make a change (a callable) and wait until the graph it asks for is shown."""
+    assert window.graph_session is not None
+    with qtbot.waitSignal(window.graph_session.graph_ready, timeout=15_000):
+        change()  # type: ignore[operator]
+
+
+def test_only_isolated_concepts_shows_them_and_their_notes(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    assert window.graph.isolated_label.text().startswith(
+        "<a href='isolated'>8 isolated concepts</a> (in ≤ 2 notes)"
+    )
+    _wait_for_graph(window, qtbot, lambda: window.graph.isolated_only.setChecked(True))
+    expected = set(ISOLATED_DEMO) | {n for notes in ISOLATED_DEMO.values() for n in notes}
+    assert set(window.graph.canvas.ids) == expected
+    _wait_for_graph(window, qtbot, lambda: window.graph.isolated_max.setValue(1))
+    assert window.graph.isolated_label.text().startswith(
+        "<a href='isolated'>6 isolated concepts</a> (in ≤ 1 note)"
+    )
+    single = {c: n for c, n in ISOLATED_DEMO.items() if len(n) == 1}
+    assert set(window.graph.canvas.ids) == set(single) | {n for (n,) in single.values()}
+
+
+def test_colour_by_category_lists_the_dictionary_categories(window: MainWindow) -> None:
+    window.graph.colour_by.setCurrentIndex(window.graph.colour_by.findData("category"))
+    entries = window.graph.legend_entries()
+    assert [name for name, _ in entries] == [
+        "security",
+        "retrieval",
+        "evaluation",
+        "infrastructure",
+        "agent-memory",
+        "process",
+        "no category",
+    ]
+    assert entries[0][1] == (0xD6, 0x45, 0x45)  # prompt-injection's "color", first in security
+    assert "agent-memory" in window.graph.legend.text()
+
+
+def test_the_text_filter_counts_its_matches(window: MainWindow) -> None:
+    window.graph.text_filter.setText("camille")
+    assert window.graph.matches.text() == "1 found"
+    window.graph.text_filter.setText("")
+    assert window.graph.matches.text() == ""
+
+
+def test_a_force_slider_reaches_the_layout(window: MainWindow, qtbot: QtBot) -> None:
+    assert window.graph_session is not None
+    with qtbot.waitSignal(window.graph_session.forces_applied, timeout=10_000) as blocker:
+        window.graph.force_sliders["repel"].setValue(120)
+    forces = blocker.args[0]
+    assert (forces.repel, forces.link_distance, forces.centre) == (120.0, 30.0, 0.01)
+
+
+def test_export_png_writes_an_image(window: MainWindow, tmp_path: Path) -> None:
+    path = tmp_path / "graph.png"
+    assert window.graph.export_image(str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_the_controls_come_back_in_a_new_window(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path
+) -> None:
+    view = window.graph
+    _wait_for_graph(window, qtbot, lambda: view.isolated_only.setChecked(True))
+    view.hide_orphans.setChecked(True)
+    view.kind_boxes["tag"].setChecked(True)
+    view.colour_by.setCurrentIndex(view.colour_by.findData("folder"))
+    view.force_sliders["link_distance"].setValue(60)
+    view.path_filter.setText("diary/")
+    view.path_filter.editingFinished.emit()
+    view.text_filter.setText("memory")
+    view.more.setChecked(True)
+    assert window.model is not None
+    root = window.model.root
+    window.settings.sync()
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    again = MainWindow(root, settings=settings, use_cache=False)
+    qtbot.addWidget(again)
+    view = again.graph
+    assert view.isolated_only.isChecked() and view.hide_orphans.isChecked()
+    assert view.scope() == ("global", 1, ("note", "concept", "tag", "unresolved"))
+    assert view.colour_by.currentData() == "folder"
+    assert view.forces()["link_distance"] == 60.0
+    assert (view.path_filter.text(), view.text_filter.text()) == ("diary/", "memory")
+    assert view.more.isChecked()
+    assert view.graph_filter().path == "diary/"
+    again.close()

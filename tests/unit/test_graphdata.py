@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from librarian_gui.core.graphdata import global_graph, local_graph
+from librarian_gui.core.graphdata import GraphFilter, global_graph, local_graph
 from librarian_gui.core.index import VaultIndex
 from tests.conftest import write
 
@@ -48,3 +48,119 @@ def test_local_graph_follows_links_both_ways_to_the_depth(vault: Path) -> None:
     only_notes = local_graph(index, "B.md", 2, kinds=["note"])
     assert only_notes.ids == ("A.md", "B.md", "C.md", "far/D.md")
     assert len(only_notes.edges) == 3
+
+
+def _concept_vault(root: Path) -> VaultIndex:
+    """Concepts alpha (3 notes), beta (2 notes) and gamma (its page notes/gamma.md, 1 note);
+    delta is never linked. MEMORY.md, the index note, links everything and never counts."""
+    write(
+        root,
+        "concepts.json",
+        '{"alpha": {"category": "sec"}, "beta": {"category": "ret", "color": "#112233"},'
+        ' "gamma": {"category": "sec"}, "delta": {"category": "ops"}}',
+    )
+    write(root, "MEMORY.md", "[[alpha]] [[beta]] [[gamma]] [[A]]\n")
+    write(root, "A.md", "---\ntags: [Project]\n---\n[[alpha]] [[beta]] #todo\n")
+    write(root, "B.md", "[[alpha]] [[gamma]] #todo #project\n")
+    write(root, "docs/C.md", "[[alpha]] [[beta]] [[A]]\n")
+    write(root, "docs/deep/E.md", "[[Ghost]]\n")
+    write(root, "notes/gamma.md", "The page of gamma.\n")
+    write(root, "lonely.md", "nothing\n")
+    return VaultIndex.scan(root, use_cache=False)
+
+
+NOTES = ("note", "concept", "unresolved")
+
+
+def test_categories_folders_degrees_and_notes_linking_each_concept(vault: Path) -> None:
+    graph = global_graph(_concept_vault(vault), filters=GraphFilter(kinds=NOTES))
+    assert graph.ids == (
+        "//concept/alpha",
+        "//concept/beta",
+        "//unresolved/ghost",
+        "A.md",
+        "B.md",
+        "MEMORY.md",
+        "docs/C.md",
+        "docs/deep/E.md",
+        "lonely.md",
+        "notes/gamma.md",
+    )
+    assert graph.categories == ("sec", "ret", "", "", "", "", "", "", "", "sec")
+    assert graph.folders == ("", "", "", "", "", "", "docs", "docs", "", "notes")
+    assert graph.degree is not None and graph.degree.tolist() == [4, 3, 1, 4, 2, 4, 3, 1, 0, 2]
+    assert graph.linked_by is not None
+    assert graph.linked_by.tolist() == [3, 2, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert graph.isolated is not None
+    assert [n for n, i in zip(graph.ids, graph.isolated, strict=True) if i] == [
+        "//concept/beta",
+        "notes/gamma.md",
+    ]
+    assert (graph.isolated_total, graph.unused) == (2, 1)
+    assert graph.category_colours == (("sec", ""), ("ret", "#112233"), ("ops", ""))
+
+
+def test_filter_by_category_keeps_its_concepts_and_the_notes_linking_them(vault: Path) -> None:
+    index = _concept_vault(vault)
+    sec = global_graph(index, filters=GraphFilter(kinds=NOTES, category="sec"))
+    assert sec.ids == ("//concept/alpha", "A.md", "B.md", "docs/C.md", "notes/gamma.md")
+    ret = global_graph(index, filters=GraphFilter(kinds=NOTES, category="ret"))
+    assert ret.ids == ("//concept/beta", "A.md", "docs/C.md")
+
+
+def test_filter_by_path_keeps_those_files_and_what_they_link(vault: Path) -> None:
+    index = _concept_vault(vault)
+    docs = global_graph(index, filters=GraphFilter(kinds=NOTES, path="docs/"))
+    assert docs.ids == (
+        "//concept/alpha",
+        "//concept/beta",
+        "//unresolved/ghost",
+        "docs/C.md",
+        "docs/deep/E.md",
+    )
+    deep = global_graph(index, filters=GraphFilter(kinds=("note",), path="/Docs/deep"))
+    assert deep.ids == ("docs/deep/E.md",)
+
+
+def test_hide_orphans_drops_nodes_without_an_edge_in_the_graph_shown(vault: Path) -> None:
+    index = _concept_vault(vault)
+    graph = global_graph(index, filters=GraphFilter(kinds=("note",), hide_orphans=True))
+    assert graph.ids == ("A.md", "B.md", "MEMORY.md", "docs/C.md", "notes/gamma.md")
+    pairs = sorted((graph.ids[s], graph.ids[t]) for s, t in graph.edges.tolist())
+    assert pairs == [
+        ("B.md", "notes/gamma.md"),
+        ("MEMORY.md", "A.md"),
+        ("MEMORY.md", "notes/gamma.md"),
+        ("docs/C.md", "A.md"),
+    ]
+    assert graph.degree is not None and graph.degree.tolist() == [2, 1, 2, 1, 2]
+
+
+def test_only_isolated_concepts_with_n_1_and_n_2(vault: Path) -> None:
+    index = _concept_vault(vault)
+    one = global_graph(index, filters=GraphFilter(kinds=NOTES, isolated_only=True, isolated_max=1))
+    assert one.ids == ("B.md", "notes/gamma.md")
+    assert one.isolated_total == 1
+    two = global_graph(index, filters=GraphFilter(kinds=NOTES, isolated_only=True))
+    assert two.ids == ("//concept/beta", "A.md", "B.md", "docs/C.md", "notes/gamma.md")
+    assert two.isolated is not None and two.isolated.tolist() == [True, False, False, False, True]
+    assert two.isolated_total == 2
+
+
+def test_tags_become_nodes_linked_from_their_notes(vault: Path) -> None:
+    index = _concept_vault(vault)
+    graph = global_graph(index, filters=GraphFilter(kinds=("note", "tag"), path="A.md"))
+    assert graph.ids == ("//tag/project", "//tag/todo", "A.md")
+    assert graph.kinds == ("tag", "tag", "note")
+    assert graph.labels == ("Project", "todo", "A")
+    every = global_graph(index, filters=GraphFilter(kinds=("note", "tag")))
+    tagged = sorted(
+        (every.ids[s], every.ids[t]) for s, t in every.edges.tolist() if every.kinds[t] == "tag"
+    )
+    assert tagged == [
+        ("A.md", "//tag/project"),
+        ("A.md", "//tag/todo"),
+        ("B.md", "//tag/project"),
+        ("B.md", "//tag/todo"),
+    ]
+    assert "//tag/todo" not in global_graph(index).ids  # tags only when asked for
