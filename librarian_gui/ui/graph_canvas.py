@@ -85,7 +85,7 @@ class GraphCanvas(pg.PlotWidget):
         self.edges: IntArray = np.empty((0, 2), np.int64)
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: dict[str, int] = {}
-        self._neighbours: list[IntArray] = []
+        self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
         self._selected = -1
@@ -173,7 +173,7 @@ class GraphCanvas(pg.PlotWidget):
         self._rings = None
         self._highlight = None
         self._make_brushes()
-        self._neighbours = _adjacency(count, self.edges)
+        self._neighbours = _Adjacency(count, self.edges)
         self._hovered = self._selected = self._dragging = -1
         self._label.setText("")
         self._select_label.setText("")
@@ -351,8 +351,10 @@ class GraphCanvas(pg.PlotWidget):
             fills = self._colours
         else:
             fills = [KIND_COLOURS.get(k, (128, 128, 128)) for k in self.kinds]
-        self._brushes = [self._brush((*c, 230)) for c in fills]
-        self._dim_brushes = [self._brush((*c, 45)) for c in fills]
+        bright = {c: self._brush((*c, 230)) for c in set(map(tuple, fills))}
+        dim = {c: self._brush((*c, 45)) for c in bright}
+        self._brushes = [bright[tuple(c)] for c in fills]
+        self._dim_brushes = [dim[tuple(c)] for c in fills]
 
     def _brush(self, rgba: tuple[int, int, int, int]) -> QBrush:
         # One brush per colour, shared: the scatter item keys its symbol cache on them.
@@ -480,15 +482,27 @@ def _move_spots(item: pg.ScatterPlotItem, pos: FloatArray) -> None:
     item.update()
 
 
-def _adjacency(count: int, edges: IntArray) -> list[IntArray]:
-    """Each node's neighbours (either direction), from the edge pairs."""
-    if not count:
-        return []
-    both = np.concatenate([edges, edges[:, ::-1]]) if len(edges) else np.empty((0, 2), np.int64)
-    order = np.argsort(both[:, 0], kind="stable")
-    both = both[order]
-    bounds = np.searchsorted(both[:, 0], np.arange(count + 1))
-    return [both[bounds[i] : bounds[i + 1], 1] for i in range(count)]
+class _Adjacency:
+    """Each node's neighbours (either direction), as one sorted array and row bounds: a list
+    of 23,000 small arrays took 0.16 s of the GUI thread to build; a row is sliced on hover."""
+
+    def __init__(self, count: int, edges: IntArray) -> None:
+        self._count = count
+        self._edges = edges
+        self._others: IntArray | None = None  # built on the first hover, not on load
+        self._bounds: IntArray | None = None
+
+    def __getitem__(self, row: int) -> IntArray:
+        if self._others is None or self._bounds is None:
+            edges = self._edges
+            both = np.concatenate([edges, edges[:, ::-1]]) if len(edges) else edges
+            both = both.reshape(-1, 2)[np.argsort(both.reshape(-1, 2)[:, 0], kind="stable")]
+            self._others = both[:, 1]
+            self._bounds = np.searchsorted(both[:, 0], np.arange(self._count + 1))
+        return self._others[self._bounds[row] : self._bounds[row + 1]]
+
+    def __len__(self) -> int:
+        return self._count
 
 
 def colour_of(kind: str) -> QColor:
