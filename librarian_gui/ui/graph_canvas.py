@@ -86,6 +86,8 @@ class GraphCanvas(pg.PlotWidget):
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: dict[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
+        self._brush_state: tuple[int, int, int] | None = None
+        self._style_version = 0  # bumped when the brushes or the highlight change
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
         self._selected = -1
@@ -172,6 +174,7 @@ class GraphCanvas(pg.PlotWidget):
         self._colours = None
         self._rings = None
         self._highlight = None
+        self._style_version += 1
         self._make_brushes()
         self._neighbours = _Adjacency(count, self.edges)
         self._hovered = self._selected = self._dragging = -1
@@ -197,6 +200,7 @@ class GraphCanvas(pg.PlotWidget):
             self._nodes.setData(
                 pos=pos, size=self._sizes, brush=self._current_brushes(), data=np.arange(len(pos))
             )
+            self._brush_state = (self._style_version, self._hovered, len(pos))
         self._place_rings()
         self._edge_layer.set_positions(pos)
         self._refresh_labels()
@@ -221,6 +225,7 @@ class GraphCanvas(pg.PlotWidget):
     def set_highlight(self, mask: BoolArray | None) -> None:
         """Nodes matching a filter stay bright and the rest are dimmed; None: all bright."""
         self._highlight = None if mask is None else self._checked_mask(mask)
+        self._style_version += 1
         self._refresh_focus()
 
     def fit(self) -> None:
@@ -229,7 +234,7 @@ class GraphCanvas(pg.PlotWidget):
 
     def select(self, node: str) -> None:
         self._selected = self._index_of.get(node, -1)
-        self._refresh_focus()
+        self._refresh_labels()
 
     def mousePressEvent(self, ev: QMouseEvent) -> None:
         super().mousePressEvent(ev)
@@ -353,6 +358,7 @@ class GraphCanvas(pg.PlotWidget):
             fills = [KIND_COLOURS.get(k, (128, 128, 128)) for k in self.kinds]
         bright = {c: self._brush((*c, 230)) for c in set(map(tuple, fills))}
         dim = {c: self._brush((*c, 45)) for c in bright}
+        self._style_version += 1
         self._brushes = [bright[tuple(c)] for c in fills]
         self._dim_brushes = [dim[tuple(c)] for c in fills]
 
@@ -390,7 +396,12 @@ class GraphCanvas(pg.PlotWidget):
             self._ring_item.setData(pos=pos, size=self._sizes[rows] + 5.0)
 
     def _refresh_focus(self) -> None:
-        self._nodes.setBrush(self._current_brushes())
+        # Setting 23,000 brushes costs ~0.2 s in pyqtgraph: only when they differ from the
+        # last ones set (selection, labels and repeated calls leave them as they are).
+        state = (self._style_version, self._hovered, len(self.ids))
+        if state != self._brush_state:
+            self._brush_state = state
+            self._nodes.setBrush(self._current_brushes())
         self._refresh_labels()
 
     def _refresh_labels(self) -> None:
