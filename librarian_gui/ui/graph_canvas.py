@@ -212,7 +212,10 @@ class GraphCanvas(pg.PlotWidget):
         """Fill colours per node in row order; None: colours by kind again."""
         if colours is not None and len(colours) != len(self.ids):
             raise ValueError(f"{len(colours)} colours for {len(self.ids)} nodes")
-        self._colours = None if colours is None else [tuple(c) for c in colours]  # type: ignore[misc]
+        new = None if colours is None else [tuple(c) for c in colours]
+        if new == self._colours:
+            return  # the same colours again (every graph change re-sends them): nothing to set
+        self._colours = new  # type: ignore[assignment]
         self._make_brushes()
         self._refresh_focus()
 
