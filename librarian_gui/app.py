@@ -147,6 +147,8 @@ def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
         window.graph.canvas.fit()
+        QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
+        loop.exec()
     if view == "switcher":
         if window.switcher._index is None:
             session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))

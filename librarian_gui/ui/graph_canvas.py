@@ -233,7 +233,9 @@ class GraphCanvas(pg.PlotWidget):
 
     def fit(self) -> None:
         if len(self.positions):
-            self.getPlotItem().getViewBox().autoRange(padding=0.05)
+            self.getPlotItem().getViewBox().autoRange(
+                padding=0.12
+            )  # room for the labels at the edges
 
     def select(self, node: str) -> None:
         self._selected = self._index_of.get(node, -1)
