@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QMouseEvent
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QSplitter,
     QTabWidget,
+    QWidget,
 )
 
 from ..core.resolver import UNRESOLVED_PREFIX
@@ -27,11 +28,13 @@ from ..services.history import Place
 from ..services.linker import Update
 from ..services.model import VaultModel
 from ..services.session import VaultSession
+
+if TYPE_CHECKING:
+    from .graph_view import GraphView
 from ..services.settings import THEMES, Settings
 from . import theme
 from .backlinks import BacklinksPane
 from .file_tree import FileTree
-from .graph_view import GraphView
 from .outgoing import OutgoingPane
 from .outline import Outline
 from .preview import PreviewView
@@ -94,8 +97,10 @@ class MainWindow(QMainWindow):
         self.preview = PreviewView()
         self.centre = QTabWidget()
         self.centre.addTab(self.preview, "Preview")
-        self.graph = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
-        self.centre.addTab(self.graph, "Graph")
+        # The graph tab's widgets pull in pyqtgraph and numpy (~0.4 s): built when first shown.
+        self.graph: GraphView | None = None
+        self._graph_placeholder = QWidget()
+        self.centre.addTab(self._graph_placeholder, "Graph")
         self.centre.currentChanged.connect(self._on_centre_current_changed)
         self.backlinks = BacklinksPane()
         self.outgoing = OutgoingPane()
@@ -188,7 +193,6 @@ class MainWindow(QMainWindow):
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_session = GraphSession(self.model, parent=self)
-        self.graph_session.set_scope(*self.graph.scope())
         self.preview.set_vault_root(root)
         self._connect_signals(self.model, self.session)
         self.settings.vault_opened(root)
@@ -251,9 +255,8 @@ class MainWindow(QMainWindow):
         assert self.graph_session is not None
         self.graph_session.graph_ready.connect(self._on_graph_session_graph_ready)
         self.graph_session.positions_ready.connect(self._on_graph_session_positions_ready)
-        self.graph_session.set_filters(self.graph.graph_filter())
-        self.graph_session.set_forces(self.graph.forces())
-        self.graph_session.set_active(self.centre.currentWidget() is self.graph)
+        if self.graph is not None:
+            self._connect_graph(self.graph, self.graph_session)
         session.search_ready.connect(self._on_session_search_ready)
         self.undo_action.setEnabled(session.can_undo())
         # widgets → session (disconnected from the previous session by deleteLater)
@@ -269,16 +272,44 @@ class MainWindow(QMainWindow):
             (self.search.query_changed, session.search),
             (self.search.result_activated, session.open_at_line),
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
-            (self.graph.scope_changed, self.graph_session.set_scope),
-            (self.graph.paused, self.graph_session.set_paused),
-            (self.graph.filters_changed, self.graph_session.set_filters),
-            (self.graph.forces_changed, self.graph_session.set_forces),
-            (self.graph.layout_reset, self.graph_session.reset_layout),
-            (self.graph.node_dragged, self.graph_session.drag_node),
-            (self.graph.node_released, self.graph_session.release_node),
-            (self.graph.node_activated, self._on_graph_node_activated),
         ):
             signal.connect(slot)
+
+    def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
+        """The graph tab's controls → its session (once both exist)."""
+        for signal, slot in (
+            (graph.scope_changed, graph_session.set_scope),
+            (graph.paused, graph_session.set_paused),
+            (graph.filters_changed, graph_session.set_filters),
+            (graph.forces_changed, graph_session.set_forces),
+            (graph.layout_reset, graph_session.reset_layout),
+            (graph.node_dragged, graph_session.drag_node),
+            (graph.node_released, graph_session.release_node),
+            (graph.node_activated, self._on_graph_node_activated),
+        ):
+            signal.connect(slot)
+        graph_session.set_scope(*graph.scope())
+        graph_session.set_filters(graph.graph_filter())
+        graph_session.set_forces(graph.forces())
+        graph_session.set_active(self.centre.currentWidget() is graph)
+
+    def _ensure_graph(self) -> GraphView:
+        if self.graph is None:
+            from .graph_view import GraphView
+
+            self.graph = GraphView(
+                dark=theme.resolve(self.settings.theme()), settings=self.settings
+            )
+            index = self.centre.indexOf(self._graph_placeholder)
+            self.centre.blockSignals(True)
+            try:
+                self.centre.removeTab(index)
+                self.centre.insertTab(index, self.graph, "Graph")
+            finally:
+                self.centre.blockSignals(False)
+            if self.graph_session is not None:
+                self._connect_graph(self.graph, self.graph_session)
+        return self.graph
 
     # ------------------------------------------------------------ model events
 
@@ -397,7 +428,8 @@ class MainWindow(QMainWindow):
             self.tree.select(place.node)
         if self.graph_session is not None:
             self.graph_session.set_centre(place.node)
-        self.graph.canvas.select(place.node)
+        if self.graph is not None:
+            self.graph.canvas.select(place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -439,12 +471,18 @@ class MainWindow(QMainWindow):
 
     @Slot(int)
     def _on_centre_current_changed(self, _index: int) -> None:
+        if self.centre.currentWidget() is self._graph_placeholder:
+            self.centre.setCurrentWidget(self._ensure_graph())
+            return
         if self.graph_session is not None:
-            self.graph_session.set_active(self.centre.currentWidget() is self.graph)
+            self.graph_session.set_active(
+                self.graph is not None and self.centre.currentWidget() is self.graph
+            )
 
     @Slot()
     def _on_graph_triggered(self) -> None:
-        self.centre.setCurrentWidget(self.graph)
+        self.centre.setCurrentWidget(self._ensure_graph())
+        self._on_centre_current_changed(self.centre.currentIndex())
 
     @Slot(str)
     def _on_graph_node_activated(self, node: str) -> None:
@@ -460,13 +498,16 @@ class MainWindow(QMainWindow):
 
     @Slot(object, object)
     def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
+        if self.graph is None:
+            return
         self.graph.show_graph(graph, positions, fit=not self.graph.canvas.ids)
         if self.session is not None and self.session.current is not None:
             self.graph.canvas.select(self.session.current.node)
 
     @Slot(object, bool, float)
     def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
-        self.graph.show_positions(positions, settled, rate)
+        if self.graph is not None:
+            self.graph.show_positions(positions, settled, rate)
 
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
@@ -567,7 +608,10 @@ class MainWindow(QMainWindow):
             self.right.setCurrentWidget(right[view])
         if view == "unlinked":
             self.backlinks.splitter.setSizes([200, 600])
-        self.centre.setCurrentWidget(self.graph if view == "graph" else self.preview)
+        if view == "graph":
+            self._on_graph_triggered()
+        else:
+            self.centre.setCurrentWidget(self.preview)
 
     # ------------------------------------------------------------ events
 
