@@ -29,6 +29,7 @@ HOVER_RADIUS_PX = 12.0
 RING_COLOUR = (214, 39, 40)
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
 RESIZE_MAX_NODES = 5_000  # resizing every spot costs ~200 ms at 23,000: sizes stay put
+SPOT_BATCH = 3_000  # spots added per event-loop turn when a big graph loads (~30 ms)
 MAX_LABELS = 30  # degree labels: the best-connected nodes on screen, never one per node
 LABEL_MAX_VISIBLE = 2_000  # more nodes on screen than this: too far out for labels
 
@@ -87,6 +88,9 @@ class GraphCanvas(pg.PlotWidget):
         self._index_of: dict[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
         self._brush_state: tuple[int, int, int] | None = None
+        self._filling = False  # a big graph's spots are still being added
+        self._spot_filler = QTimer(self, interval=0)
+        self._spot_filler.timeout.connect(self._on_spot_filler_timeout)
         self._style_version = 0  # bumped when the brushes or the highlight change
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
@@ -182,6 +186,8 @@ class GraphCanvas(pg.PlotWidget):
         self._select_label.setText("")
         self._focus_edges.setData([], [])
         self._nodes.setData([])  # new nodes: rebuild the spots in set_positions
+        self._filling = False
+        self._spot_filler.stop()
         self._ring_item.setData([])
         self._edge_layer.set_edges(self.edges)
         self.set_positions(positions)
@@ -194,8 +200,17 @@ class GraphCanvas(pg.PlotWidget):
         """New positions for the same nodes (a layout step)."""
         self.positions = np.asarray(positions, np.float64).reshape(-1, 2)
         pos = self.positions
-        if len(self._nodes.data) == len(pos) and len(pos):
+        made = len(self._nodes.data)
+        if made == len(pos) and len(pos):
             _move_spots(self._nodes, pos)
+        elif self._filling:
+            _move_spots(self._nodes, pos[:made], partial=True)
+        elif len(pos) > SPOT_BATCH:
+            # pyqtgraph builds ~100,000 spots a second: a big graph's spots are added a
+            # batch per event-loop turn, so loading it never freezes the window.
+            self._nodes.setData([])
+            self._filling = True
+            self._spot_filler.start()
         else:
             self._nodes.setData(
                 pos=pos, size=self._sizes, brush=self._current_brushes(), data=np.arange(len(pos))
@@ -252,6 +267,7 @@ class GraphCanvas(pg.PlotWidget):
     def close(self) -> bool:
         # pyqtgraph's close() deletes the scene's items: no timer may reach them after.
         self._label_timer.stop()
+        self._spot_filler.stop()
         self._edge_layer.stop()
         return bool(super().close())
 
@@ -400,11 +416,32 @@ class GraphCanvas(pg.PlotWidget):
         else:
             self._ring_item.setData(pos=pos, size=self._sizes[rows] + 5.0)
 
+    def _on_spot_filler_timeout(self) -> None:
+        made = len(self._nodes.data)
+        total = len(self.positions)
+        if made >= total or not self._filling:
+            self._spot_filler.stop()
+            self._filling = False
+            return
+        end = min(total, made + SPOT_BATCH)
+        brushes = self._current_brushes()
+        self._nodes.addPoints(
+            pos=self.positions[made:end],
+            size=self._sizes[made:end],
+            brush=brushes[made:end],
+            data=np.arange(made, end),
+        )
+        if end == total:
+            self._spot_filler.stop()
+            self._filling = False
+            self._brush_state = (self._style_version, self._hovered, total)
+            self._refresh_focus()  # brushes that changed while filling
+
     def _refresh_focus(self) -> None:
         # Setting 23,000 brushes costs ~0.2 s in pyqtgraph: only when they differ from the
         # last ones set (selection, labels and repeated calls leave them as they are).
         state = (self._style_version, self._hovered, len(self.ids))
-        if state != self._brush_state:
+        if state != self._brush_state and not self._filling:
             self._brush_state = state
             self._nodes.setBrush(self._current_brushes())
         self._refresh_labels()
@@ -435,7 +472,12 @@ class GraphCanvas(pg.PlotWidget):
         inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
         shrink = _shrink(int(inside.sum()))
         resizable = len(pos) <= RESIZE_MAX_NODES
-        if resizable and shrink != self._shrink and len(self._nodes.data) == len(pos):
+        if (
+            resizable
+            and not self._filling
+            and shrink != self._shrink
+            and len(self._nodes.data) == len(pos)
+        ):
             self._shrink = shrink
             self._sizes = self._shrunk_sizes()
             self._nodes.setSize(self._sizes)
@@ -486,10 +528,12 @@ def _shrink(visible: int) -> float:
     return next((step for step in (1.0, 0.75, 0.55) if wanted >= step), 0.4)
 
 
-def _move_spots(item: pg.ScatterPlotItem, pos: FloatArray) -> None:
+def _move_spots(item: pg.ScatterPlotItem, pos: FloatArray, *, partial: bool = False) -> None:
     """Same spots, new places. setData would rebuild every spot (brushes, sizes, symbols):
-    ten times the cost of a frame."""
+    ten times the cost of a frame. ``partial``: the first len(pos) spots (still loading)."""
     spots = item.data
+    if partial:
+        spots = spots[: len(pos)]
     spots["x"] = pos[:, 0]
     spots["y"] = pos[:, 1]
     item.prepareGeometryChange()

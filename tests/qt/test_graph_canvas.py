@@ -185,3 +185,23 @@ def test_degree_labels_name_the_best_connected_nodes_on_screen(qtbot: QtBot) -> 
     shown = [label.textItem.toPlainText() for label in canvas._degree_labels if label.isVisible()]
     assert shown[0] == "A"  # a has two links: first
     assert sorted(shown) == ["A", "B", "C", "D"]
+
+
+def test_a_big_graph_gets_its_spots_over_several_event_loop_turns(qtbot: QtBot) -> None:
+    from librarian_gui.ui.graph_canvas import SPOT_BATCH
+
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(600, 500)
+    canvas.show()
+    count = 2 * SPOT_BATCH + 10
+    positions = np.column_stack([np.arange(count, dtype=float), np.zeros(count)])
+    ids = [f"n{i}" for i in range(count)]
+    canvas.set_graph(ids, ["note"] * count, ids, np.array([[0, 1]]), positions)
+    assert len(canvas._nodes.data) < count  # not all at once
+    moved = positions + 1.0
+    canvas.set_positions(moved)  # a layout step while loading moves the spots made so far
+    qtbot.waitUntil(lambda: len(canvas._nodes.data) == count, timeout=5_000)
+    assert canvas._nodes.data["x"][:3].tolist() == [1.0, 2.0, 3.0]
+    assert canvas._nodes.data["x"][-1] == float(count)  # added from the newest positions
+    assert canvas._nodes.data["data"].tolist() == list(range(count))
