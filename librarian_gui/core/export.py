@@ -16,11 +16,11 @@ from .concepts import Concept
 from .delta import gc_paused
 from .index import VaultIndex
 from .model import KIND_CODES, LINK_KINDS
-from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from .queries import concept_pages, degree
+from .resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX
 
 FORMAT = "librarian-graph"
 VERSION = 1
-TAG_PREFIX = "//tag/"
 # GraphML has no list type: list attributes are joined with a line feed, the one character
 # no tag and (practically) no alias holds; an item's own line feeds become spaces.
 LIST_SEPARATOR = "\n"
@@ -64,7 +64,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
     ghost_labels: dict[str, str] = {}
     tag_labels: dict[str, str] = {}
     tag_notes: dict[str, int] = {}
-    pages = _concept_pages(index)
+    pages = concept_pages(index)
 
     for rel in sorted(index.notes):
         record = index.notes[rel]
@@ -93,7 +93,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
         for key in carried:
             tag_notes[key] = tag_notes.get(key, 0) + 1
 
-        incoming, outgoing = _degree(index, rel)
+        incoming, outgoing = degree(index, rel)
         entry: dict[str, Any] = {
             "id": rel,
             "kind": "note",
@@ -113,7 +113,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
         nodes[rel] = entry
 
     for rel, stamp in index.attachments.items():
-        incoming, outgoing = _degree(index, rel)
+        incoming, outgoing = degree(index, rel)
         label = rel.rsplit("/", 1)[-1]
         nodes[rel] = {
             "id": rel,
@@ -132,7 +132,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
         # concept node that links still reach (never expected) is kept so no edge dangles.
         if concept.id in paged and node_id not in index.in_edges:
             continue
-        incoming, outgoing = _degree(index, node_id)
+        incoming, outgoing = degree(index, node_id)
         nodes[node_id] = {
             "id": node_id,
             "kind": "concept",
@@ -157,7 +157,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
         # unresolved targets, and any concept the dictionary no longer lists
         kind = "concept" if node_id.startswith(CONCEPT_PREFIX) else "unresolved"
         prefix = CONCEPT_PREFIX if kind == "concept" else UNRESOLVED_PREFIX
-        incoming, outgoing = _degree(index, node_id)
+        incoming, outgoing = degree(index, node_id)
         nodes[node_id] = {
             "id": node_id,
             "kind": kind,
@@ -220,13 +220,6 @@ def _link_edges(index: VaultIndex, rel: str, ghost_labels: dict[str, str]) -> li
     ]
 
 
-def _degree(index: VaultIndex, node: str) -> tuple[int, int]:
-    """(incoming, outgoing) distinct link edges, a note's links to itself left out."""
-    incoming = sum(1 for s in index.in_edges.get(node, {}) if s != node)
-    outgoing = sum(1 for t in index.out_edges.get(node, {}) if t != node)
-    return incoming, outgoing
-
-
 def _concept_fields(concept: Concept) -> dict[str, Any]:
     return {
         "concept": concept.id,
@@ -235,22 +228,6 @@ def _concept_fields(concept: Concept) -> dict[str, Any]:
         "description": concept.description,
         "color": concept.color,
     }
-
-
-def _concept_pages(index: VaultIndex) -> dict[str, Concept]:
-    """Note path → the concept it is the page of: found like a link to the concept's id
-    (as the quick switcher finds it); the first concept in file order claims a note."""
-    pages: dict[str, Concept] = {}
-    for concept in index.concepts.concepts:
-        exact = index.resolver.exact_path(concept.id)
-        if exact is not None and exact in index.notes:
-            page: str | None = exact
-        else:
-            found = [p for p in index.resolver.candidates(concept.id) if p in index.notes]
-            page = min(found, key=lambda p: (len(p), p.lower())) if found else None
-        if page is not None and page not in pages:
-            pages[page] = concept
-    return pages
 
 
 def _parent_tag(key: str) -> str | None:

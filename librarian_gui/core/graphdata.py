@@ -11,13 +11,12 @@ import numpy.typing as npt
 
 from .concepts import ConceptDictionary
 from .index import VaultIndex
-from .queries import neighbours, node_kind, node_label
-from .resolver import CONCEPT_PREFIX, is_file_node
+from .queries import concept_pages, neighbours, node_kind, node_label
+from .resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-TAG_PREFIX = "//tag/"
 # DESIGN §4: the index note links everything, so it is left out of isolation counts.
 INDEX_NOTE = "MEMORY.md"
 DEFAULT_KINDS = ("note", "concept", "unresolved")
@@ -124,18 +123,11 @@ def _merged(kinds: Iterable[str] | None, filters: GraphFilter | None) -> GraphFi
 
 
 def _concept_of(index: VaultIndex) -> dict[str, str]:
-    """Concept node or concept page (a note titled like a concept id) → its category."""
-    concepts = index.concepts
-    out: dict[str, str] = {}
-    if not len(concepts):
-        return {n: "" for n in index.in_edges if n.startswith(CONCEPT_PREFIX)}
-    for rel, record in index.notes.items():
-        concept = concepts.get(record.title)
-        if concept is not None:
-            out[rel] = concept.category
+    """Concept node or concept page (see ``queries.concept_pages``) → its category."""
+    out = {rel: concept.category for rel, concept in concept_pages(index).items()}
     for node in index.in_edges:
         if node.startswith(CONCEPT_PREFIX):
-            concept = concepts.get(node[len(CONCEPT_PREFIX) :])
+            concept = index.concepts.get(node[len(CONCEPT_PREFIX) :])
             out[node] = concept.category if concept is not None else ""
     return out
 

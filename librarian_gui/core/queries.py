@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass
 
+from .concepts import Concept
 from .index import VaultIndex
 from .model import Link
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
@@ -171,3 +172,24 @@ def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
         for node, count in index.out_edges.get(rel, {}).items()
         if node != rel
     ]
+
+
+def concept_page(index: VaultIndex, concept_id: str) -> str | None:
+    """The note that *is* a concept (DESIGN §2: one node, not two): found like a link to
+    the concept's id, without touching the resolver's memo."""
+    exact = index.resolver.exact_path(concept_id)
+    if exact is not None and exact in index.notes:
+        return exact
+    pages = [p for p in index.resolver.candidates(concept_id) if p in index.notes]
+    return min(pages, key=lambda p: (len(p), p.lower())) if pages else None
+
+
+def concept_pages(index: VaultIndex) -> dict[str, Concept]:
+    """Note path → the concept it is the page of; the first concept in file order claims
+    a note."""
+    pages: dict[str, Concept] = {}
+    for concept in index.concepts.concepts:
+        page = concept_page(index, concept.id)
+        if page is not None and page not in pages:
+            pages[page] = concept
+    return pages

@@ -15,6 +15,7 @@ from .model import Link
 
 CONCEPT_PREFIX = "//concept/"
 UNRESOLVED_PREFIX = "//unresolved/"
+TAG_PREFIX = "//tag/"  # tags are nodes of the exported and drawn graph, not of the index
 
 
 def is_file_node(node: str) -> bool:

@@ -14,6 +14,7 @@ import numpy.typing as npt
 from rapidfuzz import distance, process, utils
 
 from .index import VaultIndex
+from .queries import concept_page
 from .resolver import CONCEPT_PREFIX
 
 CandidateKind = Literal["note", "alias", "concept"]
@@ -126,7 +127,7 @@ class SwitcherIndex:
         notes are what an empty query shows."""
         with index.lock:  # a consistent snapshot; records are immutable, read them after
             notes = list(index.notes.items())
-            concepts = [(c, _concept_page(index, c.id)) for c in index.concepts.concepts]
+            concepts = [(c, concept_page(index, c.id)) for c in index.concepts.concepts]
         notes.sort(key=lambda item: (-item[1].stamp.mtime_ns, item[0]))
         cands = [Candidate(record.title, "note", rel, rel) for rel, record in notes]
         for rel, record in notes:
@@ -308,13 +309,3 @@ class SwitcherIndex:
                 if len(picked) == limit:
                     break
         return picked
-
-
-def _concept_page(index: VaultIndex, concept_id: str) -> str | None:
-    """The note whose title is the concept's id: it *is* the concept (one node, not two).
-    Found like a link to the id, without touching the resolver's memo."""
-    exact = index.resolver.exact_path(concept_id)
-    if exact is not None and exact in index.notes:
-        return exact
-    pages = [p for p in index.resolver.candidates(concept_id) if p in index.notes]
-    return min(pages, key=lambda p: (len(p), p.lower())) if pages else None
