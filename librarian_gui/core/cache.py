@@ -140,7 +140,7 @@ def save(
     the same time, and the last complete file wins. Failure to save is not an error.
 
     With ``background``, a thread writes it and is returned: the caller must not change the
-    maps it passed until the thread ends. The file is written in frames of a few thousand
+    maps it passed until the thread ends. The file is written in frames of FRAME_ROWS
     rows, so the thread never holds the interpreter lock for long (TRAPS: a GUI thread
     waiting 200 ms for one big ``marshal.dumps`` would freeze the window)."""
     path = cache_file(root)

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWid
 
 if TYPE_CHECKING:
     from ..core.context import MentionGroup
-from .mention_html import LIST_CSS, marked, open_url, parse_open_url
+from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
 
@@ -90,16 +90,11 @@ class BacklinksPane(QWidget):
             folder = group.source.rsplit("/", 1)[0] + "/" if "/" in group.source else ""
             first = group.lines[0].line if group.lines else 1
             parts.append(
-                f'<p class="src"><a href="{open_url(group.source, first)}">'
-                f"{html.escape(group.title)}</a> ({group.count}) "
-                f'<span class="path">{html.escape(folder)}</span></p>'
+                source_header(group.source, first, group.title, f"({group.count}) {folder}")
             )
             for line in group.lines:
                 text, spans = _trimmed(line.text.strip(), _stripped(line.text, line.spans))
-                parts.append(
-                    f'<p class="ctx"><a class="line" href="{open_url(group.source, line.line)}">'
-                    f"{line.line}</a>&nbsp; {marked(text, spans, 'hl')}</p>"
-                )
+                parts.append(context_line(group.source, line.line, marked(text, spans, "hl")))
         if len(groups) > MAX_GROUPS:
             parts.append(f'<p class="empty">… and {len(groups) - MAX_GROUPS} more notes.</p>')
         if not groups:
@@ -117,20 +112,18 @@ class BacklinksPane(QWidget):
         for i, mention in enumerate(self._mentions[: MAX_GROUPS * 3]):
             if mention.source != last:
                 last = mention.source
-                parts.append(
-                    f'<p class="src"><a href="{open_url(mention.source, mention.line)}">'
-                    f"{html.escape(mention.source.removesuffix('.md'))}</a></p>"
-                )
+                title = mention.source.removesuffix(".md")
+                parts.append(source_header(mention.source, mention.line, title))
             raw = mention.context
             shift = len(raw) - len(raw.lstrip())
             span = (mention.column - shift, mention.column - shift + len(mention.text))
             text, spans = _trimmed(raw.strip(), [span])
-            parts.append(
-                f'<p class="ctx"><a class="line" href="{open_url(mention.source, mention.line)}">'
-                f"{mention.line}</a>&nbsp; {marked(text, spans, 'mention')} "
+            button = (
                 f'&nbsp;<a class="btn" href="link:///{i}" title="Turn this mention into a link">'
-                "Link</a></p>"
+                "Link</a>"
             )
+            body = f"{marked(text, spans, 'mention')} {button}"
+            parts.append(context_line(mention.source, mention.line, body))
         if not mentions:
             parts.append('<p class="empty">No unlinked mentions.</p>')
         self._set(self.unlinked, "".join(parts))

@@ -45,3 +45,19 @@ def marked(text: str, spans: Sequence[tuple[int, int]], cls: str = "hl") -> str:
         pos = end
     out.append(html.escape(text[pos:]))
     return "".join(out)
+
+
+def source_header(rel: str, line: int, title: str, note: str = "") -> str:
+    """A note's heading in a list of lines: its title (opening it at ``line``), then a
+    muted ``note`` (its folder, a count)."""
+    muted = f' <span class="path">{html.escape(note)}</span>' if note else ""
+    return f'<p class="src"><a href="{open_url(rel, line)}">{html.escape(title)}</a>{muted}</p>'
+
+
+def context_line(rel: str, line: int, body_html: str) -> str:
+    """One line of a note under its heading: the line number (opening it there), then
+    ``body_html`` (already escaped and marked)."""
+    return (
+        f'<p class="ctx"><a class="line" href="{open_url(rel, line)}">{line}</a>&nbsp; '
+        f"{body_html}</p>"
+    )

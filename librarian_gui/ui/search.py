@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWid
 
 if TYPE_CHECKING:
     from ..core.search import SearchHit
-from .mention_html import LIST_CSS, marked, open_url, parse_open_url
+from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 HELP = (
     'Words must all appear; "a phrase" as written; tag:name, path:folder, file:name; '
@@ -75,16 +74,9 @@ class SearchPane(QWidget):
             title = hit.rel.rsplit("/", 1)[-1].removesuffix(".md")
             folder = hit.rel.rsplit("/", 1)[0] + "/" if "/" in hit.rel else ""
             first = hit.snippets[0].line if hit.snippets else 1
-            parts.append(
-                f'<p class="src"><a href="{open_url(hit.rel, first)}">'
-                f"{html.escape(title)}</a> "
-                f'<span class="path">{html.escape(folder)} · {hit.match_count}</span></p>'
-            )
+            parts.append(source_header(hit.rel, first, title, f"{folder} · {hit.match_count}"))
             for snip in hit.snippets:
-                parts.append(
-                    f'<p class="ctx"><a class="line" href="{open_url(hit.rel, snip.line)}">'
-                    f"{snip.line}</a>&nbsp; {marked(snip.text, snip.highlights)}</p>"
-                )
+                parts.append(context_line(hit.rel, snip.line, marked(snip.text, snip.highlights)))
         self.results.setHtml("".join(parts))
 
     def show_error(self, message: str) -> None:
