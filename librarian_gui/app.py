@@ -78,30 +78,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"librarian-gui: {vault}: no such vault folder", file=sys.stderr)
         return 3
     theme.apply(app, theme.resolve(settings.theme()))
-    note = _note_path(vault, args.note) if args.note else None
-    if args.note and note is None:
-        print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
-        return 4
-    window = MainWindow(vault, settings=settings, open_note=note)
+    window = MainWindow(vault, settings=settings, open_note=args.note)
     if args.screenshot:
-        return _screenshot(app, window, args.screenshot, args.view, args.query or "")
+        code = _screenshot(app, window, args.screenshot, args.view, args.query or "")
+        if window.missing_note is not None:
+            print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
+            return 4
+        return code
     window.resize(1400, 860)
     window.show()
     return app.exec()
-
-
-def _note_path(vault: Path, name: str) -> str | None:
-    """NOTE as the command line resolves it (title or path, with or without .md)."""
-    from .core.index import VaultIndex
-    from .core.queries import AmbiguousNote, NoteNotFound, find_note
-
-    index = VaultIndex.scan(vault)
-    try:
-        return find_note(index, name)
-    except AmbiguousNote as exc:
-        return exc.candidates[0]
-    except NoteNotFound:
-        return None
 
 
 def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str) -> int:

@@ -69,7 +69,10 @@ class MainWindow(QMainWindow):
         super().__init__()
         self.settings = settings or Settings()
         self._use_cache = use_cache
+        # NOTE as the command line names it (title or path): resolved once the index is
+        # ready, by the index the window builds anyway (not by a scan of its own).
         self._requested_note = open_note
+        self.missing_note: str | None = None  # the requested NOTE, when no note has that name
         self._tags_cancel = threading.Event()
         self._tags_timer = QTimer(self, singleShot=True, interval=1000)
         self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
@@ -203,9 +206,8 @@ class MainWindow(QMainWindow):
         self.progress.setValue(0)
         self.progress.show()
         self.model.start()
-        note = self._requested_note or self.settings.last_note(root)
-        self._requested_note = None
-        if note:
+        note = self.settings.last_note(root)
+        if note and not self._requested_note:
             self.session.open_note(note)
         self.vault_changed.emit(root)
 
@@ -329,6 +331,9 @@ class MainWindow(QMainWindow):
         QTimer.singleShot(0, self._refresh_lists)  # its own event-loop turn: no long stall
         if self.graph is None:  # the first Ctrl+G then only builds widgets (0.6 s → 0.15 s)
             threading.Thread(target=_import_graph_modules, daemon=True).start()
+        if self._requested_note and self.session is not None:
+            self._open_requested(self._requested_note)
+            self._requested_note = None
         if self.session is not None and self.session.current is None:
             first = self._first_note()
             if first is not None:
@@ -406,6 +411,21 @@ class MainWindow(QMainWindow):
     def _on_model_job_finished(self, token: object, result: object) -> None:
         if token == ("tags", id(self)) and isinstance(result, Counter):
             self.tags.show_counts(result)
+
+    def _open_requested(self, name: str) -> None:
+        from ..core.queries import AmbiguousNote, NoteNotFound, find_note
+
+        assert self.model is not None and self.session is not None
+        with self.model.read() as index:
+            try:
+                rel = find_note(index, name)
+            except AmbiguousNote as exc:
+                rel = exc.candidates[0]
+            except NoteNotFound as exc:
+                self.missing_note = name
+                self.statusBar().showMessage(str(exc), 10_000)
+                return
+        self.session.open_note(rel)
 
     def _first_note(self) -> str | None:
         if self.model is None:

@@ -39,3 +39,31 @@ def test_screenshot_of_an_empty_vault_does_not_wait_for_a_note(tmp_path: Path) -
     out = tmp_path / "empty.png"
     assert main([str(empty), "--screenshot", str(out)]) == 0
     assert QImage(str(out)).width() == 1400
+
+
+def test_note_is_found_by_title_and_a_missing_one_exits_4(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("index\n", encoding="utf-8")
+    (vault / "people").mkdir()
+    (vault / "people" / "Priya Raman.md").write_text("# Priya\n", encoding="utf-8")
+    out = tmp_path / "p.png"
+    assert main([str(vault), "--note", "priya raman", "--screenshot", str(out)]) == 0
+    assert QImage(str(out)).width() == 1400
+    assert main([str(vault), "--note", "Nobody", "--screenshot", str(out)]) == 4
+
+
+def test_the_window_opens_the_requested_note_once_indexed(qtbot: QtBot, tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("index\n", encoding="utf-8")
+    (vault / "sub").mkdir()
+    (vault / "sub" / "Deep Note.md").write_text("text\n", encoding="utf-8")
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(vault, settings=settings, open_note="deep note", use_cache=False)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.place_rendered, timeout=20_000) as rendered:
+        window.show()
+    assert rendered.args[0].node == "sub/Deep Note.md"
+    assert window.missing_note is None
+    window.close()
