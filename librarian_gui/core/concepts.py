@@ -3,11 +3,73 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 DEFAULT_DICTIONARY = "concepts.json"
+CASE_SENSITIVE_MAX = 4  # DESIGN §3: "AI", "MCP" match only in capitals
+
+# Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar,
+# Khmer): a name in them is found anywhere, and a neighbour in them is a word boundary,
+# so "Python" is found in "用Python写".
+NO_SPACES = (
+    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f"
+    "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+    "\U00020000-\U0003134f"
+)
+SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
+IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
+_SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+
+
+def fold(text: str) -> str:
+    """Lowercase without changing the length, so offsets stay offsets: a character whose
+    lowercase is longer ("İ") is kept as it is."""
+    low = text.lower()
+    if len(low) == len(text):
+        return low
+    return "".join(c if len(c.lower()) != 1 else c.lower() for c in text)
+
+
+def is_case_sensitive(alias: str) -> bool:
+    """An alias of at most 4 characters written in capitals ("AI", "MCP") matches only
+    as written; every other alias matches ignoring case (DESIGN §3)."""
+    return len(alias) <= CASE_SENSITIVE_MAX and alias.upper() == alias != alias.lower()
+
+
+def bounded_ends(alias: str) -> tuple[bool, bool]:
+    """Whether the alias needs a word boundary before and after it: an end that is a letter
+    or digit of a script that spaces its words does; an end in Chinese or Japanese, or a
+    punctuation mark ("C++"), does not."""
+    if not alias:
+        return False, False
+    return (
+        IS_SPACED_WORD_CHAR.match(alias[0]) is not None,
+        IS_SPACED_WORD_CHAR.match(alias[-1]) is not None,
+    )
+
+
+def is_slug(concept_id: str) -> bool:
+    """Lowercase letters and digits (any script) in words joined by single hyphens."""
+    return _SLUG.fullmatch(concept_id) is not None and concept_id == concept_id.lower()
+
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True, slots=True)
+class LintIssue:
+    """One finding about the dictionary. ``concept`` is None when it concerns the whole
+    file (it does not parse); ``alias`` names the alias concerned, if any; ``code`` is a
+    stable key (see concept_lint), ``message`` a sentence for the user."""
+
+    concept: str | None
+    severity: Severity
+    code: str
+    message: str
+    alias: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
+from .concepts import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR
 from .index import VaultIndex
 from .journal import Edit, Journal, JournalEntry
 from .parser import mask_note
@@ -14,16 +15,8 @@ from .safewrite import FileChanged, WriteRefused, encode_like, read_snapshot
 
 MIN_NAME_LENGTH = 2
 
-# Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar,
-# Khmer): a name in them is found anywhere, and a neighbour in them is a word boundary,
-# so "Python" is found in "用Python写".
-_NO_SPACES = (
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f"
-    "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U0003134f"
-)
-_SPACED_WORD_CHAR = f"[^\\W{_NO_SPACES}]"
-_IS_SPACED_WORD_CHAR = re.compile(_SPACED_WORD_CHAR)
+_SPACED_WORD_CHAR = SPACED_WORD_CHAR
+_IS_SPACED_WORD_CHAR = IS_SPACED_WORD_CHAR
 
 # Text that is already a link, or that a link inside would break. Each pattern starts with
 # a literal character (so the regex engine skips from one occurrence of it to the next) and

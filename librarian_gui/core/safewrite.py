@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import hashlib
 import os
 import stat as _stat
@@ -179,8 +180,24 @@ def _real_path(root: Path, rel: str) -> Path:
     """Where the bytes of ``rel`` live, every symlink resolved (of the note and of its
     folders); refused when that is outside the vault, even though the scan reads such a
     note through a linked folder: Librarian writes nothing outside the vault (DESIGN §9)."""
-    path = Path(root, *_checked_rel(rel).parts)
-    real_root = Path(root).resolve()
+    parts = _checked_rel(rel).parts
+    real_root = _resolved_root(os.fspath(root))
+    # Fast path: no symlink on the way down from the (resolved) vault folder, so the path
+    # is its own real path; one lstat per component instead of resolving from "/".
+    current = os.fspath(real_root)
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            raise FileChanged(rel, "no longer exists") from None
+        except OSError:
+            break
+        if _stat.S_ISLNK(st.st_mode):
+            break
+    else:
+        return Path(current)
+    path = Path(root, *parts)
     try:
         real = path.resolve(strict=True)
     except FileNotFoundError:
@@ -198,6 +215,11 @@ def _real_path(root: Path, rel: str) -> Path:
             "writes only inside the vault",
         )
     return real
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved_root(root: str) -> Path:
+    return Path(root).resolve()
 
 
 def _read_current(target: Path, rel: str) -> tuple[bytes, int]:

@@ -1,0 +1,397 @@
+"""The concept dictionary's linter: aliases that conflict, repeat, are too common or too short."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
+
+from .concepts import (
+    NO_SPACES,
+    Concept,
+    LintIssue,
+    Severity,
+    bounded_ends,
+    fold,
+    is_case_sensitive,
+    is_slug,
+)
+
+SHORT_LENGTH = 3  # a case-insensitive alias in a spaced script needs at least this many
+NEAR_SCORE = 90  # rapidfuzz ``fuzz.ratio`` from which two strings are near-duplicates
+NEAR_MIN_LENGTH = 4  # shorter strings are too close to each other to compare usefully
+
+_NO_SPACES_ONLY = re.compile(f"[{NO_SPACES}]+")
+_NO_SPACES_CHAR = re.compile(f"[{NO_SPACES}]")
+_NOT_SLUG = re.compile(r"[\W_]+")
+_NUMBER = re.compile(r"\d+")
+_SEVERITY_RANK: dict[Severity, int] = {"error": 0, "warning": 1}
+_UNUSED = "No note links or mentions it; add an alias your notes use, or remove it."
+
+
+def _words(text: str) -> frozenset[str]:
+    """A word list written as one block of text (the lists read better that way)."""
+    return frozenset(text.split())
+
+
+# Function words (articles, pronouns, prepositions, conjunctions, auxiliaries) that fill
+# every page of prose in these languages: an alias made only of them tags nearly every
+# note. Casefolded, as aliases are compared.
+STOP_WORDS_EN = _words(
+    """a about above after again against all also although am an and any are as at be
+    because been before being below between both but by can could did do does doing done
+    down during each either else every few for from had has have having he her here hers
+    him his how i if in into is it its itself just me might more most must my neither no
+    nor not now of off on once only onto or other our ours out over own per same shall
+    she should so some such than that the their theirs them then there these they this
+    those though through to too under until up upon us very via was we were what when
+    where whether which while who whom whose why will with within without would yet you
+    your yours"""
+)
+STOP_WORDS_DE = _words(
+    """ab aber alle allem allen aller als also am an auch auf aus bei beim bin bis bist
+    da damit dann das dass dein deine dem den denn der des dich die dies diese dieser
+    dieses dir doch dort du durch ein eine einem einen einer eines er es euch euer für
+    gegen hat hatte hatten habe haben hier ich ihm ihn ihnen ihr ihre im in ist ja jede
+    jeder jetzt kann kein keine können man mein meine mich mir mit muss nach nein nicht
+    noch nun nur ob oder ohne schon sehr sein seine sich sie sind so soll um und uns
+    unser unter vom von vor war waren was weil wenn wer werden wie wir wird wo wurde
+    wurden zu zum zur zwischen über"""
+)
+STOP_WORDS_FR = _words(
+    """à afin ai ainsi alors après as au aucun aussi autre aux avant avec avez avoir
+    avons bien car ce ceci cela celle celui ces cet cette chez comme comment d dans de
+    depuis des donc dont du elle elles en encore entre est et étaient était été être eu
+    fait il ils je l la le les leur leurs lui ma mais me même mes moi moins mon ne ni
+    nos notre nous on ont ou où par parce pas pendant peu plus pour pourquoi qu quand que
+    quel quelle qui sa sans se ses si son sont sous sur ta te tes toi ton tous tout
+    toute toutes très tu un une vers vos votre vous y"""
+)
+STOP_WORDS_ES = _words(
+    """a al algo ante antes así aunque bajo bien cada como cómo con contra cual cuál
+    cuando cuándo de del desde donde dónde durante e el él ella ellas ellos en entre era
+    eran es esa ese eso esta está están este esto estos estas fue fueron ha había han hasta
+    hay la las le les lo los más me mi mis mismo muy nada ni no nos nosotros o os otra
+    otro para pero poco por porque qué que quien quién se según ser si sí sin sino sobre
+    son su sus también tan te tiene todo todos tras tu tú tus u un una uno unos usted
+    ustedes y ya yo"""
+)
+STOP_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("English", STOP_WORDS_EN),
+    ("German", STOP_WORDS_DE),
+    ("French", STOP_WORDS_FR),
+    ("Spanish", STOP_WORDS_ES),
+)
+
+
+def lint_concepts(
+    concepts: Sequence[Concept],
+    *,
+    linked: Mapping[str, int] | None = None,
+    mentioned: Mapping[str, int] | None = None,
+) -> list[LintIssue]:
+    """Everything worth fixing in a dictionary, by concept in the given order; within a
+    concept errors first, then by code, then by alias.
+
+    ``linked`` and ``mentioned`` map a concept id to the number of notes that link it and
+    that mention one of its aliases without a link; given both, unused concepts are
+    reported too. Codes (each issue's ``alias`` is the alias as written, None when the
+    issue is about the concept or its id):
+
+    - ``empty-alias`` (error): an alias that is empty or only whitespace;
+    - ``conflict`` (error): an alias that matches the same text as another concept's
+      alias (reported on both concepts);
+    - ``duplicate-alias``: an alias listed twice in one concept, as the matcher sees it;
+    - ``stop-word``: an alias made of very common English, German, French or Spanish words;
+    - ``short``: an alias too short to be safe;
+    - ``inside-words``: an alias that can match inside longer words;
+    - ``slug``: an id that is not a lowercase slug;
+    - ``no-aliases``: a concept that can never be tagged;
+    - ``unused``: a concept no note links or mentions;
+    - ``near-duplicate``: two concepts with nearly the same alias or id (on both).
+    """
+    found: list[tuple[int, LintIssue]] = []
+    for index, concept in enumerate(concepts):
+        found.extend((index, issue) for issue in _concept_issues(concept))
+        if (
+            linked is not None
+            and mentioned is not None
+            and not linked.get(concept.id, 0)
+            and not mentioned.get(concept.id, 0)
+        ):
+            found.append((index, _issue(concept, "warning", "unused", _UNUSED)))
+    found.extend(_conflicts(concepts))
+    found.extend(_near_duplicates(concepts))
+    found.sort(
+        key=lambda item: (
+            item[0],
+            _SEVERITY_RANK[item[1].severity],
+            item[1].code,
+            item[1].alias or "",
+            item[1].message,
+        )
+    )
+    return [issue for _, issue in found]
+
+
+def _issue(
+    concept: Concept, severity: Severity, code: str, message: str, alias: str | None = None
+) -> LintIssue:
+    return LintIssue(concept.id, severity, code, message, alias)
+
+
+def _overlap(a: str, b: str) -> bool:
+    """Whether two stripped aliases match some text in common: equal ignoring case,
+    unless both match only as written ("AI" and "ai" overlap, "AI" and "Ai" too)."""
+    if fold(a) != fold(b):
+        return False
+    return a == b or not (is_case_sensitive(a) and is_case_sensitive(b))
+
+
+def _concept_issues(concept: Concept) -> Iterator[LintIssue]:
+    if not is_slug(concept.id):
+        yield _issue(concept, "warning", "slug", _slug_message(concept.id))
+    if not concept.aliases:
+        yield _issue(
+            concept,
+            "warning",
+            "no-aliases",
+            "It has no aliases, so no note can be tagged with it; add at least one.",
+        )
+    seen: list[str] = []
+    for number, alias in enumerate(concept.aliases, 1):
+        text = alias.strip()
+        if not text:
+            yield _issue(
+                concept, "error", "empty-alias", f"Alias {number} is empty; remove it.", alias
+            )
+            continue
+        earlier = next((e for e in seen if _overlap(e, text)), None)
+        if earlier is not None:
+            also = "" if earlier == text else f' (also as "{earlier}")'
+            yield _issue(
+                concept,
+                "warning",
+                "duplicate-alias",
+                f'"{text}" is listed twice{also}; remove one.',
+                alias,
+            )
+            continue  # its other warnings are the earlier spelling's
+        seen.append(text)
+        for code, message in _alias_problems(text):
+            yield _issue(concept, "warning", code, message, alias)
+
+
+def _slug_message(concept_id: str) -> str:
+    suggestion = _NOT_SLUG.sub("-", concept_id.lower()).strip("-")
+    rename = (
+        f'rename it to "{suggestion}"'
+        if is_slug(suggestion)
+        else "rename it to lowercase words joined by hyphens"
+    )
+    return f'The id "{concept_id}" is not a slug (lowercase words joined by hyphens); {rename}.'
+
+
+def _alias_problems(text: str) -> Iterator[tuple[str, str]]:
+    """(code, message) of each warning about one stripped, non-empty alias."""
+    case_sensitive = is_case_sensitive(text)
+    if not case_sensitive:
+        words = fold(text).split()
+        languages = [name for name, stop in STOP_WORDS if all(w in stop for w in words)]
+        if languages:
+            what = "a very common word" if len(words) == 1 else "made only of very common words"
+            yield (
+                "stop-word",
+                f'"{text}" is {what} in {_and(languages)}; it would tag nearly every note '
+                "written in it. Use a longer phrase.",
+            )
+    no_spaces = _NO_SPACES_ONLY.fullmatch(text) is not None
+    # Capitals ("AI") and Chinese or Japanese characters narrow what an alias matches
+    # enough that two are safe; a single character never is.
+    shortest = 2 if no_spaces or case_sensitive else SHORT_LENGTH
+    if len(text) < shortest:
+        capitals = text.upper()
+        hint = (
+            f', or write an abbreviation in capitals ("{capitals}") so it matches only as written'
+            if len(text) > 1 and is_case_sensitive(capitals)
+            else ""
+        )
+        yield (
+            "short",
+            f'"{text}" has only {len(text)} character{"s" if len(text) > 1 else ""}; it would '
+            f"tag unrelated text. Use a longer alias{hint}.",
+        )
+    inside = _inside_words(text)
+    if inside:
+        yield "inside-words", inside
+
+
+def _inside_words(text: str) -> str:
+    """Why the alias can match inside longer words, or "" when it cannot."""
+    ends = [
+        (name, char)
+        for name, char, bounded in zip(
+            ("start", "end"), (text[0], text[-1]), bounded_ends(text), strict=True
+        )
+        # A Chinese or Japanese word of two characters or more is specific enough to be
+        # found anywhere; a single character is part of too many other words.
+        if not bounded and (_NO_SPACES_CHAR.match(char) is None or len(text) <= 1)
+    ]
+    if not ends:
+        return ""
+    if all(_NO_SPACES_CHAR.match(char) for _, char in ends):
+        return (
+            f'"{text}" can match inside longer words: Chinese, Japanese and other scripts '
+            "without spaces are matched anywhere, and one character is part of many words. "
+            "Use a longer term."
+        )
+    where = "start and end" if len(ends) == 2 else ends[0][0]
+    marks = _and([f'"{char}"' for _, char in ends])
+    return (
+        f'"{text}" can match inside longer words: its {where} ({marks}) needs no word '
+        "boundary, so a letter may touch it. Use a longer alias if it tags unrelated text."
+    )
+
+
+def _and(items: Sequence[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _conflicts(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]:
+    """A conflict issue per alias and other concept with an alias that overlaps it."""
+    claims: defaultdict[str, list[tuple[int, str, str]]] = defaultdict(list)
+    for index, concept in enumerate(concepts):
+        for alias in concept.aliases:
+            text = alias.strip()
+            if text:
+                claims[fold(text)].append((index, alias, text))
+    reported: set[tuple[int, str, int]] = set()
+    found: list[tuple[int, LintIssue]] = []
+    for claimants in claims.values():
+        for a, (ia, alias_a, text_a) in enumerate(claimants):
+            for ib, alias_b, text_b in claimants[a + 1 :]:
+                if ia == ib or not _overlap(text_a, text_b):
+                    continue
+                for i, alias, text, j, other in (
+                    (ia, alias_a, text_a, ib, text_b),
+                    (ib, alias_b, text_b, ia, text_a),
+                ):
+                    if (i, alias, j) in reported:
+                        continue
+                    reported.add((i, alias, j))
+                    owner = f'"{concepts[j].id}"'
+                    clash = (
+                        f'"{text}" is also an alias of {owner}'
+                        if other == text
+                        else f'"{text}" matches the same text as "{other}" of {owner}'
+                    )
+                    message = f"{clash}; a mention would tag both. Keep it in one concept."
+                    found.append((i, _issue(concepts[i], "error", "conflict", message, alias)))
+    return found
+
+
+class _Name(NamedTuple):
+    """A concept's alias or id as near-duplicates are compared."""
+
+    concept: int
+    rank: int  # its place among the concept's aliases; the id comes after them
+    text: str  # as written (stripped)
+    alias: str | None  # the alias as written, None for the id
+
+
+def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]:
+    """One near-duplicate issue on each side of every pair of concepts with close names,
+    naming the closest two (aliases before ids). An id equal to another concept's alias
+    or id counts; equal aliases do not (they are conflicts)."""
+    owners: defaultdict[str, list[_Name]] = defaultdict(list)
+    for index, concept in enumerate(concepts):
+        names = [_Name(index, r, a.strip(), a) for r, a in enumerate(concept.aliases)]
+        names.append(_Name(index, len(concept.aliases), concept.id, None))
+        for name in names:
+            key = fold(name.text)
+            if len(key) >= NEAR_MIN_LENGTH:
+                owners[key].append(name)
+    keys = list(owners)
+    best: dict[tuple[int, int], tuple[tuple[float, int, int, int], _Name, _Name]] = {}
+
+    def consider(a: _Name, b: _Name, score: float) -> None:
+        if a.concept == b.concept:
+            return
+        if a.concept > b.concept:
+            a, b = b, a
+        pair = (a.concept, b.concept)
+        rank = (-score, (a.alias is None) + (b.alias is None), a.rank, b.rank)
+        if pair not in best or rank < best[pair][0]:
+            best[pair] = (rank, a, b)
+
+    for names in owners.values():
+        for x, a in enumerate(names):
+            for b in names[x + 1 :]:
+                if a.alias is None or b.alias is None:
+                    consider(a, b, 100.0)
+    for i, j, score in _close_keys(keys):
+        # Names that differ only in a number ("python 3.11", "python 3.12"; "adr-0007",
+        # "adr-0008") are a series, not a typo.
+        if _NUMBER.sub("0", keys[i]) == _NUMBER.sub("0", keys[j]):
+            continue
+        for a in owners[keys[i]]:
+            for b in owners[keys[j]]:
+                consider(a, b, score)
+    out = []
+    for _, a, b in best.values():
+        for own, other in ((a, b), (b, a)):
+            concept = concepts[own.concept]
+            this = f'"{own.text}"' if own.alias is not None else f'The id "{own.text}"'
+            that = (
+                f'"{other.text}" of "{concepts[other.concept].id}"'
+                if other.alias is not None
+                else f'the id of "{other.text}"'
+            )
+            same = "" if fold(own.text) == fold(other.text) else "nearly "
+            message = (
+                f"{this} is {same}the same as {that}; merge the two concepts or tell their "
+                "names apart."
+            )
+            out.append(
+                (own.concept, _issue(concept, "warning", "near-duplicate", message, own.alias))
+            )
+    return out
+
+
+def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
+    """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE.
+
+    The ratio is 100 * (1 - indel distance / total length), and the indel distance is at
+    least the difference in length, so a key of length n can only be close to keys of
+    length n to n * (200 - NEAR_SCORE) / NEAR_SCORE: each length is compared with that
+    band only, a sixth to a half of all pairs for names of natural lengths.
+    """
+    # Imported here, not with the module: the GUI and the CLI import core at start-up.
+    import numpy as np
+    from rapidfuzz import fuzz, process
+
+    by_length: defaultdict[int, list[int]] = defaultdict(list)
+    for index, key in enumerate(keys):
+        by_length[len(key)].append(index)
+    for length in sorted(by_length):
+        queries = by_length[length]
+        longest = length * (200 - NEAR_SCORE) // NEAR_SCORE
+        choices = [j for n in range(length, longest + 1) for j in by_length.get(n, ())]
+        # Whole scores in one byte each: only "at least the cutoff or not" is read from
+        # them; the few hits are scored again exactly.
+        scores = process.cdist(
+            [keys[i] for i in queries],
+            [keys[j] for j in choices],
+            scorer=fuzz.ratio,
+            score_cutoff=NEAR_SCORE,
+            dtype=np.uint8,
+            workers=-1,
+        )
+        own = np.arange(len(queries))  # the choices start with the queries, in order
+        scores[own, own] = 0
+        for q in np.flatnonzero(scores.any(axis=1)):
+            for c in np.flatnonzero(scores[q]):
+                i, j = queries[q], choices[c]
+                if len(keys[j]) > length or i < j:  # each pair once within one length
+                    yield i, j, fuzz.ratio(keys[i], keys[j])

@@ -1,0 +1,334 @@
+"""The auto-tagger's matching: where a note mentions a concept's alias as plain text, and
+the link that would replace each mention (DESIGN §3).
+
+One Aho–Corasick pass (ahocorasick_rs) finds every alias in a note at once; the candidates
+then pass the rules in order: case (short capital aliases match only as written), word
+boundaries (except in scripts without spaces), plain text only (never in code, comments,
+front matter, links, URLs, HTML, tags or headings), longest alias first where two overlap,
+and, by default, only the first mention of each concept in a note — none at all when the
+note already links the concept, so a second run changes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+import ahocorasick_rs
+
+from .concepts import IS_SPACED_WORD_CHAR, Concept, bounded_ends, fold, is_case_sensitive
+from .mentions import _excluded_spans
+from .parser import mask_note
+
+_NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
+_NOT_IN_LABEL = frozenset("[]|\r\n")
+_WIKI_TARGET = re.compile(r"\[\[([^\[\]|#\\\r\n]*)")
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t\r\n]|$)")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$)")
+_DELIMITER_ROW = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
+
+
+class _Alias(NamedTuple):
+    concept: str
+    text: str
+    exact: bool  # matched case-sensitively
+    bounded_start: bool
+    bounded_end: bool
+
+
+class Occurrence(NamedTuple):
+    """One mention that would become a link. ``start``/``end`` are offsets into the note's
+    text as ``safewrite.Snapshot.text`` holds it (BOM dropped, ``\\r\\n`` kept); ``line``
+    is 1-based, ``column`` 0-based."""
+
+    concept: str
+    start: int
+    end: int
+    text: str
+    link: str
+    line: int
+    column: int
+
+
+def link_for(concept_id: str, text: str, in_table: bool) -> str:
+    """``[[id]]`` when the text is the id, else ``[[id|text]]`` (``\\|`` in a table row)."""
+    if text == concept_id:
+        return f"[[{concept_id}]]"
+    bar = "\\|" if in_table else "|"
+    return f"[[{concept_id}{bar}{text}]]"
+
+
+class AliasMatcher:
+    """Every alias of a dictionary in one automaton. An alias claimed by two concepts goes
+    to the first in dictionary order (the linter reports the conflict); an alias the link
+    syntax cannot carry, or of a concept whose id it cannot carry, is left out."""
+
+    def __init__(self, concepts: Iterable[Concept]) -> None:
+        self.concept_ids: tuple[str, ...] = ()
+        keys: dict[str, list[_Alias]] = {}
+        ids: list[str] = []
+        claimed: set[tuple[str, bool]] = set()
+        for concept in concepts:
+            if (
+                not concept.id
+                or _NOT_IN_ID.intersection(concept.id)
+                or concept.id != concept.id.strip()
+            ):
+                continue
+            usable = False
+            for alias in concept.aliases:
+                if not alias.strip() or alias != alias.strip() or _NOT_IN_LABEL.intersection(alias):
+                    continue
+                exact = is_case_sensitive(alias)
+                key = fold(alias)
+                mark = (alias if exact else key, exact)
+                if mark in claimed:
+                    continue
+                claimed.add(mark)
+                start, end = bounded_ends(alias)
+                keys.setdefault(key, []).append(_Alias(concept.id, alias, exact, start, end))
+                usable = True
+            if usable:
+                ids.append(concept.id)
+        self._patterns: list[tuple[int, tuple[str, bool, bool] | None, tuple[_Alias, ...]]] = []
+        for key, aliases in keys.items():
+            simple = None
+            if len(aliases) == 1 and not aliases[0].exact:
+                one = aliases[0]
+                simple = (one.concept, one.bounded_start, one.bounded_end)
+            self._patterns.append((len(key), simple, tuple(aliases)))
+        self.empty = not keys
+        self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
+        self.concept_ids = tuple(ids)
+        self._folded_ids = {i: fold(i) for i in ids}
+
+    def candidates(self, text: str, folded: str) -> list[tuple[int, int, str]]:
+        """Every alias occurrence with its case and word boundaries right: (start, end,
+        concept id), overlapping ones included, sorted by start, longest first."""
+        if self._automaton is None:
+            return []
+        out = []
+        patterns = self._patterns
+        is_word = _is_word
+        size = len(text)
+        for index, start, end in self._automaton.find_matches_as_indexes(folded, overlapping=True):
+            _length, simple, aliases = patterns[index]
+            if simple is not None:  # the common case: one alias, any case
+                concept, bounded_start, bounded_end = simple
+                if bounded_start and start > 0 and is_word(text[start - 1]):
+                    continue
+                if bounded_end and end < size and is_word(text[end]):
+                    continue
+                out.append((start, end, concept))
+                continue
+            for alias in aliases:
+                if alias.exact and text[start:end] != alias.text:
+                    continue
+                if alias.bounded_start and start > 0 and is_word(text[start - 1]):
+                    continue
+                if alias.bounded_end and end < size and is_word(text[end]):
+                    continue
+                out.append((start, end, alias.concept))
+                break
+        out.sort(key=_by_start_longest)
+        return out
+
+    def linked(self, masked: str, concepts: Iterable[str]) -> set[str]:
+        """Which of ``concepts`` the note links already (wiki links and embeds, any case;
+        not in code)."""
+        if "[[" not in masked:
+            return set()
+        targets = {fold(t).strip() for t in _WIKI_TARGET.findall(masked)}
+        return {c for c in concepts if self._folded_ids[c] in targets}
+
+
+def find_occurrences(
+    text: str,
+    matcher: AliasMatcher,
+    *,
+    all_mentions: bool = False,
+    only: Sequence[str] | None = None,
+) -> list[Occurrence]:
+    """The mentions in ``text`` the tagger would link, in text order. ``only`` limits it
+    to some concept ids."""
+    folded = fold(text)
+    found = matcher.candidates(text, folded)
+    if only is not None:
+        wanted = set(only)
+        found = [c for c in found if c[2] in wanted]
+    if not found:
+        return []
+    masked = mask_note(text)
+    plain = _Plain(text, masked)
+    chosen: list[tuple[int, int, str]] = []
+    first_only = not all_mentions
+    # First mention only: a concept the note links already gets no second link, so a
+    # second run changes nothing.
+    seen = matcher.linked(masked, {item[2] for item in found}) if first_only else set()
+    # Overlapping candidates form clusters (on one line, as no alias holds a line break);
+    # in a cluster the longest wins, then the leftmost. Most clusters hold one candidate.
+    i = 0
+    n = len(found)
+    append = chosen.append
+    while i < n:
+        item = found[i]
+        cluster_end = item[1]
+        j = i + 1
+        if j == n or found[j][0] >= cluster_end:
+            if first_only:
+                if item[2] in seen:
+                    i = j
+                    continue
+                if plain(item[0], cluster_end):
+                    seen.add(item[2])
+                    append(item)
+            elif plain(item[0], cluster_end):
+                append(item)
+            i = j
+            continue
+        while j < n and found[j][0] < cluster_end:
+            cluster_end = max(cluster_end, found[j][1])
+            j += 1
+        for item in _resolve([c for c in found[i:j] if plain(c[0], c[1])]):
+            if first_only:
+                if item[2] in seen:
+                    continue
+                seen.add(item[2])
+            append(item)
+        i = j
+    if not chosen:
+        return []
+    tables = _table_rows(masked) if _may_hold_table(masked) else None
+    out = []
+    line = 1
+    counted = 0
+    for start, end, concept in chosen:
+        line += text.count("\n", counted, start)
+        counted = start
+        line_start = text.rfind("\n", 0, start) + 1
+        mention = text[start:end]
+        in_table = tables is not None and line_start in tables
+        out.append(
+            Occurrence(
+                concept,
+                start,
+                end,
+                mention,
+                link_for(concept, mention, in_table),
+                line,
+                start - line_start,
+            )
+        )
+    return out
+
+
+class _Plain:
+    """Whether a span is text a link may replace: not blanked by the mask (code, comments,
+    front matter), not in a link, URL, tag or HTML tag, not on a heading line, and not
+    right after "!" or "[" or before "]" (an embed, or a broken link, would result).
+    Called with spans in increasing start order."""
+
+    def __init__(self, text: str, masked: str) -> None:
+        self.text = text
+        self.masked = masked
+        self.unmasked = masked == text
+        self.starts, self.ends = _excluded_spans(masked)
+        self.at = 0
+        self.headings: dict[int, bool] = {}
+
+    def __call__(self, start: int, end: int) -> bool:
+        text = self.text
+        if (start > 0 and text[start - 1] in "![") or text[end : end + 1] == "]":
+            return False
+        if not self.unmasked and self.masked[start:end] != text[start:end]:
+            return False
+        ends = self.ends
+        while self.at < len(ends) and ends[self.at] <= start:
+            self.at += 1
+        if self.at < len(ends) and self.starts[self.at] < end:
+            return False
+        line_start = text.rfind("\n", 0, start) + 1
+        heading = self.headings.get(line_start)
+        if heading is None:
+            heading = self.headings[line_start] = _is_heading(self.masked, line_start)
+        return not heading
+
+
+def apply_occurrences(text: str, occurrences: Iterable[Occurrence]) -> str:
+    """``text`` with each occurrence replaced by its link."""
+    parts = []
+    at = 0
+    for occ in sorted(occurrences, key=lambda o: o.start):
+        parts.append(text[at : occ.start])
+        parts.append(occ.link)
+        at = occ.end
+    parts.append(text[at:])
+    return "".join(parts)
+
+
+def _resolve(cluster: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Longest first, then leftmost: each taken span shuts out whatever overlaps it."""
+    taken: list[tuple[int, int, str]] = []
+    for item in sorted(cluster, key=lambda c: (c[0] - c[1], c[0])):
+        if all(item[1] <= t[0] or t[1] <= item[0] for t in taken):
+            taken.append(item)
+    taken.sort()
+    return taken
+
+
+def _by_start_longest(c: tuple[int, int, str]) -> tuple[int, int]:
+    return c[0], -c[1]
+
+
+_WORD_CACHE: dict[str, bool] = {}
+
+
+def _is_word(char: str) -> bool:
+    """A letter or digit of a script that spaces its words (memoised per character)."""
+    known = _WORD_CACHE.get(char)
+    if known is None:
+        known = _WORD_CACHE[char] = IS_SPACED_WORD_CHAR.match(char) is not None
+    return known
+
+
+def _is_heading(masked: str, line_start: int) -> bool:
+    """Whether the line is a heading (ATX, or a setext heading's text): a link there
+    would change the heading's anchor, which ``[[note#Heading]]`` links point at."""
+    if _HEADING.match(masked, line_start):
+        return True
+    line_end = masked.find("\n", line_start)
+    if line_end < 0 or not masked[line_start:line_end].strip():
+        return False
+    return _SETEXT.match(masked, line_end + 1) is not None
+
+
+def _may_hold_table(masked: str) -> bool:
+    """A cheap test before ``_table_rows``: a delimiter row has "-" or ":" next to "|"."""
+    return "|" in masked and any(
+        pair in masked for pair in ("-|", "|-", "- |", "| -", ":|", "|:", "-\t|", "|\t-")
+    )
+
+
+def _table_rows(masked: str) -> set[int]:
+    """Line starts of table rows: a block of non-blank lines holding a delimiter row
+    (``|---|---|``), from its header line down. In them an unescaped ``|`` splits a cell."""
+    rows: set[int] = set()
+    lines = masked.split("\n")
+    offsets = []
+    at = 0
+    for line in lines:
+        offsets.append(at)
+        at += len(line) + 1
+    i = 1
+    while i < len(lines):
+        if "-" in lines[i] and "|" in lines[i - 1] and _DELIMITER_ROW.match(lines[i]):
+            rows.add(offsets[i - 1])
+            j = i + 1
+            while j < len(lines) and lines[j].strip() and "|" in lines[j]:
+                rows.add(offsets[j])
+                j += 1
+            i = j
+        else:
+            i += 1
+    return rows

@@ -1,0 +1,133 @@
+"""A tagging run over a vault: plan it (per note, what would change), apply the accepted
+mentions through the write journal, undo the last run (DESIGN §3, §9)."""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .concepts import Concept
+from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
+from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
+from .tagger import AliasMatcher, Occurrence, apply_occurrences, find_occurrences
+
+INDEX_NOTE = "MEMORY.md"
+RUN_PREFIX = "Tag concepts"  # every tagging entry's description starts with it
+
+
+@dataclass(frozen=True, slots=True)
+class NotePlan:
+    """What one note would become. ``occurrences`` are in text order; a run applies the
+    accepted ones (by their position in this tuple)."""
+
+    rel: str
+    snapshot: Snapshot
+    occurrences: tuple[Occurrence, ...]
+
+    def new_text(self, accepted: Collection[int] | None = None) -> str:
+        chosen = (
+            self.occurrences
+            if accepted is None
+            else [o for i, o in enumerate(self.occurrences) if i in accepted]
+        )
+        return apply_occurrences(self.snapshot.text, chosen)
+
+    def diff(self, accepted: Collection[int] | None = None, context: int = 1) -> str:
+        """A unified diff of the note (``a/`` and ``b/`` paths as git writes them)."""
+        before = self.snapshot.text.splitlines(keepends=True)
+        after = self.new_text(accepted).splitlines(keepends=True)
+        lines = difflib.unified_diff(
+            before, after, f"a/{self.rel}", f"b/{self.rel}", n=context, lineterm="\n"
+        )
+        return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
+
+
+@dataclass(frozen=True, slots=True)
+class TagPlan:
+    """A previewed run: the notes that would change, and the notes that could not be read
+    (with the reason)."""
+
+    notes: tuple[NotePlan, ...]
+    warnings: tuple[tuple[str, str], ...]
+    scanned: int
+
+    def counts(self) -> dict[str, int]:
+        """Mentions to link per concept, most first, then by id."""
+        counter = Counter(o.concept for n in self.notes for o in n.occurrences)
+        return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    @property
+    def total(self) -> int:
+        return sum(len(n.occurrences) for n in self.notes)
+
+
+def tag_candidates(
+    rels: Iterable[str], *, index_note: str = INDEX_NOTE, include_index: bool = False
+) -> list[str]:
+    """The notes a run looks at: every note but the index note, unless it is included."""
+    skip = index_note.lower()
+    return sorted(r for r in rels if include_index or r.lower() != skip)
+
+
+def plan_tagging(
+    root: Path,
+    rels: Iterable[str],
+    concepts: Sequence[Concept] | AliasMatcher,
+    *,
+    all_mentions: bool = False,
+    only: Sequence[str] | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> TagPlan:
+    """Read each note and find what a run would link. Nothing is written. A note that
+    cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``."""
+    matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
+    rels = list(rels)
+    notes: list[NotePlan] = []
+    warnings: list[tuple[str, str]] = []
+    for done, rel in enumerate(rels, 1):
+        try:
+            snapshot = read_snapshot(root, rel)
+        except WriteRefused as exc:
+            warnings.append((rel, exc.reason))
+            continue
+        found = find_occurrences(snapshot.text, matcher, all_mentions=all_mentions, only=only)
+        if found:
+            notes.append(NotePlan(rel, snapshot, tuple(found)))
+        if progress is not None and (done % 200 == 0 or done == len(rels)):
+            progress(done, len(rels))
+    return TagPlan(tuple(notes), tuple(warnings), len(rels))
+
+
+def apply_plan(
+    root: Path,
+    plan: TagPlan,
+    accepted: Mapping[str, Collection[int]] | None = None,
+    journal: Journal | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> JournalEntry:
+    """Write the accepted mentions (all of them when ``accepted`` is None; per note, the
+    indexes of its accepted occurrences) as one journal entry. A note changed since the
+    plan read it is skipped with the reason; the others are written."""
+    edits = []
+    linked = 0
+    for note in plan.notes:
+        chosen = None if accepted is None else accepted.get(note.rel, ())
+        if chosen is not None and not chosen:
+            continue
+        after = encode_like(note.snapshot, note.new_text(chosen))
+        edits.append(Edit(note.rel, note.snapshot, after))
+        linked += len(note.occurrences) if chosen is None else len(chosen)
+    journal = journal or Journal(root)
+    description = f"{RUN_PREFIX}: {linked} mention{'s' * (linked != 1)} in {len(edits)} notes"
+    return journal.apply(description, edits, progress)
+
+
+def undo_last_run(journal: Journal) -> UndoResult:
+    """Undo the newest tagging run that is not undone yet."""
+    for entry in journal.entries():
+        if entry.error is None and entry.description.startswith(RUN_PREFIX) and not entry.undone:
+            return journal.undo(entry.id)
+    raise JournalError("no tagging run to undo")
