@@ -9,6 +9,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from . import cli_concepts
 from .core.concepts import load_dictionary
 from .core.export import dump_graphml, dump_json, graph_document
 from .core.index import VaultIndex
@@ -282,8 +283,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
-        epilog="Exit codes: 0 ok, 2 usage, 3 vault not found, 4 note not found, "
-        "5 note name ambiguous.",
+        epilog="Exit codes: 0 ok, 1 findings (dictionary errors, files refused by tag), "
+        "2 usage, 3 vault not found, 4 note not found, 5 note name ambiguous.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -295,18 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         json_flag: bool = True,
     ) -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=help_, description=help_)
-        p.add_argument("vault", metavar="VAULT", help="the vault folder")
-        if note:
-            p.add_argument("note", metavar="NOTE", help="title or path, with or without .md")
-        if json_flag:
-            p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
-        p.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
-        p.add_argument(
-            "--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)"
-        )
-        p.add_argument(
-            "--exclude", metavar="FOLDER", action="append", help="skip a folder (repeatable)"
-        )
+        _common(p, note=note, json_flag=json_flag)
         p.set_defaults(func=func)
         return p
 
@@ -328,7 +318,53 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "graphml"), default="json", help="default: json"
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
+    check, tag = cli_concepts.add_commands(sub, _common)
+    check.set_defaults(func=cmd_concepts_check)
+    tag.set_defaults(func=cmd_tag)
     return parser
+
+
+def _common(p: argparse.ArgumentParser, *, note: bool = False, json_flag: bool = True) -> None:
+    p.add_argument("vault", metavar="VAULT", help="the vault folder")
+    if note:
+        p.add_argument("note", metavar="NOTE", help="title or path, with or without .md")
+    if json_flag:
+        p.add_argument("--json", action="store_true", help="print JSON (stable keys)")
+    p.add_argument("--no-cache", action="store_true", help="ignore and do not write the cache")
+    p.add_argument(
+        "--concepts", metavar="PATH", help="concept dictionary (default: VAULT/concepts.json)"
+    )
+    p.add_argument(
+        "--exclude", metavar="FOLDER", action="append", help="skip a folder (repeatable)"
+    )
+
+
+def cmd_concepts_check(args: argparse.Namespace) -> None:
+    try:
+        data = cli_concepts.cmd_concepts_check(args, _open_index)
+    except cli_concepts.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
+    _emit(args, data, lambda: cli_concepts.human_check(data))
+    if data["errors"]:
+        raise _Exit(cli_concepts.EXIT_FINDINGS)
+
+
+def cmd_tag(args: argparse.Namespace) -> None:
+    try:
+        data, text, code = cli_concepts.cmd_tag(args, _open_index)
+    except cli_concepts.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
+    _emit(args, data, lambda: text.rstrip("\n"))
+    if code:
+        raise _Exit(code)
+
+
+class _Exit(Exception):
+    """Leave with an exit code after the output is printed (findings, not a failure)."""
+
+    def __init__(self, code: int) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -338,6 +374,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.func(args)
     except _Failure as exc:
         print(f"librarian: {exc}", file=sys.stderr)
+        return exc.code
+    except _Exit as exc:
         return exc.code
     except BrokenPipeError:  # `librarian … | head`
         return EXIT_OK

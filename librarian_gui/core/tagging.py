@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .concepts import Concept
+from .index import VaultIndex
 from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
+from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
 from .tagger import AliasMatcher, Occurrence, apply_occurrences, find_occurrences
 
@@ -131,3 +133,33 @@ def undo_last_run(journal: Journal) -> UndoResult:
         if entry.error is None and entry.description.startswith(RUN_PREFIX) and not entry.undone:
             return journal.undo(entry.id)
     raise JournalError("no tagging run to undo")
+
+
+def concept_usage(
+    index: VaultIndex,
+    concepts: Sequence[Concept] | AliasMatcher,
+    read_text: Callable[[str], str | None],
+    cancelled: Callable[[], bool] = lambda: False,
+) -> tuple[dict[str, int], dict[str, int]]:
+    """Per concept id: how many notes link it, and how many mention one of its aliases
+    without a link (where the tagger would link it)."""
+    matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
+    ids = (
+        [c.id for c in concepts] if not isinstance(concepts, AliasMatcher) else matcher.concept_ids
+    )
+    with index.lock:
+        rels = sorted(index.notes)
+        linked = {
+            cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
+            for cid in ids
+        }
+    mentioned = dict.fromkeys(ids, 0)
+    for rel in rels:
+        if cancelled():
+            break
+        text = read_text(rel)
+        if not text:
+            continue
+        for concept in {o.concept for o in find_occurrences(text.lstrip("\ufeff"), matcher)}:
+            mentioned[concept] = mentioned.get(concept, 0) + 1
+    return linked, mentioned

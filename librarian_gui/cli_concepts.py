@@ -1,0 +1,214 @@
+"""The command line's concept commands: ``librarian concepts check`` and ``librarian tag``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .core.concept_lint import lint_concepts
+from .core.concepts import DEFAULT_DICTIONARY, LintIssue
+from .core.dictionary_file import DictionaryFile, DictionaryParseError
+from .core.index import VaultIndex
+from .core.journal import Journal, JournalError
+from .core.tagging import (
+    apply_plan,
+    concept_usage,
+    plan_tagging,
+    tag_candidates,
+    undo_last_run,
+)
+from .core.vault import read_note
+
+EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
+
+
+class CommandFailed(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def dictionary_path(args: argparse.Namespace, vault: Path) -> Path:
+    return Path(args.concepts).expanduser() if args.concepts else vault / DEFAULT_DICTIONARY
+
+
+def load_document(path: Path) -> DictionaryFile:
+    try:
+        return DictionaryFile.load(path)
+    except DictionaryParseError as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"{path}: {exc}; the file was not changed") from exc
+    except OSError as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"{path}: cannot be read ({exc.strerror})") from exc
+
+
+def _reader(root: Path) -> Callable[[str], str | None]:
+    def read(rel: str) -> str | None:
+        return read_note(root, rel).text
+
+    return read
+
+
+def cmd_concepts_check(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> dict[str, Any]:
+    vault = Path(args.vault).expanduser()
+    path = dictionary_path(args, vault)
+    if not path.is_file():
+        raise CommandFailed(EXIT_FINDINGS, f"{path}: no concept dictionary there")
+    doc = load_document(path)
+    concepts = doc.concepts()
+    issues: list[LintIssue] = doc.structure_issues()
+    linked = mentioned = None
+    if not args.no_usage:
+        index = open_index(args)
+        linked, mentioned = concept_usage(index, concepts, _reader(index.root))
+    issues += lint_concepts(concepts, linked=linked, mentioned=mentioned)
+    errors = sum(1 for i in issues if i.severity == "error")
+    data = {
+        "dictionary": str(path),
+        "concepts": len(concepts),
+        "errors": errors,
+        "warnings": len(issues) - errors,
+        "issues": [
+            {
+                "concept": i.concept,
+                "severity": i.severity,
+                "code": i.code,
+                "alias": i.alias,
+                "message": i.message,
+            }
+            for i in issues
+        ],
+    }
+    if linked is not None and mentioned is not None:
+        data["usage"] = {
+            c.id: {"linked": linked.get(c.id, 0), "mentioned": mentioned.get(c.id, 0)}
+            for c in concepts
+        }
+    return data
+
+
+def human_check(data: dict[str, Any]) -> str:
+    lines = [f"{data['dictionary']}: {data['concepts']} concepts"]
+    for item in data["issues"]:
+        lines.append(
+            f"  {item['severity']:<7} {item['concept'] or '-'}  [{item['code']}] {item['message']}"
+        )
+    lines.append(f"{data['errors']} errors, {data['warnings']} warnings")
+    return "\n".join(lines)
+
+
+def cmd_tag(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> tuple[dict[str, Any], str, int]:
+    """Returns the JSON document, the human text and the exit code."""
+    vault = Path(args.vault).expanduser()
+    if args.undo:
+        try:
+            result = undo_last_run(Journal(vault))
+        except JournalError as exc:
+            raise CommandFailed(EXIT_FINDINGS, str(exc)) from exc
+        data = {
+            "entry": result.entry_id,
+            "restored": list(result.restored),
+            "refused": [{"path": p, "reason": r} for p, r in result.refused],
+            "untouched": list(result.untouched),
+        }
+        lines = [f"undid tagging run {result.entry_id}: {len(result.restored)} notes restored"]
+        lines += [f"  refused {p}: {r}" for p, r in result.refused]
+        return data, "\n".join(lines), EXIT_FINDINGS if result.refused else 0
+    doc = load_document(dictionary_path(args, vault))
+    concepts = doc.concepts()
+    known = {c.id for c in concepts}
+    unknown = [c for c in args.concept or () if c not in known]
+    if unknown:
+        raise CommandFailed(EXIT_FINDINGS, f"no concept {', '.join(unknown)} in the dictionary")
+    index = open_index(args)
+    with index.lock:
+        rels = tag_candidates(index.notes, include_index=args.include_index)
+    plan = plan_tagging(
+        index.root, rels, concepts, all_mentions=args.all_mentions, only=args.concept or None
+    )
+    counts = plan.counts()
+    data: dict[str, Any] = {
+        "notes_scanned": plan.scanned,
+        "notes_changed": len(plan.notes),
+        "mentions": plan.total,
+        "per_concept": counts,
+        "notes": [
+            {
+                "path": n.rel,
+                "mentions": [
+                    {"concept": o.concept, "line": o.line, "column": o.column, "text": o.text}
+                    for o in n.occurrences
+                ],
+            }
+            for n in plan.notes
+        ],
+        "warnings": [{"path": p, "reason": r} for p, r in plan.warnings],
+    }
+    summary = [f"{plan.total} mentions in {len(plan.notes)} of {plan.scanned} notes"]
+    summary += [f"  {cid:<30} {count}" for cid, count in counts.items()]
+    summary += [f"  skipped {p}: {r}" for p, r in plan.warnings]
+    if not args.apply:
+        if args.json:
+            return data, "", 0
+        diffs = "".join(n.diff() for n in plan.notes)
+        return data, diffs + "\n".join(summary), 0
+    entry = apply_plan(index.root, plan)
+    data["entry"] = entry.id or None
+    data["written"] = list(entry.written)
+    data["skipped"] = [
+        {"path": p, "reason": r} for p, r in entry.skipped if r != "nothing to change"
+    ]
+    lines = [*summary, f"wrote {len(entry.written)} notes (undo: librarian tag VAULT --undo)"]
+    lines += [f"  skipped {s['path']}: {s['reason']}" for s in data["skipped"]]
+    return data, "\n".join(lines), EXIT_FINDINGS if data["skipped"] else 0
+
+
+def add_commands(
+    sub: Any, common: Callable[[argparse.ArgumentParser], None]
+) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
+    """Add ``concepts check`` and ``tag`` to the command line's subparsers."""
+    concepts = sub.add_parser(
+        "concepts", help="the concept dictionary", description="the concept dictionary"
+    )
+    inner = concepts.add_subparsers(dest="concepts_command", required=True, metavar="ACTION")
+    check = inner.add_parser(
+        "check",
+        help="lint the dictionary: conflicts, stop-words, short aliases, unused concepts",
+        description="Lint the concept dictionary; exit code 1 when it has errors.",
+    )
+    common(check)
+    check.add_argument(
+        "--no-usage", action="store_true", help="skip counting links and mentions in the notes"
+    )
+    tag = sub.add_parser(
+        "tag",
+        help="link alias mentions to their concepts (dry run by default)",
+        description="Turn alias mentions into [[concept|text]] links. Without --apply it "
+        "prints the unified diff and the counts per concept and writes nothing.",
+    )
+    common(tag)
+    mode = tag.add_mutually_exclusive_group()
+    mode.add_argument("--dry-run", action="store_true", help="show what would change (default)")
+    mode.add_argument("--apply", action="store_true", help="write the links (journaled)")
+    mode.add_argument("--undo", action="store_true", help="undo the last tagging run")
+    tag.add_argument(
+        "--all-mentions", action="store_true", help="link every mention, not the first"
+    )
+    tag.add_argument(
+        "--concept", metavar="ID", action="append", help="only this concept (repeatable)"
+    )
+    tag.add_argument(
+        "--include-index", action="store_true", help="tag the index note (MEMORY.md) too"
+    )
+    return check, tag
+
+
+def write(text: str) -> None:
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")

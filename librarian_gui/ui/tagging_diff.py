@@ -1,0 +1,332 @@
+"""The tagging preview's content: a plan as a tree of checkable mentions, and the coloured diff."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QFontDatabase, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtWidgets import QPlainTextEdit, QWidget
+
+from ..core.tagger import Occurrence
+from ..core.tagging import NotePlan, TagPlan
+
+CONTEXT = 28  # characters of the line shown on each side of a mention in the tree
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
+_Index = QModelIndex | QPersistentModelIndex
+_ROLE = Qt.ItemDataRole
+
+
+def mention_label(text: str, occ: Occurrence) -> str:
+    """``line N: …context «mention» context… → [[link]]``, on one line."""
+    line_start = text.rfind("\n", 0, occ.start) + 1
+    line_end = text.find("\n", occ.end)
+    line = text[line_start : len(text) if line_end < 0 else line_end].rstrip("\r")
+    begin, end = occ.start - line_start, occ.end - line_start
+    before = line[max(0, begin - CONTEXT) : begin].lstrip()
+    after = line[end : end + CONTEXT].rstrip()
+    lead = "…" if begin - CONTEXT > 0 and before else ""
+    tail = "…" if end + CONTEXT < len(line) else ""
+    body = f"{lead}{before}«{occ.text}»{after}{tail}".replace("\t", " ")
+    return f"line {occ.line}: {body} → {occ.link}"
+
+
+class PlanModel(QAbstractItemModel):
+    """A TagPlan as a two-level tree: notes, then their mentions. Each mention is checkable
+    (accepted by default); a note is checked, unchecked or partly checked with its mentions,
+    and checking it checks them all. Child indexes carry their note's row + 1 as internal id.
+
+    Signals:
+        accepted_changed(): a mention was accepted or rejected.
+    """
+
+    accepted_changed = Signal()
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.plan: TagPlan | None = None
+        self.found: dict[str, int] = {}  # mentions per concept, most first
+        self.accepted_per_concept: Counter[str] = Counter()
+        self._accepted: list[bytearray] = []  # per note, one 0/1 per occurrence
+        self._per_note: list[int] = []  # accepted occurrences per note
+        self._labels: dict[tuple[int, int], str] = {}
+        self.muted = QColor("#8a8f98")
+
+    # ------------------------------------------------------------ state
+
+    def set_plan(self, plan: TagPlan | None) -> None:
+        self.beginResetModel()
+        self.plan = plan
+        notes = plan.notes if plan is not None else ()
+        self._accepted = [bytearray(b"\x01") * len(n.occurrences) for n in notes]
+        self._per_note = [len(n.occurrences) for n in notes]
+        self.found = plan.counts() if plan is not None else {}
+        self.accepted_per_concept = Counter(self.found)
+        self._labels.clear()
+        self.endResetModel()
+        self.accepted_changed.emit()
+
+    def note(self, row: int) -> NotePlan:
+        assert self.plan is not None
+        return self.plan.notes[row]
+
+    def accepted_in(self, row: int) -> set[int]:
+        return {i for i, on in enumerate(self._accepted[row]) if on}
+
+    def accepted_map(self) -> dict[str, frozenset[int]]:
+        """Per note, the indexes of its accepted occurrences (as ``apply_plan`` takes them)."""
+        return {self.note(r).rel: frozenset(self.accepted_in(r)) for r in range(len(self._accepted))}
+
+    @property
+    def total_accepted(self) -> int:
+        return sum(self._per_note)
+
+    def set_accepted(self, row: int, indexes: Iterable[int], accepted: bool) -> None:
+        """Accept or reject some occurrences of the note at ``row``."""
+        if self._set(row, indexes, accepted):
+            self._note_changed(row)
+            self.accepted_changed.emit()
+
+    def set_all(self, accepted: bool, concept: str | None = None) -> None:
+        """Accept or reject every occurrence (of ``concept`` only, when given)."""
+        changed = False
+        for row in range(len(self._accepted)):
+            occurrences = self.note(row).occurrences
+            wanted = (i for i, o in enumerate(occurrences) if concept in (None, o.concept))
+            if self._set(row, wanted, accepted):
+                self._note_changed(row)
+                changed = True
+        if changed:
+            self.accepted_changed.emit()
+
+    def _set(self, row: int, indexes: Iterable[int], accepted: bool) -> bool:
+        flags = self._accepted[row]
+        occurrences = self.note(row).occurrences
+        step = 1 if accepted else -1
+        changed = False
+        for i in indexes:
+            if flags[i] != accepted:
+                flags[i] = accepted
+                self._per_note[row] += step
+                self.accepted_per_concept[occurrences[i].concept] += step
+                changed = True
+        return changed
+
+    def _note_changed(self, row: int) -> None:
+        note = self.index(row, 0)
+        self.dataChanged.emit(note, note, [_ROLE.CheckStateRole, _ROLE.DisplayRole])
+        count = len(self._accepted[row])
+        first, last = self.index(0, 0, note), self.index(count - 1, 0, note)
+        self.dataChanged.emit(first, last, [_ROLE.CheckStateRole, _ROLE.ForegroundRole])
+
+    # ------------------------------------------------------------ the model interface
+
+    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
+        if not self.hasIndex(row, column, parent):
+            return QModelIndex()
+        return self.createIndex(row, column, parent.row() + 1 if parent.isValid() else 0)
+
+    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+        if not index.isValid() or index.internalId() == 0:
+            return QModelIndex()
+        return self.createIndex(index.internalId() - 1, 0, 0)
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        if not parent.isValid():
+            return len(self._accepted)
+        if parent.internalId() == 0 and parent.column() == 0:
+            return len(self._accepted[parent.row()])
+        return 0
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 1
+
+    def flags(self, index: _Index) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+
+    def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        parent = index.internalId()
+        if parent == 0:
+            return self._note_data(index.row(), role)
+        row, i = parent - 1, index.row()
+        on = bool(self._accepted[row][i])
+        if role == _ROLE.DisplayRole:
+            label = self._labels.get((row, i))
+            if label is None:
+                note = self.note(row)
+                label = self._labels[row, i] = mention_label(note.snapshot.text, note.occurrences[i])
+            return label
+        if role == _ROLE.CheckStateRole:
+            return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
+        if role == _ROLE.ForegroundRole and not on:
+            return self.muted
+        if role == _ROLE.ToolTipRole:
+            occ = self.note(row).occurrences[i]
+            return f"{occ.concept}: “{occ.text}” → {occ.link}\nUncheck to leave this mention as it is."
+        return None
+
+    def _note_data(self, row: int, role: int) -> Any:
+        accepted, found = self._per_note[row], len(self._accepted[row])
+        if role == _ROLE.DisplayRole:
+            count = f"{found}" if accepted == found else f"{accepted} of {found}"
+            return f"{self.note(row).rel}  ({count})"
+        if role == _ROLE.CheckStateRole:
+            if accepted == found:
+                return Qt.CheckState.Checked
+            return Qt.CheckState.Unchecked if accepted == 0 else Qt.CheckState.PartiallyChecked
+        if role == _ROLE.ForegroundRole and accepted == 0:
+            return self.muted
+        if role == _ROLE.ToolTipRole:
+            return f"{self.note(row).rel}\nDouble-click to open the note."
+        return None
+
+    def setData(self, index: _Index, value: Any, role: int = _ROLE.EditRole) -> bool:
+        if role != _ROLE.CheckStateRole or not index.isValid():
+            return False
+        accepted = Qt.CheckState(value) == Qt.CheckState.Checked
+        if index.internalId() == 0:
+            self.set_accepted(index.row(), range(len(self._accepted[index.row()])), accepted)
+        else:
+            self.set_accepted(index.internalId() - 1, [index.row()], accepted)
+        return True
+
+
+class DiffView(QPlainTextEdit):
+    """A unified diff, read-only and monospaced: added lines green, removed lines red, the
+    characters that changed within a line stronger."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setReadOnly(True)
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
+        self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.setTextInteractionFlags(
+            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+
+    def show_diff(self, diff: str, focus_line: int | None = None) -> None:
+        """Show ``diff`` (as ``NotePlan.diff`` makes it); scroll to the added line of the
+        new file's ``focus_line`` if it is there."""
+        lines = diff.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        colours = self._colours()
+        self.clear()
+        cursor = QTextCursor(self.document())
+        cursor.beginEditBlock()
+        focus_block = -1
+        new_line = 0
+        i = 0
+        while i < len(lines):
+            line = lines[i]
+            if line.startswith(("---", "+++")) and i < 2:
+                self._add(cursor, i, line, colours["meta"], None, bold=True)
+                i += 1
+                continue
+            if line.startswith("@@"):
+                match = _HUNK.match(line)
+                new_line = int(match.group(1)) if match else 0
+                self._add(cursor, i, line, colours["hunk"], None)
+                i += 1
+                continue
+            # A run of removed lines then as many added ones: one changed line each.
+            j = i
+            while j < len(lines) and lines[j].startswith("-"):
+                j += 1
+            k = j
+            while k < len(lines) and lines[k].startswith("+"):
+                k += 1
+            if j > i and k - j == j - i:
+                for old, new in zip(lines[i:j], lines[j:k], strict=True):
+                    removed, added = _changed_spans(old[1:], new[1:])
+                    self._add(cursor, i, old, colours["-"], removed, strong=colours["--"])
+                for n, new in enumerate(lines[j:k]):
+                    old = lines[i + n]
+                    added = _changed_spans(old[1:], new[1:])[1]
+                    if new_line == focus_line:
+                        focus_block = cursor.blockNumber() + (1 if cursor.position() else 0)
+                    self._add(cursor, k, new, colours["+"], added, strong=colours["++"])
+                    new_line += 1
+                i = k
+                continue
+            style = colours.get(line[:1]) if line[:1] in "+-" else None
+            if not line.startswith("-"):
+                new_line += 1
+            self._add(cursor, i, line, style, None)
+            i += 1
+        cursor.endEditBlock()
+        if focus_block >= 0:
+            block = self.document().findBlockByNumber(focus_block)
+            self.setTextCursor(QTextCursor(block))
+            self.centerCursor()
+        else:
+            self.moveCursor(QTextCursor.MoveOperation.Start)
+
+    def _add(
+        self,
+        cursor: QTextCursor,
+        _at: int,
+        line: str,
+        background: QColor | None,
+        spans: list[tuple[int, int]] | None,
+        *,
+        strong: QColor | None = None,
+        bold: bool = False,
+    ) -> None:
+        block = QTextBlockFormat()
+        if background is not None and not bold:
+            block.setBackground(background)
+        plain = QTextCharFormat()
+        if bold:
+            plain.setForeground(background or QColor())
+            plain.setFontWeight(700)
+        elif background is not None and spans is None and line.startswith("@@"):
+            pass
+        if cursor.position() or not cursor.block().text() == "" or cursor.blockNumber() > 0:
+            cursor.insertBlock(block, plain)
+        else:
+            cursor.setBlockFormat(block)
+            cursor.setCharFormat(plain)
+        if not spans or strong is None:
+            cursor.insertText(line, plain)
+            return
+        marked = QTextCharFormat(plain)
+        marked.setBackground(strong)
+        at = 0
+        for start, end in spans:  # offsets into the line after its +/- sign
+            cursor.insertText(line[at : start + 1], plain)
+            cursor.insertText(line[start + 1 : end + 1], marked)
+            at = end + 1
+        cursor.insertText(line[at:], plain)
+
+    def _colours(self) -> dict[str, QColor]:
+        dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
+        names = (
+            {"+": "#15301f", "++": "#23633a", "-": "#3a1619", "--": "#7a2a2f", "hunk": "#8ab4f8"}
+            if dark
+            else {"+": "#e6ffec", "++": "#a6eab8", "-": "#ffebe9", "--": "#ffb3ad", "hunk": "#2456b3"}
+        )
+        colours = {key: QColor(value) for key, value in names.items()}
+        colours["meta"] = self.palette().color(QPalette.ColorRole.Mid)
+        return colours
+
+
+def _changed_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """Where two versions of a line differ: spans in ``old``, spans in ``new``."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    removed, added = [], []
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if tag != "equal":
+            if a2 > a1:
+                removed.append((a1, a2))
+            if b2 > b1:
+                added.append((b1, b2))
+    return removed, added

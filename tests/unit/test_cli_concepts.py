@@ -1,0 +1,136 @@
+"""``librarian concepts check`` and ``librarian tag`` on small vaults written here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.cli import main
+
+DICTIONARY = (
+    b"{\n"
+    b'  "rag": {"aliases": ["RAG", "retrieval augmented generation"], "category": "retrieval"},\n'
+    b'  "sandboxing": {"aliases": ["sandbox"], "category": "security"},\n'
+    b'  "crdt": {"aliases": ["CRDT"], "category": "sync"}\n'
+    b"}\n"
+)
+NOTES = {
+    "a.md": b"We tried RAG. Then RAG again, in a sandbox.\n",
+    "b.md": b"| tool | use |\r\n|---|---|\r\n| sandbox | isolation |\r\n",
+    "MEMORY.md": b"- RAG notes: [[a]]\n",
+    "c.md": b"Nothing here.\n",
+}
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "concepts.json").write_bytes(DICTIONARY)
+    for rel, data in NOTES.items():
+        (root / rel).write_bytes(data)
+    return root
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main([*args, "--no-cache"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_check_reports_unused_concepts_and_exits_0_on_warnings(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "concepts", "check", str(vault), "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert (data["concepts"], data["errors"], data["warnings"]) == (3, 0, 1)
+    assert [(i["concept"], i["code"]) for i in data["issues"]] == [("crdt", "unused")]
+    assert data["usage"] == {
+        "rag": {"linked": 0, "mentioned": 2},  # a.md and MEMORY.md (check counts every note)
+        "sandboxing": {"linked": 0, "mentioned": 2},
+        "crdt": {"linked": 0, "mentioned": 0},
+    }
+
+
+def test_check_exits_1_on_errors_and_on_a_file_that_does_not_parse(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / "concepts.json").write_bytes(
+        b'{"rag": {"aliases": ["RAG"]}, "rag-2": {"aliases": ["rag"]}}'
+    )
+    code, out, _ = run(capsys, "concepts", "check", str(vault), "--no-usage")
+    assert code == 1
+    assert out.splitlines()[-1] == "2 errors, 0 warnings"
+    broken = b'{"rag": {"aliases": ["RAG"]}\n "x": {}}'
+    (vault / "concepts.json").write_bytes(broken)
+    code, _, err = run(capsys, "concepts", "check", str(vault))
+    assert code == 1
+    assert err == (
+        f"librarian: {vault / 'concepts.json'}: concepts.json: line 2, column 2: "
+        "expected ',' or '}' after a concept; the file was not changed\n"
+    )
+    assert (vault / "concepts.json").read_bytes() == broken
+
+
+def test_tag_dry_run_prints_the_diff_and_writes_nothing(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "tag", str(vault))
+    assert code == 0
+    assert out == (
+        "--- a/a.md\n"
+        "+++ b/a.md\n"
+        "@@ -1 +1 @@\n"
+        "-We tried RAG. Then RAG again, in a sandbox.\n"
+        "+We tried [[rag|RAG]]. Then RAG again, in a [[sandboxing|sandbox]].\n"
+        "--- a/b.md\n"
+        "+++ b/b.md\n"
+        "@@ -2,2 +2,2 @@\n"
+        " |---|---|\r\n"
+        "-| sandbox | isolation |\r\n"
+        "+| [[sandboxing\\|sandbox]] | isolation |\r\n"
+        "3 mentions in 2 of 3 notes\n"
+        "  sandboxing                     2\n"
+        "  rag                            1\n"
+    )
+    for rel, data in NOTES.items():
+        assert (vault / rel).read_bytes() == data
+
+
+def test_tag_apply_then_undo(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "tag", str(vault), "--apply", "--all-mentions", "--concept", "rag")
+    assert code == 0
+    assert out.splitlines()[-1] == "wrote 1 notes (undo: librarian tag VAULT --undo)"
+    assert (vault / "a.md").read_bytes() == (
+        b"We tried [[rag|RAG]]. Then [[rag|RAG]] again, in a sandbox.\n"
+    )
+    assert (vault / "MEMORY.md").read_bytes() == NOTES["MEMORY.md"]
+    code, out, _ = run(capsys, "tag", str(vault), "--undo", "--json")
+    assert code == 0
+    assert json.loads(out)["restored"] == ["a.md"]
+    for rel, data in NOTES.items():
+        assert (vault / rel).read_bytes() == data
+    code, _, err = run(capsys, "tag", str(vault), "--undo")
+    assert (code, err) == (1, "librarian: no tagging run to undo\n")
+
+
+def test_tag_undo_refuses_a_note_changed_since(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run(capsys, "tag", str(vault), "--apply", "--include-index")
+    assert (vault / "MEMORY.md").read_bytes() == b"- [[rag|RAG]] notes: [[a]]\n"
+    (vault / "b.md").write_bytes(b"edited by hand\n")
+    code, out, _ = run(capsys, "tag", str(vault), "--undo")
+    assert code == 1
+    assert "  refused b.md: changed since this write; left alone so no edit is lost" in out
+    assert (vault / "a.md").read_bytes() == NOTES["a.md"]
+    assert (vault / "MEMORY.md").read_bytes() == NOTES["MEMORY.md"]
+    assert (vault / "b.md").read_bytes() == b"edited by hand\n"
+
+
+def test_tag_an_unknown_concept_fails(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "tag", str(vault), "--concept", "nope")
+    assert (code, err) == (1, "librarian: no concept nope in the dictionary\n")
