@@ -6,26 +6,40 @@ import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
-from PySide6.QtCore import QAbstractItemModel, QModelIndex, QObject, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QFontDatabase, QPalette, QTextBlockFormat, QTextCharFormat, QTextCursor
+from PySide6.QtCore import (
+    QAbstractItemModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    Qt,
+    Signal,
+)
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontDatabase,
+    QPalette,
+    QTextBlockFormat,
+    QTextCharFormat,
+    QTextCursor,
+)
 from PySide6.QtWidgets import QPlainTextEdit, QWidget
 
 from ..core.tagger import Occurrence
 from ..core.tagging import NotePlan, TagPlan
 
-CONTEXT = 28  # characters of the line shown on each side of a mention in the tree
+CONTEXT = 20  # characters of the line shown on each side of a mention in the tree
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
+_ROOT = QModelIndex()  # the invisible root: a default argument, never changed
 
 
 def mention_label(text: str, occ: Occurrence) -> str:
     """``line N: …context «mention» context… → [[link]]``, on one line."""
-    line_start = text.rfind("\n", 0, occ.start) + 1
-    line_end = text.find("\n", occ.end)
-    line = text[line_start : len(text) if line_end < 0 else line_end].rstrip("\r")
+    line, line_start = _line_of(text, occ)
     begin, end = occ.start - line_start, occ.end - line_start
     before = line[max(0, begin - CONTEXT) : begin].lstrip()
     after = line[end : end + CONTEXT].rstrip()
@@ -33,6 +47,13 @@ def mention_label(text: str, occ: Occurrence) -> str:
     tail = "…" if end + CONTEXT < len(line) else ""
     body = f"{lead}{before}«{occ.text}»{after}{tail}".replace("\t", " ")
     return f"line {occ.line}: {body} → {occ.link}"
+
+
+def _line_of(text: str, occ: Occurrence) -> tuple[str, int]:
+    """The line holding ``occ`` (without its line ending), and where it starts."""
+    line_start = text.rfind("\n", 0, occ.start) + 1
+    line_end = text.find("\n", occ.end)
+    return text[line_start : len(text) if line_end < 0 else line_end].rstrip("\r"), line_start
 
 
 class PlanModel(QAbstractItemModel):
@@ -55,6 +76,8 @@ class PlanModel(QAbstractItemModel):
         self._per_note: list[int] = []  # accepted occurrences per note
         self._labels: dict[tuple[int, int], str] = {}
         self.muted = QColor("#8a8f98")
+        self.bold = QFont()
+        self.bold.setBold(True)
 
     # ------------------------------------------------------------ state
 
@@ -79,7 +102,9 @@ class PlanModel(QAbstractItemModel):
 
     def accepted_map(self) -> dict[str, frozenset[int]]:
         """Per note, the indexes of its accepted occurrences (as ``apply_plan`` takes them)."""
-        return {self.note(r).rel: frozenset(self.accepted_in(r)) for r in range(len(self._accepted))}
+        return {
+            self.note(r).rel: frozenset(self.accepted_in(r)) for r in range(len(self._accepted))
+        }
 
     @property
     def total_accepted(self) -> int:
@@ -125,30 +150,34 @@ class PlanModel(QAbstractItemModel):
 
     # ------------------------------------------------------------ the model interface
 
-    def index(self, row: int, column: int, parent: _Index = QModelIndex()) -> QModelIndex:
+    def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
         if not self.hasIndex(row, column, parent):
             return QModelIndex()
         return self.createIndex(row, column, parent.row() + 1 if parent.isValid() else 0)
 
-    def parent(self, index: _Index = QModelIndex()) -> QModelIndex:  # type: ignore[override]
+    def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
         if not index.isValid() or index.internalId() == 0:
             return QModelIndex()
         return self.createIndex(index.internalId() - 1, 0, 0)
 
-    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+    def rowCount(self, parent: _Index = _ROOT) -> int:
         if not parent.isValid():
             return len(self._accepted)
         if parent.internalId() == 0 and parent.column() == 0:
             return len(self._accepted[parent.row()])
         return 0
 
-    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+    def columnCount(self, parent: _Index = _ROOT) -> int:
         return 1
 
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+        return (
+            Qt.ItemFlag.ItemIsEnabled
+            | Qt.ItemFlag.ItemIsSelectable
+            | Qt.ItemFlag.ItemIsUserCheckable
+        )
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> Any:
         if not index.isValid():
@@ -162,15 +191,19 @@ class PlanModel(QAbstractItemModel):
             label = self._labels.get((row, i))
             if label is None:
                 note = self.note(row)
-                label = self._labels[row, i] = mention_label(note.snapshot.text, note.occurrences[i])
+                label = self._labels[row, i] = mention_label(
+                    note.snapshot.text, note.occurrences[i]
+                )
             return label
         if role == _ROLE.CheckStateRole:
             return Qt.CheckState.Checked if on else Qt.CheckState.Unchecked
         if role == _ROLE.ForegroundRole and not on:
             return self.muted
         if role == _ROLE.ToolTipRole:
-            occ = self.note(row).occurrences[i]
-            return f"{occ.concept}: “{occ.text}” → {occ.link}\nUncheck to leave this mention as it is."
+            note = self.note(row)
+            occ = note.occurrences[i]
+            line = _line_of(note.snapshot.text, occ)[0].strip()[:300]
+            return f"{line}\n\n“{occ.text}” → {occ.link}\nUncheck to leave it as it is."
         return None
 
     def _note_data(self, row: int, role: int) -> Any:
@@ -184,6 +217,8 @@ class PlanModel(QAbstractItemModel):
             return Qt.CheckState.Unchecked if accepted == 0 else Qt.CheckState.PartiallyChecked
         if role == _ROLE.ForegroundRole and accepted == 0:
             return self.muted
+        if role == _ROLE.FontRole:
+            return self.bold
         if role == _ROLE.ToolTipRole:
             return f"{self.note(row).rel}\nDouble-click to open the note."
         return None
@@ -199,6 +234,58 @@ class PlanModel(QAbstractItemModel):
         return True
 
 
+class DiffRow(NamedTuple):
+    """One line of a diff to show: ``kind`` is "h" (file header), "@" (hunk header), "+",
+    "-" or " "; ``spans`` the changed characters of a changed line (offsets after the sign);
+    ``line`` its line number in the new file ("+" and " " lines)."""
+
+    text: str
+    kind: str
+    spans: tuple[tuple[int, int], ...] = ()
+    line: int | None = None
+
+
+def diff_rows(diff: str) -> list[DiffRow]:
+    """A unified diff (as ``NotePlan.diff`` makes it) as rows to show, line endings dropped."""
+    lines = diff.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    rows: list[DiffRow] = []
+    new_line = 0
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        if i < 2 and line.startswith(("--- ", "+++ ")):
+            rows.append(DiffRow(line, "h"))
+        elif line.startswith("@@"):
+            match = _HUNK.match(line)
+            new_line = int(match.group(1)) if match else 0
+            rows.append(DiffRow(line, "@"))
+        elif line.startswith("-"):
+            # A run of removed lines, then as many added ones: each line was changed.
+            j = i
+            while j < len(lines) and lines[j].startswith("-"):
+                j += 1
+            k = j
+            while k < len(lines) and lines[k].startswith("+"):
+                k += 1
+            pairs = list(zip(lines[i:j], lines[j:k], strict=False)) if k - j == j - i else []
+            spans = [_changed_spans(old[1:], new[1:]) for old, new in pairs]
+            for n, old in enumerate(lines[i:j]):
+                rows.append(DiffRow(old, "-", spans[n][0] if spans else ()))
+            for n, new in enumerate(lines[j:k]):
+                rows.append(DiffRow(new, "+", spans[n][1] if spans else (), new_line))
+                new_line += 1
+            i = k
+            continue
+        else:
+            kind = "+" if line.startswith("+") else " "
+            rows.append(DiffRow(line, kind, (), new_line))
+            new_line += 1
+        i += 1
+    return rows
+
+
 class DiffView(QPlainTextEdit):
     """A unified diff, read-only and monospaced: added lines green, removed lines red, the
     characters that changed within a line stronger."""
@@ -208,118 +295,61 @@ class DiffView(QPlainTextEdit):
         self.setReadOnly(True)
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
-        self.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
-        )
 
     def show_diff(self, diff: str, focus_line: int | None = None) -> None:
-        """Show ``diff`` (as ``NotePlan.diff`` makes it); scroll to the added line of the
-        new file's ``focus_line`` if it is there."""
-        lines = diff.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
+        """Show ``diff``; scroll to the added line ``focus_line`` of the new file if shown."""
         colours = self._colours()
         self.clear()
         cursor = QTextCursor(self.document())
         cursor.beginEditBlock()
-        focus_block = -1
-        new_line = 0
-        i = 0
-        while i < len(lines):
-            line = lines[i]
-            if line.startswith(("---", "+++")) and i < 2:
-                self._add(cursor, i, line, colours["meta"], None, bold=True)
-                i += 1
-                continue
-            if line.startswith("@@"):
-                match = _HUNK.match(line)
-                new_line = int(match.group(1)) if match else 0
-                self._add(cursor, i, line, colours["hunk"], None)
-                i += 1
-                continue
-            # A run of removed lines then as many added ones: one changed line each.
-            j = i
-            while j < len(lines) and lines[j].startswith("-"):
-                j += 1
-            k = j
-            while k < len(lines) and lines[k].startswith("+"):
-                k += 1
-            if j > i and k - j == j - i:
-                for old, new in zip(lines[i:j], lines[j:k], strict=True):
-                    removed, added = _changed_spans(old[1:], new[1:])
-                    self._add(cursor, i, old, colours["-"], removed, strong=colours["--"])
-                for n, new in enumerate(lines[j:k]):
-                    old = lines[i + n]
-                    added = _changed_spans(old[1:], new[1:])[1]
-                    if new_line == focus_line:
-                        focus_block = cursor.blockNumber() + (1 if cursor.position() else 0)
-                    self._add(cursor, k, new, colours["+"], added, strong=colours["++"])
-                    new_line += 1
-                i = k
-                continue
-            style = colours.get(line[:1]) if line[:1] in "+-" else None
-            if not line.startswith("-"):
-                new_line += 1
-            self._add(cursor, i, line, style, None)
-            i += 1
+        focus = -1
+        for number, row in enumerate(diff_rows(diff)):
+            block = QTextBlockFormat()
+            plain = QTextCharFormat()
+            if row.kind in "+-":
+                block.setBackground(colours[row.kind])
+            elif row.kind == "@":
+                plain.setForeground(colours["@"])
+            elif row.kind == "h":
+                plain.setForeground(colours["h"])
+                plain.setFontWeight(QFont.Weight.Bold)
+            if number:
+                cursor.insertBlock(block, plain)
+            else:
+                cursor.setBlockFormat(block)
+                cursor.setBlockCharFormat(plain)
+            strong = QTextCharFormat(plain)
+            strong.setBackground(colours[row.kind * 2] if row.kind in "+-" else QColor())
+            at = 0
+            for start, end in row.spans:  # offsets after the line's sign
+                cursor.insertText(row.text[at : start + 1], plain)
+                cursor.insertText(row.text[start + 1 : end + 1], strong)
+                at = end + 1
+            cursor.insertText(row.text[at:], plain)
+            if row.kind == "+" and row.line == focus_line:
+                focus = number
         cursor.endEditBlock()
-        if focus_block >= 0:
-            block = self.document().findBlockByNumber(focus_block)
-            self.setTextCursor(QTextCursor(block))
+        if focus >= 0:
+            self.setTextCursor(QTextCursor(self.document().findBlockByNumber(focus)))
             self.centerCursor()
         else:
             self.moveCursor(QTextCursor.MoveOperation.Start)
 
-    def _add(
-        self,
-        cursor: QTextCursor,
-        _at: int,
-        line: str,
-        background: QColor | None,
-        spans: list[tuple[int, int]] | None,
-        *,
-        strong: QColor | None = None,
-        bold: bool = False,
-    ) -> None:
-        block = QTextBlockFormat()
-        if background is not None and not bold:
-            block.setBackground(background)
-        plain = QTextCharFormat()
-        if bold:
-            plain.setForeground(background or QColor())
-            plain.setFontWeight(700)
-        elif background is not None and spans is None and line.startswith("@@"):
-            pass
-        if cursor.position() or not cursor.block().text() == "" or cursor.blockNumber() > 0:
-            cursor.insertBlock(block, plain)
-        else:
-            cursor.setBlockFormat(block)
-            cursor.setCharFormat(plain)
-        if not spans or strong is None:
-            cursor.insertText(line, plain)
-            return
-        marked = QTextCharFormat(plain)
-        marked.setBackground(strong)
-        at = 0
-        for start, end in spans:  # offsets into the line after its +/- sign
-            cursor.insertText(line[at : start + 1], plain)
-            cursor.insertText(line[start + 1 : end + 1], marked)
-            at = end + 1
-        cursor.insertText(line[at:], plain)
-
     def _colours(self) -> dict[str, QColor]:
         dark = self.palette().color(QPalette.ColorRole.Base).lightness() < 128
         names = (
-            {"+": "#15301f", "++": "#23633a", "-": "#3a1619", "--": "#7a2a2f", "hunk": "#8ab4f8"}
+            {"+": "#15301f", "++": "#23633a", "-": "#3a1619", "--": "#7a2a2f", "@": "#8ab4f8"}
             if dark
-            else {"+": "#e6ffec", "++": "#a6eab8", "-": "#ffebe9", "--": "#ffb3ad", "hunk": "#2456b3"}
+            else {"+": "#e6ffec", "++": "#a6eab8", "-": "#ffebe9", "--": "#ffb3ad", "@": "#2456b3"}
         )
         colours = {key: QColor(value) for key, value in names.items()}
-        colours["meta"] = self.palette().color(QPalette.ColorRole.Mid)
+        colours["h"] = self.palette().color(QPalette.ColorRole.Mid)
         return colours
 
 
-def _changed_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+def _changed_spans(
+    old: str, new: str
+) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
     """Where two versions of a line differ: spans in ``old``, spans in ``new``."""
     matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
     removed, added = [], []
@@ -329,4 +359,4 @@ def _changed_spans(old: str, new: str) -> tuple[list[tuple[int, int]], list[tupl
                 removed.append((a1, a2))
             if b2 > b1:
                 added.append((b1, b2))
-    return removed, added
+    return tuple(removed), tuple(added)

@@ -1,0 +1,684 @@
+"""The concept dictionary editor tab: a sortable, filterable table of concepts with lint
+marks, the detail panel, add / rename / delete / merge, undo before saving, save and
+revert, and the answer to the file changing on disk."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import (
+    QEvent,
+    QItemSelectionModel,
+    QModelIndex,
+    QObject,
+    QSignalBlocker,
+    Qt,
+    Signal,
+    Slot,
+)
+from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QHeaderView,
+    QLineEdit,
+    QMessageBox,
+    QPlainTextEdit,
+    QScrollArea,
+    QSplitter,
+    QTableView,
+    QWidget,
+)
+
+from ..core.concept_lint import lint_concepts
+from ..core.concepts import LintIssue
+from ..core.dictionary_file import DictionaryFile, DictionaryParseError
+from ..core.safewrite import FileChanged, WriteRefused, digest_of
+from .concept_detail import (
+    NO_CATEGORY,
+    SEVERITY_COLOURS,
+    Banner,
+    ConceptDetail,
+    ConceptFilter,
+    ConceptRow,
+    ConceptTableModel,
+    box,
+    button,
+    label,
+    line_edit,
+)
+
+_NOT_SLUG = re.compile(r"[\W_]+")
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    state: dict[str, Any]
+    current: str | None
+
+
+class ConceptEditor(QWidget):
+    """The concept dictionary editor. It loads ``dictionary_path`` at once; ``load()``
+    reloads it. Edits stay in memory (undoable) until saved through the vault's journal.
+
+    Signals:
+        saved(object): the dictionary was written (the JournalEntry, or None outside the
+            vault or for a new file).
+        concept_activated(str): a row was double-clicked: open the concept's page.
+        relink_requested(str, str): after a rename or merge the user chose to rewrite the
+            notes' ``[[old]]`` links to ``[[new]]``: preview that plan.
+        tag_requested(str): the user asked to tag the mentions of this concept.
+        dirty_changed(bool): the document has (True) or no longer has unsaved edits.
+    """
+
+    saved = Signal(object)
+    concept_activated = Signal(str)
+    relink_requested = Signal(str, str)
+    tag_requested = Signal(str)
+    dirty_changed = Signal(bool)
+
+    def __init__(
+        self, vault_root: Path, dictionary_path: Path, parent: QWidget | None = None
+    ) -> None:
+        super().__init__(parent)
+        self.vault_root = Path(vault_root)
+        self.dictionary_path = Path(dictionary_path)
+        self.document: DictionaryFile | None = None
+        # Asked before a delete, merge or revert: (title, question) -> go ahead. Tests
+        # replace it; offscreen, a modal box would wait for ever.
+        self.confirm: Callable[[str, str], bool] = self._ask
+        self.issues: dict[str | None, list[LintIssue]] = {}
+        self._undo: list[_Step] = []
+        self._redo: list[_Step] = []
+        self._current: str | None = None
+        self._linked: dict[str, int] | None = None
+        self._mentioned: dict[str, int] | None = None
+        self._former: dict[str, str] = {}  # renamed id -> the id the usage counts know
+        self._relink: tuple[str, str] | None = None
+        self._categories: list[str] = []
+        self._was_dirty = False
+        self._build()
+        self._connect()
+        self.load()
+
+    # ------------------------------------------------------------ building
+
+    def _build(self) -> None:
+        name = self.dictionary_path.name
+        self.parse_banner = Banner("error", "Reload")
+        self.changed_banner = Banner("warning", "Reload theirs", "Keep mine")
+        self.relink_banner = Banner("info", "Rewrite links…", "Not now")
+        self.message_banner = Banner("error", "Dismiss")
+        self.reload_button = self.parse_banner.buttons[0]
+        self.reload_theirs_button, self.keep_mine_button = self.changed_banner.buttons
+        self.relink_button, self.relink_dismiss_button = self.relink_banner.buttons
+        self.filter_edit = line_edit("Filter by id, category or alias…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.category_filter = QComboBox()
+        self.category_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.new_button = button("New concept…", "Add a concept with an id and a first alias")
+        self.new_button.setCheckable(True)
+        self.undo_button = button("Undo", "Undo the last edit (Ctrl+Z)")
+        self.redo_button = button("Redo", "Redo the edit undone last (Ctrl+Shift+Z)")
+        self.revert_button = button("Revert", f"Discard the unsaved edits and reload {name}")
+        self.save_button = button("Save", f"Write {name} (Ctrl+S)")
+        self.new_id = line_edit("new-concept-id", "Made from the alias when left empty")
+        self.new_alias = line_edit("First alias")
+        self.add_button = button("Add")
+        self.add_hint = label(colour=SEVERITY_COLOURS["error"])
+        self.summary = label()
+        self.file_issues = label(colour=SEVERITY_COLOURS["error"], wrap=True)
+        self.model = ConceptTableModel(self)
+        self.proxy = ConceptFilter(self)
+        self.proxy.setSourceModel(self.model)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # file order until asked
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setAlternatingRowColors(True)
+        self.table.setShowGrid(False)
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
+        header = self.table.horizontalHeader()
+        header.setHighlightSections(False)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        for column, width in enumerate((180, 110, 0, 95, 130, 70)):
+            if width:
+                header.resizeSection(column, width)
+        self.detail = ConceptDetail()
+        scroll = QScrollArea()
+        scroll.setWidget(self.detail)
+        scroll.setWidgetResizable(True)
+        scroll.setMinimumWidth(360)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.table)
+        self.splitter.addWidget(scroll)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.setSizes([880, 400])
+        self.add_row = QWidget()
+        box(
+            False,
+            label("New concept:"),
+            (self.new_id, 1),
+            (self.new_alias, 1),
+            self.add_button,
+            self.add_hint,
+            parent=self.add_row,
+        )
+        self.add_row.hide()
+        self.body = QWidget()  # everything but the banners: hidden while the file is unreadable
+        box(
+            True,
+            box(
+                False,
+                (self.filter_edit, 1),
+                self.category_filter,
+                12,
+                self.new_button,
+                12,
+                self.undo_button,
+                self.redo_button,
+                12,
+                self.revert_button,
+                self.save_button,
+            ),
+            self.add_row,
+            box(False, self.summary, (self.file_issues, 1)),
+            (self.splitter, 1),
+            parent=self.body,
+        )
+        banners = (self.parse_banner, self.changed_banner, self.relink_banner, self.message_banner)
+        box(True, *banners, (self.body, 1), parent=self).setContentsMargins(8, 8, 8, 8)
+        # Ctrl+Z / Ctrl+Shift+Z / Ctrl+S are claimed from the focused child (ShortcutOverride)
+        # rather than by QShortcut, which would be ambiguous with the window's Edit → Undo.
+        for child in (self, *self.findChildren(QWidget)):
+            child.installEventFilter(self)
+
+    def _connect(self) -> None:
+        self.reload_button.clicked.connect(self.load)
+        self.reload_theirs_button.clicked.connect(self.load)
+        self.keep_mine_button.clicked.connect(self._on_keep_mine_clicked)
+        self.relink_button.clicked.connect(self._on_relink_clicked)
+        self.relink_dismiss_button.clicked.connect(self._hide_relink)
+        self.message_banner.buttons[0].clicked.connect(self.message_banner.hide)
+        self.filter_edit.textChanged.connect(self._on_filter_changed)
+        self.category_filter.currentIndexChanged.connect(self._on_filter_changed)
+        self.new_button.toggled.connect(self._on_new_toggled)
+        self.new_id.returnPressed.connect(self._on_add_clicked)
+        self.new_alias.returnPressed.connect(self._on_add_clicked)
+        self.add_button.clicked.connect(self._on_add_clicked)
+        self.undo_button.clicked.connect(self.undo)
+        self.redo_button.clicked.connect(self.redo)
+        self.revert_button.clicked.connect(self._on_revert_clicked)
+        self.save_button.clicked.connect(self.save)
+        self.table.selectionModel().currentRowChanged.connect(self._on_table_current_changed)
+        self.table.doubleClicked.connect(self._on_table_double_clicked)
+        self.detail.field_edited.connect(self._on_detail_field_edited)
+        self.detail.aliases_edited.connect(self._on_detail_aliases_edited)
+        self.detail.rename_requested.connect(self._on_detail_rename_requested)
+        self.detail.delete_requested.connect(self._on_detail_delete_requested)
+        self.detail.merge_requested.connect(self._on_detail_merge_requested)
+        self.detail.tag_requested.connect(self.tag_requested)
+
+    # ------------------------------------------------------------ public
+
+    @property
+    def dirty(self) -> bool:
+        """Whether there are edits a save would write."""
+        doc = self.document
+        if doc is None:
+            return False
+        return doc.dirty if doc.exists else bool(doc.data)
+
+    def load(self) -> None:
+        """(Re)load the file, discarding unsaved edits. A file that does not parse is shown
+        as an error with its line and column, and nothing can be saved over it."""
+        self.changed_banner.hide()
+        self.message_banner.hide()
+        self._hide_relink()
+        self.detail.discard()
+        self._undo.clear()
+        self._redo.clear()
+        try:
+            self.document = DictionaryFile.load(self.dictionary_path)
+        except DictionaryParseError as exc:
+            self._show_unreadable(
+                f"<b>{exc.path.name} does not parse: line {exc.line}, column {exc.column}"
+                f"</b> — {_escape(exc.message)}.{_excerpt(exc.path, exc.line, exc.column)}"
+                "Fix it in a text editor, then Reload. Librarian will not write over it while "
+                "it is broken."
+            )
+        except OSError as exc:
+            self._show_unreadable(
+                f"<b>{self.dictionary_path.name} cannot be read</b> — "
+                f"{_escape(exc.strerror or str(exc))}. Check the file, then Reload."
+            )
+        else:
+            self.parse_banner.hide()
+            self.body.show()
+        self._refresh(self._current)
+
+    def set_usage(
+        self, linked: Mapping[str, int], mentioned: Mapping[str, int], isolated_max: int = 2
+    ) -> None:
+        """Notes linking / mentioning each concept id (missing ids count 0); a concept
+        linked from at most ``isolated_max`` notes is flagged isolated."""
+        self._linked = dict(linked)
+        self._mentioned = dict(mentioned)
+        self._former.clear()
+        self.model.isolated_max = isolated_max
+        self._refresh(self._current)
+
+    def file_changed_on_disk(self) -> None:
+        """The watcher saw the file change: reload if nothing is unsaved, else ask."""
+        try:
+            raw: bytes | None = self.dictionary_path.read_bytes()
+        except FileNotFoundError:
+            raw = None
+        except OSError:
+            return  # mid-replace or unreadable for a moment: the next event will tell
+        doc = self.document
+        if doc is None:
+            self.load()
+            return
+        if (None if raw is None else digest_of(raw)) == doc.loaded_digest:
+            return  # our own save, or a touch that changed nothing
+        if not self.dirty:
+            self.load()
+            return
+        self._show_changed(f"{self.dictionary_path.name} changed on disk")
+
+    def select_concept(self, concept_id: str) -> None:
+        row = next((i for i, r in enumerate(self.model.rows) if r.concept.id == concept_id), None)
+        if row is None:
+            return
+        index = self.proxy.mapFromSource(self.model.index(row, 0))
+        if not index.isValid():  # hidden by the filters: show everything again
+            self.filter_edit.clear()
+            self.category_filter.setCurrentIndex(0)
+            index = self.proxy.mapFromSource(self.model.index(row, 0))
+        self.table.selectionModel().setCurrentIndex(
+            index,
+            QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows,
+        )
+        self.table.scrollTo(index)
+
+    def save(self) -> bool:
+        """Write the edits; False (with a banner saying why) when nothing was written."""
+        doc = self.document
+        if doc is None:
+            return False
+        self.detail.flush()
+        try:
+            entry = doc.save(vault=self.vault_root)
+        except FileChanged:
+            self._show_changed(
+                f"{self.dictionary_path.name} changed on disk since it was loaded; "
+                "nothing was saved"
+            )
+            return False
+        except (WriteRefused, OSError) as exc:
+            self.message_banner.show_message(f"Not saved — {_escape(str(exc))}")
+            return False
+        self._undo.clear()
+        self._redo.clear()
+        self.changed_banner.hide()
+        self.message_banner.hide()
+        self._refresh(self._current)
+        self.saved.emit(entry)
+        return True
+
+    def undo(self) -> None:
+        self._step(self._undo, self._redo)
+
+    def redo(self) -> None:
+        self._step(self._redo, self._undo)
+
+    # ------------------------------------------------------------ editing
+
+    def _edit(self, change: Callable[[DictionaryFile], None], select: str | None = None) -> bool:
+        """Apply ``change`` as one undo step; a change that changes nothing is no step."""
+        doc = self.document
+        if doc is None:
+            return False
+        self.detail.flush()  # a description being typed is an edit of its own, made first
+        before = doc.state()
+        try:
+            change(doc)
+        except (ValueError, KeyError) as exc:
+            doc.set_state(before)
+            self.message_banner.show_message(_escape(str(exc)))
+            return False
+        if doc.data == before:
+            return False
+        self._undo.append(_Step(before, self._current))
+        self._redo.clear()
+        self._refresh(select or self._current)
+        return True
+
+    def _step(self, source: list[_Step], target: list[_Step]) -> None:
+        doc = self.document
+        if doc is None:
+            return
+        self.detail.flush()  # a description being typed is the newest edit
+        if not source:
+            return
+        step = source.pop()
+        target.append(_Step(doc.state(), self._current))
+        doc.set_state(step.state)
+        self._hide_relink()
+        self._refresh(step.current)
+
+    @Slot(str, str, object)
+    def _on_detail_field_edited(self, concept_id: str, name: str, value: object) -> None:
+        self._edit(lambda doc: doc.set_field(concept_id, name, value))
+
+    @Slot(str, list)
+    def _on_detail_aliases_edited(self, concept_id: str, aliases: list[str]) -> None:
+        self._edit(lambda doc: doc.set_field(concept_id, "aliases", list(aliases)))
+
+    @Slot(str, str)
+    def _on_detail_rename_requested(self, old: str, new: str) -> None:
+        self._former[new] = self._former.get(old, old)  # the usage counts know the old id
+        if self._edit(lambda doc: doc.rename_concept(old, new), select=new):
+            self._offer_relink(old, new, f"Renamed “{old}” to “{new}”.")
+        else:
+            del self._former[new]
+
+    @Slot(str)
+    def _on_detail_delete_requested(self, concept_id: str) -> None:
+        question = f"Delete the concept “{concept_id}”? Links to it will no longer resolve."
+        row = self.table.currentIndex().row()
+        after = self._id_at(row + 1) or self._id_at(row - 1) or ""  # keep a row selected
+        if self.confirm("Delete concept", question):
+            self._edit(lambda doc: doc.delete_concept(concept_id), select=after)
+
+    @Slot(str, str)
+    def _on_detail_merge_requested(self, source: str, into: str) -> None:
+        question = f"Merge “{source}” into “{into}”? “{into}” takes its aliases and its id."
+        if self.confirm("Merge concepts", question) and self._edit(
+            lambda doc: doc.merge_concepts(source, into), select=into
+        ):
+            self._offer_relink(source, into, f"Merged “{source}” into “{into}”.")
+
+    def _offer_relink(self, old: str, new: str, done: str) -> None:
+        linked = self._usage(self._linked, old)
+        if linked == 0:
+            return
+        notes = "Notes" if linked is None else f"{linked} note{'s' if linked != 1 else ''}"
+        self._relink = (old, new)
+        self.relink_banner.show_message(
+            f"{_escape(done)} {notes} still link <b>[[{_escape(old)}]]</b>: rewrite those "
+            f"links to [[{_escape(new)}]]? You will see the changes before they are made."
+        )
+
+    @Slot()
+    def _on_relink_clicked(self) -> None:
+        relink = self._relink
+        self._hide_relink()
+        if relink is not None:
+            self.relink_requested.emit(*relink)
+
+    @Slot()
+    def _hide_relink(self) -> None:
+        self._relink = None
+        self.relink_banner.hide()
+
+    @Slot()
+    def _on_add_clicked(self) -> None:
+        alias = self.new_alias.text().strip()
+        concept_id = self.new_id.text().strip() or _NOT_SLUG.sub("-", alias.lower()).strip("-")
+        problem = ""
+        if not concept_id:
+            problem = "Give an id or a first alias."
+        elif self.document is not None and any(
+            concept_id.casefold() == known.casefold() for known in self.document.data
+        ):
+            problem = f"“{concept_id}” exists already."
+        self.add_hint.setText(problem)
+        if problem or not self._edit(
+            lambda doc: doc.add_concept(concept_id, [alias] if alias else []), select=concept_id
+        ):
+            return
+        self.new_id.clear()
+        self.new_alias.clear()
+        self.new_button.setChecked(False)
+
+    @Slot(bool)
+    def _on_new_toggled(self, shown: bool) -> None:
+        self.add_row.setVisible(shown)
+        self.add_hint.clear()
+        if shown:
+            self.new_alias.setFocus()
+
+    @Slot()
+    def _on_revert_clicked(self) -> None:
+        if not self.dirty or self.confirm(
+            "Revert", f"Discard the unsaved edits and reload {self.dictionary_path.name}?"
+        ):
+            self.load()
+
+    # ------------------------------------------------------------ external change
+
+    def _show_changed(self, what: str) -> None:
+        self.changed_banner.show_message(
+            f"<b>{_escape(what)}.</b> Reload theirs (your unsaved edits are lost), or keep "
+            "yours (your next save replaces theirs)."
+        )
+
+    @Slot()
+    def _on_keep_mine_clicked(self) -> None:
+        """Take the disk version as the base the next save checks against, with our data."""
+        doc = self.document
+        if doc is None:
+            return
+        self.detail.flush()
+        try:
+            base = DictionaryFile.load(self.dictionary_path)
+        except DictionaryParseError as exc:
+            self.message_banner.show_message(
+                f"{exc.path.name} on disk does not parse (line {exc.line}, column "
+                f"{exc.column}); your edits are kept, but cannot replace it until it is fixed."
+            )
+            return
+        except OSError as exc:
+            self.message_banner.show_message(_escape(str(exc)))
+            return
+        base.set_state(doc.state())
+        self.document = base
+        self.changed_banner.hide()
+        self._refresh(self._current)
+
+    # ------------------------------------------------------------ showing
+
+    def _show_unreadable(self, message: str) -> None:
+        self.document = None
+        self.parse_banner.show_message(message)
+        self.body.hide()
+
+    def _usage(self, counts: Mapping[str, int] | None, concept_id: str) -> int | None:
+        if counts is None:
+            return None
+        return counts.get(concept_id, counts.get(self._former.get(concept_id, concept_id), 0))
+
+    def _refresh(self, select: str | None) -> None:
+        """Lint, fill the table and the detail panel, and update the buttons."""
+        doc = self.document
+        concepts = doc.concepts() if doc is not None else ()
+        found = doc.structure_issues() if doc is not None else []
+        if self._linked is not None and self._mentioned is not None:
+            found += lint_concepts(
+                concepts,
+                linked={c.id: self._usage(self._linked, c.id) or 0 for c in concepts},
+                mentioned={c.id: self._usage(self._mentioned, c.id) or 0 for c in concepts},
+            )
+        else:
+            found += lint_concepts(concepts)
+        self.issues = {}
+        for issue in found:
+            self.issues.setdefault(issue.concept, []).append(issue)
+        rows = []
+        for concept in concepts:
+            issues = self.issues.get(concept.id, [])
+            linked = self._usage(self._linked, concept.id)
+            severities = {i.severity for i in issues}
+            rows.append(
+                ConceptRow(
+                    concept,
+                    linked,
+                    self._usage(self._mentioned, concept.id),
+                    linked is not None and linked <= self.model.isolated_max,
+                    "error" if "error" in severities else "warning" if severities else None,
+                    tuple(i.message for i in issues),
+                )
+            )
+        self.model.set_rows(rows)
+        self._categories = sorted({c.category for c in concepts if c.category}, key=str.casefold)
+        self._fill_categories(self._categories)
+        dirty = self.dirty
+        self._show_summary(found, len(concepts), dirty)
+        self._current = None
+        if select and doc is not None and select in doc.data:
+            self.select_concept(select)
+        self._current = self._selected_id()
+        self._show_detail()
+        self._update_buttons(dirty)
+
+    def _fill_categories(self, names: list[str]) -> None:
+        """The category filter's choices; the chosen one stays chosen while it exists."""
+        combo = self.category_filter
+        choices = [("All categories", None), *((n, n) for n in names), ("No category", NO_CATEGORY)]
+        if [combo.itemData(i) for i in range(combo.count())] == [d for _, d in choices]:
+            return
+        chosen = combo.currentData()
+        with QSignalBlocker(combo):
+            combo.clear()
+            for text, data in choices:
+                combo.addItem(text, data)
+            combo.setCurrentIndex(max(0, combo.findData(chosen)))
+        self._on_filter_changed()
+
+    def _show_summary(self, found: list[LintIssue], count: int, dirty: bool) -> None:
+        errors = sum(1 for i in found if i.severity == "error")
+        warnings = len(found) - errors
+        parts = [f"{count} concept{'s' if count != 1 else ''}"]
+        if errors:
+            parts.append(f'<span style="color:{SEVERITY_COLOURS["error"]}">{errors} errors</span>')
+        if warnings:
+            colour = SEVERITY_COLOURS["warning"]
+            parts.append(f'<span style="color:{colour}">{warnings} warnings</span>')
+        if dirty:
+            parts.append("<i>unsaved changes</i>")
+        self.summary.setText(" · ".join(parts) if self.document is not None else "")
+        whole = [i.message for i in found if i.code == "duplicate-id"]
+        self.file_issues.setText(" ".join(whole))
+        self.file_issues.setVisible(bool(whole))
+
+    def _show_detail(self) -> None:
+        doc = self.document
+        current = self._current
+        concept = next((c for c in doc.concepts() if c.id == current), None) if doc else None
+        self.detail.show_concept(
+            concept,
+            self.issues.get(current, []) if concept else [],
+            self._categories,
+            [r.concept.id for r in self.model.rows],
+        )
+
+    def _update_buttons(self, dirty: bool) -> None:
+        editable = self.document is not None
+        self.save_button.setEnabled(editable and dirty)
+        self.revert_button.setEnabled(editable and dirty)
+        self.undo_button.setEnabled(editable and bool(self._undo))
+        self.redo_button.setEnabled(editable and bool(self._redo))
+        for widget in (self.new_button, self.filter_edit, self.category_filter):
+            widget.setEnabled(editable)
+        if not editable:
+            self.new_button.setChecked(False)
+        if dirty != self._was_dirty:
+            self._was_dirty = dirty
+            self.dirty_changed.emit(dirty)
+
+    def _selected_id(self) -> str | None:
+        index = self.table.selectionModel().currentIndex()
+        return self._id_at(index.row()) if index.isValid() else None
+
+    def _id_at(self, row: int) -> str | None:
+        """The id shown in this row of the table (as sorted and filtered), if any."""
+        source = self.proxy.mapToSource(self.proxy.index(row, 0))
+        return self.model.rows[source.row()].concept.id if source.isValid() else None
+
+    @Slot()
+    def _on_filter_changed(self) -> None:
+        self.proxy.set_filter(self.filter_edit.text(), self.category_filter.currentData())
+
+    @Slot(QModelIndex, QModelIndex)
+    def _on_table_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._current = self._selected_id()
+        self.detail.flush()  # the previous concept's description, if still being typed
+        self._show_detail()
+
+    @Slot(QModelIndex)
+    def _on_table_double_clicked(self, index: QModelIndex) -> None:
+        concept_id = self._id_at(index.row())
+        if concept_id is not None:
+            self.concept_activated.emit(concept_id)
+
+    # ------------------------------------------------------------ keys
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        kind = event.type()
+        if kind in (QEvent.Type.ShortcutOverride, QEvent.Type.KeyPress) and isinstance(
+            event, QKeyEvent
+        ):
+            action = self._key_action(watched, event)
+            if action is not None:
+                event.accept()
+                if kind == QEvent.Type.KeyPress:
+                    action()
+                return True
+        return super().eventFilter(watched, event)
+
+    def _key_action(self, watched: QObject, event: QKeyEvent) -> Callable[[], Any] | None:
+        if event.matches(QKeySequence.StandardKey.Save):
+            return self.save
+        # Text fields keep their own undo of the typing.
+        if isinstance(watched, QLineEdit | QPlainTextEdit):
+            return None
+        if event.matches(QKeySequence.StandardKey.Undo):
+            return self.undo
+        if event.matches(QKeySequence.StandardKey.Redo):
+            return self.redo
+        return None
+
+    def _ask(self, title: str, question: str) -> bool:
+        answer = QMessageBox.question(self, title, question)
+        return answer == QMessageBox.StandardButton.Yes
+
+
+def _escape(text: str) -> str:
+    return html.escape(text, quote=False)
+
+
+def _excerpt(path: Path, line: int, column: int) -> str:
+    """The broken line and the one before it, with a caret under the column, as HTML."""
+    try:
+        lines = path.read_bytes().decode("utf-8-sig", "replace").splitlines()
+    except OSError:
+        return "<br>"
+    if not 0 < line <= len(lines):
+        return "<br>"  # the end of the file: nothing to point at
+    shown = [f"{n:>5} │ {lines[n - 1]}".replace("\t", " ") for n in (line - 1, line) if n > 0]
+    shown.append("      │ " + " " * (column - 1) + "^")
+    return f"<pre>{_escape(chr(10).join(shown))}</pre>"
