@@ -23,6 +23,7 @@ VIEWS = (
     "search",
     "switcher",
     "graph",
+    "concepts",
 )
 SCREENSHOT_SIZE = (1400, 860)
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
         "to a PNG once the note is shown, and exit",
     )
     parser.add_argument("--note", metavar="NOTE", help="open this note (title or vault path)")
+    parser.add_argument("--concept", metavar="ID", help="open this concept's page")
     parser.add_argument(
         "--view", choices=VIEWS, default="preview", help="the pane to show (with --screenshot)"
     )
@@ -80,17 +82,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     theme.apply(app, theme.resolve(settings.theme()))
     window = MainWindow(vault, settings=settings, open_note=args.note)
     if args.screenshot:
-        code = _screenshot(app, window, args.screenshot, args.view, args.query or "")
+        code = _screenshot(app, window, args.screenshot, args.view, args.query or "", args.concept)
         if window.missing_note is not None:
             print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
             return 4
         return code
+    if args.concept and window.model is not None and window.session is not None:
+        session = window.session
+        window.model.index_ready.connect(lambda _i: session.open_node("concept", args.concept))
     window.resize(1400, 860)
     window.show()
     return app.exec()
 
 
-def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str) -> int:
+def _screenshot(
+    app: object, window: MainWindow, out: str, view: str, query: str, concept: str | None = None
+) -> int:
     from PySide6.QtCore import QEventLoop, QPoint, QTimer
     from PySide6.QtGui import QPainter
 
@@ -119,6 +126,10 @@ def _screenshot(app: object, window: MainWindow, out: str, view: str, query: str
     QTimer.singleShot(120_000, loop.quit)  # never hang a script
     loop.exec()
     window.show_view(view)
+    if concept:
+        window.place_rendered.connect(lambda _p: QTimer.singleShot(100, loop.quit))
+        session.open_node("concept", concept)
+        loop.exec()
     if view == "search" and query:
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))

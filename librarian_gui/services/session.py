@@ -281,6 +281,12 @@ class VaultSession(QObject):
             concept = None
             if place.kind == "concept":
                 concept = index.concepts.get(label)
+        if concept is not None:
+            from ..core.concept_page import concept_page
+            from ..core.render import RenderedNote
+
+            built = concept_page(index, concept, self._reader(), cancel.is_set)
+            return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
         return _node_page(place.kind, label, sources, concept)
 
     def _unlinked(self, rel: str, reader: Callable[[str], str | None]) -> list[Mention]:

@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPlainTextEdit,
     QPushButton,
+    QSizePolicy,
     QToolButton,
     QWidget,
 )
@@ -128,6 +129,7 @@ class Banner(QFrame):
             f"#conceptBanner {{ background: rgba({r},{g},{b},36); "
             f"border: 1px solid rgba({r},{g},{b},150); border-radius: 4px; }}"
         )
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
         self.label = label(wrap=True)
         self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons = [QPushButton(text) for text in buttons]
@@ -487,9 +489,17 @@ class ConceptDetail(QWidget):
                 item = QListWidgetItem(alias)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
                 self.aliases.addItem(item)
+        seen: set[str] = set()
         for row in range(self.aliases.count()):
             item = self.aliases.item(row)
-            mine = [i for i in issues if i.alias == item.text()]
+            text = item.text()
+            # A repeated alias: the repetition is the one to remove, not the first.
+            mine = [
+                i
+                for i in issues
+                if i.alias == text and (i.code != "duplicate-alias" or text in seen)
+            ]
+            seen.add(text)
             worst = min((i.severity for i in mine), default=None)  # "error" < "warning"
             item.setIcon(self._icons[worst] if worst else QIcon())
             item.setToolTip("\n".join(i.message for i in mine))

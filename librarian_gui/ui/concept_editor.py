@@ -198,7 +198,9 @@ class ConceptEditor(QWidget):
             parent=self.body,
         )
         banners = (self.parse_banner, self.changed_banner, self.relink_banner, self.message_banner)
-        box(True, *banners, (self.body, 1), parent=self).setContentsMargins(8, 8, 8, 8)
+        layout = box(True, *banners, (self.body, 1), parent=self)
+        layout.setContentsMargins(8, 8, 8, 8)
+        layout.addStretch(0)  # takes the space only while the body is hidden
         # Ctrl+Z / Ctrl+Shift+Z / Ctrl+S are claimed from the focused child (ShortcutOverride)
         # rather than by QShortcut, which would be ambiguous with the window's Edit → Undo.
         for child in (self, *self.findChildren(QWidget)):
@@ -255,8 +257,8 @@ class ConceptEditor(QWidget):
             self._show_unreadable(
                 f"<b>{exc.path.name} does not parse: line {exc.line}, column {exc.column}"
                 f"</b> — {_escape(exc.message)}.{_excerpt(exc.path, exc.line, exc.column)}"
-                "Fix it in a text editor, then Reload. Librarian will not write over it while "
-                "it is broken."
+                f"Fix {_escape(str(exc.path))} in a text editor, then Reload. Librarian will "
+                "not write over it while it is broken."
             )
         except OSError as exc:
             self._show_unreadable(

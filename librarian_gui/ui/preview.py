@@ -18,7 +18,12 @@ from PySide6.QtGui import QDesktopServices, QImageReader, QPalette, QResizeEvent
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 # The renderer's URL schemes → the kind ``link_activated`` reports.
-_KINDS = {"note": "note", "concept": "concept", "ghost": "unresolved"}
+_KINDS = {
+    "note": "note",
+    "concept": "concept",
+    "ghost": "unresolved",
+    "tagconcept": "tag-concept",  # "Tag this concept now" on a concept page
+}
 _EXTERNAL = ("http", "https", "mailto")
 _ANCHOR = re.compile(r'<a name="([^"]*)"')
 _FULL = QUrl.ComponentFormattingOption.FullyDecoded

@@ -1,4 +1,5 @@
-"""The tagging preview's content: a plan as a tree of checkable mentions, and the coloured diff."""
+"""The tagging preview's parts: the plan as a tree of checkable mentions, the counts per
+concept, and the coloured diff of one note."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from PySide6.QtCore import (
     QPersistentModelIndex,
     Qt,
     Signal,
+    Slot,
 )
 from PySide6.QtGui import (
     QColor,
@@ -25,7 +27,14 @@ from PySide6.QtGui import (
     QTextCharFormat,
     QTextCursor,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QPlainTextEdit,
+    QTableWidget,
+    QTableWidgetItem,
+    QWidget,
+)
 
 from ..core.tagger import Occurrence
 from ..core.tagging import NotePlan, TagPlan
@@ -232,6 +241,66 @@ class PlanModel(QAbstractItemModel):
         else:
             self.set_accepted(index.internalId() - 1, [index.row()], accepted)
         return True
+
+
+class ConceptCounts(QTableWidget):
+    """Mentions per concept in a PlanModel's plan, accepted and found, with a box per
+    concept that accepts or rejects all its mentions at once. Follows the model."""
+
+    def __init__(self, model: PlanModel, parent: QWidget | None = None) -> None:
+        super().__init__(0, 3, parent)
+        self._model = model
+        # Per row: its concept, its checkable name, its count of accepted mentions.
+        self._rows: list[tuple[str, QTableWidgetItem, QTableWidgetItem]] = []
+        self.setHorizontalHeaderLabels(["Concept", "Accepted", "Found"])
+        self.verticalHeader().hide()
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.setToolTip("Uncheck a concept to reject all its mentions")
+        header = self.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        for column in (1, 2):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        model.accepted_changed.connect(self._on_model_accepted_changed)
+        self.itemChanged.connect(self._on_item_changed)
+
+    @Slot()
+    def _on_model_accepted_changed(self) -> None:
+        found = self._model.found
+        if [concept for concept, _, _ in self._rows] != list(found):  # another plan
+            self._fill()
+        self.blockSignals(True)  # a box set here is not the user's click
+        for concept, name, cell in self._rows:
+            accepted = self._model.accepted_per_concept[concept]
+            state = Qt.CheckState.Checked if accepted == found[concept] else Qt.CheckState.Unchecked
+            if 0 < accepted < found[concept]:
+                state = Qt.CheckState.PartiallyChecked
+            name.setCheckState(state)
+            cell.setText(f"{accepted:,}")
+        self.blockSignals(False)
+
+    def _fill(self) -> None:
+        self._rows = []
+        self.blockSignals(True)
+        self.setRowCount(len(self._model.found))
+        right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
+        for row, (concept, found) in enumerate(self._model.found.items()):
+            name = QTableWidgetItem(concept)
+            name.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            accepted, total = QTableWidgetItem(), QTableWidgetItem(f"{found:,}")
+            accepted.setTextAlignment(right)
+            total.setTextAlignment(right)
+            for column, item in enumerate((name, accepted, total)):
+                self.setItem(row, column, item)
+            self._rows.append((concept, name, accepted))
+        self.blockSignals(False)
+
+    @Slot(QTableWidgetItem)
+    def _on_item_changed(self, item: QTableWidgetItem) -> None:
+        if item.column() == 0:
+            accepted = item.checkState() != Qt.CheckState.Unchecked
+            self._model.set_all(accepted, self._rows[item.row()][0])
 
 
 class DiffRow(NamedTuple):

@@ -16,13 +16,10 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QProgressBar,
     QPushButton,
     QSplitter,
-    QTableWidget,
-    QTableWidgetItem,
     QTextBrowser,
     QTreeView,
     QVBoxLayout,
@@ -39,7 +36,7 @@ from ..core.tagging import (
     tag_candidates,
     undo_last_run,
 )
-from .tagging_diff import DiffView, PlanModel
+from .tagging_diff import ConceptCounts, DiffView, PlanModel
 
 HINT = (
     "Press Preview to see, note by note, the links a run would add.\n"
@@ -109,8 +106,6 @@ class TaggingView(QWidget):
         self._preview_title = ""
         self._cancel = threading.Event()
         self._applying: Mapping[str, frozenset[int]] = {}
-        # Per row of the counts table: its concept, its checkable name, its accepted count.
-        self._count_items: list[tuple[str, QTableWidgetItem, QTableWidgetItem]] = []
         self.model = PlanModel(self)
         self.model.accepted_changed.connect(self._on_model_accepted_changed)
         self._diff_timer = QTimer(self, singleShot=True, interval=0)
@@ -157,18 +152,7 @@ class TaggingView(QWidget):
         self.tree.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.tree.doubleClicked.connect(self._on_tree_double_clicked)
         self.tree.selectionModel().currentChanged.connect(self._on_tree_current_changed)
-        self.counts = QTableWidget(0, 3)
-        self.counts.setHorizontalHeaderLabels(["Concept", "Accepted", "Found"])
-        self.counts.verticalHeader().hide()
-        self.counts.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
-        self.counts.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.counts.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
-        self.counts.setToolTip("Uncheck a concept to reject all its mentions")
-        header = self.counts.horizontalHeader()
-        header.setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        for column in (1, 2):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
-        self.counts.itemChanged.connect(self._on_counts_item_changed)
+        self.counts = ConceptCounts(self.model)
         left = QWidget()
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
@@ -295,6 +279,7 @@ class TaggingView(QWidget):
         self._show(plan, title)
 
     def _show(self, plan: TagPlan, title: str) -> None:
+        self._idle_message = "Nothing to link: no note mentions a concept it does not link yet."
         self.model.set_plan(plan)
         self.heading.setText(title)
         if plan.total <= EXPAND_UP_TO:
@@ -316,37 +301,6 @@ class TaggingView(QWidget):
             f"of {_plural(len(self.model.found), 'concept')} in {_plural(len(plan.notes), 'note')}"
             f"; {_plural(plan.scanned, 'note')} read."
         )
-
-    def _fill_counts(self) -> None:
-        self._count_items = []
-        self.counts.blockSignals(True)
-        self.counts.setRowCount(len(self.model.found))
-        for row, (concept, found) in enumerate(self.model.found.items()):
-            name = QTableWidgetItem(concept)
-            name.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
-            name.setData(Qt.ItemDataRole.UserRole, concept)
-            accepted, total = QTableWidgetItem(), QTableWidgetItem(f"{found:,}")
-            for column, item in enumerate((name, accepted, total)):
-                if column:
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
-                self.counts.setItem(row, column, item)
-            self._count_items.append((concept, name, accepted))
-        self.counts.blockSignals(False)
-
-    def _update_counts(self) -> None:
-        if [c for c, _, _ in self._count_items] != list(self.model.found):  # another plan
-            self._fill_counts()
-        self.counts.blockSignals(True)
-        for concept, name, cell in self._count_items:
-            accepted, found = self.model.accepted_per_concept[concept], self.model.found[concept]
-            state = Qt.CheckState.Checked if accepted == found else Qt.CheckState.Unchecked
-            if 0 < accepted < found:
-                state = Qt.CheckState.PartiallyChecked
-            name.setCheckState(state)
-            cell.setText(f"{accepted:,}")
-        self.counts.blockSignals(False)
 
     # ------------------------------------------------------------ apply and undo
 
@@ -524,17 +478,10 @@ class TaggingView(QWidget):
 
     @Slot()
     def _on_model_accepted_changed(self) -> None:
-        self._update_counts()
         if self.model.plan is not None and not self._pending:
             self._say(self._plan_summary())
         self._update_buttons()
         self._diff_timer.start()
-
-    @Slot(QTableWidgetItem)
-    def _on_counts_item_changed(self, item: QTableWidgetItem) -> None:
-        if item.column() == 0:
-            accepted = item.checkState() != Qt.CheckState.Unchecked
-            self.model.set_all(accepted, item.data(Qt.ItemDataRole.UserRole))
 
     @Slot(QModelIndex, QModelIndex)
     def _on_tree_current_changed(self, _current: QModelIndex, _previous: QModelIndex) -> None:

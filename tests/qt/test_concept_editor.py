@@ -74,7 +74,7 @@ def test_an_alias_edited_in_place_is_saved_and_other_concepts_keep_their_bytes(
     assert not editor.save_button.isEnabled()
 
 
-def test_category_colour_and_description_are_saved_with_ctrl_s(
+def test_category_description_and_a_colour_typed_without_enter_are_saved_with_ctrl_s(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
     editor = open_editor(qtbot, tmp_path, TWO)
@@ -82,18 +82,25 @@ def test_category_colour_and_description_are_saved_with_ctrl_s(
     detail = editor.detail
     assert detail.category.currentText() == "greek"
     detail.category.setEditText("letters")
-    detail.category.lineEdit().editingFinished.emit()
-    detail.colour_edit.setText("#12ab9f")
-    detail.colour_edit.editingFinished.emit()
-    detail.description.setPlainText("The first one.")  # saved without waiting for the pause
+    detail.category_edit.editingFinished.emit()
+    assert column(editor, 1) == ["letters", "greek"]
+    detail.description.setPlainText("The first one.")
+    document = editor.document
+    assert document is not None
+    assert "description" not in document.data["alpha"]
+    # A pause in typing ends the description edit.
+    qtbot.waitUntil(lambda: "description" in document.data["alpha"], timeout=3000)
+    assert document.data["alpha"]["description"] == "The first one."
+    detail.colour_edit.clear()
+    qtbot.keyClicks(detail.colour_edit, "#12ab9f")
     with qtbot.waitSignal(editor.saved, timeout=5000):
-        qtbot.keyClick(editor.table, Qt.Key.Key_S, CTRL)
+        qtbot.keyClick(detail.colour_edit, Qt.Key.Key_S, CTRL)
     assert (tmp_path / "concepts.json").read_bytes() == (
         b'{\n  "alpha": {\n    "aliases": ["alpha one", "first letter"],\n'
-        b'    "category": "letters",\n    "color": "#12ab9f",\n'
-        b'    "description": "The first one."\n  },\n' + BETA + b"}\n"
+        b'    "category": "letters",\n    "description": "The first one.",\n'
+        b'    "color": "#12ab9f"\n  },\n' + BETA + b"}\n"
     )
-    assert column(editor, 1) == ["letters", "greek"]
+    assert detail.colour_edit.text() == "#12ab9f"
 
 
 def test_a_file_that_does_not_parse_shows_line_and_column_and_is_never_written(
@@ -358,3 +365,18 @@ def test_usage_fills_the_counts_flags_isolated_concepts_and_reports_unused_ones(
         qtbot.mouseClick(editor.detail.tag_button, LEFT)
     assert tag.args == ["alpha"]
     assert editor.table.currentIndex() != QModelIndex()
+
+
+def test_an_id_defined_twice_is_reported_above_the_table(qtbot: QtBot, tmp_path: Path) -> None:
+    editor = open_editor(
+        qtbot, tmp_path, b'{"a": {"aliases": ["ex"]}, "b": {}, "a": {"aliases": ["why"]}}'
+    )
+    message = (
+        '"a" is defined twice; the later definition wins and a save keeps only it. '
+        "Merge the two by hand."
+    )
+    assert editor.file_issues.isVisible()
+    assert editor.file_issues.text() == message
+    assert column(editor, 0) == ["a", "b"]  # where "a" first stood, as json.loads keeps it
+    assert column(editor, 2) == ["why", ""]
+    assert [r.severity for r in editor.model.rows] == ["error", "warning"]

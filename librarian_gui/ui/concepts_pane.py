@@ -1,0 +1,131 @@
+"""The concepts pane of the left sidebar: the dictionary's concepts grouped by category, each
+with the number of notes linking it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+
+from ..core.concepts import ConceptDictionary
+from ..core.index import VaultIndex
+from ..core.resolver import CONCEPT_PREFIX
+
+CONCEPT_ROLE = Qt.ItemDataRole.UserRole + 1
+NO_CATEGORY = "(no category)"
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptRow:
+    id: str
+    category: str
+    linked: int  # notes linking it
+    color: str = ""
+
+
+def concept_rows(index: VaultIndex, concepts: ConceptDictionary) -> list[ConceptRow]:
+    """One row per concept of the dictionary, in dictionary order (hold ``index.lock``)."""
+    rows = []
+    for concept in concepts.concepts:
+        sources = index.in_edges.get(CONCEPT_PREFIX + concept.id, {})
+        linked = sum(1 for s in sources if s in index.notes)
+        rows.append(ConceptRow(concept.id, concept.category, linked, concept.color))
+    return rows
+
+
+class ConceptsPane(QWidget):
+    """Concepts by category, with counts; a filter box on top.
+
+    Signals:
+        concept_activated(str): the user chose a concept (its id).
+    """
+
+    concept_activated = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.filter = QLineEdit()
+        self.filter.setPlaceholderText("Filter concepts")
+        self.filter.setClearButtonEnabled(True)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(["Concept", "Notes"])
+        self.tree.setRootIsDecorated(True)
+        self.tree.setUniformRowHeights(True)
+        self.tree.header().setStretchLastSection(False)
+        self.tree.header().setSectionResizeMode(0, self.tree.header().ResizeMode.Stretch)
+        self.tree.header().setSectionResizeMode(1, self.tree.header().ResizeMode.ResizeToContents)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(4)
+        layout.addWidget(self.filter)
+        layout.addWidget(self.tree)
+        self._rows: list[ConceptRow] = []
+        self._error = ""
+        self.filter.textChanged.connect(self._on_filter_text_changed)
+        self.tree.itemActivated.connect(self._on_tree_item_activated)
+        self.tree.itemClicked.connect(self._on_tree_item_activated)
+
+    def show_concepts(self, rows: Iterable[ConceptRow], error: str = "") -> None:
+        self._rows = list(rows)
+        self._error = error
+        self._fill()
+
+    def categories(self) -> list[tuple[str, int]]:
+        """(category, concepts shown) as the tree shows them, for tests."""
+        return [
+            (self.tree.topLevelItem(i).text(0), self.tree.topLevelItem(i).childCount())
+            for i in range(self.tree.topLevelItemCount())
+        ]
+
+    def _fill(self) -> None:
+        self.tree.clear()
+        if self._error:
+            item = QTreeWidgetItem([self._error, ""])
+            item.setForeground(0, QBrush(QColor("#c0392b")))
+            self.tree.addTopLevelItem(item)
+            return
+        if not self._rows:
+            self.tree.addTopLevelItem(
+                QTreeWidgetItem(["No concept dictionary (concepts.json).", ""])
+            )
+            return
+        needle = self.filter.text().strip().casefold()
+        groups: dict[str, list[ConceptRow]] = {}
+        for row in self._rows:
+            if needle and needle not in row.id.casefold() and needle not in row.category.casefold():
+                continue
+            groups.setdefault(row.category or NO_CATEGORY, []).append(row)
+        for category in sorted(groups, key=lambda c: (c == NO_CATEGORY, c.casefold())):
+            rows = groups[category]
+            notes = sum(r.linked for r in rows)
+            head = QTreeWidgetItem([f"{category}  ({len(rows)})", str(notes)])
+            font = head.font(0)
+            font.setBold(True)
+            head.setFont(0, font)
+            head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
+            for row in sorted(rows, key=lambda r: (-r.linked, r.id)):
+                child = QTreeWidgetItem([row.id, str(row.linked)])
+                child.setData(0, CONCEPT_ROLE, row.id)
+                child.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+                if row.linked <= 2:  # isolated: the graph's default threshold
+                    child.setToolTip(0, f"{row.id}: linked from {row.linked} notes (isolated)")
+                    child.setForeground(1, QBrush(QColor("#d35400")))
+                if row.color:
+                    child.setForeground(0, QBrush(QColor(row.color)))
+                head.addChild(child)
+            head.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
+            self.tree.addTopLevelItem(head)
+            head.setExpanded(True)
+
+    @Slot(str)
+    def _on_filter_text_changed(self, _text: str) -> None:
+        self._fill()
+
+    @Slot(QTreeWidgetItem, int)
+    def _on_tree_item_activated(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        concept = item.data(0, CONCEPT_ROLE)
+        if concept:
+            self.concept_activated.emit(concept)
