@@ -76,7 +76,8 @@ def test_crlf_and_bom_are_kept(tmp_path: Path) -> None:
     doc = DictionaryFile.load(write(tmp_path, data))
     doc.add_concept("b", ["y"])
     assert doc.render() == (
-        b'\xef\xbb\xbf{\r\n  "a": {"aliases": ["x"]},\r\n  "b": {\r\n    "aliases": ["y"]\r\n  }\r\n}\r\n'
+        b'\xef\xbb\xbf{\r\n  "a": {"aliases": ["x"]},\r\n'
+        b'  "b": {\r\n    "aliases": ["y"]\r\n  }\r\n}\r\n'
     )
 
 
