@@ -394,13 +394,13 @@ class ConceptEditor(QWidget):
     def _on_detail_rename_requested(self, old: str, new: str) -> None:
         self._former[new] = self._former.get(old, old)  # the usage counts know the old id
         if self._edit(lambda doc: doc.rename_concept(old, new), select=new):
-            self._offer_relink(old, new, f"Renamed “{old}” to “{new}”.")
+            self._offer_relink(old, new, f'Renamed "{old}" to "{new}".')
         else:
             del self._former[new]
 
     @Slot(str)
     def _on_detail_delete_requested(self, concept_id: str) -> None:
-        question = f"Delete the concept “{concept_id}”? Links to it will no longer resolve."
+        question = f'Delete the concept "{concept_id}"? Links to it will no longer resolve.'
         row = self.table.currentIndex().row()
         after = self._id_at(row + 1) or self._id_at(row - 1) or ""  # keep a row selected
         if self.confirm("Delete concept", question):
@@ -408,11 +408,11 @@ class ConceptEditor(QWidget):
 
     @Slot(str, str)
     def _on_detail_merge_requested(self, source: str, into: str) -> None:
-        question = f"Merge “{source}” into “{into}”? “{into}” takes its aliases and its id."
+        question = f'Merge "{source}" into "{into}"? "{into}" takes its aliases and its id.'
         if self.confirm("Merge concepts", question) and self._edit(
             lambda doc: doc.merge_concepts(source, into), select=into
         ):
-            self._offer_relink(source, into, f"Merged “{source}” into “{into}”.")
+            self._offer_relink(source, into, f'Merged "{source}" into "{into}".')
 
     def _offer_relink(self, old: str, new: str, done: str) -> None:
         linked = self._usage(self._linked, old)
@@ -447,7 +447,7 @@ class ConceptEditor(QWidget):
         elif self.document is not None and any(
             concept_id.casefold() == known.casefold() for known in self.document.data
         ):
-            problem = f"“{concept_id}” exists already."
+            problem = f'"{concept_id}" exists already.'
         self.add_hint.setText(problem)
         if problem or not self._edit(
             lambda doc: doc.add_concept(concept_id, [alias] if alias else []), select=concept_id
@@ -588,9 +588,8 @@ class ConceptEditor(QWidget):
         self.file_issues.setVisible(bool(whole))
 
     def _show_detail(self) -> None:
-        doc = self.document
         current = self._current
-        concept = next((c for c in doc.concepts() if c.id == current), None) if doc else None
+        concept = next((r.concept for r in self.model.rows if r.concept.id == current), None)
         self.detail.show_concept(
             concept,
             self.issues.get(current, []) if concept else [],

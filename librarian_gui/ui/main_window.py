@@ -97,6 +97,8 @@ class MainWindow(QMainWindow):
         self.left.addTab(self.tags, "Tags")
         self.concepts = ConceptsPane()
         self.left.addTab(self.concepts, "Concepts")
+        # Five tabs in a 270-pixel sidebar: narrower tabs keep them all in sight.
+        self.left.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
         self.switcher = QuickSwitcher(self)

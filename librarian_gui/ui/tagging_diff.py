@@ -44,6 +44,10 @@ _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
 _Index = QModelIndex | QPersistentModelIndex
 _ROLE = Qt.ItemDataRole
 _ROOT = QModelIndex()  # the invisible root: a default argument, never changed
+_NOTE_FLAGS = (
+    Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemIsUserCheckable
+)
+_MENTION_FLAGS = _NOTE_FLAGS | Qt.ItemFlag.ItemNeverHasChildren
 
 
 def mention_label(text: str, occ: Occurrence) -> str:
@@ -129,11 +133,18 @@ class PlanModel(QAbstractItemModel):
         """Accept or reject every occurrence (of ``concept`` only, when given)."""
         # One layout change, not a dataChanged per note: 10,000 of those take seconds.
         self.layoutAboutToBeChanged.emit()
-        changed = False
-        for row in range(len(self._accepted)):
-            occurrences = self.note(row).occurrences
-            wanted = (i for i, o in enumerate(occurrences) if concept in (None, o.concept))
-            changed = self._set(row, wanted, accepted) or changed
+        if concept is None:
+            before = self.total_accepted
+            self._accepted = [bytearray([accepted]) * len(flags) for flags in self._accepted]
+            self._per_note = [len(flags) if accepted else 0 for flags in self._accepted]
+            self.accepted_per_concept = Counter(self.found if accepted else {})
+            changed = self.total_accepted != before
+        else:
+            changed = False
+            for row in range(len(self._accepted)):
+                occurrences = self.note(row).occurrences
+                wanted = (i for i, o in enumerate(occurrences) if o.concept == concept)
+                changed = self._set(row, wanted, accepted) or changed
         self.layoutChanged.emit()
         if changed:
             self.accepted_changed.emit()
@@ -160,10 +171,17 @@ class PlanModel(QAbstractItemModel):
 
     # ------------------------------------------------------------ the model interface
 
+    # The tree calls these for every row when it lays out (10,000 notes): keep them cheap.
+
     def index(self, row: int, column: int, parent: _Index = _ROOT) -> QModelIndex:
-        if not self.hasIndex(row, column, parent):
+        if column != 0 or row < 0:
             return QModelIndex()
-        return self.createIndex(row, column, parent.row() + 1 if parent.isValid() else 0)
+        if not parent.isValid():
+            return self.createIndex(row, 0, 0) if row < len(self._accepted) else QModelIndex()
+        note = parent.row()
+        if parent.internalId() == 0 and row < len(self._accepted[note]):
+            return self.createIndex(row, 0, note + 1)
+        return QModelIndex()
 
     def parent(self, index: _Index = _ROOT) -> QModelIndex:  # type: ignore[override]
         if not index.isValid() or index.internalId() == 0:
@@ -183,11 +201,7 @@ class PlanModel(QAbstractItemModel):
     def flags(self, index: _Index) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
-        return (
-            Qt.ItemFlag.ItemIsEnabled
-            | Qt.ItemFlag.ItemIsSelectable
-            | Qt.ItemFlag.ItemIsUserCheckable
-        )
+        return _NOTE_FLAGS if index.internalId() == 0 else _MENTION_FLAGS
 
     def data(self, index: _Index, role: int = _ROLE.DisplayRole) -> Any:
         if not index.isValid():

@@ -230,7 +230,7 @@ def test_a_rename_with_known_links_offers_to_rewrite_them_and_undo_takes_it_back
     editor.detail.id_edit.setText("alef")
     editor.detail.id_edit.returnPressed.emit()
     assert editor.relink_banner.label.text() == (
-        "Renamed “alpha” to “alef”. 3 notes still link <b>[[alpha]]</b>: rewrite those "
+        'Renamed "alpha" to "alef". 3 notes still link <b>[[alpha]]</b>: rewrite those '
         "links to [[alef]]? You will see the changes before they are made."
     )
     assert column(editor, 3) == ["3", "0"]
