@@ -158,13 +158,13 @@ class ConceptEditor(QWidget):
         scroll = QScrollArea()
         scroll.setWidget(self.detail)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(360)
+        scroll.setMinimumWidth(290)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(scroll)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([880, 400])
+        self.splitter.setSizes([900, 300])
         self.add_row = QWidget()
         box(
             False,
