@@ -24,6 +24,8 @@ VIEWS = (
     "switcher",
     "graph",
     "concepts",
+    "editor",
+    "tagging",
 )
 SCREENSHOT_SIZE = (1400, 860)
 

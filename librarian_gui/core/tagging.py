@@ -4,6 +4,7 @@ mentions through the write journal, undo the last run (DESIGN §3, §9)."""
 from __future__ import annotations
 
 import difflib
+import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -12,6 +13,7 @@ from pathlib import Path
 from .concepts import Concept
 from .index import VaultIndex
 from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
+from .parser import mask_note
 from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
 from .tagger import AliasMatcher, Occurrence, apply_occurrences, find_occurrences
@@ -66,6 +68,12 @@ class TagPlan:
         return sum(len(n.occurrences) for n in self.notes)
 
 
+def note_concept(rel: str) -> str:
+    """The lowercased concept id a note would be the page of (its file name): a note is
+    never tagged with the concept it is named after, which would link it to itself."""
+    return rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
+
+
 def tag_candidates(
     rels: Iterable[str], *, index_note: str = INDEX_NOTE, include_index: bool = False
 ) -> list[str]:
@@ -96,6 +104,8 @@ def plan_tagging(
             warnings.append((rel, exc.reason))
             continue
         found = find_occurrences(snapshot.text, matcher, all_mentions=all_mentions, only=only)
+        own = note_concept(rel)
+        found = [o for o in found if o.concept.lower() != own]
         if found:
             notes.append(NotePlan(rel, snapshot, tuple(found)))
         if progress is not None and (done % 200 == 0 or done == len(rels)):
@@ -160,6 +170,45 @@ def concept_usage(
         text = read_text(rel)
         if not text:
             continue
-        for concept in {o.concept for o in find_occurrences(text.lstrip("\ufeff"), matcher)}:
+        own = note_concept(rel)
+        found = find_occurrences(text.lstrip("\ufeff"), matcher)
+        for concept in {o.concept for o in found if o.concept.lower() != own}:
             mentioned[concept] = mentioned.get(concept, 0) + 1
     return linked, mentioned
+
+
+def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
+    """The rewrite of every ``[[old]]``, ``[[old|text]]``, ``[[old#h]]`` and ``![[old]]``
+    link (any case, not in code or comments) into a link to ``new``, after a concept was
+    renamed or merged. Only the target changes; the labels stay."""
+    pattern = re.compile(r"(?<=\[\[)" + re.escape(old) + r"(?=\s*(?:\]\]|\||\\\||#))", re.I)
+    notes: list[NotePlan] = []
+    warnings: list[tuple[str, str]] = []
+    rels = list(rels)
+    for rel in rels:
+        try:
+            snapshot = read_snapshot(root, rel)
+        except WriteRefused as exc:
+            warnings.append((rel, exc.reason))
+            continue
+        text = snapshot.text
+        if "[[" not in text:
+            continue
+        masked = mask_note(text)
+        found = []
+        for m in pattern.finditer(masked):
+            line_start = text.rfind("\n", 0, m.start()) + 1
+            found.append(
+                Occurrence(
+                    new,
+                    m.start(),
+                    m.end(),
+                    text[m.start() : m.end()],
+                    new,
+                    text.count("\n", 0, m.start()) + 1,
+                    m.start() - line_start,
+                )
+            )
+        if found:
+            notes.append(NotePlan(rel, snapshot, tuple(found)))
+    return TagPlan(tuple(notes), tuple(warnings), len(rels))

@@ -35,6 +35,8 @@ class VaultModel(QObject):
         files_listed(FileTreeData): the vault's files, known before they are parsed.
         scan_failed(str): the vault could not be read.
         job_finished(object, object): a submitted job's token and its result.
+        files_changed(tuple): the vault paths of a batch of file events, as they arrive
+            (before the index has them) — for views of files the index does not hold.
     """
 
     index_ready = Signal(object)
@@ -43,6 +45,7 @@ class VaultModel(QObject):
     files_listed = Signal(object)
     scan_failed = Signal(str)
     job_finished = Signal(object, object)
+    files_changed = Signal(tuple)
 
     def __init__(
         self,
@@ -148,6 +151,7 @@ class VaultModel(QObject):
     @Slot(object)
     def _on_watcher_batch_ready(self, batch: FileBatch) -> None:
         self._linker.batch_arrived.emit(batch)
+        self.files_changed.emit(batch.paths)
 
     @Slot(object)
     def _on_linker_scan_finished(self, index: VaultIndex) -> None:

@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 from ..services.settings import THEMES, Settings
 from . import theme
 from .backlinks import BacklinksPane
+from .concept_tabs import ConceptTabs
 from .concepts_pane import ConceptsPane, concept_rows
 from .file_tree import FileTree
 from .outgoing import OutgoingPane
@@ -80,6 +81,7 @@ class MainWindow(QMainWindow):
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.graph_session: GraphSession | None = None
+        self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self._build_menus()
         self._restore_layout()
@@ -203,6 +205,13 @@ class MainWindow(QMainWindow):
         self.graph_session = GraphSession(self.model, parent=self)
         self.preview.set_vault_root(root)
         self._connect_signals(self.model, self.session)
+        self.concept_tabs = ConceptTabs(
+            self.model,
+            self.centre,
+            open_concept=self._on_concepts_concept_activated,
+            open_note=self.session.open_note,
+            parent=self,
+        )
         self.settings.vault_opened(root)
         self._fill_recent_vaults()
         self.recent.set_previous_session(self.settings.previous_session(root))
@@ -226,6 +235,10 @@ class MainWindow(QMainWindow):
             self.settings.set_last_note(root, current.node)
         if self.graph_session is not None:
             self.graph_session.stop()
+        if self.concept_tabs is not None:
+            self.concept_tabs.close()
+            self.concept_tabs.deleteLater()
+            self.concept_tabs = None
         self.model.close()
         for obj in (self.session, self.graph_session, self.model):
             if obj is not None:
@@ -495,6 +508,10 @@ class MainWindow(QMainWindow):
     def _on_preview_link_activated(self, kind: str, node: str, fragment: str) -> None:
         if self.session is None:
             return
+        if kind == "tag-concept":
+            if self.concept_tabs is not None:
+                self.concept_tabs.tag_concept(node)
+            return
         if kind == "note" and self.model is not None and self.model.ready:
             from ..core.queries import node_kind
 
@@ -660,6 +677,10 @@ class MainWindow(QMainWindow):
             self.backlinks.splitter.setSizes([200, 600])
         if view == "graph":
             self._on_graph_triggered()
+        elif view == "editor" and self.concept_tabs is not None:
+            self.concept_tabs.show_editor()
+        elif view == "tagging" and self.concept_tabs is not None:
+            self.concept_tabs.show_tagging()
         else:
             self.centre.setCurrentWidget(self.preview)
 

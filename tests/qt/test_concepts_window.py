@@ -42,14 +42,44 @@ def test_clicking_a_concept_opens_its_page_with_unlinked_mentions(
         window.concepts.tree.itemClicked.emit(item, 0)
     assert shown(window) == "//concept/prompt-injection"
     text = preview_text(window)
-    # Hand-checked with grep: its aliases appear unlinked in these four notes; the fifth
-    # note naming one (decisions/tool-output-quarantine) links [[prompt-injection]] already.
-    assert "Unlinked mentions in 4 notes" in text
-    for note in (
-        "diary/2026-10-09",
-        "diary/2026-11-25",
-        "people/Hiro Tanaka",
-        "research/prompt-injection",
-    ):
+    # Hand-checked with grep: its aliases appear unlinked in these three notes; of the two
+    # others naming one, decisions/tool-output-quarantine links [[prompt-injection]] already
+    # and research/prompt-injection is the concept's own note (named after it).
+    assert "Unlinked mentions in 3 notes" in text
+    for note in ("diary/2026-10-09", "diary/2026-11-25", "people/Hiro Tanaka"):
         assert note in text
     assert "Tag this concept now" in text
+
+
+def test_tag_this_concept_now_previews_applies_and_the_links_arrive_live(
+    window: MainWindow,  # noqa: F811
+    demo: Path,  # noqa: F811
+    qtbot: QtBot,
+) -> None:
+    tabs = window.concept_tabs
+    assert tabs is not None
+    qtbot.waitUntil(lambda: window.concepts.tree.topLevelItemCount() > 1, timeout=10_000)
+    with qtbot.waitSignal(tabs.tagging.previewed, timeout=20_000):
+        window.preview.link_activated.emit("tag-concept", "prompt-injection", "")
+    assert window.centre.currentWidget() is tabs.tagging
+    assert sorted(tabs.tagging.accepted()) == [
+        "diary/2026-10-09.md",
+        "diary/2026-11-25.md",
+        "people/Hiro Tanaka.md",
+    ]  # research/prompt-injection.md is named after the concept: never tagged with it
+    before = (demo / "diary/2026-10-09.md").read_bytes()
+    with qtbot.waitSignal(tabs.tagging.applied, timeout=20_000):
+        tabs.tagging.apply_button.click()
+    after = (demo / "diary/2026-10-09.md").read_bytes()
+    assert after == before.replace(
+        b"Prompt injection stays", b"[[prompt-injection|Prompt injection]] stays", 1
+    )
+
+    # A note of that name exists, so the new links resolve to it (notes win over concepts):
+    # its backlinks gain the tagged diary entry through the watcher and the linker.
+    def linked() -> bool:
+        assert window.model is not None
+        with window.model.read() as index:
+            return "diary/2026-10-09.md" in index.in_edges.get("research/prompt-injection.md", {})
+
+    qtbot.waitUntil(linked, timeout=10_000)

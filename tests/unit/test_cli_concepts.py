@@ -134,3 +134,18 @@ def test_tag_undo_refuses_a_note_changed_since(
 def test_tag_an_unknown_concept_fails(vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "tag", str(vault), "--concept", "nope")
     assert (code, err) == (1, "librarian: no concept nope in the dictionary\n")
+
+
+def test_relink_rewrites_only_the_target_of_links_to_a_renamed_concept(tmp_path: Path) -> None:
+    from librarian_gui.core.tagging import apply_plan, plan_relink
+
+    (tmp_path / "n.md").write_bytes(
+        b"[[rag]] [[RAG|retrieval]] ![[rag#Why]] [[rag\\|x]] [[ragged]] `[[rag]]` [[other]]\n"
+    )
+    plan = plan_relink(tmp_path, ["n.md"], "rag", "retrieval-augmentation")
+    apply_plan(tmp_path, plan)
+    assert (tmp_path / "n.md").read_bytes() == (
+        b"[[retrieval-augmentation]] [[retrieval-augmentation|retrieval]] "
+        b"![[retrieval-augmentation#Why]] [[retrieval-augmentation\\|x]] [[ragged]] `[[rag]]` "
+        b"[[other]]\n"
+    )

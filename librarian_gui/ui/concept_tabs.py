@@ -1,0 +1,141 @@
+"""The concept editor and the tagging preview of one open vault, wired to its model: the
+centre's "Concepts" and "Tagging" tabs."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from PySide6.QtCore import QObject, QTimer, Slot
+from PySide6.QtWidgets import QTabWidget
+
+from ..core.concepts import DEFAULT_DICTIONARY
+from ..core.tagging import concept_usage, plan_relink, tag_candidates
+from ..services.model import VaultModel
+from .concept_editor import ConceptEditor
+from .tagging_view import TaggingView
+
+USAGE_DELAY_MS = 1500  # usage reads every note: at most once per quiet second and a half
+
+
+class ConceptTabs(QObject):
+    """Owns the two tabs while a vault is open; ``close()`` removes them.
+
+    The editor's counts (notes linking each concept, notes mentioning it unlinked) are
+    computed on the model's slow job thread after the index changes; the tagging preview
+    gets the vault's notes and the dictionary's concepts as they change.
+    """
+
+    def __init__(
+        self,
+        model: VaultModel,
+        centre: QTabWidget,
+        open_concept: Callable[[str], None],
+        open_note: Callable[[str], None],
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.centre = centre
+        self._open_concept = open_concept
+        root = model.root
+        self.editor = ConceptEditor(root, root / DEFAULT_DICTIONARY)
+        self.tagging = TaggingView(root)
+        centre.addTab(self.editor, "Concepts")
+        centre.addTab(self.tagging, "Tagging")
+        self._usage_cancel = threading.Event()
+        self._usage_timer = QTimer(self, singleShot=True, interval=USAGE_DELAY_MS)
+        self._usage_timer.timeout.connect(self._on_usage_timer_timeout)
+        model.index_ready.connect(self._on_model_index_changed)
+        model.index_updated.connect(self._on_model_index_changed)
+        model.files_changed.connect(self._on_model_files_changed)
+        model.job_finished.connect(self._on_model_job_finished)
+        self.editor.concept_activated.connect(self._on_editor_concept_activated)
+        self.editor.tag_requested.connect(self.tag_concept)
+        self.editor.relink_requested.connect(self._on_editor_relink_requested)
+        self.tagging.note_activated.connect(open_note)
+
+    def close(self) -> None:
+        self._usage_cancel.set()
+        self._usage_timer.stop()
+        self.tagging.shutdown()
+        for widget in (self.editor, self.tagging):
+            index = self.centre.indexOf(widget)
+            if index >= 0:
+                self.centre.removeTab(index)
+            widget.deleteLater()
+
+    @Slot(str)
+    def tag_concept(self, concept_id: str) -> None:
+        """Preview the links one concept would get, in the Tagging tab."""
+        self.centre.setCurrentWidget(self.tagging)
+        self.tagging.preview(only=[concept_id])
+
+    def show_editor(self) -> None:
+        self.centre.setCurrentWidget(self.editor)
+
+    def show_tagging(self) -> None:
+        self.centre.setCurrentWidget(self.tagging)
+
+    @Slot(object)
+    def _on_model_index_changed(self, _what: object) -> None:
+        with self.model.read() as index:
+            notes = tag_candidates(index.notes, include_index=True)
+            concepts = index.concepts.concepts
+        self.tagging.set_notes(notes)
+        self.tagging.set_concepts(concepts)
+        self._usage_timer.start()
+
+    @Slot(tuple)
+    def _on_model_files_changed(self, paths: tuple[str, ...]) -> None:
+        if DEFAULT_DICTIONARY in paths:
+            self.editor.file_changed_on_disk()
+
+    @Slot()
+    def _on_usage_timer_timeout(self) -> None:
+        model = self.model
+        if not model.ready:
+            return
+        self._usage_cancel.set()
+        self._usage_cancel = threading.Event()
+        cancel = self._usage_cancel
+        root = model.root
+
+        def usage(_cancel: threading.Event) -> object:
+            from ..core.vault import read_note
+
+            with model.read() as index:
+                concepts = index.concepts.concepts
+            return concept_usage(
+                index, concepts, lambda rel: read_note(root, rel).text, cancel.is_set
+            )
+
+        model.submit(("concept-usage", id(self)), usage, cancel, slow=True)
+
+    @Slot(object, object)
+    def _on_model_job_finished(self, token: object, result: object) -> None:
+        if token == ("concept-usage", id(self)) and isinstance(result, tuple):
+            linked, mentioned = result
+            self.editor.set_usage(linked, mentioned)
+        elif token == ("relink", id(self)) and isinstance(result, tuple):
+            plan, title = result
+            self.centre.setCurrentWidget(self.tagging)
+            self.tagging.show_plan(plan, title)
+
+    @Slot(str)
+    def _on_editor_concept_activated(self, concept_id: str) -> None:
+        self._open_concept(concept_id)
+
+    @Slot(str, str)
+    def _on_editor_relink_requested(self, old: str, new: str) -> None:
+        """Links to the old id, rewritten to the new one: previewed in the Tagging tab,
+        written only when the user applies them (and undoable like any tagging run)."""
+        model = self.model
+        root = model.root
+
+        def relink(_cancel: threading.Event) -> object:
+            with model.read() as index:
+                rels = sorted(index.notes)
+            return plan_relink(root, rels, old, new), f"Rewrite links [[{old}]] → [[{new}]]"
+
+        model.submit(("relink", id(self)), relink, threading.Event(), slow=True)
