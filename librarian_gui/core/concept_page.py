@@ -14,7 +14,6 @@ from .context import linked_mentions
 from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX
 from .tagger import AliasMatcher, find_occurrences
-from .tagging import note_concept
 
 MAX_LINKED = 200  # notes listed with their lines; the rest are counted
 MAX_MENTIONS = 100
@@ -62,8 +61,8 @@ def concept_page(
         text = read_text(rel)
         if not text:
             continue
-        found = find_occurrences(text.lstrip("\ufeff"), matcher)
-        if found and note_concept(rel) != concept.id.lower():
+        found = find_occurrences(text.lstrip("\ufeff"), matcher, source=rel)
+        if found:
             mentioned += 1
             if len(mentions) < MAX_MENTIONS:
                 occ = found[0]

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from .concepts import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR
+from .concepts import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR, bounded_ends
 from .index import VaultIndex
 from .journal import Edit, Journal, JournalEntry
 from .parser import mask_note
@@ -15,8 +15,6 @@ from .safewrite import FileChanged, WriteRefused, encode_like, read_snapshot
 
 MIN_NAME_LENGTH = 2
 
-_SPACED_WORD_CHAR = SPACED_WORD_CHAR
-_IS_SPACED_WORD_CHAR = IS_SPACED_WORD_CHAR
 
 # Text that is already a link, or that a link inside would break. Each pattern starts with
 # a literal character (so the regex engine skips from one occurrence of it to the next) and
@@ -178,13 +176,12 @@ class _Name:
 
     def __init__(self, name: str) -> None:
         self.lower = name.lower()
-        self.bounded_start = _IS_SPACED_WORD_CHAR.match(name[0]) is not None
-        self.bounded_end = _IS_SPACED_WORD_CHAR.match(name[-1]) is not None
+        self.bounded_start, self.bounded_end = bounded_ends(name)
         body = re.escape(name)
         if self.bounded_start:
-            body = f"(?<!{_SPACED_WORD_CHAR}){body}"
+            body = f"(?<!{SPACED_WORD_CHAR}){body}"
         if self.bounded_end:
-            body = f"{body}(?!{_SPACED_WORD_CHAR})"
+            body = f"{body}(?!{SPACED_WORD_CHAR})"
         self.pattern = re.compile(body, re.IGNORECASE)
 
     def spans(self, text: str, low: str) -> list[Span]:
@@ -194,7 +191,7 @@ class _Name:
             return [m.span() for m in self.pattern.finditer(text)]
         out = []
         size = len(self.lower)
-        word = _IS_SPACED_WORD_CHAR.match
+        word = IS_SPACED_WORD_CHAR.match
         find = low.find
         at = find(self.lower)
         while at >= 0:

@@ -91,13 +91,13 @@ class AliasMatcher:
                 usable = True
             if usable:
                 ids.append(concept.id)
-        self._patterns: list[tuple[int, tuple[str, bool, bool] | None, tuple[_Alias, ...]]] = []
-        for key, aliases in keys.items():
+        self._patterns: list[tuple[tuple[str, bool, bool] | None, tuple[_Alias, ...]]] = []
+        for aliases in keys.values():
             simple = None
             if len(aliases) == 1 and not aliases[0].exact:
                 one = aliases[0]
                 simple = (one.concept, one.bounded_start, one.bounded_end)
-            self._patterns.append((len(key), simple, tuple(aliases)))
+            self._patterns.append((simple, tuple(aliases)))
         self.empty = not keys
         self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
         self.concept_ids = tuple(ids)
@@ -113,7 +113,7 @@ class AliasMatcher:
         is_word = _is_word
         size = len(text)
         for index, start, end in self._automaton.find_matches_as_indexes(folded, overlapping=True):
-            _length, simple, aliases = patterns[index]
+            simple, aliases = patterns[index]
             if simple is not None:  # the common case: one alias, any case
                 concept, bounded_start, bounded_end = simple
                 if bounded_start and start > 0 and is_word(text[start - 1]):
@@ -149,14 +149,19 @@ def find_occurrences(
     *,
     all_mentions: bool = False,
     only: Sequence[str] | None = None,
+    source: str | None = None,
 ) -> list[Occurrence]:
     """The mentions in ``text`` the tagger would link, in text order. ``only`` limits it
-    to some concept ids."""
+    to some concept ids; ``source`` (the note's vault path) leaves out the concept the
+    note is named after, which would link the note to itself."""
     folded = fold(text)
     found = matcher.candidates(text, folded)
     if only is not None:
         wanted = set(only)
         found = [c for c in found if c[2] in wanted]
+    if source is not None:
+        own = note_concept(source)
+        found = [c for c in found if c[2].lower() != own]
     if not found:
         return []
     masked = mask_note(text)
@@ -253,6 +258,11 @@ class _Plain:
         if heading is None:
             heading = self.headings[line_start] = _is_heading(self.masked, line_start)
         return not heading
+
+
+def note_concept(rel: str) -> str:
+    """The lowercased concept id a note would be the page of: its file name."""
+    return rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
 
 
 def apply_occurrences(text: str, occurrences: Iterable[Occurrence]) -> str:

@@ -68,12 +68,6 @@ class TagPlan:
         return sum(len(n.occurrences) for n in self.notes)
 
 
-def note_concept(rel: str) -> str:
-    """The lowercased concept id a note would be the page of (its file name): a note is
-    never tagged with the concept it is named after, which would link it to itself."""
-    return rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
-
-
 def tag_candidates(
     rels: Iterable[str], *, index_note: str = INDEX_NOTE, include_index: bool = False
 ) -> list[str]:
@@ -103,9 +97,9 @@ def plan_tagging(
         except WriteRefused as exc:
             warnings.append((rel, exc.reason))
             continue
-        found = find_occurrences(snapshot.text, matcher, all_mentions=all_mentions, only=only)
-        own = note_concept(rel)
-        found = [o for o in found if o.concept.lower() != own]
+        found = find_occurrences(
+            snapshot.text, matcher, all_mentions=all_mentions, only=only, source=rel
+        )
         if found:
             notes.append(NotePlan(rel, snapshot, tuple(found)))
         if progress is not None and (done % 200 == 0 or done == len(rels)):
@@ -170,9 +164,8 @@ def concept_usage(
         text = read_text(rel)
         if not text:
             continue
-        own = note_concept(rel)
-        found = find_occurrences(text.lstrip("\ufeff"), matcher)
-        for concept in {o.concept for o in found if o.concept.lower() != own}:
+        found = find_occurrences(text.lstrip("\ufeff"), matcher, source=rel)
+        for concept in {o.concept for o in found}:
             mentioned[concept] = mentioned.get(concept, 0) + 1
     return linked, mentioned
 
