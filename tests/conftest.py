@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import faulthandler
 import os
+import shutil
+import subprocess
+import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
@@ -72,3 +79,74 @@ def snapshot(index: VaultIndex) -> tuple[object, ...]:
 def assert_same_as_fresh_scan(index: VaultIndex) -> None:
     fresh = VaultIndex.scan(index.root, use_cache=False, excluded=index.excluded)
     assert snapshot(index) == snapshot(fresh)
+
+
+# -- a hung test fails the run with every thread's stack, instead of stalling CI ------------
+
+HANG_SECONDS = float(os.environ.get("LIBRARIAN_TEST_HANG_SECONDS", "240"))
+
+
+class _HangGuard:
+    """A daemon thread that watches how long the running test takes. Past ``HANG_SECONDS``
+    (no test here takes a tenth of that) it prints the test's name, the Python stack of
+    every thread and, when gdb can attach, the native stacks too (a deadlock inside Qt shows
+    only there), then ends the process with status 3."""
+
+    def __init__(self) -> None:
+        self.capture: Any = None  # pytest's capture manager: suspended to print the report
+        self.test: str | None = None
+        self.started = 0.0
+        self._wake = threading.Event()
+        threading.Thread(target=self._watch, name="hang-guard", daemon=True).start()
+
+    def _watch(self) -> None:
+        while True:
+            self._wake.wait(5.0)
+            self._wake.clear()
+            test, started = self.test, self.started
+            if test is not None and time.monotonic() - started > HANG_SECONDS:
+                self._report(test)
+
+    def _report(self, test: str) -> None:
+        if self.capture is not None:
+            self.capture.suspend_global_capture(in_=False)
+        out = sys.__stderr__ or sys.stderr
+        out.write(f"\n\n=== HANG: {test} ran over {HANG_SECONDS:.0f} s; stacks follow ===\n")
+        out.flush()
+        faulthandler.dump_traceback(file=out, all_threads=True)
+        gdb = shutil.which("gdb")
+        if gdb:
+            command = [
+                gdb,
+                "-p",
+                str(os.getpid()),
+                "-batch",
+                "-nx",
+                "-ex",
+                "thread apply all bt 25",
+            ]
+            try:
+                done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+                lines = [ln for ln in done.stdout.splitlines() if ln.startswith(("#", "Thread"))]
+                out.write("\n".join(lines) + "\n")
+            except (OSError, subprocess.SubprocessError) as exc:
+                out.write(f"(gdb failed: {exc})\n")
+        out.write(f"=== HANG: {test} ===\n")
+        out.flush()
+        os._exit(3)
+
+
+_guard = _HangGuard()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _guard.capture = config.pluginmanager.getplugin("capturemanager")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    _guard.test, _guard.started = item.nodeid, time.monotonic()
+    try:
+        return (yield)
+    finally:
+        _guard.test = None

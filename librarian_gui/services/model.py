@@ -94,6 +94,17 @@ class VaultModel(QObject):
         self._closed = True
         self._watcher.stop()
         self._linker.stop()
+        # What the linker sent before it stopped still waits in the GUI thread's queue; the
+        # views let go of this model when it closes, so none of it may reach them.
+        linker = self._linker.linker
+        for signal in (
+            linker.scan_progressed,
+            linker.files_listed,
+            linker.scan_finished,
+            linker.scan_failed,
+            linker.updated,
+        ):
+            signal.disconnect()
         self._jobs.shutdown(wait=True, cancel_futures=True)
         self._slow_jobs.shutdown(wait=True, cancel_futures=True)
         if self.index is not None:
@@ -102,6 +113,8 @@ class VaultModel(QObject):
 
     def rescan(self, excluded: tuple[str, ...] | None = None) -> None:
         """Index the vault again (excluded folders changed)."""
+        if self._closed:
+            return
         if excluded is not None:
             self.excluded = excluded
         self._linker.scan_requested.emit(
@@ -150,6 +163,8 @@ class VaultModel(QObject):
 
     @Slot(object)
     def _on_watcher_batch_ready(self, batch: FileBatch) -> None:
+        if self._closed:
+            return
         self._linker.batch_arrived.emit(batch)
         self.files_changed.emit(batch.paths)
 
@@ -158,12 +173,16 @@ class VaultModel(QObject):
         # The index is hundreds of thousands of long-lived objects; a full collection walks
         # all of them (0.15 s at 10,000 notes, holding the GIL). Freezing moves them out of
         # the collector's sight; only what is made later is scanned.
+        if self._closed:
+            return
         gc.freeze()
         self.index = index
         self.index_ready.emit(index)
 
     @Slot(object)
     def _on_linker_updated(self, update: Update) -> None:
+        if self._closed:
+            return
         gc.freeze()
         self.last_update = update
         self.index_updated.emit(update)

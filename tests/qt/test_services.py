@@ -4,6 +4,7 @@ by someone else reach the model, coalesced, and leave the index equal to a fresh
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -118,3 +119,20 @@ def test_big_batches_are_applied_in_pieces_that_keep_moves_whole() -> None:
     holder = next(c for c in chunks if paths[-1] in c)
     assert paths[CHUNK_PATHS - 1] in holder
     assert _chunks(FileBatch(paths[:3])) == [paths[:3]]
+
+
+def test_nothing_arrives_from_the_linker_after_close(model: VaultModel, qtbot: QtBot) -> None:
+    """An update the linker finished just before close() is queued to the GUI thread; it
+    must not reach the views after close (they have let go of the model by then)."""
+    arrived: list[object] = []
+    model.index_updated.connect(arrived.append)
+    model.scan_progressed.connect(lambda *a: arrived.append(a))
+    write(model.root, "Late.md", "about [[Hub]]\n")
+    model._watcher.start()  # already watching; a second start is a no-op
+    qtbot.waitUntil(lambda: len(model._watcher._paths) > 0, timeout=10_000)
+    model.flush_events()
+    time.sleep(1.0)  # the linker applies the batch; its answer waits in the GUI queue
+    model.close()
+    model.rescan()  # after close: ignored, not a scan on a stopped thread
+    qtbot.wait(300)
+    assert arrived == []
