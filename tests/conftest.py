@@ -143,6 +143,13 @@ def pytest_configure(config: pytest.Config) -> None:
     _guard.capture = config.pluginmanager.getplugin("capturemanager")
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Python joins the threads that are not daemons before it exits: one stuck there
+    would hang the run after its last test, so the guard watches that too."""
+    _guard.capture = None
+    _guard.test, _guard.started = "(exit, after the last test)", time.monotonic()
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
     _guard.test, _guard.started = item.nodeid, time.monotonic()
