@@ -318,8 +318,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "graphml"), default="json", help="default: json"
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
-    check, tag = cli_concepts.add_commands(sub, _common)
+    check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=cmd_concepts_check)
+    suggest.set_defaults(func=cmd_concepts_suggest)
     tag.set_defaults(func=cmd_tag)
     return parser
 
@@ -347,6 +348,14 @@ def cmd_concepts_check(args: argparse.Namespace) -> None:
     _emit(args, data, lambda: cli_concepts.human_check(data))
     if data["errors"]:
         raise _Exit(cli_concepts.EXIT_FINDINGS)
+
+
+def cmd_concepts_suggest(args: argparse.Namespace) -> None:
+    try:
+        data = cli_concepts.cmd_concepts_suggest(args, _open_index)
+    except cli_concepts.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
+    _emit(args, data, lambda: cli_concepts.human_suggest(data))
 
 
 def cmd_tag(args: argparse.Namespace) -> None:

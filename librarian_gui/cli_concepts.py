@@ -1,4 +1,5 @@
-"""The command line's concept commands: ``librarian concepts check`` and ``librarian tag``."""
+"""The command line's concept commands: ``librarian concepts check``, ``librarian concepts
+suggest`` and ``librarian tag``."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from .core.concepts import DEFAULT_DICTIONARY, LintIssue
 from .core.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.index import VaultIndex
 from .core.journal import Journal, JournalError
+from .core.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
 from .core.tagging import (
     apply_plan,
     concept_usage,
@@ -101,6 +103,42 @@ def human_check(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def cmd_concepts_suggest(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> dict[str, Any]:
+    vault = Path(args.vault).expanduser()
+    path = dictionary_path(args, vault)
+    concepts = load_document(path).concepts() if path.is_file() else []
+    index = open_index(args)
+    found, read, total = vault_suggestions(
+        index, concepts, _reader(index.root), limit=args.limit, min_notes=args.min_notes
+    )
+    return {
+        "notes_read": read,
+        "notes": total,
+        "suggestions": [
+            {
+                "phrase": s.phrase,
+                "id": s.concept_id,
+                "notes": s.notes,
+                "mentions": s.mentions,
+                "examples": list(s.examples),
+            }
+            for s in found
+        ],
+    }
+
+
+def human_suggest(data: dict[str, Any]) -> str:
+    sampled = "" if data["notes_read"] == data["notes"] else f" (a sample of {data['notes_read']})"
+    lines = [f"phrases no alias covers, in {data['notes']} notes{sampled}:"]
+    for s in data["suggestions"]:
+        lines.append(f"  {s['notes']:>5} notes {s['mentions']:>6}×  {s['phrase']}  → {s['id']}")
+    if not data["suggestions"]:
+        lines.append("  none")
+    return "\n".join(lines)
+
+
 def cmd_tag(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> tuple[dict[str, Any], str, int]:
@@ -171,8 +209,8 @@ def cmd_tag(
 
 def add_commands(
     sub: Any, common: Callable[[argparse.ArgumentParser], None]
-) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser]:
-    """Add ``concepts check`` and ``tag`` to the command line's subparsers."""
+) -> tuple[argparse.ArgumentParser, argparse.ArgumentParser, argparse.ArgumentParser]:
+    """Add ``concepts check``, ``concepts suggest`` and ``tag`` to the subparsers."""
     concepts = sub.add_parser(
         "concepts", help="the concept dictionary", description="the concept dictionary"
     )
@@ -185,6 +223,21 @@ def add_commands(
     common(check)
     check.add_argument(
         "--no-usage", action="store_true", help="skip counting links and mentions in the notes"
+    )
+    suggest = inner.add_parser(
+        "suggest",
+        help="candidate concepts: frequent phrases that no alias, id or note title covers",
+        description="List phrases written in plain prose in several notes that no alias, "
+        "concept id or note title covers, most widespread first. A vault of more than "
+        "3 MB of notes is sampled evenly.",
+    )
+    common(suggest)
+    suggest.add_argument("--limit", type=int, default=MAX_SUGGESTIONS, help="default: %(default)s")
+    suggest.add_argument(
+        "--min-notes",
+        type=int,
+        default=MIN_NOTES,
+        help="written in at least this many notes (default: %(default)s)",
     )
     tag = sub.add_parser(
         "tag",
@@ -206,7 +259,7 @@ def add_commands(
     tag.add_argument(
         "--include-index", action="store_true", help="tag the index note (MEMORY.md) too"
     )
-    return check, tag
+    return check, suggest, tag
 
 
 def write(text: str) -> None:

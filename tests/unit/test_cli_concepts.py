@@ -149,3 +149,34 @@ def test_relink_rewrites_only_the_target_of_links_to_a_renamed_concept(tmp_path:
         b"![[retrieval-augmentation#Why]] [[retrieval-augmentation\\|x]] [[ragged]] `[[rag]]` "
         b"[[other]]\n"
     )
+
+
+def test_concepts_suggest_lists_phrases_no_alias_covers(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for i, extra in enumerate(["", " Twice: the vector store.", ""]):
+        (vault / f"s{i}.md").write_text(
+            f"Our vector store and RAG in a sandbox.{extra}\n", encoding="utf-8"
+        )
+    code, out, _ = run(capsys, "concepts", "suggest", str(vault), "--json")
+    assert code == 0
+    # By hand: "vector store" is in s0, s1 (twice), s2; RAG and sandbox are aliases; the
+    # other words are stop-words or lowercase ("our" is a stop-word).
+    assert json.loads(out) == {
+        "notes_read": 7,
+        "notes": 7,
+        "suggestions": [
+            {
+                "phrase": "vector store",
+                "id": "vector-store",
+                "notes": 3,
+                "mentions": 4,
+                "examples": ["s0.md", "s1.md", "s2.md"],
+            }
+        ],
+    }
+    code, out, _ = run(capsys, "concepts", "suggest", str(vault))
+    assert out.splitlines() == [
+        "phrases no alias covers, in 7 notes:",
+        "      3 notes      4×  vector store  → vector-store",
+    ]
