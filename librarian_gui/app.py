@@ -25,6 +25,7 @@ VIEWS = (
     "graph",
     "concepts",
     "editor",
+    "suggestions",
     "tagging",
 )
 SCREENSHOT_SIZE = (1400, 860)
@@ -147,6 +148,11 @@ def _screenshot(
         loop.exec()
         window.graph.canvas.fit()
         QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
+        loop.exec()
+    if view == "suggestions" and window.concept_tabs is not None:
+        window.concept_tabs.editor.suggest_button.setChecked(True)
+        window.model.job_finished.connect(lambda _t, _r: QTimer.singleShot(100, loop.quit))
+        QTimer.singleShot(60_000, loop.quit)
         loop.exec()
     if view == "switcher":
         if window.switcher._index is None:

@@ -39,6 +39,7 @@ from ..core.concept_lint import lint_concepts
 from ..core.concepts import LintIssue
 from ..core.dictionary_file import DictionaryFile, DictionaryParseError
 from ..core.safewrite import FileChanged, WriteRefused, digest_of
+from ..core.suggestions import Suggestion
 from .concept_detail import (
     NO_CATEGORY,
     SEVERITY_COLOURS,
@@ -52,6 +53,7 @@ from .concept_detail import (
     label,
     line_edit,
 )
+from .concept_suggestions import SuggestionsPanel
 
 _NOT_SLUG = re.compile(r"[\W_]+")
 
@@ -74,6 +76,9 @@ class ConceptEditor(QWidget):
             notes' ``[[old]]`` links to ``[[new]]``: preview that plan.
         tag_requested(str): the user asked to tag the mentions of this concept.
         dirty_changed(bool): the document has (True) or no longer has unsaved edits.
+        suggestions_requested(): find candidate concepts in the notes (``show_suggestions``
+            gets the answer).
+        note_activated(str): open this note (vault path).
     """
 
     saved = Signal(object)
@@ -81,6 +86,8 @@ class ConceptEditor(QWidget):
     relink_requested = Signal(str, str)
     tag_requested = Signal(str)
     dirty_changed = Signal(bool)
+    suggestions_requested = Signal()
+    note_activated = Signal(str)
 
     def __init__(
         self, vault_root: Path, dictionary_path: Path, parent: QWidget | None = None
@@ -119,6 +126,7 @@ class ConceptEditor(QWidget):
         self.relink_button, self.relink_dismiss_button = self.relink_banner.buttons
         self.filter_edit = line_edit("Filter by id, category or alias…")
         self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setMinimumWidth(150)
         self.category_filter = QComboBox()
         self.category_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.new_button = button("New concept…", "Add a concept with an id and a first alias")
@@ -127,6 +135,12 @@ class ConceptEditor(QWidget):
         self.redo_button = button("Redo", "Redo the edit undone last (Ctrl+Shift+Z)")
         self.revert_button = button("Revert", f"Discard the unsaved edits and reload {name}")
         self.save_button = button("Save", f"Write {name} (Ctrl+S)")
+        self.suggest_button = button(
+            "Suggestions", "Phrases your notes write often that no concept covers yet"
+        )
+        self.suggest_button.setCheckable(True)
+        self.suggestions = SuggestionsPanel()
+        self.suggestions.hide()
         self.new_id = line_edit("new-concept-id", "Made from the alias when left empty")
         self.new_alias = line_edit("First alias")
         self.add_button = button("Add")
@@ -165,6 +179,12 @@ class ConceptEditor(QWidget):
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setChildrenCollapsible(False)
         self.splitter.setSizes([900, 300])
+        self.vertical = QSplitter(Qt.Orientation.Vertical)
+        self.vertical.addWidget(self.splitter)
+        self.vertical.addWidget(self.suggestions)
+        self.vertical.setStretchFactor(0, 3)
+        self.vertical.setStretchFactor(1, 2)
+        self.vertical.setChildrenCollapsible(False)
         self.add_row = QWidget()
         box(
             False,
@@ -185,6 +205,7 @@ class ConceptEditor(QWidget):
                 self.category_filter,
                 12,
                 self.new_button,
+                self.suggest_button,
                 12,
                 self.undo_button,
                 self.redo_button,
@@ -194,7 +215,7 @@ class ConceptEditor(QWidget):
             ),
             self.add_row,
             box(False, self.summary, (self.file_issues, 1)),
-            (self.splitter, 1),
+            (self.vertical, 1),
             parent=self.body,
         )
         banners = (self.parse_banner, self.changed_banner, self.relink_banner, self.message_banner)
@@ -216,6 +237,10 @@ class ConceptEditor(QWidget):
         self.filter_edit.textChanged.connect(self._on_filter_changed)
         self.category_filter.currentIndexChanged.connect(self._on_filter_changed)
         self.new_button.toggled.connect(self._on_new_toggled)
+        self.suggest_button.toggled.connect(self._on_suggest_toggled)
+        self.suggestions.refresh_requested.connect(self._request_suggestions)
+        self.suggestions.add_requested.connect(self._on_suggestions_add_requested)
+        self.suggestions.note_activated.connect(self.note_activated)
         self.new_id.returnPressed.connect(self._on_add_clicked)
         self.new_alias.returnPressed.connect(self._on_add_clicked)
         self.add_button.clicked.connect(self._on_add_clicked)
@@ -440,22 +465,55 @@ class ConceptEditor(QWidget):
     @Slot()
     def _on_add_clicked(self) -> None:
         alias = self.new_alias.text().strip()
-        concept_id = self.new_id.text().strip() or _NOT_SLUG.sub("-", alias.lower()).strip("-")
-        problem = ""
+        problem = self.add_concept(self.new_id.text().strip(), alias)
+        self.add_hint.setText(problem or "")
+        if problem is None:
+            self.new_id.clear()
+            self.new_alias.clear()
+            self.new_button.setChecked(False)
+
+    def add_concept(self, concept_id: str, alias: str) -> str | None:
+        """Add a concept (an unsaved, undoable edit) and select it; the id defaults to the
+        alias as a slug. Returns why it was not added, or None."""
+        concept_id = concept_id or _NOT_SLUG.sub("-", alias.lower()).strip("-")
         if not concept_id:
-            problem = "Give an id or a first alias."
-        elif self.document is not None and any(
+            return "Give an id or a first alias."
+        if self.document is not None and any(
             concept_id.casefold() == known.casefold() for known in self.document.data
         ):
-            problem = f'"{concept_id}" exists already.'
-        self.add_hint.setText(problem)
-        if problem or not self._edit(
+            return f'"{concept_id}" exists already.'
+        if not self._edit(
             lambda doc: doc.add_concept(concept_id, [alias] if alias else []), select=concept_id
         ):
-            return
-        self.new_id.clear()
-        self.new_alias.clear()
-        self.new_button.setChecked(False)
+            return "The dictionary cannot be edited now."
+        return None
+
+    # ------------------------------------------------------------ suggestions
+
+    def show_suggestions(self, found: list[Suggestion], read: int, total: int) -> None:
+        self.suggestions.show_suggestions(found, read, total)
+
+    def show_suggestions_failed(self, message: str) -> None:
+        self.suggestions.show_failure(message)
+
+    @Slot(bool)
+    def _on_suggest_toggled(self, shown: bool) -> None:
+        self.suggestions.setVisible(shown)
+        if shown and not self.suggestions.suggestions:
+            self._request_suggestions()
+
+    @Slot()
+    def _request_suggestions(self) -> None:
+        self.suggestions.show_searching()
+        self.suggestions_requested.emit()
+
+    @Slot(str, str)
+    def _on_suggestions_add_requested(self, concept_id: str, phrase: str) -> None:
+        problem = self.add_concept(concept_id, phrase)
+        if problem is None:
+            self.suggestions.remove(phrase)
+        else:
+            self.message_banner.show_message(_escape(problem))
 
     @Slot(bool)
     def _on_new_toggled(self, shown: bool) -> None:

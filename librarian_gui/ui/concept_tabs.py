@@ -10,6 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget
 
 from ..core.concepts import DEFAULT_DICTIONARY
+from ..core.suggestions import vault_suggestions
 from ..core.tagging import concept_usage, plan_relink, tag_candidates
 from ..services.model import VaultModel
 from .concept_editor import ConceptEditor
@@ -44,6 +45,7 @@ class ConceptTabs(QObject):
         centre.addTab(self.editor, "Concepts")
         centre.addTab(self.tagging, "Tagging")
         self._usage_cancel = threading.Event()
+        self._suggest_cancel = threading.Event()
         self._usage_timer = QTimer(self, singleShot=True, interval=USAGE_DELAY_MS)
         self._usage_timer.timeout.connect(self._on_usage_timer_timeout)
         model.index_ready.connect(self._on_model_index_changed)
@@ -54,9 +56,12 @@ class ConceptTabs(QObject):
         self.editor.tag_requested.connect(self.tag_concept)
         self.editor.relink_requested.connect(self._on_editor_relink_requested)
         self.tagging.note_activated.connect(open_note)
+        self.editor.note_activated.connect(open_note)
+        self.editor.suggestions_requested.connect(self._on_editor_suggestions_requested)
 
     def close(self) -> None:
         self._usage_cancel.set()
+        self._suggest_cancel.set()
         self._usage_timer.stop()
         self.tagging.shutdown()
         for widget in (self.editor, self.tagging):
@@ -117,10 +122,40 @@ class ConceptTabs(QObject):
         if token == ("concept-usage", id(self)) and isinstance(result, tuple):
             linked, mentioned = result
             self.editor.set_usage(linked, mentioned)
+        elif token == ("suggest", id(self)):
+            if isinstance(result, tuple):
+                self.editor.show_suggestions(*result)
+            else:
+                self.editor.show_suggestions_failed(str(result))
         elif token == ("relink", id(self)) and isinstance(result, tuple):
             plan, title = result
             self.centre.setCurrentWidget(self.tagging)
             self.tagging.show_plan(plan, title)
+
+    @Slot()
+    def _on_editor_suggestions_requested(self) -> None:
+        """Candidate concepts, on the slow job thread; the editor's concepts count as they
+        are now, unsaved edits included."""
+        model = self.model
+        if not model.ready:
+            self.editor.show_suggestions_failed("the vault is still being indexed")
+            return
+        doc = self.editor.document
+        concepts = doc.concepts() if doc is not None else []
+        root = model.root
+
+        def suggest(cancel: threading.Event) -> object:
+            from ..core.vault import read_note
+
+            index = model.index
+            assert index is not None  # ready before; an index is never taken away
+            return vault_suggestions(
+                index, concepts, lambda rel: read_note(root, rel).text, cancelled=cancel.is_set
+            )
+
+        self._suggest_cancel.set()
+        self._suggest_cancel = cancel = threading.Event()
+        model.submit(("suggest", id(self)), suggest, cancel, slow=True)
 
     @Slot(str)
     def _on_editor_concept_activated(self, concept_id: str) -> None:

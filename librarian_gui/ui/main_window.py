@@ -677,7 +677,7 @@ class MainWindow(QMainWindow):
             self.backlinks.splitter.setSizes([200, 600])
         if view == "graph":
             self._on_graph_triggered()
-        elif view == "editor" and self.concept_tabs is not None:
+        elif view in ("editor", "suggestions") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view == "tagging" and self.concept_tabs is not None:
             self.concept_tabs.show_tagging()

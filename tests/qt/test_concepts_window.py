@@ -83,3 +83,33 @@ def test_tag_this_concept_now_previews_applies_and_the_links_arrive_live(
             return "diary/2026-10-09.md" in index.in_edges.get("research/prompt-injection.md", {})
 
     qtbot.waitUntil(linked, timeout=10_000)
+
+
+def test_suggestions_list_uncovered_phrases_and_add_as_concept_saves_it(
+    window: MainWindow,  # noqa: F811
+    demo: Path,  # noqa: F811
+    qtbot: QtBot,
+) -> None:
+    tabs = window.concept_tabs
+    assert tabs is not None
+    editor = tabs.editor
+    panel = editor.suggestions
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=10_000)
+    editor.suggest_button.click()
+    qtbot.waitUntil(lambda: panel.table.rowCount() > 0, timeout=20_000)
+    # Hand-checked with grep: "DuckDB" is written outside links and code in 5 notes, 9
+    # times (5 in the decision record use-duckdb-for-staging, whose title is one hyphenated
+    # word and so covers no single word); no concept or note title covers it.
+    first = panel.suggestions[0]
+    assert (first.phrase, first.notes, first.mentions) == ("DuckDB", 5, 9)
+    assert panel.table.item(0, 0).text() == "DuckDB"
+    before = (demo / "concepts.json").read_bytes()
+    panel.table.cellWidget(0, 4).click()
+    assert "DuckDB" not in panel.phrases()
+    assert editor.document is not None and editor.document.data["duckdb"] == {"aliases": ["DuckDB"]}
+    assert (demo / "concepts.json").read_bytes() == before  # nothing written until Save
+    with qtbot.waitSignal(editor.saved, timeout=10_000):
+        editor.save_button.click()
+    saved = json.loads((demo / "concepts.json").read_text(encoding="utf-8"))
+    assert list(saved)[-1] == "duckdb" and saved["duckdb"] == {"aliases": ["DuckDB"]}
+    assert {k: v for k, v in saved.items() if k != "duckdb"} == json.loads(before)
