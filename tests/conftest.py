@@ -77,7 +77,9 @@ def snapshot(index: VaultIndex) -> tuple[object, ...]:
 
 
 def assert_same_as_fresh_scan(index: VaultIndex) -> None:
-    fresh = VaultIndex.scan(index.root, use_cache=False, excluded=index.excluded)
+    fresh = VaultIndex.scan(
+        index.root, use_cache=False, excluded=index.excluded, dictionary=index.dictionary_path
+    )
     assert snapshot(index) == snapshot(fresh)
 
 

@@ -37,10 +37,22 @@ class VaultIndex:
         concepts: ConceptDictionary | None = None,
         excluded: Iterable[str] = (),
         use_cache: bool = True,
+        dictionary: Path | None = None,
     ) -> None:
         self.root = root.resolve()
         self.excluded = tuple(excluded)
         self.use_cache = use_cache
+        # The concept dictionary the index reads (and reads again when it changes): the
+        # vault's concepts.json, or a file the user chose, in the vault or outside it.
+        self.dictionary_path = (
+            dictionary.expanduser().resolve() if dictionary else self.root / DEFAULT_DICTIONARY
+        )
+        try:
+            self._dictionary_rel: str | None = self.dictionary_path.relative_to(
+                self.root
+            ).as_posix()
+        except ValueError:
+            self._dictionary_rel = None  # outside the vault: reload_dictionary() is told
         self._own_dictionary = concepts is None
         self.concepts = concepts if concepts is not None else self._load_concepts()
         self.rules = IgnoreRules(self.root, self.excluded)
@@ -70,13 +82,20 @@ class VaultIndex:
         concepts: ConceptDictionary | None = None,
         excluded: Iterable[str] = (),
         progress: ProgressCallback | None = None,
+        dictionary: Path | None = None,
     ) -> VaultIndex:
-        index = cls(Path(root), concepts=concepts, excluded=excluded, use_cache=use_cache)
+        index = cls(
+            Path(root),
+            concepts=concepts,
+            excluded=excluded,
+            use_cache=use_cache,
+            dictionary=dictionary,
+        )
         index.rescan(progress=progress)
         return index
 
     def _load_concepts(self) -> ConceptDictionary:
-        return load_dictionary(self.root / DEFAULT_DICTIONARY)
+        return load_dictionary(self.dictionary_path)
 
     def fingerprint(self) -> str:
         """What the resolved graph depends on besides the files: dictionary and ignore rules.
@@ -366,16 +385,27 @@ class VaultIndex:
         with gc_paused():
             return self._update(rels, force=False, known=None)
 
+    def reload_dictionary(self) -> IndexDelta:
+        """Read the concept dictionary again (it lives outside the vault, where the watcher
+        does not look) and re-resolve the links: concept nodes come and go."""
+        self.save_cache()
+        self.wait_saved()
+        with gc_paused():
+            return self._update(set(), force=False, known=None, reload_dictionary=True)
+
     def _update(
         self,
         rels: set[str],
         *,
         force: bool,
         known: tuple[dict[str, FileStamp], dict[str, FileStamp]] | None,
+        reload_dictionary: bool = False,
     ) -> IndexDelta:
         """``force`` re-reads files even when their stamp is unchanged; ``known`` is the
         current file listing when the caller has just walked the whole vault."""
-        dictionary_changed = DEFAULT_DICTIONARY in rels and self._own_dictionary
+        dictionary_changed = self._own_dictionary and (
+            reload_dictionary or self._dictionary_rel in rels
+        )
         if dictionary_changed:
             self.concepts = self._load_concepts()
             self.resolver.concepts = self.concepts
@@ -573,7 +603,8 @@ class VaultIndex:
         for rel, record in self.notes.items():
             out.extend(ScanWarning(rel, "note", w) for w in record.warnings)
         if self.concepts.error:
-            out.append(ScanWarning(DEFAULT_DICTIONARY, "dictionary", self.concepts.error))
+            where = self._dictionary_rel or str(self.dictionary_path)
+            out.append(ScanWarning(where, "dictionary", self.concepts.error))
         return sorted(out, key=lambda w: (w.path, w.message))
 
     def links_of(self, rel: str) -> list[tuple[Link, str]]:

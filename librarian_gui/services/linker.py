@@ -26,6 +26,7 @@ class ScanRequest:
     # vault (inotify needs one watch per folder), too slow for the GUI thread, and it must
     # be in place before the scan lists the files, or a change in between would be lost.
     before: Callable[[], None] | None = None
+    dictionary: Path | None = None  # the concept dictionary; None: VAULT/concepts.json
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,12 @@ class Linker(QObject):
         try:
             if request.before is not None:
                 request.before()
-            index = VaultIndex(request.root, excluded=request.excluded, use_cache=request.use_cache)
+            index = VaultIndex(
+                request.root,
+                excluded=request.excluded,
+                use_cache=request.use_cache,
+                dictionary=request.dictionary,
+            )
             index.rescan(
                 progress=self.scan_progressed.emit,
                 listed=lambda n, a: self.files_listed.emit(FileTreeData.build(n, a)),
@@ -87,6 +93,18 @@ class Linker(QObject):
         early, self._early = self._early, []
         if early:
             self.apply_batch(_merge(early))
+
+    @Slot()
+    def reload_dictionary(self) -> None:
+        """The dictionary outside the vault changed: read it again, re-resolve the links."""
+        import time
+
+        if self.index is None:
+            return  # the scan to come reads it
+        started = time.perf_counter()
+        delta = self.index.reload_dictionary()
+        if not delta.empty:
+            self.updated.emit(Update(delta, (), 0, time.perf_counter() - started))
 
     @Slot(object)
     def apply_batch(self, batch: FileBatch) -> None:
@@ -163,6 +181,7 @@ class LinkerThread(QObject):
 
     scan_requested = Signal(object)
     batch_arrived = Signal(object)
+    dictionary_changed = Signal()
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -172,6 +191,7 @@ class LinkerThread(QObject):
         self.linker.moveToThread(self.thread)
         self.scan_requested.connect(self.linker.scan)
         self.batch_arrived.connect(self.linker.apply_batch)
+        self.dictionary_changed.connect(self.linker.reload_dictionary)
         self.thread.start()
 
     def stop(self) -> None:

@@ -11,13 +11,22 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
+from ..core.concepts import DEFAULT_DICTIONARY
 from .linker import LinkerThread, ScanRequest, Update
 from .watcher import FileBatch, VaultWatcher
 
 if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the linker thread
     from ..core.index import VaultIndex
+
+
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class VaultModel(QObject):
@@ -37,6 +46,8 @@ class VaultModel(QObject):
         job_finished(object, object): a submitted job's token and its result.
         files_changed(tuple): the vault paths of a batch of file events, as they arrive
             (before the index has them) — for views of files the index does not hold.
+        dictionary_changed(): the concept dictionary file changed on disk (in the vault or,
+            for a dictionary kept elsewhere, seen by a watch of its own).
     """
 
     index_ready = Signal(object)
@@ -46,6 +57,7 @@ class VaultModel(QObject):
     scan_failed = Signal(str)
     job_finished = Signal(object, object)
     files_changed = Signal(tuple)
+    dictionary_changed = Signal()
 
     def __init__(
         self,
@@ -54,6 +66,7 @@ class VaultModel(QObject):
         excluded: tuple[str, ...] = (),
         use_cache: bool = True,
         debounce_ms: int = 40,
+        dictionary: Path | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -62,6 +75,27 @@ class VaultModel(QObject):
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.002))
         self.root = root.resolve()
         self.excluded = excluded
+        self._dictionary = dictionary.expanduser().resolve() if dictionary else None
+        self.dictionary_path = self._dictionary or self.root / DEFAULT_DICTIONARY
+        try:
+            self._dictionary_rel: str | None = self.dictionary_path.relative_to(
+                self.root
+            ).as_posix()
+        except ValueError:
+            self._dictionary_rel = None
+        # A dictionary outside the vault gets a watch of its own: the file, and its folder,
+        # since an atomic save replaces the file (and a watch on it would go with it).
+        self._dictionary_watch: QFileSystemWatcher | None = None
+        self._dictionary_timer = QTimer(self, singleShot=True, interval=150)
+        self._dictionary_timer.timeout.connect(self._on_dictionary_timer_timeout)
+        self._dictionary_stamp = _stamp(self.dictionary_path)
+        if self._dictionary_rel is None:
+            self._dictionary_watch = QFileSystemWatcher(self)
+            for watched in (self.dictionary_path, self.dictionary_path.parent):
+                if watched.exists():
+                    self._dictionary_watch.addPath(str(watched))
+            self._dictionary_watch.fileChanged.connect(self._on_dictionary_watch_changed)
+            self._dictionary_watch.directoryChanged.connect(self._on_dictionary_watch_changed)
         self._use_cache = use_cache
         self.index: VaultIndex | None = None
         self.last_update: Update | None = None
@@ -84,7 +118,11 @@ class VaultModel(QObject):
         """Watch first, then scan: changes made during the scan are applied after it."""
         self._linker.scan_requested.emit(
             ScanRequest(
-                self.root, self.excluded, use_cache=self._use_cache, before=self._watcher.start
+                self.root,
+                self.excluded,
+                use_cache=self._use_cache,
+                before=self._watcher.start,
+                dictionary=self._dictionary,
             )
         )
 
@@ -92,6 +130,10 @@ class VaultModel(QObject):
         if self._closed:
             return
         self._closed = True
+        self._dictionary_timer.stop()
+        if self._dictionary_watch is not None:
+            self._dictionary_watch.removePaths(self._dictionary_watch.files())
+            self._dictionary_watch.removePaths(self._dictionary_watch.directories())
         self._watcher.stop()
         self._linker.stop()
         # What the linker sent before it stopped still waits in the GUI thread's queue; the
@@ -118,7 +160,9 @@ class VaultModel(QObject):
         if excluded is not None:
             self.excluded = excluded
         self._linker.scan_requested.emit(
-            ScanRequest(self.root, self.excluded, use_cache=self._use_cache)
+            ScanRequest(
+                self.root, self.excluded, use_cache=self._use_cache, dictionary=self._dictionary
+            )
         )
 
     @contextmanager
@@ -167,6 +211,27 @@ class VaultModel(QObject):
             return
         self._linker.batch_arrived.emit(batch)
         self.files_changed.emit(batch.paths)
+        if self._dictionary_rel is not None and self._dictionary_rel in batch.paths:
+            self.dictionary_changed.emit()
+
+    @Slot(str)
+    def _on_dictionary_watch_changed(self, _path: str) -> None:
+        self._dictionary_timer.start()  # an editor's save is several events: one reload
+
+    @Slot()
+    def _on_dictionary_timer_timeout(self) -> None:
+        watch = self._dictionary_watch
+        if self._closed or watch is None:
+            return
+        file = str(self.dictionary_path)
+        if file not in watch.files() and self.dictionary_path.exists():
+            watch.addPath(file)  # replaced by an atomic save: watch the new file
+        stamp = _stamp(self.dictionary_path)
+        if stamp == self._dictionary_stamp:
+            return  # another file of that folder changed
+        self._dictionary_stamp = stamp
+        self._linker.dictionary_changed.emit()
+        self.dictionary_changed.emit()
 
     @Slot(object)
     def _on_linker_scan_finished(self, index: VaultIndex) -> None:

@@ -48,6 +48,15 @@ class Settings:
     def set_excluded(self, root: Path, folders: tuple[str, ...]) -> None:
         self._s.setValue(_vault_key(root) + "/excluded", list(folders))
 
+    def dictionary(self, root: Path) -> Path | None:
+        """The concept dictionary chosen for this vault (File → Concept Dictionary…), or
+        None for the vault's own concepts.json."""
+        value = self._s.value(_vault_key(root) + "/dictionary", "")
+        return Path(str(value)) if value else None
+
+    def set_dictionary(self, root: Path, path: Path | None) -> None:
+        self._s.setValue(_vault_key(root) + "/dictionary", str(path) if path else "")
+
     def last_note(self, root: Path) -> str | None:
         value = self._s.value(_vault_key(root) + "/last_note", "")
         return str(value) or None

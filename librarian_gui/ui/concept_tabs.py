@@ -9,7 +9,6 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget
 
-from ..core.concepts import DEFAULT_DICTIONARY
 from ..core.suggestions import vault_suggestions
 from ..core.tagging import concept_usage, plan_relink, tag_candidates
 from ..services.model import VaultModel
@@ -40,7 +39,7 @@ class ConceptTabs(QObject):
         self.centre = centre
         self._open_concept = open_concept
         root = model.root
-        self.editor = ConceptEditor(root, root / DEFAULT_DICTIONARY)
+        self.editor = ConceptEditor(root, model.dictionary_path)
         self.tagging = TaggingView(root)
         centre.addTab(self.editor, "Concepts")
         centre.addTab(self.tagging, "Tagging")
@@ -50,7 +49,7 @@ class ConceptTabs(QObject):
         self._usage_timer.timeout.connect(self._on_usage_timer_timeout)
         model.index_ready.connect(self._on_model_index_changed)
         model.index_updated.connect(self._on_model_index_changed)
-        model.files_changed.connect(self._on_model_files_changed)
+        model.dictionary_changed.connect(self.editor.file_changed_on_disk)
         model.job_finished.connect(self._on_model_job_finished)
         self.editor.concept_activated.connect(self._on_editor_concept_activated)
         self.editor.tag_requested.connect(self.tag_concept)
@@ -90,11 +89,6 @@ class ConceptTabs(QObject):
         self.tagging.set_notes(notes)
         self.tagging.set_concepts(concepts)
         self._usage_timer.start()
-
-    @Slot(tuple)
-    def _on_model_files_changed(self, paths: tuple[str, ...]) -> None:
-        if DEFAULT_DICTIONARY in paths:
-            self.editor.file_changed_on_disk()
 
     @Slot()
     def _on_usage_timer_timeout(self) -> None:

@@ -146,6 +146,10 @@ class MainWindow(QMainWindow):
         )
         self.recent_menu = file_menu.addMenu("Recent Vaults")
         self._action(file_menu, "Excluded Folders…", self._on_excluded_triggered)
+        self._action(file_menu, "Concept Dictionary…", self._on_dictionary_triggered)
+        self.own_dictionary_action = self._action(
+            file_menu, "Use the Vault's concepts.json", self._on_own_dictionary_triggered
+        )
         file_menu.addSeparator()
         self._action(
             file_menu, "Open in External Editor", self._on_external_editor_triggered, "Ctrl+E"
@@ -198,9 +202,15 @@ class MainWindow(QMainWindow):
         self._close_vault()
         root = root.resolve()
         dark = theme.resolve(self.settings.theme())
+        dictionary = self.settings.dictionary(root)
         self.model = VaultModel(
-            root, excluded=self.settings.excluded(root), use_cache=self._use_cache, parent=self
+            root,
+            excluded=self.settings.excluded(root),
+            use_cache=self._use_cache,
+            dictionary=dictionary,
+            parent=self,
         )
+        self.own_dictionary_action.setEnabled(dictionary is not None)
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_session = GraphSession(self.model, parent=self)
         self.preview.set_vault_root(root)
@@ -618,6 +628,46 @@ class MainWindow(QMainWindow):
             folders = tuple(line.strip().strip("/") for line in text.splitlines() if line.strip())
             self.settings.set_excluded(self.model.root, folders)
             self.model.rescan(folders)
+
+    def use_dictionary(self, path: Path | None) -> bool:
+        """Use this concept dictionary for the open vault from now on (None: the vault's
+        own concepts.json): remembered per vault; the vault is indexed again with it.
+        False when the user kept unsaved dictionary edits instead."""
+        if self.model is None:
+            return False
+        tabs = self.concept_tabs
+        if (
+            tabs is not None
+            and tabs.editor.dirty
+            and not tabs.editor.confirm(
+                "Concept dictionary",
+                "The dictionary has unsaved edits. Discard them and switch dictionaries?",
+            )
+        ):
+            return False
+        root = self.model.root
+        self.settings.set_dictionary(root, path.expanduser().resolve() if path else None)
+        self.open_vault(root)
+        assert self.model is not None
+        self.statusBar().showMessage(f"Concept dictionary: {self.model.dictionary_path}", 8000)
+        return True
+
+    @Slot()
+    def _on_dictionary_triggered(self) -> None:
+        if self.model is None:
+            return
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            "Concept Dictionary",
+            str(self.model.dictionary_path.parent),
+            "Concept dictionaries (*.json);;All files (*)",
+        )
+        if path:
+            self.use_dictionary(Path(path))
+
+    @Slot()
+    def _on_own_dictionary_triggered(self) -> None:
+        self.use_dictionary(None)
 
     @Slot()
     def _on_external_editor_triggered(self) -> None:

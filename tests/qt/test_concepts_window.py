@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter
 from pathlib import Path
 
@@ -113,3 +114,62 @@ def test_suggestions_list_uncovered_phrases_and_add_as_concept_saves_it(
     saved = json.loads((demo / "concepts.json").read_text(encoding="utf-8"))
     assert list(saved)[-1] == "duckdb" and saved["duckdb"] == {"aliases": ["DuckDB"]}
     assert {k: v for k, v in saved.items() if k != "duckdb"} == json.loads(before)
+
+
+def test_a_dictionary_outside_the_vault_is_chosen_remembered_and_watched(
+    window: MainWindow,  # noqa: F811
+    demo: Path,  # noqa: F811
+    qtbot: QtBot,
+    tmp_path: Path,
+) -> None:
+    outside = tmp_path / "shared-dictionaries" / "team.json"
+    outside.parent.mkdir()
+    outside.write_text(
+        '{"duckdb": {"aliases": ["DuckDB"], "category": "storage"}}\n', encoding="utf-8"
+    )
+    (demo / "uses.md").write_text("We chose [[duckdb]] and [[rag]].\n", encoding="utf-8")
+    root = demo.resolve()
+
+    def targets() -> tuple[str, ...]:
+        assert window.model is not None and window.model.ready
+        with window.model.read() as index:
+            return index.targets.get("uses.md", ())
+
+    with qtbot.waitSignal(window.vault_changed, timeout=10_000):
+        assert window.use_dictionary(outside)
+    assert window.model is not None and window.model.dictionary_path == outside
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=20_000)
+    # rag is a concept of the vault's concepts.json, not of the chosen dictionary
+    qtbot.waitUntil(lambda: targets() == ("//concept/duckdb", "//unresolved/rag"), timeout=10_000)
+    qtbot.waitUntil(lambda: window.concepts.categories() == [("storage  (1)", 1)], timeout=5_000)
+    assert window.concept_tabs is not None
+    assert window.concept_tabs.editor.dictionary_path == outside
+    assert window.settings.dictionary(root) == outside.resolve()
+    assert window.own_dictionary_action.isEnabled()
+
+    # An agent rewrites the file outside the vault (atomically, as editors save): the index
+    # and the editor pick it up through the dictionary's own watch.
+    replacement = outside.with_suffix(".tmp")
+    replacement.write_text(
+        '{"duckdb": {"aliases": ["DuckDB"], "category": "storage"},\n'
+        ' "rag": {"aliases": ["RAG"], "category": "retrieval"}}\n',
+        encoding="utf-8",
+    )
+    os.replace(replacement, outside)
+    qtbot.waitUntil(lambda: targets() == ("//concept/duckdb", "//concept/rag"), timeout=10_000)
+    qtbot.waitUntil(
+        lambda: (
+            window.concept_tabs is not None
+            and window.concept_tabs.editor.document is not None
+            and list(window.concept_tabs.editor.document.data) == ["duckdb", "rag"]
+        ),
+        timeout=10_000,
+    )
+
+    with qtbot.waitSignal(window.vault_changed, timeout=10_000):
+        assert window.use_dictionary(None)
+    assert window.settings.dictionary(root) is None
+    assert window.model is not None and window.model.dictionary_path == root / "concepts.json"
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=20_000)
+    assert targets() == ("//unresolved/duckdb", "//concept/rag")
+    assert not window.own_dictionary_action.isEnabled()

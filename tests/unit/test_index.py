@@ -266,6 +266,38 @@ def test_dictionary_change_reresolves(small: VaultIndex) -> None:
     assert_same_as_fresh_scan(small)
 
 
+def test_a_dictionary_outside_the_vault_is_used_and_reloaded_on_request(
+    vault: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere" / "my-concepts.json"
+    write(outside.parent, outside.name, '{"rag": {"aliases": ["RAG"], "category": "x"}}')
+    write(vault, "concepts.json", '{"crdt": {"aliases": ["CRDT"], "category": "y"}}')
+    write(vault, "A.md", "[[rag]] and [[crdt]]")
+    index = VaultIndex.scan(vault, use_cache=False, dictionary=outside)
+    assert index.dictionary_path == outside.resolve()
+    assert targets_of(index, "A.md") == ["//concept/rag", "//unresolved/crdt"]
+    # the vault's own concepts.json is not the dictionary now: its changes are a file's
+    write(vault, "concepts.json", '{"rag": {"aliases": [], "category": "y"}}')
+    assert index.update(["concepts.json"]).edges_added == ()
+    write(outside.parent, outside.name, '{"crdt": {"aliases": [], "category": "x"}}')
+    delta = index.reload_dictionary()
+    assert sorted(delta.edges_added) == [("A.md", "//concept/crdt"), ("A.md", "//unresolved/rag")]
+    assert sorted(delta.edges_removed) == [("A.md", "//concept/rag"), ("A.md", "//unresolved/crdt")]
+    assert delta.parsed == 0
+    assert_same_as_fresh_scan(index)
+
+
+def test_a_dictionary_elsewhere_in_the_vault_reloads_with_its_file_event(vault: Path) -> None:
+    write(vault, "meta/dictionary.json", '{"rag": {"aliases": ["RAG"], "category": "x"}}')
+    write(vault, "A.md", "[[rag]] [[crdt]]")
+    index = VaultIndex.scan(vault, use_cache=False, dictionary=vault / "meta/dictionary.json")
+    assert targets_of(index, "A.md") == ["//concept/rag", "//unresolved/crdt"]
+    write(vault, "meta/dictionary.json", '{"crdt": {"aliases": [], "category": "x"}}')
+    delta = index.update(["meta/dictionary.json"])
+    assert sorted(delta.edges_added) == [("A.md", "//concept/crdt"), ("A.md", "//unresolved/rag")]
+    assert_same_as_fresh_scan(index)
+
+
 def test_broken_dictionary_is_reported_not_fatal(vault: Path) -> None:
     write(vault, "concepts.json", '{"a": {"aliases": ["x"],}\n')
     write(vault, "n.md", "[[a]]")
