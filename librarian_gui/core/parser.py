@@ -55,7 +55,7 @@ _PROPERTY_LINK = re.compile(r"([\"'])(!?\[\[([^\[\]\r\n]+)\]\])\1")
 def parse_note(text: str) -> ParsedNote:
     """Parse one note's decoded text. Never raises on malformed input; reports warnings."""
     warnings: list[str] = []
-    body_start, fm_text, fm_offset = _split_front_matter(text)
+    body_start, fm_text, fm_offset = split_front_matter(text)
     links: list[Link] = []
     aliases: tuple[str, ...] = ()
     fm_tags: list[Tag] = []
@@ -97,7 +97,7 @@ def parse_note(text: str) -> ParsedNote:
 # ---------------------------------------------------------------- front matter
 
 
-def _split_front_matter(text: str) -> tuple[int, str | None, int]:
+def split_front_matter(text: str) -> tuple[int, str | None, int]:
     """Return (body start, front matter text or None, offset of the front matter text)."""
     start = 1 if text.startswith("\ufeff") else 0
     if not text.startswith("---", start):
@@ -207,7 +207,7 @@ def mask_note(text: str) -> str:
     """A copy of ``text``, same length, with front matter, code and comments blanked out
     (newlines kept): offsets into it are offsets into ``text``. For writers that must find
     editable text exactly as the scanner reads it."""
-    body_start, _, _ = _split_front_matter(text)
+    body_start, _, _ = split_front_matter(text)
     return _mask(text, body_start)
 
 

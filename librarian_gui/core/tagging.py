@@ -13,7 +13,7 @@ from pathlib import Path
 from .concepts import Concept
 from .index import VaultIndex
 from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
-from .parser import mask_note
+from .parser import mask_note, split_front_matter
 from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
 from .tagger import AliasMatcher, Occurrence, apply_occurrences, find_occurrences
@@ -170,10 +170,27 @@ def concept_usage(
     return linked, mentioned
 
 
+def _with_front_matter_links(text: str, masked: str) -> str:
+    """``masked`` with the front matter's lines shown again, except YAML comment lines:
+    property values hold links a rename must follow."""
+    _, front, offset = split_front_matter(text)
+    if front is None:
+        return masked
+    lines = text[offset : offset + len(front)].splitlines(keepends=True)
+    shown = "".join(
+        " " * len(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
+        if line.lstrip().startswith("#")
+        else line
+        for line in lines
+    )
+    return masked[:offset] + shown + masked[offset + len(shown) :]
+
+
 def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
     """The rewrite of every ``[[old]]``, ``[[old|text]]``, ``[[old#h]]`` and ``![[old]]``
     link (any case, not in code or comments) into a link to ``new``, after a concept was
-    renamed or merged. Only the target changes; the labels stay."""
+    renamed or merged. Only the target changes; the labels stay. Links in the front
+    matter's properties are rewritten too (as Obsidian does), not in its YAML comments."""
     pattern = re.compile(r"(?<=\[\[)" + re.escape(old) + r"(?=\s*(?:\]\]|\||\\\||#))", re.I)
     notes: list[NotePlan] = []
     warnings: list[tuple[str, str]] = []
@@ -187,7 +204,7 @@ def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
         text = snapshot.text
         if "[[" not in text:
             continue
-        masked = mask_note(text)
+        masked = _with_front_matter_links(text, mask_note(text))
         found = []
         for m in pattern.finditer(masked):
             line_start = text.rfind("\n", 0, m.start()) + 1

@@ -180,3 +180,19 @@ def test_concepts_suggest_lists_phrases_no_alias_covers(
         "phrases no alias covers, in 7 notes:",
         "      3 notes      4×  vector store  → vector-store",
     ]
+
+
+def test_relink_rewrites_property_links_in_front_matter_too(tmp_path: Path) -> None:
+    from librarian_gui.core.tagging import apply_plan, plan_relink
+
+    (tmp_path / "n.md").write_bytes(
+        b'---\r\nrelated: "[[rag]]"\r\nsee:\r\n  - "[[RAG|retrieval]]"\r\n# "[[rag]]" here\r\n'
+        b"---\r\nBody [[rag]].\r\n"
+    )
+    plan = plan_relink(tmp_path, ["n.md"], "rag", "ra")
+    apply_plan(tmp_path, plan)
+    # Obsidian rewrites links in properties on a rename too; a YAML comment is no property
+    assert (tmp_path / "n.md").read_bytes() == (
+        b'---\r\nrelated: "[[ra]]"\r\nsee:\r\n  - "[[ra|retrieval]]"\r\n# "[[rag]]" here\r\n'
+        b"---\r\nBody [[ra]].\r\n"
+    )
