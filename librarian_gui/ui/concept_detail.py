@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFormLayout,
     QFrame,
+    QHeaderView,
     QLabel,
     QLayout,
     QLineEdit,
@@ -39,6 +40,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QSizePolicy,
+    QTableView,
     QToolButton,
     QWidget,
 )
@@ -78,6 +80,29 @@ def box(
         else:
             layout.addWidget(item)
     return layout
+
+
+def list_table(
+    table: QTableView, widths: tuple[int, ...], stretch: int, row_padding: int = 10
+) -> QTableView:
+    """Set up ``table`` as a read-only list of rows: whole rows selected one at a time,
+    alternating colours, no grid, no row numbers; column ``stretch`` takes the free width,
+    the others get ``widths`` (0: left as is)."""
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    table.setWordWrap(False)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + row_padding)
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    for column, width in enumerate(widths):
+        if width:
+            header.resizeSection(column, width)
+    return table
 
 
 def line_edit(placeholder: str, tip: str = "") -> QLineEdit:

@@ -23,9 +23,7 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QKeyEvent, QKeySequence
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
-    QHeaderView,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -52,6 +50,7 @@ from .concept_detail import (
     button,
     label,
     line_edit,
+    list_table,
 )
 from .concept_suggestions import SuggestionsPanel
 
@@ -154,20 +153,7 @@ class ConceptEditor(QWidget):
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # file order until asked
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 10)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((180, 110, 0, 95, 130, 70)):
-            if width:
-                header.resizeSection(column, width)
+        list_table(self.table, (180, 110, 0, 95, 130, 70), stretch=2)
         self.detail = ConceptDetail()
         scroll = QScrollArea()
         scroll.setWidget(self.detail)

@@ -8,15 +8,13 @@ from collections.abc import Sequence
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHeaderView,
     QTableWidget,
     QTableWidgetItem,
     QWidget,
 )
 
 from ..core.suggestions import Suggestion
-from .concept_detail import box, button, label
+from .concept_detail import box, button, label, list_table
 
 _COLUMNS = ("Phrase", "Notes", "Mentions", "For example", "")
 
@@ -41,20 +39,7 @@ class SuggestionsPanel(QWidget):
         )
         self.table = QTableWidget(0, len(_COLUMNS))
         self.table.setHorizontalHeaderLabels(_COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.setAlternatingRowColors(True)
-        self.table.setShowGrid(False)
-        self.table.setWordWrap(False)
-        self.table.verticalHeader().hide()
-        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 12)
-        header = self.table.horizontalHeader()
-        header.setHighlightSections(False)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((200, 60, 75, 0, 130)):
-            if width:
-                header.resizeSection(column, width)
+        list_table(self.table, (200, 60, 75, 0, 130), stretch=3, row_padding=12)
         title = label("Suggested concepts", bold=True)
         box(
             True,
