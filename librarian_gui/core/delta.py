@@ -24,11 +24,15 @@ class IndexDelta:
     parsed: int = 0
     # (old path, new path) of notes that were moved: also listed as removed and added
     notes_renamed: tuple[tuple[str, str], ...] = ()
+    # the concept dictionary was read again: concepts may have come, gone or changed even
+    # where no edge did (an isolated concept, a new alias, a category)
+    concepts_changed: bool = False
 
     @property
     def empty(self) -> bool:
         return not (
-            self.notes_added
+            self.concepts_changed
+            or self.notes_added
             or self.notes_removed
             or self.notes_changed
             or self.attachments_added

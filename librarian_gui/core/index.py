@@ -513,6 +513,7 @@ class VaultIndex:
             tuple(edges_removed),
             parsed,
             renamed,
+            dictionary_changed,
         )
 
     def _look_at(

@@ -173,3 +173,23 @@ def test_a_dictionary_outside_the_vault_is_chosen_remembered_and_watched(
     qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=20_000)
     assert targets() == ("//unresolved/duckdb", "//concept/rag")
     assert not window.own_dictionary_action.isEnabled()
+
+
+def test_an_agent_editing_the_vaults_dictionary_reloads_the_editor_and_the_pane(
+    window: MainWindow,  # noqa: F811
+    demo: Path,  # noqa: F811
+    qtbot: QtBot,
+) -> None:
+    tabs = window.concept_tabs
+    assert tabs is not None
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=10_000)
+    path = demo / "concepts.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["duckdb"] = {"aliases": ["DuckDB"], "category": "storage"}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    qtbot.waitUntil(
+        lambda: tabs.editor.document is not None and "duckdb" in tabs.editor.document.data,
+        timeout=10_000,
+    )
+    assert not tabs.editor.dirty
+    qtbot.waitUntil(lambda: ("storage  (1)", 1) in window.concepts.categories(), timeout=10_000)

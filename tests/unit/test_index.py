@@ -263,7 +263,20 @@ def test_dictionary_change_reresolves(small: VaultIndex) -> None:
     assert delta.edges_added == (("A.md", "//concept/new"),)
     assert delta.edges_removed == (("A.md", "//unresolved/new"),)
     assert delta.parsed == 0
+    assert delta.concepts_changed
     assert_same_as_fresh_scan(small)
+
+
+def test_a_dictionary_change_that_moves_no_edge_is_still_a_change(vault: Path) -> None:
+    write(vault, "concepts.json", '{"a": {"aliases": ["x"], "category": "c"}}')
+    write(vault, "n.md", "no links")
+    index = VaultIndex.scan(vault, use_cache=False)
+    write(vault, "concepts.json", '{"a": {"aliases": ["x"], "category": "c"}, "b": {}}')
+    delta = index.update(["concepts.json"])
+    assert (delta.edges_added, delta.edges_removed, delta.concepts_changed) == ((), (), True)
+    assert not delta.empty  # the window refreshes its concept list and the graph on it
+    assert [c.id for c in index.concepts.concepts] == ["a", "b"]
+    assert not index.update(["n.md"]).concepts_changed
 
 
 def test_a_dictionary_outside_the_vault_is_used_and_reloaded_on_request(
