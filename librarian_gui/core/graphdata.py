@@ -3,7 +3,7 @@ edges as row pairs; and the display filters that choose its nodes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,6 +11,7 @@ import numpy.typing as npt
 
 from .concepts import ConceptDictionary
 from .index import VaultIndex
+from .model import NoteRecord
 from .queries import concept_pages, neighbours, node_kind, node_label
 from .resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
 
@@ -75,6 +76,35 @@ class GraphData:
                 array.setflags(write=False)
 
 
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    """What a graph is built from, taken from the index under its lock in a few tens of
+    milliseconds; the build itself (half a second at 10,000 notes) then runs without the
+    lock, so the GUI thread and the linker never wait for it. Records are immutable and an
+    update replaces a note's outgoing map rather than changing it, so shallow copies do;
+    incoming maps change in place, so those the build reads (concepts, concept pages) are
+    copied."""
+
+    notes: Mapping[str, NoteRecord]
+    out_edges: Mapping[str, Mapping[str, int]]
+    in_edges: Mapping[str, Mapping[str, int]]  # concept nodes and concept pages only
+    concepts: ConceptDictionary
+    concept_of: Mapping[str, str]  # concept node or concept page → its category
+
+
+def _snapshot(index: VaultIndex) -> _Snapshot:
+    """Take under ``index.lock``."""
+    concept_of = _concept_of(index)
+    in_edges = index.in_edges
+    return _Snapshot(
+        dict(index.notes),
+        dict(index.out_edges),
+        {node: dict(in_edges.get(node, {})) for node in concept_of},
+        index.concepts,
+        concept_of,
+    )
+
+
 def global_graph(
     index: VaultIndex, kinds: Iterable[str] | None = None, filters: GraphFilter | None = None
 ) -> GraphData:
@@ -82,7 +112,8 @@ def global_graph(
     between them."""
     with index.lock:
         nodes = set(index.notes) | set(index.attachments) | set(index.in_edges)
-        return _build(index, nodes, _merged(kinds, filters))
+        snapshot = _snapshot(index)
+    return _build(snapshot, nodes, _merged(kinds, filters))
 
 
 def local_graph(
@@ -95,7 +126,8 @@ def local_graph(
     """The nodes within ``depth`` hops of ``centre`` (links followed both ways), filtered."""
     with index.lock:
         nodes = set(neighbours(index, centre, depth)) | {centre}
-        return _build(index, nodes, _merged(kinds, filters))
+        snapshot = _snapshot(index)
+    return _build(snapshot, nodes, _merged(kinds, filters))
 
 
 def category_colours(concepts: ConceptDictionary) -> tuple[tuple[str, str], ...]:
@@ -132,19 +164,19 @@ def _concept_of(index: VaultIndex) -> dict[str, str]:
     return out
 
 
-def _linked_by(index: VaultIndex, node: str) -> int:
+def _linked_by(snapshot: _Snapshot, node: str) -> int:
     """Distinct notes linking ``node``, the index note and the node itself left out."""
-    notes = index.notes
+    notes = snapshot.notes
     return sum(
         1
-        for source in index.in_edges.get(node, {})
+        for source in snapshot.in_edges.get(node, {})
         if source in notes and source not in (INDEX_NOTE, node)
     )
 
 
-def _build(index: VaultIndex, nodes: set[str], filters: GraphFilter) -> GraphData:
+def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData:
     wanted = set(filters.kinds)
-    concept_of = _concept_of(index)
+    concept_of = index.concept_of
     linked = {node: _linked_by(index, node) for node in concept_of}
     isolated_ids = {node for node, count in linked.items() if count <= filters.isolated_max}
     kind_of = {node: node_kind(index, node) for node in nodes}
@@ -212,7 +244,7 @@ def _build(index: VaultIndex, nodes: set[str], filters: GraphFilter) -> GraphDat
     )
 
 
-def _notes_linking(index: VaultIndex, chosen: set[str]) -> set[str]:
+def _notes_linking(index: _Snapshot, chosen: set[str]) -> set[str]:
     return {
         source
         for node in chosen
@@ -221,7 +253,7 @@ def _notes_linking(index: VaultIndex, chosen: set[str]) -> set[str]:
     }
 
 
-def _under_path(index: VaultIndex, nodes: set[str], prefix: str) -> set[str]:
+def _under_path(index: _Snapshot, nodes: set[str], prefix: str) -> set[str]:
     """Files under ``prefix`` and the non-file nodes they link."""
     prefix = prefix.strip().lstrip("/").lower()
     files = {n for n in nodes if is_file_node(n) and n.lower().startswith(prefix)}

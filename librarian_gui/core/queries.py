@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from .concepts import Concept
 from .index import VaultIndex
-from .model import Link
+from .model import Link, NoteRecord
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
 from .vault import read_note
 
@@ -28,7 +30,14 @@ class AmbiguousNote(LookupError):
         self.candidates = candidates
 
 
-def node_kind(index: VaultIndex, node: str) -> str:
+class HasNotes(Protocol):
+    """The index, or a snapshot of the part of it a question needs."""
+
+    @property
+    def notes(self) -> Mapping[str, NoteRecord]: ...
+
+
+def node_kind(index: HasNotes, node: str) -> str:
     if node.startswith(CONCEPT_PREFIX):
         return "concept"
     if node.startswith(UNRESOLVED_PREFIX):
@@ -36,7 +45,7 @@ def node_kind(index: VaultIndex, node: str) -> str:
     return "note" if node in index.notes else "attachment"
 
 
-def node_label(index: VaultIndex, node: str) -> str:
+def node_label(index: HasNotes, node: str) -> str:
     """What a person calls the node: a note's title, a concept's id, a ghost's target."""
     if node.startswith(CONCEPT_PREFIX):
         return node[len(CONCEPT_PREFIX) :]

@@ -205,11 +205,15 @@ class GraphSession(QObject):
         self._thread.start()
         self._rebuild_timer = QTimer(self, singleShot=True, interval=600)
         self._rebuild_timer.timeout.connect(self.rebuild)
+        self._build_soon = QTimer(self, singleShot=True, interval=0)
+        self._build_soon.timeout.connect(self._on_build_soon_timeout)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
         model.job_finished.connect(self._on_model_job_finished)
 
     def stop(self) -> None:
+        self._build_soon.stop()
+        self._rebuild_timer.stop()
         self._save_requested.emit()
         self._thread.quit()
         self._thread.wait()
@@ -263,6 +267,13 @@ class GraphSession(QObject):
 
     @Slot()
     def rebuild(self) -> None:
+        """Build the graph again on the job thread, once for all the calls of this turn of
+        the event loop (opening the tab sets its scope, its filters and makes it active:
+        three calls, one build)."""
+        self._build_soon.start()
+
+    @Slot()
+    def _on_build_soon_timeout(self) -> None:
         if not self.active or not self.model.ready:
             return
         index = self.model.index

@@ -175,3 +175,27 @@ def test_the_controls_come_back_in_a_new_window(
     assert view.more.isChecked()
     assert view.graph_filter().path == "diary/"
     again.close()
+
+
+def test_opening_the_graph_builds_it_once(tmp_path: Path, qtbot: QtBot) -> None:
+    """Showing the tab sets its scope, its filters and makes it active: one build, not one
+    per call (each is half a second of work at 10,000 notes)."""
+    root = tmp_path / "demo"
+    shutil.copytree(bundled_demo_vault(), root)
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(root, settings=settings, use_cache=False)
+    qtbot.addWidget(win)
+    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
+        win.show()
+    assert win.model is not None and win.graph_session is not None
+    builds: list[object] = []
+    win.model.job_finished.connect(
+        lambda token, _r: builds.append(token) if token[0] == "graph" else None
+    )
+    with qtbot.waitSignal(
+        win.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
+    ):
+        win.show_view("graph")
+    qtbot.wait(200)
+    assert len(builds) == 1
+    win.close()

@@ -1,0 +1,120 @@
+"""The graph tab's GUI-thread stall (DESIGN §8: no stall over 50 ms): the window on a copy of
+../shared/vaults/interconnected-10k, indexed and resting; then the first Ctrl+G, until the
+layout has settled and the edges are drawn. A 5 ms timer records the event loop's lag.
+
+Run from the repository root (offscreen, about a minute per run):
+
+    QT_QPA_PLATFORM=offscreen python tests/benchmarks/bench_graph_open.py [--repeat 3]
+
+Each run is a fresh process. Prints a Markdown table; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+DEFAULT_VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
+STALL_TARGET_MS = 50.0
+
+
+def one_run(vault: Path) -> dict[str, float]:
+    from PySide6.QtCore import QSettings
+    from PySide6.QtWidgets import QApplication
+
+    from librarian_gui.services.settings import Settings
+    from librarian_gui.ui.main_window import MainWindow
+    from tests.benchmarks.bench_gui import LagMeter, _spin
+
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    work = Path(tempfile.mkdtemp(prefix="librarian-bench-graph-open-"))
+    try:
+        copy = work / "vault"
+        shutil.copytree(vault, copy)
+        settings = Settings(QSettings(str(work / "s.ini"), QSettings.Format.IniFormat))
+        window = MainWindow(copy, settings=settings, use_cache=False)
+        window.resize(1400, 860)
+        window.show()
+        assert window.model is not None
+        ready: list[bool] = []
+        window.model.index_ready.connect(lambda _i: ready.append(True))
+        _spin(app, lambda: bool(ready), 120)
+        _spin(app, lambda: False, 4.0)  # panes filled, the vault at rest
+        lag = LagMeter()
+        lag.start()
+        started = time.perf_counter()
+        window.show_view("graph")
+        assert window.graph_session is not None and window.graph is not None
+        settled: list[float] = []
+        window.graph_session.positions_ready.connect(
+            lambda _p, done, _r: settled.append(time.perf_counter() - started) if done else None
+        )
+        _spin(app, lambda: bool(settled), 60)
+        canvas = window.graph.canvas
+        _spin(app, canvas._edge_layer.is_current, 10)  # the settled edges drawn
+        drawn = time.perf_counter() - started
+        lag.stop()
+        window.close()
+        return {
+            "settled_s": settled[0] if settled else float("nan"),
+            "drawn_s": drawn,
+            "worst_lag_ms": lag.worst * 1000,
+            "lags_over_50ms": float(sum(1 for s in lag.samples if s > 0.05)),
+            "ticks": float(len(lag.samples)),
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(one_run(args.vault)))
+        return
+    runs = []
+    for i in range(args.repeat):
+        print(f"run {i + 1}/{args.repeat} …", file=sys.stderr)
+        out = subprocess.run(
+            [sys.executable, __file__, "--child", "--vault", str(args.vault)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    worst = [r["worst_lag_ms"] for r in runs]
+    print(f"\nGraph tab opened on {args.vault.name}, {len(runs)} fresh processes:\n")
+    print("| measure | median | runs | target | met? |")
+    print("|---|---:|---|---|---|")
+    print(
+        f"| worst GUI-thread lag, first Ctrl+G → settled and drawn | "
+        f"{statistics.median(worst):.0f} ms | {', '.join(f'{w:.0f}' for w in worst)} | "
+        f"≤ {STALL_TARGET_MS:.0f} ms | {'yes' if max(worst) <= STALL_TARGET_MS else '**NO**'} |"
+    )
+    over = [r["lags_over_50ms"] for r in runs]
+    print(
+        f"| lags over 50 ms | {statistics.median(over):.0f} | "
+        f"{', '.join(f'{o:.0f}' for o in over)} | 0 | {'yes' if max(over) == 0 else '**NO**'} |"
+    )
+    for key, name in (("settled_s", "layout settled"), ("drawn_s", "edges drawn")):
+        values = [r[key] for r in runs]
+        print(
+            f"| {name} after Ctrl+G | {statistics.median(values):.1f} s | "
+            f"{', '.join(f'{v:.1f}' for v in values)} | — | — |"
+        )
+
+
+if __name__ == "__main__":
+    main()
