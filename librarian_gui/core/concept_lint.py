@@ -367,6 +367,8 @@ def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
     length n to n * (200 - NEAR_SCORE) / NEAR_SCORE: each length is compared with that
     band only, a sixth to a half of all pairs for names of natural lengths.
     """
+    if len(keys) < 2:
+        return  # nothing to compare: and numpy and rapidfuzz need not load (0.25 s)
     # Imported here, not with the module: the GUI and the CLI import core at start-up.
     import numpy as np
     from rapidfuzz import fuzz, process

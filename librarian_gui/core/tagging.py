@@ -151,6 +151,8 @@ def concept_usage(
     ids = (
         [c.id for c in concepts] if not isinstance(concepts, AliasMatcher) else matcher.concept_ids
     )
+    if not ids:
+        return {}, {}  # no concept: no note need be read
     with index.lock:
         rels = sorted(index.notes)
         linked = {

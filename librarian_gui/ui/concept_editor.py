@@ -21,7 +21,7 @@ from PySide6.QtCore import (
     Signal,
     Slot,
 )
-from PySide6.QtGui import QKeyEvent, QKeySequence
+from PySide6.QtGui import QKeyEvent, QKeySequence, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QLineEdit,
@@ -87,9 +87,15 @@ class ConceptEditor(QWidget):
     dirty_changed = Signal(bool)
     suggestions_requested = Signal()
     note_activated = Signal(str)
+    first_shown = Signal()
 
     def __init__(
-        self, vault_root: Path, dictionary_path: Path, parent: QWidget | None = None
+        self,
+        vault_root: Path,
+        dictionary_path: Path,
+        parent: QWidget | None = None,
+        *,
+        load: bool = True,
     ) -> None:
         super().__init__(parent)
         self.vault_root = Path(vault_root)
@@ -108,9 +114,11 @@ class ConceptEditor(QWidget):
         self._relink: tuple[str, str] | None = None
         self._categories: list[str] = []
         self._was_dirty = False
+        self.loaded = False  # load=False: the file is read when the tab is first shown
         self._build()
         self._connect()
-        self.load()
+        if load:
+            self.load()
 
     # ------------------------------------------------------------ building
 
@@ -256,6 +264,7 @@ class ConceptEditor(QWidget):
     def load(self) -> None:
         """(Re)load the file, discarding unsaved edits. A file that does not parse is shown
         as an error with its line and column, and nothing can be saved over it."""
+        self.loaded = True
         self.changed_banner.hide()
         self.message_banner.hide()
         self._hide_relink()
@@ -290,10 +299,13 @@ class ConceptEditor(QWidget):
         self._mentioned = dict(mentioned)
         self._former.clear()
         self.model.isolated_max = isolated_max
-        self._refresh(self._current)
+        if self.loaded:
+            self._refresh(self._current)
 
     def file_changed_on_disk(self) -> None:
         """The watcher saw the file change: reload if nothing is unsaved, else ask."""
+        if not self.loaded:
+            return  # read when first shown
         try:
             raw: bytes | None = self.dictionary_path.read_bytes()
         except FileNotFoundError:
@@ -311,7 +323,20 @@ class ConceptEditor(QWidget):
             return
         self._show_changed(f"{self.dictionary_path.name} changed on disk")
 
+    def showEvent(self, event: QShowEvent) -> None:
+        """Read the file when the tab is first shown: a window that never shows it (most
+        sessions) does not lint the dictionary at start-up."""
+        super().showEvent(event)
+        self.ensure_loaded()
+
+    def ensure_loaded(self) -> None:
+        """Read the file now if it was not yet (``load=False``)."""
+        if not self.loaded:
+            self.load()
+            self.first_shown.emit()
+
     def select_concept(self, concept_id: str) -> None:
+        self.ensure_loaded()
         row = next((i for i, r in enumerate(self.model.rows) if r.concept.id == concept_id), None)
         if row is None:
             return
@@ -461,6 +486,7 @@ class ConceptEditor(QWidget):
     def add_concept(self, concept_id: str, alias: str) -> str | None:
         """Add a concept (an unsaved, undoable edit) and select it; the id defaults to the
         alias as a slug. Returns why it was not added, or None."""
+        self.ensure_loaded()
         concept_id = concept_id or _NOT_SLUG.sub("-", alias.lower()).strip("-")
         if not concept_id:
             return "Give an id or a first alias."
@@ -484,6 +510,7 @@ class ConceptEditor(QWidget):
 
     @Slot(bool)
     def _on_suggest_toggled(self, shown: bool) -> None:
+        self.ensure_loaded()  # the suggestions leave out what the dictionary covers
         self.suggestions.setVisible(shown)
         if shown and not self.suggestions.suggestions:
             self._request_suggestions()

@@ -39,7 +39,7 @@ class ConceptTabs(QObject):
         self.centre = centre
         self._open_concept = open_concept
         root = model.root
-        self.editor = ConceptEditor(root, model.dictionary_path)
+        self.editor = ConceptEditor(root, model.dictionary_path, load=False)
         self.tagging = TaggingView(root)
         centre.addTab(self.editor, "Concepts")
         centre.addTab(self.tagging, "Tagging")
@@ -51,6 +51,7 @@ class ConceptTabs(QObject):
         model.index_updated.connect(self._on_model_index_changed)
         model.dictionary_changed.connect(self.editor.file_changed_on_disk)
         model.job_finished.connect(self._on_model_job_finished)
+        self.editor.first_shown.connect(self._on_editor_first_shown)
         self.editor.concept_activated.connect(self._on_editor_concept_activated)
         self.editor.tag_requested.connect(self.tag_concept)
         self.editor.relink_requested.connect(self._on_editor_relink_requested)
@@ -91,9 +92,15 @@ class ConceptTabs(QObject):
         self._usage_timer.start()
 
     @Slot()
+    def _on_editor_first_shown(self) -> None:
+        QTimer.singleShot(0, self._on_usage_timer_timeout)
+
+    @Slot()
     def _on_usage_timer_timeout(self) -> None:
+        """Counts for the editor's table: read every note, so only once the editor has been
+        shown (a window that never shows it never pays for them)."""
         model = self.model
-        if not model.ready:
+        if not model.ready or not self.editor.loaded:
             return
         self._usage_cancel.set()
         self._usage_cancel = threading.Event()

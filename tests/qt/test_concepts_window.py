@@ -144,6 +144,8 @@ def test_a_dictionary_outside_the_vault_is_chosen_remembered_and_watched(
     qtbot.waitUntil(lambda: window.concepts.categories() == [("storage  (1)", 1)], timeout=5_000)
     assert window.concept_tabs is not None
     assert window.concept_tabs.editor.dictionary_path == outside
+    window.show_view("editor")  # the editor reads its file when first shown
+    assert window.concept_tabs.editor.loaded
     assert window.settings.dictionary(root) == outside.resolve()
     assert window.own_dictionary_action.isEnabled()
 
@@ -183,6 +185,9 @@ def test_an_agent_editing_the_vaults_dictionary_reloads_the_editor_and_the_pane(
     tabs = window.concept_tabs
     assert tabs is not None
     qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=10_000)
+    assert not tabs.editor.loaded  # not read until its tab is shown
+    window.show_view("editor")
+    assert tabs.editor.loaded
     path = demo / "concepts.json"
     data = json.loads(path.read_text(encoding="utf-8"))
     data["duckdb"] = {"aliases": ["DuckDB"], "category": "storage"}
