@@ -359,7 +359,10 @@ class MainWindow(QMainWindow):
         self._refresh_counts()
         QTimer.singleShot(0, self._refresh_lists)  # its own event-loop turn: no long stall
         if self.graph is None:  # the first Ctrl+G then only builds widgets (0.6 s → 0.15 s)
-            threading.Thread(target=_import_graph_modules, daemon=True).start()
+            # Not at once: the first note's render, its backlinks and unlinked mentions run
+            # on job threads now, and every thread that runs Python keeps the GUI thread
+            # waiting for the interpreter lock a little longer.
+            QTimer.singleShot(GRAPH_IMPORT_DELAY_MS, _start_graph_import)
         if self._requested_note and self.session is not None:
             self._open_requested(self._requested_note)
             self._requested_note = None
@@ -412,7 +415,7 @@ class MainWindow(QMainWindow):
         with self.model.read() as index:
             mtimes = [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
         self.recent.show_notes(mtimes)
-        self._on_tags_timer_timeout()
+        self._tags_timer.start()  # a second later: the first note's jobs go first
 
     @Slot()
     def _on_tags_timer_timeout(self) -> None:
@@ -753,6 +756,13 @@ class MainWindow(QMainWindow):
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)
+
+
+GRAPH_IMPORT_DELAY_MS = 3000
+
+
+def _start_graph_import() -> None:
+    threading.Thread(target=_import_graph_modules, daemon=True).start()
 
 
 def _import_graph_modules() -> None:
