@@ -12,9 +12,9 @@ from pathlib import Path
 from . import cache as _cache
 from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
 from .delta import IndexDelta, _renames, gc_paused
-from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
+from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
 from .reading import POOL_THRESHOLD, ParsePool, read_many
-from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node, name_key
+from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
 from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
 ProgressCallback = Callable[[int, int], None]

@@ -236,3 +236,9 @@ class NoteRecord:
 
     def __repr__(self) -> str:
         return f"NoteRecord({self.path!r}, {self.stamp!r})"
+
+
+def name_key(name: str) -> str:
+    """The key under which a file name (or a link target's last segment) is looked up."""
+    base = name.rsplit("/", 1)[-1].lower()
+    return base[:-3] if base.endswith(".md") else base

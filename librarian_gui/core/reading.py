@@ -15,9 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from .model import DateSource, FileStamp, NoteRecord, ParsedNote, ScanWarning
+from .model import DateSource, FileStamp, NoteRecord, ParsedNote, ScanWarning, name_key
 from .parser import parse_date_text, parse_note
-from .resolver import name_key
 from .vault import read_note
 
 # Below this many notes a process pool costs more (start-up, transfer) than it saves.

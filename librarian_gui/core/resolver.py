@@ -11,7 +11,7 @@ import posixpath
 from collections.abc import Iterable
 
 from .concepts import ConceptDictionary
-from .model import Link
+from .model import Link, name_key  # defined with the records: parse workers skip this module
 
 CONCEPT_PREFIX = "//concept/"
 UNRESOLVED_PREFIX = "//unresolved/"
@@ -20,12 +20,6 @@ TAG_PREFIX = "//tag/"  # tags are nodes of the exported and drawn graph, not of 
 
 def is_file_node(node: str) -> bool:
     return not node.startswith("//")
-
-
-def name_key(name: str) -> str:
-    """The key under which a file name (or a link target's last segment) is looked up."""
-    base = name.rsplit("/", 1)[-1].lower()
-    return base[:-3] if base.endswith(".md") else base
 
 
 def link_key(link: Link) -> str:

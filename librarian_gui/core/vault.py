@@ -8,10 +8,12 @@ import stat as _stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from .model import FileStamp, ScanWarning
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 IGNORE_FILE = ".librarianignore"
 MAX_NOTE_BYTES = 16_000_000  # larger notes are listed but not parsed (DESIGN §9)
@@ -49,7 +51,11 @@ class IgnoreRules:
             folder = folder.strip().strip("/")
             if folder:
                 lines.append(f"/{folder}/")
-        self._spec = pathspec.GitIgnoreSpec.from_lines(lines) if lines else None
+        self._spec: GitIgnoreSpec | None = None
+        if lines:
+            import pathspec  # only for vaults with ignore rules: parse workers never need it
+
+            self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """``rel`` is a vault-relative POSIX path."""
