@@ -717,8 +717,19 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return args
 
 
+def compile_package() -> None:
+    """Write the package's bytecode, as installing it does. The children import it from
+    this checkout; where PYTHONDONTWRITEBYTECODE is set (this machine sets it) nothing would
+    write it, and every fresh process, parse workers included, would compile the sources
+    again: 70 ms of CPU per worker that an installed Librarian never spends."""
+    import compileall
+
+    compileall.compile_dir(REPO / "librarian_gui", quiet=1)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
+    compile_package()
     if args.vault:
         sources: list[Path] = [p.resolve() for p in args.vault]
     elif DEFAULT_VAULT.is_dir():
