@@ -379,7 +379,7 @@ class ConceptDetail(QWidget):
         self.merge_button = button("Merge into")
         self.delete_button = button("Delete…", "Remove the concept from the dictionary")
         self.delete_button.setStyleSheet(f"QPushButton {{ color: {SEVERITY_COLOURS['error']}; }}")
-        self.empty = label("Select a concept to edit it, or add one with New concept.")
+        self.empty = label("Select a concept to edit it, or add one with New concept.", wrap=True)
         self.empty.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.empty.setEnabled(False)
         form = QFormLayout()
