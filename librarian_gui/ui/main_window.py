@@ -7,12 +7,9 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QEvent, QObject, Qt, QTimer, QUrl, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QDesktopServices, QKeySequence, QMouseEvent
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QMouseEvent
 from PySide6.QtWidgets import (
-    QApplication,
-    QFileDialog,
-    QInputDialog,
     QLabel,
     QMainWindow,
     QMenu,
@@ -44,11 +41,13 @@ from .recent import RecentChanges
 from .search import SearchPane
 from .switcher import QuickSwitcher
 from .tags import TagsPane, tag_counts
+from .window_actions import WindowActions
+from .window_graph import GRAPH_IMPORT_DELAY_MS, WindowGraph, start_graph_import
 
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
-class MainWindow(QMainWindow):
+class MainWindow(WindowActions, WindowGraph, QMainWindow):
     """The application window for one vault at a time.
 
     Signals:
@@ -306,42 +305,6 @@ class MainWindow(QMainWindow):
         ):
             signal.connect(slot)
 
-    def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
-        """The graph tab's controls → its session (once both exist)."""
-        for signal, slot in (
-            (graph.scope_changed, graph_session.set_scope),
-            (graph.paused, graph_session.set_paused),
-            (graph.filters_changed, graph_session.set_filters),
-            (graph.forces_changed, graph_session.set_forces),
-            (graph.layout_reset, graph_session.reset_layout),
-            (graph.node_dragged, graph_session.drag_node),
-            (graph.node_released, graph_session.release_node),
-            (graph.node_activated, self._on_graph_node_activated),
-        ):
-            signal.connect(slot)
-        graph_session.set_scope(*graph.scope())
-        graph_session.set_filters(graph.graph_filter())
-        graph_session.set_forces(graph.forces())
-        graph_session.set_active(self.centre.currentWidget() is graph)
-
-    def _ensure_graph(self) -> GraphView:
-        if self.graph is None:
-            from .graph_view import GraphView
-
-            self.graph = GraphView(
-                dark=theme.resolve(self.settings.theme()), settings=self.settings
-            )
-            index = self.centre.indexOf(self._graph_placeholder)
-            self.centre.blockSignals(True)
-            try:
-                self.centre.removeTab(index)
-                self.centre.insertTab(index, self.graph, "Graph")
-            finally:
-                self.centre.blockSignals(False)
-            if self.graph_session is not None:
-                self._connect_graph(self.graph, self.graph_session)
-        return self.graph
-
     # ------------------------------------------------------------ model events
 
     @Slot(int, int)
@@ -362,7 +325,7 @@ class MainWindow(QMainWindow):
             # Not at once: the first note's render, its backlinks and unlinked mentions run
             # on job threads now, and every thread that runs Python keeps the GUI thread
             # waiting for the interpreter lock a little longer.
-            QTimer.singleShot(GRAPH_IMPORT_DELAY_MS, _start_graph_import)
+            QTimer.singleShot(GRAPH_IMPORT_DELAY_MS, start_graph_import)
         if self._requested_note and self.session is not None:
             self._open_requested(self._requested_note)
             self._requested_note = None
@@ -553,36 +516,6 @@ class MainWindow(QMainWindow):
                 self.graph is not None and self.centre.currentWidget() is self.graph
             )
 
-    @Slot()
-    def _on_graph_triggered(self) -> None:
-        self.centre.setCurrentWidget(self._ensure_graph())
-        self._on_centre_current_changed(self.centre.currentIndex())
-
-    @Slot(str)
-    def _on_graph_node_activated(self, node: str) -> None:
-        if self.session is None:
-            return
-        kind = "note"
-        if node.startswith("//concept/"):
-            kind = "concept"
-        elif node.startswith("//unresolved/"):
-            kind = "unresolved"
-        self.session.open_node(kind, node, "")
-        self.centre.setCurrentWidget(self.preview)
-
-    @Slot(object, object)
-    def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
-        if self.graph is None:
-            return
-        self.graph.show_graph(graph, positions, fit=not self.graph.canvas.ids)
-        if self.session is not None and self.session.current is not None:
-            self.graph.canvas.select(self.session.current.node)
-
-    @Slot(object, bool, float)
-    def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
-        if self.graph is not None:
-            self.graph.show_positions(positions, settled, rate)
-
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
         if self.session is not None:
@@ -606,105 +539,6 @@ class MainWindow(QMainWindow):
     def _on_outgoing_target_activated(self, kind: str, node: str) -> None:
         if self.session is not None:
             self.session.open_node("note" if kind == "attachment" else kind, node, "")
-
-    # ------------------------------------------------------------ menu actions
-
-    @Slot()
-    def _on_open_vault_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self, "Open Vault")
-        if folder:
-            self.open_vault(Path(folder))
-
-    @Slot()
-    def _on_excluded_triggered(self) -> None:
-        if self.model is None:
-            return
-        current = "\n".join(self.model.excluded)
-        text, ok = QInputDialog.getMultiLineText(
-            self,
-            "Excluded Folders",
-            "Folders to leave out of the index, one per line (vault paths, e.g. templates).\n"
-            "A .librarianignore file in the vault can exclude more (gitignore syntax).",
-            current,
-        )
-        if ok:
-            folders = tuple(line.strip().strip("/") for line in text.splitlines() if line.strip())
-            self.settings.set_excluded(self.model.root, folders)
-            self.model.rescan(folders)
-
-    def use_dictionary(self, path: Path | None) -> bool:
-        """Use this concept dictionary for the open vault from now on (None: the vault's
-        own concepts.json): remembered per vault; the vault is indexed again with it.
-        False when the user kept unsaved dictionary edits instead."""
-        if self.model is None:
-            return False
-        tabs = self.concept_tabs
-        if (
-            tabs is not None
-            and tabs.editor.dirty
-            and not tabs.editor.confirm(
-                "Concept dictionary",
-                "The dictionary has unsaved edits. Discard them and switch dictionaries?",
-            )
-        ):
-            return False
-        root = self.model.root
-        self.settings.set_dictionary(root, path.expanduser().resolve() if path else None)
-        self.open_vault(root)
-        assert self.model is not None
-        self.statusBar().showMessage(f"Concept dictionary: {self.model.dictionary_path}", 8000)
-        return True
-
-    @Slot()
-    def _on_dictionary_triggered(self) -> None:
-        if self.model is None:
-            return
-        path, _ = QFileDialog.getOpenFileName(
-            self,
-            "Concept Dictionary",
-            str(self.model.dictionary_path.parent),
-            "Concept dictionaries (*.json);;All files (*)",
-        )
-        if path:
-            self.use_dictionary(Path(path))
-
-    @Slot()
-    def _on_own_dictionary_triggered(self) -> None:
-        self.use_dictionary(None)
-
-    @Slot()
-    def _on_external_editor_triggered(self) -> None:
-        if self.session is None or self.session.current is None or self.model is None:
-            return
-        place = self.session.current
-        if place.kind == "note":
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.model.root / place.node)))
-
-    @Slot()
-    def _on_undo_triggered(self) -> None:
-        if self.session is not None:
-            self.session.undo_last()
-
-    @Slot()
-    def _on_back_triggered(self) -> None:
-        if self.session is not None:
-            self.session.go_back()
-
-    @Slot()
-    def _on_forward_triggered(self) -> None:
-        if self.session is not None:
-            self.session.go_forward()
-
-    def set_theme(self, name: str) -> None:
-        self.settings.set_theme(name)
-        for action in self._theme_actions:
-            action.setChecked(action.text().lower() == name)
-        dark = theme.resolve(name)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            theme.apply(app, dark)
-        if self.session is not None:
-            self.session.set_dark(dark)
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
@@ -756,16 +590,3 @@ class MainWindow(QMainWindow):
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)
-
-
-GRAPH_IMPORT_DELAY_MS = 3000
-
-
-def _start_graph_import() -> None:
-    threading.Thread(target=_import_graph_modules, daemon=True).start()
-
-
-def _import_graph_modules() -> None:
-    """Load pyqtgraph and numpy (through the graph view's module) off the GUI thread. The
-    module defines classes only; no Qt object is made until the tab is shown."""
-    from . import graph_view  # noqa: F401

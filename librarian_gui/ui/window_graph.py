@@ -1,0 +1,111 @@
+"""The main window's graph tab: built when first shown, wired to its session, and the
+graph modules imported ahead on a thread: a part of ``MainWindow``."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import Slot
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from . import theme
+
+if TYPE_CHECKING:
+    from ..services.graph_session import GraphSession
+    from ..services.session import VaultSession
+    from ..services.settings import Settings
+    from .graph_view import GraphView
+    from .preview import PreviewView
+
+GRAPH_IMPORT_DELAY_MS = 3000
+
+
+class WindowGraph:
+    """Mixed into ``MainWindow``: the graph tab, made on the first Ctrl+G."""
+
+    graph: GraphView | None
+    graph_session: GraphSession | None
+    session: VaultSession | None
+    settings: Settings
+    centre: QTabWidget
+    preview: PreviewView
+    _graph_placeholder: QWidget
+    _on_centre_current_changed: Callable[[int], None]  # MainWindow's (an annotation only)
+
+    def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
+        """The graph tab's controls → its session (once both exist)."""
+        for signal, slot in (
+            (graph.scope_changed, graph_session.set_scope),
+            (graph.paused, graph_session.set_paused),
+            (graph.filters_changed, graph_session.set_filters),
+            (graph.forces_changed, graph_session.set_forces),
+            (graph.layout_reset, graph_session.reset_layout),
+            (graph.node_dragged, graph_session.drag_node),
+            (graph.node_released, graph_session.release_node),
+            (graph.node_activated, self._on_graph_node_activated),
+        ):
+            signal.connect(slot)
+        graph_session.set_scope(*graph.scope())
+        graph_session.set_filters(graph.graph_filter())
+        graph_session.set_forces(graph.forces())
+        graph_session.set_active(self.centre.currentWidget() is graph)
+
+    def _ensure_graph(self) -> GraphView:
+        if self.graph is None:
+            from .graph_view import GraphView
+
+            self.graph = GraphView(
+                dark=theme.resolve(self.settings.theme()), settings=self.settings
+            )
+            index = self.centre.indexOf(self._graph_placeholder)
+            self.centre.blockSignals(True)
+            try:
+                self.centre.removeTab(index)
+                self.centre.insertTab(index, self.graph, "Graph")
+            finally:
+                self.centre.blockSignals(False)
+            if self.graph_session is not None:
+                self._connect_graph(self.graph, self.graph_session)
+        return self.graph
+
+    @Slot()
+    def _on_graph_triggered(self) -> None:
+        self.centre.setCurrentWidget(self._ensure_graph())
+        self._on_centre_current_changed(self.centre.currentIndex())
+
+    @Slot(str)
+    def _on_graph_node_activated(self, node: str) -> None:
+        if self.session is None:
+            return
+        kind = "note"
+        if node.startswith("//concept/"):
+            kind = "concept"
+        elif node.startswith("//unresolved/"):
+            kind = "unresolved"
+        self.session.open_node(kind, node, "")
+        self.centre.setCurrentWidget(self.preview)
+
+    @Slot(object, object)
+    def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
+        if self.graph is None:
+            return
+        self.graph.show_graph(graph, positions, fit=not self.graph.canvas.ids)
+        if self.session is not None and self.session.current is not None:
+            self.graph.canvas.select(self.session.current.node)
+
+    @Slot(object, bool, float)
+    def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
+        if self.graph is not None:
+            self.graph.show_positions(positions, settled, rate)
+
+
+def start_graph_import() -> None:
+    threading.Thread(target=_import_graph_modules, daemon=True).start()
+
+
+def _import_graph_modules() -> None:
+    """Load pyqtgraph and numpy (through the graph view's module) off the GUI thread. The
+    module defines classes only; no Qt object is made until the tab is shown."""
+    from . import graph_view  # noqa: F401
