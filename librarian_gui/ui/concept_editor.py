@@ -4,7 +4,6 @@ revert, and the answer to the file changing on disk."""
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -14,9 +13,7 @@ from typing import Any
 from PySide6.QtCore import (
     QEvent,
     QItemSelectionModel,
-    QModelIndex,
     QObject,
-    QSignalBlocker,
     Qt,
     Signal,
     Slot,
@@ -33,18 +30,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concept_lint import lint_concepts
 from ..core.concepts import LintIssue
 from ..core.dictionary_file import DictionaryFile, DictionaryParseError
 from ..core.safewrite import FileChanged, WriteRefused, digest_of
 from ..core.suggestions import Suggestion
 from .concept_detail import (
-    NO_CATEGORY,
     SEVERITY_COLOURS,
     Banner,
     ConceptDetail,
     ConceptFilter,
-    ConceptRow,
     ConceptTableModel,
     box,
     button,
@@ -52,6 +46,7 @@ from .concept_detail import (
     line_edit,
     list_table,
 )
+from .concept_editor_display import EditorDisplay, escape_text, parse_error_excerpt
 from .concept_suggestions import SuggestionsPanel
 
 _NOT_SLUG = re.compile(r"[\W_]+")
@@ -63,7 +58,7 @@ class _Step:
     current: str | None
 
 
-class ConceptEditor(QWidget):
+class ConceptEditor(EditorDisplay, QWidget):
     """The concept dictionary editor. It loads ``dictionary_path`` at once; ``load()``
     reloads it. Edits stay in memory (undoable) until saved through the vault's journal.
 
@@ -274,16 +269,17 @@ class ConceptEditor(QWidget):
         try:
             self.document = DictionaryFile.load(self.dictionary_path)
         except DictionaryParseError as exc:
+            excerpt = parse_error_excerpt(exc.path, exc.line, exc.column)
             self._show_unreadable(
                 f"<b>{exc.path.name} does not parse: line {exc.line}, column {exc.column}"
-                f"</b> — {_escape(exc.message)}.{_excerpt(exc.path, exc.line, exc.column)}"
-                f"Fix {_escape(str(exc.path))} in a text editor, then Reload. Librarian will "
+                f"</b> — {escape_text(exc.message)}.{excerpt}"
+                f"Fix {escape_text(str(exc.path))} in a text editor, then Reload. Librarian will "
                 "not write over it while it is broken."
             )
         except OSError as exc:
             self._show_unreadable(
                 f"<b>{self.dictionary_path.name} cannot be read</b> — "
-                f"{_escape(exc.strerror or str(exc))}. Check the file, then Reload."
+                f"{escape_text(exc.strerror or str(exc))}. Check the file, then Reload."
             )
         else:
             self.parse_banner.hide()
@@ -367,7 +363,7 @@ class ConceptEditor(QWidget):
             )
             return False
         except (WriteRefused, OSError) as exc:
-            self.message_banner.show_message(f"Not saved — {_escape(str(exc))}")
+            self.message_banner.show_message(f"Not saved — {escape_text(str(exc))}")
             return False
         self._undo.clear()
         self._redo.clear()
@@ -396,7 +392,7 @@ class ConceptEditor(QWidget):
             change(doc)
         except (ValueError, KeyError) as exc:
             doc.set_state(before)
-            self.message_banner.show_message(_escape(str(exc)))
+            self.message_banner.show_message(escape_text(str(exc)))
             return False
         if doc.data == before:
             return False
@@ -457,8 +453,8 @@ class ConceptEditor(QWidget):
         notes = "Notes" if linked is None else f"{linked} note{'s' if linked != 1 else ''}"
         self._relink = (old, new)
         self.relink_banner.show_message(
-            f"{_escape(done)} {notes} still link <b>[[{_escape(old)}]]</b>: rewrite those "
-            f"links to [[{_escape(new)}]]? You will see the changes before they are made."
+            f"{escape_text(done)} {notes} still link <b>[[{escape_text(old)}]]</b>: rewrite those "
+            f"links to [[{escape_text(new)}]]? You will see the changes before they are made."
         )
 
     @Slot()
@@ -526,7 +522,7 @@ class ConceptEditor(QWidget):
         if problem is None:
             self.suggestions.remove(phrase)
         else:
-            self.message_banner.show_message(_escape(problem))
+            self.message_banner.show_message(escape_text(problem))
 
     @Slot(bool)
     def _on_new_toggled(self, shown: bool) -> None:
@@ -546,7 +542,7 @@ class ConceptEditor(QWidget):
 
     def _show_changed(self, what: str) -> None:
         self.changed_banner.show_message(
-            f"<b>{_escape(what)}.</b> Reload theirs (your unsaved edits are lost), or keep "
+            f"<b>{escape_text(what)}.</b> Reload theirs (your unsaved edits are lost), or keep "
             "yours (your next save replaces theirs)."
         )
 
@@ -566,146 +562,12 @@ class ConceptEditor(QWidget):
             )
             return
         except OSError as exc:
-            self.message_banner.show_message(_escape(str(exc)))
+            self.message_banner.show_message(escape_text(str(exc)))
             return
         base.set_state(doc.state())
         self.document = base
         self.changed_banner.hide()
         self._refresh(self._current)
-
-    # ------------------------------------------------------------ showing
-
-    def _show_unreadable(self, message: str) -> None:
-        self.document = None
-        self.parse_banner.show_message(message)
-        self.body.hide()
-
-    def _usage(self, counts: Mapping[str, int] | None, concept_id: str) -> int | None:
-        if counts is None:
-            return None
-        return counts.get(concept_id, counts.get(self._former.get(concept_id, concept_id), 0))
-
-    def _refresh(self, select: str | None) -> None:
-        """Lint, fill the table and the detail panel, and update the buttons."""
-        doc = self.document
-        concepts = doc.concepts() if doc is not None else ()
-        found = doc.structure_issues() if doc is not None else []
-        if self._linked is not None and self._mentioned is not None:
-            found += lint_concepts(
-                concepts,
-                linked={c.id: self._usage(self._linked, c.id) or 0 for c in concepts},
-                mentioned={c.id: self._usage(self._mentioned, c.id) or 0 for c in concepts},
-            )
-        else:
-            found += lint_concepts(concepts)
-        self.issues = {}
-        for issue in found:
-            self.issues.setdefault(issue.concept, []).append(issue)
-        rows = []
-        for concept in concepts:
-            issues = self.issues.get(concept.id, [])
-            linked = self._usage(self._linked, concept.id)
-            severities = {i.severity for i in issues}
-            rows.append(
-                ConceptRow(
-                    concept,
-                    linked,
-                    self._usage(self._mentioned, concept.id),
-                    linked is not None and linked <= self.model.isolated_max,
-                    "error" if "error" in severities else "warning" if severities else None,
-                    tuple(i.message for i in issues),
-                )
-            )
-        self.model.set_rows(rows)
-        self._categories = sorted({c.category for c in concepts if c.category}, key=str.casefold)
-        self._fill_categories(self._categories)
-        dirty = self.dirty
-        self._show_summary(found, len(concepts), dirty)
-        self._current = None
-        if select and doc is not None and select in doc.data:
-            self.select_concept(select)
-        self._current = self._selected_id()
-        self._show_detail()
-        self._update_buttons(dirty)
-
-    def _fill_categories(self, names: list[str]) -> None:
-        """The category filter's choices; the chosen one stays chosen while it exists."""
-        combo = self.category_filter
-        choices = [("All categories", None), *((n, n) for n in names), ("No category", NO_CATEGORY)]
-        if [combo.itemData(i) for i in range(combo.count())] == [d for _, d in choices]:
-            return
-        chosen = combo.currentData()
-        with QSignalBlocker(combo):
-            combo.clear()
-            for text, data in choices:
-                combo.addItem(text, data)
-            combo.setCurrentIndex(max(0, combo.findData(chosen)))
-        self._on_filter_changed()
-
-    def _show_summary(self, found: list[LintIssue], count: int, dirty: bool) -> None:
-        errors = sum(1 for i in found if i.severity == "error")
-        warnings = len(found) - errors
-        parts = [f"{count} concept{'s' if count != 1 else ''}"]
-        if errors:
-            parts.append(f'<span style="color:{SEVERITY_COLOURS["error"]}">{errors} errors</span>')
-        if warnings:
-            colour = SEVERITY_COLOURS["warning"]
-            parts.append(f'<span style="color:{colour}">{warnings} warnings</span>')
-        if dirty:
-            parts.append("<i>unsaved changes</i>")
-        self.summary.setText(" · ".join(parts) if self.document is not None else "")
-        whole = [i.message for i in found if i.code == "duplicate-id"]
-        self.file_issues.setText(" ".join(whole))
-        self.file_issues.setVisible(bool(whole))
-
-    def _show_detail(self) -> None:
-        current = self._current
-        concept = next((r.concept for r in self.model.rows if r.concept.id == current), None)
-        self.detail.show_concept(
-            concept,
-            self.issues.get(current, []) if concept else [],
-            self._categories,
-            [r.concept.id for r in self.model.rows],
-        )
-
-    def _update_buttons(self, dirty: bool) -> None:
-        editable = self.document is not None
-        self.save_button.setEnabled(editable and dirty)
-        self.revert_button.setEnabled(editable and dirty)
-        self.undo_button.setEnabled(editable and bool(self._undo))
-        self.redo_button.setEnabled(editable and bool(self._redo))
-        for widget in (self.new_button, self.filter_edit, self.category_filter):
-            widget.setEnabled(editable)
-        if not editable:
-            self.new_button.setChecked(False)
-        if dirty != self._was_dirty:
-            self._was_dirty = dirty
-            self.dirty_changed.emit(dirty)
-
-    def _selected_id(self) -> str | None:
-        index = self.table.selectionModel().currentIndex()
-        return self._id_at(index.row()) if index.isValid() else None
-
-    def _id_at(self, row: int) -> str | None:
-        """The id shown in this row of the table (as sorted and filtered), if any."""
-        source = self.proxy.mapToSource(self.proxy.index(row, 0))
-        return self.model.rows[source.row()].concept.id if source.isValid() else None
-
-    @Slot()
-    def _on_filter_changed(self) -> None:
-        self.proxy.set_filter(self.filter_edit.text(), self.category_filter.currentData())
-
-    @Slot(QModelIndex, QModelIndex)
-    def _on_table_current_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
-        self._current = self._selected_id()
-        self.detail.flush()  # the previous concept's description, if still being typed
-        self._show_detail()
-
-    @Slot(QModelIndex)
-    def _on_table_double_clicked(self, index: QModelIndex) -> None:
-        concept_id = self._id_at(index.row())
-        if concept_id is not None:
-            self.concept_activated.emit(concept_id)
 
     # ------------------------------------------------------------ keys
 
@@ -737,20 +599,3 @@ class ConceptEditor(QWidget):
     def _ask(self, title: str, question: str) -> bool:
         answer = QMessageBox.question(self, title, question)
         return answer == QMessageBox.StandardButton.Yes
-
-
-def _escape(text: str) -> str:
-    return html.escape(text, quote=False)
-
-
-def _excerpt(path: Path, line: int, column: int) -> str:
-    """The broken line and the one before it, with a caret under the column, as HTML."""
-    try:
-        lines = path.read_bytes().decode("utf-8-sig", "replace").splitlines()
-    except OSError:
-        return "<br>"
-    if not 0 < line <= len(lines):
-        return "<br>"  # the end of the file: nothing to point at
-    shown = [f"{n:>5} │ {lines[n - 1]}".replace("\t", " ") for n in (line - 1, line) if n > 0]
-    shown.append("      │ " + " " * (column - 1) + "^")
-    return f"<pre>{_escape(chr(10).join(shown))}</pre>"
