@@ -34,10 +34,12 @@ from ..core.concepts import LintIssue
 from ..core.dictionary_file import DictionaryFile, DictionaryParseError
 from ..core.safewrite import FileChanged, WriteRefused, digest_of
 from ..core.suggestions import Suggestion
-from .concept_detail import (
+from .concept_detail import ConceptDetail
+from .concept_editor_display import EditorDisplay, escape_text, parse_error_excerpt
+from .concept_suggestions import SuggestionsPanel
+from .concept_widgets import (
     SEVERITY_COLOURS,
     Banner,
-    ConceptDetail,
     ConceptFilter,
     ConceptTableModel,
     box,
@@ -46,8 +48,6 @@ from .concept_detail import (
     line_edit,
     list_table,
 )
-from .concept_editor_display import EditorDisplay, escape_text, parse_error_excerpt
-from .concept_suggestions import SuggestionsPanel
 
 _NOT_SLUG = re.compile(r"[\W_]+")
 

@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QSignalBlocker, Slot
 
 from ..core.concept_lint import lint_concepts
 from ..core.concepts import LintIssue
-from .concept_detail import NO_CATEGORY, SEVERITY_COLOURS, ConceptRow
+from .concept_widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptRow
 
 if TYPE_CHECKING:
     from ..core.dictionary_file import DictionaryFile

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..core.suggestions import Suggestion
-from .concept_detail import box, button, label, list_table
+from .concept_widgets import box, button, label, list_table
 
 _COLUMNS = ("Phrase", "Notes", "Mentions", "For example", "")
 

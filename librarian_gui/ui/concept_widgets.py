@@ -1,0 +1,275 @@
+"""The concept editor's building blocks: its table model and filter, the coloured banners,
+severity colours and icons, and small layout helpers shared by its panels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QObject,
+    QPersistentModelIndex,
+    QSortFilterProxyModel,
+    Qt,
+)
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QBoxLayout,
+    QFrame,
+    QHeaderView,
+    QLabel,
+    QLayout,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QTableView,
+    QWidget,
+)
+
+from ..core.concepts import Concept
+
+SEVERITY_COLOURS = {"error": "#d64545", "warning": "#d99a06"}
+_BANNER_COLOURS = {"error": (214, 69, 69), "warning": (217, 154, 6), "info": (47, 111, 214)}
+Item = QWidget | QLayout | int | tuple[QWidget, int] | None
+COLUMNS = ("Id", "Category", "Aliases", "Notes linked", "Unlinked mentions", "Isolated")
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ALIAS_JOINER = " · "
+NO_CATEGORY = "\0"  # the category filter's value for concepts without a category
+Index = QModelIndex | QPersistentModelIndex
+
+
+def box(
+    vertical: bool, *items: Item, spacing: int = 6, parent: QWidget | None = None
+) -> QBoxLayout:
+    """A box layout without margins holding ``items``: widgets and layouts, ``(widget,
+    stretch)``, a number (pixels of space), or None (a stretch)."""
+    direction = QBoxLayout.Direction.TopToBottom if vertical else QBoxLayout.Direction.LeftToRight
+    layout = QBoxLayout(direction, parent)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.setSpacing(spacing)
+    for item in items:
+        if item is None:
+            layout.addStretch(1)
+        elif isinstance(item, int):
+            layout.addSpacing(item)
+        elif isinstance(item, tuple):
+            layout.addWidget(*item)
+        elif isinstance(item, QLayout):
+            layout.addLayout(item)
+        else:
+            layout.addWidget(item)
+    return layout
+
+
+def list_table(
+    table: QTableView, widths: tuple[int, ...], stretch: int, row_padding: int = 10
+) -> QTableView:
+    """Set up ``table`` as a read-only list of rows: whole rows selected one at a time,
+    alternating colours, no grid, no row numbers; column ``stretch`` takes the free width,
+    the others get ``widths`` (0: left as is)."""
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setAlternatingRowColors(True)
+    table.setShowGrid(False)
+    table.setWordWrap(False)
+    table.verticalHeader().hide()
+    table.verticalHeader().setDefaultSectionSize(table.fontMetrics().height() + row_padding)
+    header = table.horizontalHeader()
+    header.setHighlightSections(False)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    for column, width in enumerate(widths):
+        if width:
+            header.resizeSection(column, width)
+    return table
+
+
+def line_edit(placeholder: str, tip: str = "") -> QLineEdit:
+    edit = QLineEdit()
+    edit.setPlaceholderText(placeholder)
+    edit.setToolTip(tip)
+    return edit
+
+
+def button(text: str, tip: str = "") -> QPushButton:
+    push = QPushButton(text)
+    push.setToolTip(tip)
+    return push
+
+
+def label(text: str = "", *, bold: bool = False, colour: str = "", wrap: bool = False) -> QLabel:
+    out = QLabel(text)
+    out.setWordWrap(wrap)
+    if bold:
+        font = out.font()
+        font.setBold(True)
+        out.setFont(font)
+    if colour:
+        out.setStyleSheet(f"color: {colour};")
+    return out
+
+
+def severity_icon(severity: str) -> QIcon:
+    """A filled dot in the severity's colour (error red, warning amber)."""
+    pixmap = QPixmap(12, 12)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(QColor(SEVERITY_COLOURS[severity]))
+    painter.drawEllipse(1, 1, 10, 10)
+    painter.end()
+    return QIcon(pixmap)
+
+
+class Banner(QFrame):
+    """A coloured strip with a message and buttons; hidden until ``show_message``."""
+
+    def __init__(self, kind: str, *buttons: str) -> None:
+        super().__init__()
+        r, g, b = _BANNER_COLOURS[kind]
+        self.setObjectName("conceptBanner")
+        self.setStyleSheet(
+            f"#conceptBanner {{ background: rgba({r},{g},{b},36); "
+            f"border: 1px solid rgba({r},{g},{b},150); border-radius: 4px; }}"
+        )
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Maximum)
+        self.label = label(wrap=True)
+        self.label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons = [QPushButton(text) for text in buttons]
+        row = box(False, (self.label, 1), *self.buttons, parent=self)
+        row.setContentsMargins(10, 6, 6, 6)
+        self.hide()
+
+    def show_message(self, text: str) -> None:
+        self.label.setText(text)
+        self.show()
+
+
+@dataclass(frozen=True, slots=True)
+class ConceptRow:
+    """One concept as the table shows it; counts are None until usage is known."""
+
+    concept: Concept
+    linked: int | None
+    mentioned: int | None
+    isolated: bool
+    severity: str | None  # the worst lint severity, None when clean
+    issues: tuple[str, ...]
+
+
+class ConceptTableModel(QAbstractTableModel):
+    """The concepts, one row each, in file order."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.rows: list[ConceptRow] = []
+        self.isolated_max = 2
+        self._icons = {severity: severity_icon(severity) for severity in SEVERITY_COLOURS}
+
+    def set_rows(self, rows: list[ConceptRow]) -> None:
+        """Replace the rows; the same ids in the same order only repaint (the view keeps
+        its selection and scroll position), anything else resets."""
+        if [r.concept.id for r in rows] == [r.concept.id for r in self.rows]:
+            self.rows = rows
+            if rows:
+                last = self.index(len(rows) - 1, len(COLUMNS) - 1)
+                self.dataChanged.emit(self.index(0, 0), last)
+            return
+        self.beginResetModel()
+        self.rows = rows
+        self.endResetModel()
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(COLUMNS)
+
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ) -> Any:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return COLUMNS[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section == 5:
+            return f"Linked from at most {self.isolated_max} notes"
+        return None
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row = self.rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            return _display(row, column)
+        if role == SORT_ROLE:
+            if column in (3, 4):
+                value = row.linked if column == 3 else row.mentioned
+                return -1 if value is None else value
+            if column == 5:
+                return int(row.isolated)
+            return _display(row, column).casefold()
+        if role == Qt.ItemDataRole.DecorationRole and column == 0 and row.severity:
+            return self._icons[row.severity]
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0 and row.issues:
+            return "\n".join(row.issues)
+        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+            horizontal = (
+                Qt.AlignmentFlag.AlignRight if column < 5 else Qt.AlignmentFlag.AlignHCenter
+            )
+            return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+
+def _display(row: ConceptRow, column: int) -> str:
+    concept = row.concept
+    if column == 0:
+        return concept.id
+    if column == 1:
+        return concept.category
+    if column == 2:
+        return ALIAS_JOINER.join(concept.aliases)
+    if column in (3, 4):
+        value = row.linked if column == 3 else row.mentioned
+        return "" if value is None else str(value)
+    return "✓" if row.isolated else ""
+
+
+class ConceptFilter(QSortFilterProxyModel):
+    """Rows whose id, category or an alias contains the text, in the chosen category."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._text = ""
+        self._category: str | None = None
+        self.setSortRole(SORT_ROLE)
+        self.setDynamicSortFilter(True)
+
+    def set_filter(self, text: str, category: str | None) -> None:
+        """``category`` None shows every category, NO_CATEGORY those without one."""
+        if hasattr(self, "beginFilterChange"):  # Qt 6.9: invalidateRowsFilter is deprecated
+            self.beginFilterChange()
+        self._text = text.strip().casefold()
+        self._category = category
+        if hasattr(self, "endFilterChange"):
+            self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+        else:
+            self.invalidateRowsFilter()
+
+    def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
+        model = self.sourceModel()
+        assert isinstance(model, ConceptTableModel)
+        concept = model.rows[source_row].concept
+        if self._category is not None:
+            wanted = "" if self._category == NO_CATEGORY else self._category
+            if concept.category != wanted:
+                return False
+        text = self._text
+        return not text or any(
+            text in field.casefold() for field in (concept.id, concept.category, *concept.aliases)
+        )
