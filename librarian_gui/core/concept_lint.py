@@ -16,6 +16,7 @@ from .concepts import (
     fold,
     is_case_sensitive,
     is_slug,
+    slugify,
 )
 
 SHORT_LENGTH = 3  # a case-insensitive alias in a spaced script needs at least this many
@@ -24,7 +25,6 @@ NEAR_MIN_LENGTH = 4  # shorter strings are too close to each other to compare us
 
 _NO_SPACES_ONLY = re.compile(f"[{NO_SPACES}]+")
 _NO_SPACES_CHAR = re.compile(f"[{NO_SPACES}]")
-_NOT_SLUG = re.compile(r"[\W_]+")
 _NUMBER = re.compile(r"\d+")
 _SEVERITY_RANK: dict[Severity, int] = {"error": 0, "warning": 1}
 _UNUSED = "No note links or mentions it; add an alias your notes use, or remove it."
@@ -184,7 +184,7 @@ def _concept_issues(concept: Concept) -> Iterator[LintIssue]:
 
 
 def _slug_message(concept_id: str) -> str:
-    suggestion = _NOT_SLUG.sub("-", concept_id.lower()).strip("-")
+    suggestion = slugify(concept_id)
     rename = (
         f'rename it to "{suggestion}"'
         if is_slug(suggestion)

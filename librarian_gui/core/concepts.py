@@ -22,6 +22,7 @@ NO_SPACES = (
 SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
 IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
 _SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
+_NOT_SLUG = re.compile(r"[\W_]+")
 
 
 def fold(text: str) -> str:
@@ -49,6 +50,13 @@ def bounded_ends(alias: str) -> tuple[bool, bool]:
         IS_SPACED_WORD_CHAR.match(alias[0]) is not None,
         IS_SPACED_WORD_CHAR.match(alias[-1]) is not None,
     )
+
+
+def slugify(text: str) -> str:
+    """``text`` as a concept id: lowercase, apostrophes dropped ("Wren's" → "wrens"), every
+    other run of non-letters and non-digits one hyphen. May not be a slug (it may be empty)."""
+    text = text.replace("'", "").replace("’", "")
+    return _NOT_SLUG.sub("-", text.lower()).strip("-")
 
 
 def is_slug(concept_id: str) -> bool:

@@ -4,7 +4,6 @@ revert, and the answer to the file changing on disk."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concepts import LintIssue
+from ..core.concepts import LintIssue, slugify
 from ..core.dictionary_file import DictionaryFile, DictionaryParseError
 from ..core.safewrite import FileChanged, WriteRefused, digest_of
 from ..core.suggestions import Suggestion
@@ -48,8 +47,6 @@ from .concept_widgets import (
     line_edit,
     list_table,
 )
-
-_NOT_SLUG = re.compile(r"[\W_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -483,7 +480,7 @@ class ConceptEditor(EditorDisplay, QWidget):
         """Add a concept (an unsaved, undoable edit) and select it; the id defaults to the
         alias as a slug. Returns why it was not added, or None."""
         self.ensure_loaded()
-        concept_id = concept_id or _NOT_SLUG.sub("-", alias.lower()).strip("-")
+        concept_id = concept_id or slugify(alias)
         if not concept_id:
             return "Give an id or a first alias."
         if self.document is not None and any(

@@ -350,3 +350,14 @@ def test_bundled_dictionaries_have_no_errors(path: Path) -> None:
 def test_the_bundled_dictionaries_are_all_found() -> None:
     assert len(BUNDLED) == 3
     assert all(p.is_file() for p in BUNDLED)
+
+
+def test_slugify_is_the_one_id_rule_of_lint_editor_and_suggestions() -> None:
+    from librarian_gui.core.concepts import is_slug, slugify
+
+    assert slugify("Vector  Store!") == "vector-store"
+    assert slugify("Wren's idea") == "wrens-idea"
+    assert slugify("Wren’s") == "wrens"
+    assert slugify("snake_case id") == "snake-case-id"
+    assert slugify("检索 系统") == "检索-系统"
+    assert slugify("---") == "" and not is_slug("")
