@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from .concept_lint import STOP_WORDS
-from .concepts import NO_SPACES, Concept
+from .concepts import NO_SPACES, Concept, slugify
 from .index import VaultIndex
 from .mentions import _excluded_spans
 from .parser import mask_note
@@ -57,7 +57,7 @@ class Suggestion:
     @property
     def concept_id(self) -> str:
         """The id "Add as concept" proposes: the phrase as a lowercase slug."""
-        return "-".join(w.lower() for w in _WORD.findall(self.phrase.replace("'", "")))
+        return slugify(self.phrase)
 
 
 def pick_sample(sizes: dict[str, int], budget: int = SAMPLE_BYTES) -> list[str]:
@@ -243,9 +243,11 @@ def vault_suggestions(
     """Suggestions for a vault: (suggestions, notes read, notes in the vault). Notes are
     read outside the index lock; a large vault is sampled (``pick_sample``)."""
     with index.lock:
-        sizes = {rel: record.stamp.size for rel, record in index.notes.items()}
-        titles = [record.title for record in index.notes.values()]
-        titles += [alias for record in index.notes.values() for alias in record.parsed.aliases]
+        records = list(index.notes.values())
+    # Records are immutable: their parses (aliases) are decoded without the lock held.
+    sizes = {record.path: record.stamp.size for record in records}
+    titles = [record.title for record in records]
+    titles += [alias for record in records for alias in record.parsed.aliases]
     rels = pick_sample(sizes)
     texts = ((rel, read_text(rel)) for rel in rels)
     found = suggest_concepts(
