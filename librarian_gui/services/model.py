@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
 from ..core.concepts import DEFAULT_DICTIONARY
+from ..core.model import FileStamp
+from ..core.vault import stamp_of
 from .linker import LinkerThread, ScanRequest, Update
 from .watcher import FileBatch, VaultWatcher
 
@@ -21,12 +23,11 @@ if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the linker thread
     from ..core.index import VaultIndex
 
 
-def _stamp(path: Path) -> tuple[int, int, int] | None:
+def _stamp(path: Path) -> FileStamp | None:
     try:
-        st = path.stat()
+        return stamp_of(path.stat())
     except OSError:
         return None
-    return (st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 class VaultModel(QObject):
@@ -44,8 +45,6 @@ class VaultModel(QObject):
         files_listed(FileTreeData): the vault's files, known before they are parsed.
         scan_failed(str): the vault could not be read.
         job_finished(object, object): a submitted job's token and its result.
-        files_changed(tuple): the vault paths of a batch of file events, as they arrive
-            (before the index has them) — for views of files the index does not hold.
         dictionary_changed(): the concept dictionary file changed on disk (in the vault or,
             for a dictionary kept elsewhere, seen by a watch of its own).
     """
@@ -56,7 +55,6 @@ class VaultModel(QObject):
     files_listed = Signal(object)
     scan_failed = Signal(str)
     job_finished = Signal(object, object)
-    files_changed = Signal(tuple)
     dictionary_changed = Signal()
 
     def __init__(
@@ -210,7 +208,6 @@ class VaultModel(QObject):
         if self._closed:
             return
         self._linker.batch_arrived.emit(batch)
-        self.files_changed.emit(batch.paths)
         if self._dictionary_rel is not None and self._dictionary_rel in batch.paths:
             self.dictionary_changed.emit()
 
