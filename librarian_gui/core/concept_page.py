@@ -13,7 +13,8 @@ from .concepts import Concept
 from .context import linked_mentions
 from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX
-from .tagger import AliasMatcher, find_occurrences
+from .tagger import AliasMatcher
+from .tagging import mentions_by_note
 
 MAX_LINKED = 200  # notes listed with their lines; the rest are counted
 MAX_MENTIONS = 100
@@ -50,27 +51,17 @@ def concept_page(
     the GUI thread."""
     node = CONCEPT_PREFIX + concept.id
     groups = linked_mentions(index, node, read_text, cancelled)
-    with index.lock:
-        rels = sorted(index.notes)
-    matcher = AliasMatcher([concept])
     mentions: list[tuple[str, int, str]] = []  # (note, line, context)
     mentioned = 0
-    for rel in rels:
-        if cancelled():
-            break
-        text = read_text(rel)
-        if not text:
-            continue
-        found = find_occurrences(text.lstrip("\ufeff"), matcher, source=rel)
-        if found:
-            mentioned += 1
-            if len(mentions) < MAX_MENTIONS:
-                occ = found[0]
-                body = text.lstrip("\ufeff")
-                start = body.rfind("\n", 0, occ.start) + 1
-                end = body.find("\n", occ.end)
-                line = body[start : len(body) if end < 0 else end].rstrip("\r")
-                mentions.append((rel, occ.line, _mark(line, occ.column, len(occ.text))))
+    matcher = AliasMatcher([concept])
+    for rel, body, found in mentions_by_note(index, matcher, read_text, cancelled):
+        mentioned += 1
+        if len(mentions) < MAX_MENTIONS:
+            occ = found[0]
+            start = body.rfind("\n", 0, occ.start) + 1
+            end = body.find("\n", occ.end)
+            line = body[start : len(body) if end < 0 else end].rstrip("\r")
+            mentions.append((rel, occ.line, _mark(line, occ.column, len(occ.text))))
     related = related_concepts(index, concept.id)
 
     esc = html.escape

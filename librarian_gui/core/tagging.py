@@ -6,7 +6,7 @@ from __future__ import annotations
 import difflib
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -139,36 +139,49 @@ def undo_last_run(journal: Journal) -> UndoResult:
     raise JournalError("no tagging run to undo")
 
 
+def mentions_by_note(
+    index: VaultIndex,
+    matcher: AliasMatcher,
+    read_text: Callable[[str], str | None],
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[tuple[str, str, list[Occurrence]]]:
+    """Each note that mentions one of the matcher's aliases where the tagger would link it
+    (first mention per concept, not the concept a note is named after), in path order:
+    (vault path, text without BOM, the mentions). The notes are read outside the lock."""
+    with index.lock:
+        rels = sorted(index.notes)
+    for rel in rels:
+        if cancelled():
+            return
+        text = read_text(rel)
+        if not text:
+            continue
+        body = text.lstrip("\ufeff")
+        found = find_occurrences(body, matcher, source=rel)
+        if found:
+            yield rel, body, found
+
+
 def concept_usage(
     index: VaultIndex,
-    concepts: Sequence[Concept] | AliasMatcher,
+    concepts: Sequence[Concept],
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[dict[str, int], dict[str, int]]:
     """Per concept id: how many notes link it, and how many mention one of its aliases
     without a link (where the tagger would link it)."""
-    matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
-    ids = (
-        [c.id for c in concepts] if not isinstance(concepts, AliasMatcher) else matcher.concept_ids
-    )
+    ids = [c.id for c in concepts]
     if not ids:
         return {}, {}  # no concept: no note need be read
     with index.lock:
-        rels = sorted(index.notes)
         linked = {
             cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
             for cid in ids
         }
     mentioned = dict.fromkeys(ids, 0)
-    for rel in rels:
-        if cancelled():
-            break
-        text = read_text(rel)
-        if not text:
-            continue
-        found = find_occurrences(text.lstrip("\ufeff"), matcher, source=rel)
+    for _rel, _body, found in mentions_by_note(index, AliasMatcher(concepts), read_text, cancelled):
         for concept in {o.concept for o in found}:
-            mentioned[concept] = mentioned.get(concept, 0) + 1
+            mentioned[concept] += 1
     return linked, mentioned
 
 
