@@ -319,9 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
-    check.set_defaults(func=cmd_concepts_check)
-    suggest.set_defaults(func=cmd_concepts_suggest)
-    tag.set_defaults(func=cmd_tag)
+    check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
+    suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))
+    tag.set_defaults(func=_concept_command(cli_concepts.cmd_tag))
     return parser
 
 
@@ -340,32 +340,24 @@ def _common(p: argparse.ArgumentParser, *, note: bool = False, json_flag: bool =
     )
 
 
-def cmd_concepts_check(args: argparse.Namespace) -> None:
-    try:
-        data = cli_concepts.cmd_concepts_check(args, _open_index)
-    except cli_concepts.CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
-    _emit(args, data, lambda: cli_concepts.human_check(data))
-    if data["errors"]:
-        raise _Exit(cli_concepts.EXIT_FINDINGS)
+def _concept_command(
+    command: Callable[
+        [argparse.Namespace, Callable[[argparse.Namespace], VaultIndex]], cli_concepts.Result
+    ],
+) -> Callable[[argparse.Namespace], None]:
+    """A command of ``cli_concepts`` as this command line runs it: its failure is a clean
+    exit, its output JSON or text, and its findings an exit code after the output."""
 
+    def run(args: argparse.Namespace) -> None:
+        try:
+            data, text, code = command(args, _open_index)
+        except cli_concepts.CommandFailed as exc:
+            raise _Failure(exc.code, str(exc)) from exc
+        _emit(args, data, lambda: text.rstrip("\n"))
+        if code:
+            raise _Exit(code)
 
-def cmd_concepts_suggest(args: argparse.Namespace) -> None:
-    try:
-        data = cli_concepts.cmd_concepts_suggest(args, _open_index)
-    except cli_concepts.CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
-    _emit(args, data, lambda: cli_concepts.human_suggest(data))
-
-
-def cmd_tag(args: argparse.Namespace) -> None:
-    try:
-        data, text, code = cli_concepts.cmd_tag(args, _open_index)
-    except cli_concepts.CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
-    _emit(args, data, lambda: text.rstrip("\n"))
-    if code:
-        raise _Exit(code)
+    return run
 
 
 class _Exit(Exception):

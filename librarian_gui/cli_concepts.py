@@ -25,6 +25,8 @@ from .core.tagging import (
 from .core.vault import read_note
 
 EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
+# What a command gives the command line: the JSON document, the human text, the exit code.
+Result = tuple[dict[str, Any], str, int]
 
 
 class CommandFailed(Exception):
@@ -55,7 +57,7 @@ def _reader(root: Path) -> Callable[[str], str | None]:
 
 def cmd_concepts_check(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> dict[str, Any]:
+) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
     if not path.is_file():
@@ -90,7 +92,7 @@ def cmd_concepts_check(
             c.id: {"linked": linked.get(c.id, 0), "mentioned": mentioned.get(c.id, 0)}
             for c in concepts
         }
-    return data
+    return data, human_check(data), EXIT_FINDINGS if errors else 0
 
 
 def human_check(data: dict[str, Any]) -> str:
@@ -105,7 +107,7 @@ def human_check(data: dict[str, Any]) -> str:
 
 def cmd_concepts_suggest(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> dict[str, Any]:
+) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
     concepts = load_document(path).concepts() if path.is_file() else []
@@ -113,7 +115,7 @@ def cmd_concepts_suggest(
     found, read, total = vault_suggestions(
         index, concepts, _reader(index.root), limit=args.limit, min_notes=args.min_notes
     )
-    return {
+    data = {
         "notes_read": read,
         "notes": total,
         "suggestions": [
@@ -127,6 +129,7 @@ def cmd_concepts_suggest(
             for s in found
         ],
     }
+    return data, human_suggest(data), 0
 
 
 def human_suggest(data: dict[str, Any]) -> str:
@@ -141,8 +144,7 @@ def human_suggest(data: dict[str, Any]) -> str:
 
 def cmd_tag(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> tuple[dict[str, Any], str, int]:
-    """Returns the JSON document, the human text and the exit code."""
+) -> Result:
     vault = Path(args.vault).expanduser()
     if args.undo:
         try:
