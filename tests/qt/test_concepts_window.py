@@ -198,3 +198,5 @@ def test_an_agent_editing_the_vaults_dictionary_reloads_the_editor_and_the_pane(
     )
     assert not tabs.editor.dirty
     qtbot.waitUntil(lambda: ("storage  (1)", 1) in window.concepts.categories(), timeout=10_000)
+    # the Tagging tab's concept list follows the dictionary too (it is refilled only then)
+    qtbot.waitUntil(lambda: tabs.tagging.concept_filter.findData("duckdb") > 0, timeout=10_000)
