@@ -78,8 +78,10 @@ def read_snapshot(root: Path, rel: str) -> Snapshot:
     bom = data.startswith(UTF8_BOM)
     if bom:
         text = text[1:]
-    crlf = data.count(b"\r\n")
-    newline = "\r\n" if crlf > data.count(b"\n") - crlf else "\n"
+    newline = "\n"
+    if b"\r" in data:  # counting costs more than the search, and most notes have no CR
+        crlf = data.count(b"\r\n")
+        newline = "\r\n" if crlf > data.count(b"\n") - crlf else "\n"
     return Snapshot(rel, data, digest_of(data), text, bom, newline)
 
 
@@ -162,25 +164,27 @@ def _fsync_folder(folder: Path) -> None:
             os.close(dir_fd)
 
 
-def _checked_rel(rel: str) -> PurePosixPath:
-    """A vault-relative POSIX path that cannot name anything outside the vault."""
-    posix = PurePosixPath(rel)
-    if (
-        not rel
-        or posix.is_absolute()
-        or PureWindowsPath(rel).drive
-        or any(part in ("..", "") for part in rel.split("/"))
-        or ".." in PureWindowsPath(rel).parts  # "a\\..\\x" climbs out on Windows
-    ):
+def _checked_parts(rel: str) -> tuple[str, ...]:
+    """The parts of a vault-relative POSIX path that cannot name anything outside the vault."""
+    parts = tuple(rel.split("/"))
+    if not rel or "" in parts or ".." in parts:
         raise WriteRefused(rel or "(empty path)", "is not a path inside the vault; refused")
-    return posix
+    # Only a path with a backslash or a colon can hold a Windows drive or "a\\..\\x"
+    # (which climbs out on Windows); pathlib's parsing costs more than the read of a note.
+    if ("\\" in rel or ":" in rel) and (
+        PurePosixPath(rel).is_absolute()
+        or PureWindowsPath(rel).drive
+        or ".." in PureWindowsPath(rel).parts
+    ):
+        raise WriteRefused(rel, "is not a path inside the vault; refused")
+    return parts
 
 
 def _real_path(root: Path, rel: str) -> Path:
     """Where the bytes of ``rel`` live, every symlink resolved (of the note and of its
     folders); refused when that is outside the vault, even though the scan reads such a
     note through a linked folder: Librarian writes nothing outside the vault (DESIGN §9)."""
-    parts = _checked_rel(rel).parts
+    parts = _checked_parts(rel)
     real_root = _resolved_root(os.fspath(root))
     # Fast path: no symlink on the way down from the (resolved) vault folder, so the path
     # is its own real path; one lstat per component instead of resolving from "/".

@@ -82,7 +82,10 @@ def test_binary_missing_and_non_regular_files_are_refused(vault: Path) -> None:
         read_snapshot(vault, "pipe.md")
 
 
-@pytest.mark.parametrize("rel", ["../outside.md", "/etc/hostname", "a/../../x.md", "", "a//b.md"])
+@pytest.mark.parametrize(
+    "rel",
+    ["../outside.md", "/etc/hostname", "a/../../x.md", "", "a//b.md", "a\\..\\..\\x.md", "C:x.md"],
+)
 def test_paths_outside_the_vault_are_refused(vault: Path, rel: str) -> None:
     write(vault.parent, "outside.md", "keep")
     with pytest.raises(WriteRefused, match="is not a path inside the vault"):
