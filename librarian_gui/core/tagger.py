@@ -37,6 +37,11 @@ class _Alias(NamedTuple):
     bounded_end: bool
 
 
+# One folded key of the automaton: (concept, bounded start, bounded end) when it is a single
+# alias matched in any case, else None; and its aliases.
+Pattern = tuple[tuple[str, bool, bool] | None, tuple[_Alias, ...]]
+
+
 class Occurrence(NamedTuple):
     """One mention that would become a link. ``start``/``end`` are offsets into the note's
     text as ``safewrite.Snapshot.text`` holds it (BOM dropped, ``\\r\\n`` kept); ``line``
@@ -91,7 +96,7 @@ class AliasMatcher:
                 usable = True
             if usable:
                 ids.append(concept.id)
-        self._patterns: list[tuple[tuple[str, bool, bool] | None, tuple[_Alias, ...]]] = []
+        self._patterns: list[Pattern] = []
         for aliases in keys.values():
             simple = None
             if len(aliases) == 1 and not aliases[0].exact:
@@ -99,6 +104,7 @@ class AliasMatcher:
                 simple = (one.concept, one.bounded_start, one.bounded_end)
             self._patterns.append((simple, tuple(aliases)))
         self.empty = not keys
+        self.keys: tuple[str, ...] = tuple(keys)  # folded aliases, in the order of _patterns
         self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
         self.concept_ids = tuple(ids)
         self._folded_ids = {i: fold(i) for i in ids}
@@ -108,29 +114,7 @@ class AliasMatcher:
         concept id), overlapping ones included, sorted by start, longest first."""
         if self._automaton is None:
             return []
-        out = []
-        patterns = self._patterns
-        is_word = _is_word
-        size = len(text)
-        for index, start, end in self._automaton.find_matches_as_indexes(folded, overlapping=True):
-            simple, aliases = patterns[index]
-            if simple is not None:  # the common case: one alias, any case
-                concept, bounded_start, bounded_end = simple
-                if bounded_start and start > 0 and is_word(text[start - 1]):
-                    continue
-                if bounded_end and end < size and is_word(text[end]):
-                    continue
-                out.append((start, end, concept))
-                continue
-            for alias in aliases:
-                if alias.exact and text[start:end] != alias.text:
-                    continue
-                if alias.bounded_start and start > 0 and is_word(text[start - 1]):
-                    continue
-                if alias.bounded_end and end < size and is_word(text[end]):
-                    continue
-                out.append((start, end, alias.concept))
-                break
+        out = checked_matches(self._automaton, self._patterns, text, folded)
         out.sort(key=_by_start_longest)
         return out
 
@@ -141,6 +125,45 @@ class AliasMatcher:
             return set()
         targets = {fold(t).strip() for t in _WIKI_TARGET.findall(masked)}
         return {c for c in concepts if self._folded_ids[c] in targets}
+
+
+def checked_matches(
+    automaton: ahocorasick_rs.AhoCorasick, patterns: Sequence[Pattern], text: str, folded: str
+) -> list[tuple[int, int, str]]:
+    """The automaton's matches in ``folded`` (``text`` folded) that pass the case and word
+    boundary rules of their alias: (start, end, concept id), in the automaton's order."""
+    out = []
+    is_word = _is_word
+    size = len(text)
+    for index, start, end in automaton.find_matches_as_indexes(folded, overlapping=True):
+        simple, aliases = patterns[index]
+        if simple is not None:  # the common case: one alias, any case
+            concept, bounded_start, bounded_end = simple
+            if bounded_start and start > 0 and is_word(text[start - 1]):
+                continue
+            if bounded_end and end < size and is_word(text[end]):
+                continue
+            out.append((start, end, concept))
+            continue
+        concept_of = alias_at(aliases, text, start, end)
+        if concept_of is not None:
+            out.append((start, end, concept_of))
+    return out
+
+
+def alias_at(aliases: Sequence[_Alias], text: str, start: int, end: int) -> str | None:
+    """The concept of the first alias (of one folded key) that ``text[start:end]`` is, its
+    case and word boundaries included; None when none is."""
+    is_word = _is_word
+    for alias in aliases:
+        if alias.exact and text[start:end] != alias.text:
+            continue
+        if alias.bounded_start and start > 0 and is_word(text[start - 1]):
+            continue
+        if alias.bounded_end and end < len(text) and is_word(text[end]):
+            continue
+        return alias.concept
+    return None
 
 
 def find_occurrences(
@@ -204,6 +227,14 @@ def find_occurrences(
         i = j
     if not chosen:
         return []
+    return occurrences_at(text, masked, chosen)
+
+
+def occurrences_at(
+    text: str, masked: str, chosen: Iterable[tuple[int, int, str]]
+) -> list[Occurrence]:
+    """The occurrences of these (start, end, concept id) spans of ``text``, in order, with
+    their line, column and link (``masked`` is ``mask_note(text)``: it finds table rows)."""
     tables = _table_rows(masked) if _may_hold_table(masked) else None
     out = []
     line = 1
