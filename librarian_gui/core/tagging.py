@@ -4,11 +4,14 @@ mentions through the write journal, undo the last run (DESIGN §3, §9)."""
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .concepts import Concept
 from .index import VaultIndex
@@ -16,20 +19,83 @@ from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
 from .parser import mask_note, split_front_matter
 from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
-from .tagger import AliasMatcher, Occurrence, apply_occurrences, find_occurrences
+from .tagger import (
+    AliasMatcher,
+    Occurrence,
+    apply_occurrences,
+    find_occurrences,
+    occurrences_at,
+)
+
+if TYPE_CHECKING:
+    from .tagger_batch import Spans
 
 INDEX_NOTE = "MEMORY.md"
+PLAN_GROUP = 400  # notes read and matched together on one thread
 RUN_PREFIX = "Tag concepts"  # every tagging entry's description starts with it
 
 
-@dataclass(frozen=True, slots=True)
 class NotePlan:
     """What one note would become. ``occurrences`` are in text order; a run applies the
-    accepted ones (by their position in this tuple)."""
+    accepted ones (by their position in this tuple).
 
-    rel: str
-    snapshot: Snapshot
-    occurrences: tuple[Occurrence, ...]
+    A vault-wide plan holds each note's mentions as offsets (``spans``: starts, ends and
+    concept indexes into ``concept_ids``); the ``Occurrence`` objects, with their lines and
+    links, are made when first asked for: a dry run finds millions, a person reads a few."""
+
+    __slots__ = ("_concepts", "_ids", "_occurrences", "_spans", "rel", "snapshot")
+
+    def __init__(
+        self,
+        rel: str,
+        snapshot: Snapshot,
+        occurrences: tuple[Occurrence, ...] | None = None,
+        *,
+        spans: Spans | None = None,
+        concept_ids: Sequence[str] = (),
+    ) -> None:
+        self.rel = rel
+        self.snapshot = snapshot
+        self._occurrences = occurrences
+        self._spans = spans
+        self._ids = concept_ids
+        self._concepts: tuple[str, ...] | None = None
+        if occurrences is None and spans is None:
+            raise ValueError("a note plan needs its occurrences or their spans")
+
+    @property
+    def occurrences(self) -> tuple[Occurrence, ...]:
+        if self._occurrences is None:
+            assert self._spans is not None
+            text = self.snapshot.text
+            starts, ends, concepts = self._spans
+            ids = self._ids
+            named = [ids[c] for c in concepts.tolist()]
+            chosen = zip(starts.tolist(), ends.tolist(), named, strict=True)
+            self._occurrences = tuple(occurrences_at(text, mask_note(text), chosen))
+        return self._occurrences
+
+    @property
+    def count(self) -> int:
+        """How many occurrences (without making them)."""
+        if self._occurrences is not None:
+            return len(self._occurrences)
+        assert self._spans is not None
+        return len(self._spans[0])
+
+    @property
+    def concepts(self) -> tuple[str, ...]:
+        """The concept id of each occurrence (without making them)."""
+        if self._concepts is None:
+            if self._occurrences is not None or self._spans is None:
+                self._concepts = tuple(o.concept for o in self.occurrences)
+            else:
+                ids = self._ids
+                self._concepts = tuple([ids[c] for c in self._spans[2].tolist()])
+        return self._concepts
+
+    def __repr__(self) -> str:
+        return f"NotePlan({self.rel!r}, {self.count} occurrences)"
 
     def new_text(self, accepted: Collection[int] | None = None) -> str:
         chosen = (
@@ -60,12 +126,24 @@ class TagPlan:
 
     def counts(self) -> dict[str, int]:
         """Mentions to link per concept, most first, then by id."""
-        counter = Counter(o.concept for n in self.notes for o in n.occurrences)
+        counter: Counter[str] = Counter()
+        bulk: dict[int, tuple[Sequence[str], list[Any]]] = {}  # spans, counted in numpy
+        for note in self.notes:
+            if note._occurrences is None and note._spans is not None:
+                bulk.setdefault(id(note._ids), (note._ids, []))[1].append(note._spans[2])
+            else:
+                counter.update(note.concepts)
+        if bulk:
+            import numpy as np
+
+            for ids, parts in bulk.values():
+                per_id = np.bincount(np.concatenate(parts), minlength=len(ids)).tolist()
+                counter.update({cid: n for cid, n in zip(ids, per_id, strict=True) if n})
         return dict(sorted(counter.items(), key=lambda kv: (-kv[1], kv[0])))
 
     @property
     def total(self) -> int:
-        return sum(len(n.occurrences) for n in self.notes)
+        return sum(n.count for n in self.notes)
 
 
 def tag_candidates(
@@ -86,24 +164,53 @@ def plan_tagging(
     progress: Callable[[int, int], None] | None = None,
 ) -> TagPlan:
     """Read each note and find what a run would link. Nothing is written. A note that
-    cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``."""
+    cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``.
+
+    Groups of notes are read and matched on two threads (numpy and the file reads let go
+    of the GIL); ``progress(done, total)`` is called on this one, and an exception it
+    raises (a cancel) stops the run."""
+    from .tagger_batch import BatchMatcher  # numpy: not for the command line's start-up
+
     matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
+    batch = BatchMatcher(matcher)
+    ids = batch.ids
     rels = list(rels)
+
+    def work(group: list[str]) -> tuple[list[NotePlan], list[tuple[str, str]]]:
+        snapshots = []
+        warned = []
+        for rel in group:
+            try:
+                snapshots.append(read_snapshot(root, rel))
+            except WriteRefused as exc:
+                warned.append((rel, exc.reason))
+        found = batch.plan(
+            [s.text for s in snapshots],
+            [s.rel for s in snapshots],
+            all_mentions=all_mentions,
+            only=only,
+        )
+        planned = [
+            NotePlan(snap.rel, snap, spans=spans, concept_ids=ids)
+            for snap, spans in zip(snapshots, found, strict=True)
+            if len(spans[0])
+        ]
+        return planned, warned
+
     notes: list[NotePlan] = []
     warnings: list[tuple[str, str]] = []
-    for done, rel in enumerate(rels, 1):
-        try:
-            snapshot = read_snapshot(root, rel)
-        except WriteRefused as exc:
-            warnings.append((rel, exc.reason))
-            continue
-        found = find_occurrences(
-            snapshot.text, matcher, all_mentions=all_mentions, only=only, source=rel
-        )
-        if found:
-            notes.append(NotePlan(rel, snapshot, tuple(found)))
-        if progress is not None and (done % 200 == 0 or done == len(rels)):
-            progress(done, len(rels))
+    groups = [rels[i : i + PLAN_GROUP] for i in range(0, len(rels), PLAN_GROUP)]
+    pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1, len(groups) or 1))
+    try:
+        done = 0
+        for group, (planned, warned) in zip(groups, pool.map(work, groups), strict=True):
+            notes.extend(planned)
+            warnings.extend(warned)
+            done += len(group)
+            if progress is not None:
+                progress(done, len(rels))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
     return TagPlan(tuple(notes), tuple(warnings), len(rels))
 
 

@@ -98,8 +98,8 @@ class PlanModel(QAbstractItemModel):
         self.beginResetModel()
         self.plan = plan
         notes = plan.notes if plan is not None else ()
-        self._accepted = [bytearray(b"\x01") * len(n.occurrences) for n in notes]
-        self._per_note = [len(n.occurrences) for n in notes]
+        self._accepted = [bytearray(b"\x01") * n.count for n in notes]
+        self._per_note = [n.count for n in notes]
         self.found = plan.counts() if plan is not None else {}
         self.accepted_per_concept = Counter(self.found)
         self._labels.clear()
@@ -142,8 +142,8 @@ class PlanModel(QAbstractItemModel):
         else:
             changed = False
             for row in range(len(self._accepted)):
-                occurrences = self.note(row).occurrences
-                wanted = (i for i, o in enumerate(occurrences) if o.concept == concept)
+                concepts = self.note(row).concepts
+                wanted = (i for i, c in enumerate(concepts) if c == concept)
                 changed = self._set(row, wanted, accepted) or changed
         self.layoutChanged.emit()
         if changed:
@@ -151,14 +151,14 @@ class PlanModel(QAbstractItemModel):
 
     def _set(self, row: int, indexes: Iterable[int], accepted: bool) -> bool:
         flags = self._accepted[row]
-        occurrences = self.note(row).occurrences
+        concepts = self.note(row).concepts
         step = 1 if accepted else -1
         changed = False
         for i in indexes:
             if flags[i] != accepted:
                 flags[i] = accepted
                 self._per_note[row] += step
-                self.accepted_per_concept[occurrences[i].concept] += step
+                self.accepted_per_concept[concepts[i]] += step
                 changed = True
         return changed
 

@@ -505,7 +505,7 @@ class TaggingView(QWidget):
         accepted = self.model.accepted_in(row)
         focus = note.occurrences[index.row()].line if index.internalId() else None
         self.diff_title.setText(
-            f"{note.rel} · {len(accepted)} of {_plural(len(note.occurrences), 'mention')}"
+            f"{note.rel} · {len(accepted)} of {_plural(note.count, 'mention')}"
         )
         if accepted:
             self.diff.show_diff(note.diff(accepted), focus)
