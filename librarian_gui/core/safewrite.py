@@ -129,11 +129,11 @@ def atomic_write(path: Path, data: bytes) -> None:
     _atomic_replace(path, data, mode)
 
 
-def _atomic_replace(target: Path, data: bytes, mode: int | None) -> None:
+def _atomic_replace(target: str | Path, data: bytes, mode: int | None) -> None:
     """TRAPS "Writing the user's files": a temporary dot-file in the same folder (so the
     rename is atomic and the watcher does not take it for a note), the original's mode
     (mkstemp makes 0600), fsync, rename over, fsync the folder."""
-    folder = target.parent
+    folder = os.path.dirname(target)
     fd, tmp = tempfile.mkstemp(prefix=".librarian-", suffix=".tmp", dir=folder)
     try:
         try:
@@ -153,7 +153,7 @@ def _atomic_replace(target: Path, data: bytes, mode: int | None) -> None:
     _fsync_folder(folder)
 
 
-def _fsync_folder(folder: Path) -> None:
+def _fsync_folder(folder: str | Path) -> None:
     # The rename is done; some file systems cannot fsync a folder (EINVAL), and failing
     # here would report a write that did happen as failed.
     with contextlib.suppress(OSError):
@@ -180,7 +180,7 @@ def _checked_parts(rel: str) -> tuple[str, ...]:
     return parts
 
 
-def _real_path(root: Path, rel: str) -> Path:
+def _real_path(root: Path, rel: str) -> str:
     """Where the bytes of ``rel`` live, every symlink resolved (of the note and of its
     folders); refused when that is outside the vault, even though the scan reads such a
     note through a linked folder: Librarian writes nothing outside the vault (DESIGN §9)."""
@@ -188,7 +188,7 @@ def _real_path(root: Path, rel: str) -> Path:
     real_root = _resolved_root(os.fspath(root))
     # Fast path: no symlink on the way down from the (resolved) vault folder, so the path
     # is its own real path; one lstat per component instead of resolving from "/".
-    current = os.fspath(real_root)
+    current = real_root
     for part in parts:
         current = os.path.join(current, part)
         try:
@@ -200,7 +200,7 @@ def _real_path(root: Path, rel: str) -> Path:
         if _stat.S_ISLNK(st.st_mode):
             break
     else:
-        return Path(current)
+        return current
     path = Path(root, *parts)
     try:
         real = path.resolve(strict=True)
@@ -218,15 +218,15 @@ def _real_path(root: Path, rel: str) -> Path:
             f"is, through a symbolic link, the file {real} outside the vault; Librarian "
             "writes only inside the vault",
         )
-    return real
+    return os.fspath(real)
 
 
 @functools.lru_cache(maxsize=16)
-def _resolved_root(root: str) -> Path:
-    return Path(root).resolve()
+def _resolved_root(root: str) -> str:
+    return os.fspath(Path(root).resolve())
 
 
-def _read_current(target: Path, rel: str) -> tuple[bytes, int]:
+def _read_current(target: str, rel: str) -> tuple[bytes, int]:
     """The file's bytes and permission bits, never blocking on a pipe."""
     try:
         fd = os.open(target, _READ_FLAGS)
