@@ -46,10 +46,13 @@ MAX_HASHED = 256  # longer aliases go through the automaton
 _BASE = 0x9E3779B97F4A7C15  # odd, so it has an inverse modulo 2**64
 _INVERSE = pow(_BASE, -1, 1 << 64)
 _MASK64 = (1 << 64) - 1
-_SLOTS = 1 << 20  # entries of the direct lookup table on a hash's low bits
+_SLOTS = 1 << 18  # entries of the direct lookup table on a hash's low bits
 _WIDEST = 1 << 24  # sort key: start, then longest first (no alias is 16 M characters)
+_DENSE_FIRST = 1 << 21  # (notes × concepts) of a piece up to which a table finds firsts
 _MAX_ROUNDS = 64  # overlap rounds before the rest is settled one cluster at a time
 
+# ``tagger._WIKI_TARGET`` with the whole match captured too, for ``re.split``
+_WIKI_TARGET_SPLIT = re.compile(f"({_WIKI_TARGET.pattern})")
 _ATX_NEXT = re.compile(r"\n(?= {0,3}#{1,6}(?:[ \t\r\n]|$))")
 _SETEXT_NEXT = re.compile(r"\n(?= {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$))")
 
@@ -165,8 +168,8 @@ class BatchMatcher:
             lengths = np.array([table[int(v)][1] for v in values], dtype=np.int64)
             # A direct table on the hash's low bits: the slot of the one alias there (+1), or
             # -1 where two aliases share them (those few are looked up by bisection).
-            direct = np.zeros(_SLOTS, dtype=np.int32)
-            for slot, low in enumerate((values & np.uint64(_SLOTS - 1)).tolist()):
+            direct = np.zeros(_SLOTS, dtype=np.int16 if len(values) < 32767 else np.int32)
+            for slot, low in enumerate(_low_bits(values).tolist()):
                 direct[low] = slot + 1 if direct[low] == 0 else -1
             self._tables.append((words, values, numbers, lengths, direct))
         self._slow = ahocorasick_rs.AhoCorasick(slow_keys) if slow_keys else None
@@ -279,8 +282,7 @@ class BatchMatcher:
                     note[fresh],
                 )
                 pair = pair[fresh]
-            _, first = np.unique(pair, return_index=True)
-            first.sort()
+            first = _first_of_each(pair, len(texts) * width)
             starts, ends, concepts, note = starts[first], ends[first], concepts[first], note[first]
 
         bounds = np.searchsorted(note, np.arange(len(texts) + 1))
@@ -314,10 +316,10 @@ class BatchMatcher:
             if spans <= 0:
                 continue
             value = (at_end[words - 1 :] - at_start[:spans]) * scale[:spans]
-            slot = direct[value & np.uint64(_SLOTS - 1)]
+            slot = direct[_low_bits(value)]
             maybe = np.flatnonzero(slot)  # most word runs miss every alias
             value = value[maybe]
-            slot = slot[maybe]
+            slot = slot[maybe].astype(np.int64)
             shared = np.flatnonzero(slot < 0)
             if shared.size:
                 slot[shared] = np.searchsorted(values, value[shared]) + 1
@@ -377,19 +379,31 @@ class BatchMatcher:
         if "[[" not in masked:
             return _empty()
         low = masked.lower()
-        exact = len(low) == len(masked)
+        if len(low) != len(masked):  # "İ": fold each link target alone, as the tagger does
+            low = masked
+            pieces = _WIKI_TARGET_SPLIT.split(low)
+            targets = [fold(t).strip() for t in pieces[2::3]]
+        else:
+            pieces = _WIKI_TARGET_SPLIT.split(low)
+            targets = list(map(str.strip, pieces[2::3]))
+        linked = self._folded_ids.keys() & set(targets)
+        if not linked:  # the common case: no link names a concept
+            return _empty()
+        # split() gave text, match, target (part of the match), text, …: where each link
+        # opens is the sum of the texts and matches before it.
+        sizes = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))
+        count = len(targets)
+        steps = np.empty(2 * count, dtype=np.int64)
+        steps[0::2] = sizes[0:-1:3]
+        steps[1::2] = sizes[1::3]
+        where = np.cumsum(steps)[0::2]
+        owners = np.searchsorted(offsets, where, side="right") - 1
+        pairs: set[int] = set()
         folded_ids = self._folded_ids
-        findall = _WIKI_TARGET.findall
-        pairs: list[int] = []
-        for i, (at, size) in enumerate(zip(offsets.tolist(), lengths.tolist(), strict=True)):
-            note = (low if exact else masked)[at : at + size]
-            if "[[" not in note:
-                continue
-            targets = findall(note)
-            if not exact:
-                targets = [fold(t) for t in targets]
-            for target in folded_ids.keys() & {t.strip() for t in targets}:
-                pairs.extend(i * width + c for c in folded_ids[target])
+        for i, target in enumerate(targets):
+            if target in linked:
+                note = int(owners[i])
+                pairs.update(note * width + c for c in folded_ids[target])
         return np.array(sorted(pairs), dtype=np.int64)
 
     def _one_by_one(
@@ -404,6 +418,25 @@ class BatchMatcher:
             np.array([o.end for o in found], dtype=np.int64),
             np.array([self.index[o.concept] for o in found], dtype=np.int64),
         )
+
+
+def _first_of_each(keys: np.ndarray, space: int) -> np.ndarray:
+    """Indexes of the first occurrence of each value in ``keys`` (all in [0, space)), in
+    order."""
+    order = np.arange(len(keys))
+    if space <= _DENSE_FIRST:  # a table over every possible key beats sorting them
+        first = np.full(space, len(keys), dtype=np.int64)
+        np.minimum.at(first, keys, order)
+        return np.flatnonzero(first[keys] == order)
+    _, found = np.unique(keys, return_index=True)
+    found.sort()
+    return found
+
+
+def _low_bits(values: np.ndarray) -> np.ndarray:
+    """A slot of the direct table for each hash: bits of one 32-bit half (a view, so no
+    64-bit arithmetic; the table is built with this same function)."""
+    return values.view(np.uint32)[::2] & np.uint32(_SLOTS - 1)
 
 
 def _empty() -> np.ndarray:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import difflib
 import os
 import re
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -176,39 +176,49 @@ def plan_tagging(
     ids = batch.ids
     rels = list(rels)
 
-    def work(group: list[str]) -> tuple[list[NotePlan], list[tuple[str, str]]]:
-        snapshots = []
-        warned = []
-        for rel in group:
-            try:
-                snapshots.append(read_snapshot(root, rel))
-            except WriteRefused as exc:
-                warned.append((rel, exc.reason))
+    def match(snapshots: list[Snapshot]) -> list[NotePlan]:
         found = batch.plan(
             [s.text for s in snapshots],
             [s.rel for s in snapshots],
             all_mentions=all_mentions,
             only=only,
         )
-        planned = [
+        return [
             NotePlan(snap.rel, snap, spans=spans, concept_ids=ids)
             for snap, spans in zip(snapshots, found, strict=True)
             if len(spans[0])
         ]
-        return planned, warned
 
     notes: list[NotePlan] = []
     warnings: list[tuple[str, str]] = []
-    groups = [rels[i : i + PLAN_GROUP] for i in range(0, len(rels), PLAN_GROUP)]
-    pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1, len(groups) or 1))
-    try:
-        done = 0
-        for group, (planned, warned) in zip(groups, pool.map(work, groups), strict=True):
-            notes.extend(planned)
-            warnings.extend(warned)
-            done += len(group)
+    # This thread reads (two readers only fight over the GIL between their system calls);
+    # two threads match what it read, group by group.
+    pool = ThreadPoolExecutor(max_workers=min(2, os.cpu_count() or 1))
+    pending: deque[tuple[int, Future[list[NotePlan]]]] = deque()
+
+    done = 0
+
+    def collect(wait: bool) -> None:
+        nonlocal done
+        while pending and (wait or pending[0][1].done()):
+            size, future = pending.popleft()
+            notes.extend(future.result())
+            done += size
             if progress is not None:
                 progress(done, len(rels))
+
+    try:
+        for at in range(0, len(rels), PLAN_GROUP):
+            group = rels[at : at + PLAN_GROUP]
+            snapshots = []
+            for rel in group:
+                try:
+                    snapshots.append(read_snapshot(root, rel))
+                except WriteRefused as exc:
+                    warnings.append((rel, exc.reason))
+            pending.append((len(group), pool.submit(match, snapshots)))
+            collect(wait=len(pending) > 2)  # read at most two groups ahead
+        collect(wait=True)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
     return TagPlan(tuple(notes), tuple(warnings), len(rels))
