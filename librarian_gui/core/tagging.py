@@ -295,10 +295,30 @@ def concept_usage(
             cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
             for cid in ids
         }
+    from .tagger_batch import BatchMatcher  # numpy: not for the command line's start-up
+
     mentioned = dict.fromkeys(ids, 0)
-    for _rel, _body, found in mentions_by_note(index, AliasMatcher(concepts), read_text, cancelled):
-        for concept in {o.concept for o in found}:
-            mentioned[concept] += 1
+    batch = BatchMatcher(AliasMatcher(concepts))
+    with index.lock:
+        rels = sorted(index.notes)
+    # First mentions only: each note names each concept it mentions once.
+    found: list[Any] = []
+    for at in range(0, len(rels), PLAN_GROUP):
+        if cancelled():
+            break
+        texts, names = [], []
+        for rel in rels[at : at + PLAN_GROUP]:
+            text = read_text(rel)
+            if text:
+                texts.append(text.lstrip("\ufeff"))
+                names.append(rel)
+        found.extend(spans[2] for spans in batch.plan(texts, names))
+    if found:
+        import numpy as np
+
+        per_index = np.bincount(np.concatenate(found), minlength=len(batch.ids)).tolist()
+        for cid, count in zip(batch.ids, per_index, strict=True):
+            mentioned[cid] += count
     return linked, mentioned
 
 
