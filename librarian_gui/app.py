@@ -27,6 +27,7 @@ VIEWS = (
     "editor",
     "suggestions",
     "tagging",
+    "tagging-preview",
 )
 SCREENSHOT_SIZE = (1400, 860)
 
@@ -153,6 +154,12 @@ def _screenshot(
         window.concept_tabs.editor.suggest_button.setChecked(True)
         window.model.job_finished.connect(lambda _t, _r: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(60_000, loop.quit)
+        loop.exec()
+    if view == "tagging-preview" and window.concept_tabs is not None:  # a dry run, shown
+        tagging = window.concept_tabs.tagging
+        tagging.previewed.connect(lambda _p: QTimer.singleShot(200, loop.quit))
+        tagging.preview()
+        QTimer.singleShot(120_000, loop.quit)
         loop.exec()
     if view == "switcher":
         if window.switcher._index is None:

@@ -566,7 +566,7 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
             self._on_graph_triggered()
         elif view in ("editor", "suggestions") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
-        elif view == "tagging" and self.concept_tabs is not None:
+        elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
             self.concept_tabs.show_tagging()
         else:
             self.centre.setCurrentWidget(self.preview)
