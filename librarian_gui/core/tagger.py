@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import ahocorasick_rs
 
 from .concepts import IS_SPACED_WORD_CHAR, Concept, bounded_ends, fold, is_case_sensitive
 from .mentions import _excluded_spans
 from .parser import mask_note
+
+if TYPE_CHECKING:
+    from .tagger_batch import BatchMatcher
 
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")
@@ -108,6 +111,15 @@ class AliasMatcher:
         self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
         self.concept_ids = tuple(ids)
         self._folded_ids = {i: fold(i) for i in ids}
+        self._bulk: BatchMatcher | None = None
+
+    def bulk(self) -> BatchMatcher:
+        """This dictionary split for planning many notes at once (made once, then kept)."""
+        if self._bulk is None:
+            from .tagger_batch import BatchMatcher  # numpy: not for the CLI's start-up
+
+            self._bulk = BatchMatcher(self)
+        return self._bulk
 
     def candidates(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """Every alias occurrence with its case and word boundaries right: (start, end,

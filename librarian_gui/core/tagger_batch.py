@@ -53,6 +53,7 @@ _MAX_ROUNDS = 64  # overlap rounds before the rest is settled one cluster at a t
 
 # ``tagger._WIKI_TARGET`` with the whole match captured too, for ``re.split``
 _WIKI_TARGET_SPLIT = re.compile(f"({_WIKI_TARGET.pattern})")
+_LINK_THEN_SPACE = re.compile(r"\[\[(?=\s)")  # a target that str.strip() shortens
 _ATX_NEXT = re.compile(r"\n(?= {0,3}#{1,6}(?:[ \t\r\n]|$))")
 _SETEXT_NEXT = re.compile(r"\n(?= {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$))")
 
@@ -136,6 +137,8 @@ class BatchMatcher:
         self._folded_ids: dict[str, list[int]] = {}
         for i, cid in enumerate(self.ids):
             self._folded_ids.setdefault(fold(cid), []).append(i)
+        openers = ["[[" + key for key in self._folded_ids if key]
+        self._openers = ahocorasick_rs.AhoCorasick(openers) if openers else None
         patterns: list[Pattern] = matcher._patterns
         hashed: dict[int, dict[int, tuple[int, int]]] = {}  # words → hash → (pattern, length)
         slow_keys: list[str] = []
@@ -173,6 +176,7 @@ class BatchMatcher:
                 direct[low] = slot + 1 if direct[low] == 0 else -1
             self._tables.append((words, values, numbers, lengths, direct))
         self._slow = ahocorasick_rs.AhoCorasick(slow_keys) if slow_keys else None
+        _POWERS.get(CHUNK_CHARS + 2)  # the powers a piece of notes needs, made once
 
     # ------------------------------------------------------------ planning
 
@@ -379,13 +383,11 @@ class BatchMatcher:
         if "[[" not in masked:
             return _empty()
         low = masked.lower()
-        if len(low) != len(masked):  # "İ": fold each link target alone, as the tagger does
-            low = masked
-            pieces = _WIKI_TARGET_SPLIT.split(low)
-            targets = [fold(t).strip() for t in pieces[2::3]]
-        else:
-            pieces = _WIKI_TARGET_SPLIT.split(low)
-            targets = list(map(str.strip, pieces[2::3]))
+        if len(low) == len(masked):
+            return self._linked_pairs_found(low, offsets, width)
+        # "İ" somewhere: fold each link target alone, as the tagger does.
+        pieces = _WIKI_TARGET_SPLIT.split(masked)
+        targets = [fold(t).strip() for t in pieces[2::3]]
         linked = self._folded_ids.keys() & set(targets)
         if not linked:  # the common case: no link names a concept
             return _empty()
@@ -404,6 +406,28 @@ class BatchMatcher:
             if target in linked:
                 note = int(owners[i])
                 pairs.update(note * width + c for c in folded_ids[target])
+        return np.array(sorted(pairs), dtype=np.int64)
+
+    def _linked_pairs_found(self, low: str, offsets: np.ndarray, width: int) -> np.ndarray:
+        """``_linked_pairs`` in lowercased text: only the links that can name a concept are
+        looked at, those that open with one's id (found by an automaton) or with a space."""
+        if self._openers is None:
+            return _empty()
+        places = {start for _, start, _ in self._openers.find_matches_as_indexes(low)}
+        places.update(m.start() for m in _LINK_THEN_SPACE.finditer(low))
+        pairs: set[int] = set()
+        folded_ids = self._folded_ids
+        for place in sorted(places):
+            run = place  # "[[[x" is "[[" and "[x": a link opens at an even count of "["
+            while run and low[run - 1] == "[":
+                run -= 1
+            if (place - run) % 2:
+                continue
+            m = _WIKI_TARGET.match(low, place)
+            concepts = folded_ids.get(m.group(1).strip()) if m else None
+            if concepts:
+                note = int(np.searchsorted(offsets, place, side="right")) - 1
+                pairs.update(note * width + c for c in concepts)
         return np.array(sorted(pairs), dtype=np.int64)
 
     def _one_by_one(

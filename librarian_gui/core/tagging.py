@@ -169,10 +169,8 @@ def plan_tagging(
     Groups of notes are read and matched on two threads (numpy and the file reads let go
     of the GIL); ``progress(done, total)`` is called on this one, and an exception it
     raises (a cancel) stops the run."""
-    from .tagger_batch import BatchMatcher  # numpy: not for the command line's start-up
-
     matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
-    batch = BatchMatcher(matcher)
+    batch = matcher.bulk()
     ids = batch.ids
     rels = list(rels)
 
@@ -295,10 +293,8 @@ def concept_usage(
             cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
             for cid in ids
         }
-    from .tagger_batch import BatchMatcher  # numpy: not for the command line's start-up
-
     mentioned = dict.fromkeys(ids, 0)
-    batch = BatchMatcher(AliasMatcher(concepts))
+    batch = AliasMatcher(concepts).bulk()
     with index.lock:
         rels = sorted(index.notes)
     # First mentions only: each note names each concept it mentions once.

@@ -77,7 +77,9 @@ def texts(draw: st.DrawFn) -> str:
                 "setext": f"\n{word}\n---\n",
                 "fence": f"\n```\n{word}\n```\n",
                 "code": f"`{word}`",
-                "wiki": f"[[{draw(st.sampled_from(IDS + WORDS))}]]",
+                "wiki": draw(st.sampled_from(["[[", "[[[", "[[[[", "[[ "]))
+                + draw(st.sampled_from(IDS + WORDS))
+                + draw(st.sampled_from(["]]", "|x]]", " ]]"])),
                 "embed": f"![[{word}]]",
                 "md": f"[{word}](x.md)",
                 "url": f"https://example.org/{word}",
@@ -169,3 +171,11 @@ def test_overlapping_aliases_the_longest_then_the_leftmost() -> None:
     assert _plan(["agent vault graph"], concepts) == [[(0, 11, "c1")]]
     assert _plan(["agent vault graph link note"], concepts) == [[(0, 11, "c1"), (12, 27, "c3")]]
     assert _plan(["vault graph link note"], concepts) == [[(6, 21, "c3")]]
+
+
+def test_a_link_opens_at_an_even_count_of_brackets() -> None:
+    # "[[[agent]]" is "[[" with an empty target, then "[agent]]": agent is not linked.
+    concepts = [Concept("agent", ("agent",), "x")]
+    assert _plan(["see [[[agent]] and agent"], concepts) == [[(19, 24, "agent")]]
+    assert _plan(["see [[[[agent]] and agent"], concepts) == [[]]
+    assert _plan(["see [[ Agent |x]] and agent"], concepts) == [[]]
