@@ -4,12 +4,13 @@ the joined text could leak one note into the next."""
 
 from __future__ import annotations
 
+import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.concepts import Concept
-from librarian_gui.core.tagger import AliasMatcher, find_occurrences
-from librarian_gui.core.tagger_batch import BatchMatcher, spans_plan_items
+from librarian_gui.core.tagger import AliasMatcher, _resolve, find_occurrences
+from librarian_gui.core.tagger_batch import BatchMatcher, _longest_first, spans_plan_items
 
 WORDS = ["memory", "agent", "vault", "graph", "link", "note", "ai", "rag", "tool", "plan"]
 ODD = ["C++", "node.js", "記憶", "検索", "ΟΔΟΣ", "İstanbul", "café", "e-mail", "x", "über"]
@@ -179,3 +180,26 @@ def test_a_link_opens_at_an_even_count_of_brackets() -> None:
     assert _plan(["see [[[agent]] and agent"], concepts) == [[(19, 24, "agent")]]
     assert _plan(["see [[[[agent]] and agent"], concepts) == [[]]
     assert _plan(["see [[ Agent |x]] and agent"], concepts) == [[]]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 60), st.integers(1, 12)), max_size=80, unique=True))
+def test_overlaps_are_settled_as_the_note_by_note_tagger_settles_them(
+    spans: list[tuple[int, int]],
+) -> None:
+    pairs = sorted({(start, start + size) for start, size in spans}, key=lambda p: (p[0], -p[1]))
+    starts = np.array([p[0] for p in pairs], dtype=np.int64)
+    ends = np.array([p[1] for p in pairs], dtype=np.int64)
+    kept = [pairs[i] for i in _longest_first(starts, ends).tolist()]
+    expected = [(s, e) for s, e, _ in _resolve([(s, e, "c") for s, e in pairs])]
+    assert kept == expected
+
+
+def test_a_long_chain_of_overlaps_is_settled_past_the_round_limit() -> None:
+    # Each span overlaps the next by one: every round settles only the leftmost of the
+    # chain, so 400 of them go past the round limit and finish one by one.
+    pairs = [(3 * i, 3 * i + 4) for i in range(400)]
+    starts = np.array([p[0] for p in pairs], dtype=np.int64)
+    ends = np.array([p[1] for p in pairs], dtype=np.int64)
+    kept = _longest_first(starts, ends).tolist()
+    assert kept == list(range(0, 400, 2))
