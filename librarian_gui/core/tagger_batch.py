@@ -19,6 +19,7 @@ aliases over 10,000 notes in seconds; a Python object per match costs ten times 
 
 from __future__ import annotations
 
+import itertools
 import re
 import threading
 from collections.abc import Sequence
@@ -289,13 +290,14 @@ class BatchMatcher:
             first = _first_of_each(pair, len(texts) * width)
             starts, ends, concepts, note = starts[first], ends[first], concepts[first], note[first]
 
-        bounds = np.searchsorted(note, np.arange(len(texts) + 1))
-        out = []
-        for i in range(len(texts)):
-            lo, hi = bounds[i], bounds[i + 1]
-            shift = offsets[i]
-            out.append((starts[lo:hi] - shift, ends[lo:hi] - shift, concepts[lo:hi]))
-        return out
+        shift = offsets[note]
+        starts = starts - shift
+        ends = ends - shift
+        bounds = np.searchsorted(note, np.arange(len(texts) + 1)).tolist()
+        return [
+            (starts[lo:hi], ends[lo:hi], concepts[lo:hi])
+            for lo, hi in itertools.pairwise(bounds)
+        ]
 
     def _hashed_candidates(
         self, big: str, folded_codes: np.ndarray, word: np.ndarray
