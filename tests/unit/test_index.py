@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -194,6 +195,24 @@ def test_create_resolves_links_elsewhere(small: VaultIndex) -> None:
         edges_removed=(("A.md", "//unresolved/new"),),
         parsed=1,
     )
+    assert_same_as_fresh_scan(small)
+
+
+def test_the_map_for_updates_is_built_without_the_lock_and_before_the_first_update(
+    small: VaultIndex,
+) -> None:
+    # The linker builds it soon after its scan; a reader may hold the lock all the while.
+    done = threading.Event()
+    with small.lock:
+        worker = threading.Thread(target=lambda: (small.prepare_updates(), done.set()))
+        worker.start()
+        assert done.wait(10), "prepare_updates waited for the index lock"
+    worker.join()
+    # Who links each name, written out from the fixture's notes by hand.
+    assert small._dependents == {"b": {"A.md", "sub/C.md"}, "new": {"A.md"}, "a": {"B.md"}}
+    write(small.root, "New.md", "[[C]]\n")
+    small.update([small.root / "New.md"])
+    assert small._dependents["c"] == {"New.md"}
     assert_same_as_fresh_scan(small)
 
 
