@@ -89,6 +89,8 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
     pos = body_start
     fence: tuple[str, int] | None = None
     fence_start = 0
+    fence_quotes = 0  # how many "> " levels the open fence sits in
+    last_end = body_start  # where the line before this one ends
     items: list[int] = []  # content columns of the open list items, innermost last
     in_para = False
     html_comment = False
@@ -99,13 +101,29 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         nxt = length if end < 0 else end + 1
         line = text[pos:line_end].rstrip("\r")
         stripped = line.strip()
+        if fence is not None and fence_quotes:
+            inner = _unquote(line, fence_quotes)
+            if inner is None:  # the quote ended, and the fence with it
+                spans.append((fence_start, last_end))
+                fence = None
+            else:
+                char, size = fence
+                closing = inner.strip()
+                if len(closing) >= size and closing == char * len(closing):
+                    spans.append((fence_start, line_end))
+                    fence = None
+                last_end = line_end
+                pos = nxt
+                continue
         if fence is not None:
             char, size = fence
             if len(stripped) >= size and stripped == char * len(stripped):
                 spans.append((fence_start, line_end))
                 fence = None
+            last_end = line_end
             pos = nxt
             continue
+        last_end = line_end
         if html_comment:
             html_comment = "-->" not in line
             pos = nxt
@@ -157,10 +175,19 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         m = _FENCE_OPEN_LINE.match(content)
         if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
             fence = (m.group(1)[0], len(m.group(1)))
+            fence_quotes = 0
             fence_start = pos
             in_para = False
             pos = nxt
             continue
+        if content.startswith(">") and width - base < 4:
+            quoted = _quoted_fence(content)
+            if quoted is not None:  # a fence in a block quote ends with the quote at latest
+                fence, fence_quotes = quoted
+                fence_start = pos
+                in_para = False
+                pos = nxt
+                continue
         if content.startswith("<!--") and "-->" not in content[4:]:
             html_comment = True
             in_para = False
@@ -172,6 +199,35 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
     if fence is not None:  # an unclosed fence runs to the end of the document
         spans.append((fence_start, length))
     return _apply_spans(text, spans)
+
+
+_QUOTE_MARKER = re.compile(r" {0,3}> ?")
+
+
+def _unquote(line: str, levels: int) -> str | None:
+    """``line`` without ``levels`` block-quote markers ("> "), or None when it has fewer."""
+    for _ in range(levels):
+        m = _QUOTE_MARKER.match(line)
+        if m is None:
+            return None
+        line = line[m.end() :]
+    return line
+
+
+def _quoted_fence(content: str) -> tuple[tuple[str, int], int] | None:
+    """The fence a block-quote line opens, and in how many quotes it sits."""
+    levels = 0
+    while (m := _QUOTE_MARKER.match(content)) is not None:
+        content = content[m.end() :]
+        levels += 1
+    m = (
+        _FENCE_OPEN_LINE.match(content.lstrip(" "))
+        if len(content) - len(content.lstrip(" ")) < 4
+        else None
+    )
+    if m is None or (m.group(1)[0] == "`" and "`" in m.group(2)):
+        return None
+    return (m.group(1)[0], len(m.group(1))), levels
 
 
 def _mask_inline(text: str) -> str:
