@@ -81,7 +81,7 @@ def parse_note(text: str) -> ParsedNote:
     body_links, wiki_spans = _body_links(text, masked, body_start)
     if links or (wiki_spans and len(body_links) > len(wiki_spans)):  # several sources
         links.extend(body_links)
-        links.sort(key=lambda link: link.start)
+        links.sort(key=lambda link: link.end)  # an image inside a link comes before it
     else:  # wiki links only, found in order (or Markdown links only, also in order)
         links = body_links
     return ParsedNote(
@@ -294,15 +294,15 @@ def _body_links(
         scan = _apply_spans(masked, wiki_spans) if wiki_spans else masked
         line = text.count("\n", 0, body_start) + 1
         line_pos = body_start
-        for m in _MD_LINK.finditer(scan, body_start):
+
+        def add(m: re.Match[str], label: str) -> None:
+            nonlocal line, line_pos
             bracket = m.start()
-            if _escaped(scan, bracket):
-                continue
             dest = m.group(2)
             if dest.startswith("<"):
                 dest = dest[1:-1]
             if not dest or dest.startswith(("#", "//")) or _SCHEME.match(dest):
-                continue
+                return
             embed = bracket > 0 and scan[bracket - 1] == "!" and not _escaped(scan, bracket - 1)
             start = bracket - 1 if embed else bracket
             path, _, fragment = dest.partition("#")
@@ -314,7 +314,7 @@ def _body_links(
                     "markdown",
                     unquote(path) if "%" in path else path,
                     (unquote(fragment) if "%" in fragment else fragment) if fragment else None,
-                    m.group(1),
+                    label,
                     line,
                     column,
                     start,
@@ -322,6 +322,32 @@ def _body_links(
                     embed,
                 )
             )
+
+        for m in _MD_LINK.finditer(scan, body_start):
+            if _escaped(scan, m.start()):
+                continue
+            label = m.group(1)
+            if "](" in label:  # an image as the link's text: "[![badge](b.png)](page.md)"
+                images = [
+                    im
+                    for im in _MD_LINK.finditer(scan, m.start(1), m.end(1))
+                    if im.start() > m.start(1)
+                    and scan[im.start() - 1] == "!"
+                    and not _escaped(scan, im.start() - 1)
+                ]
+                if images:  # first the image, then the link (as markdown-it lists them)
+                    for im in images:
+                        add(im, im.group(1))
+                    cut = [(im.start() - 1 - m.start(1), im.end() - m.start(1)) for im in images]
+                    label = "".join(
+                        label[a:b]
+                        for a, b in zip(
+                            [0] + [e for _, e in cut],
+                            [s for s, _ in cut] + [len(label)],
+                            strict=True,
+                        )
+                    )
+            add(m, label)
     return out, wiki_spans
 
 

@@ -262,9 +262,7 @@ def quote_block(draw: st.DrawFn) -> str:
     lines = [draw(st.sampled_from(["", "[!note]", "[!tip]- Title"]))]
     for _ in range(draw(st.integers(1, 3))):
         if draw(st.integers(0, 3)) == 0:
-            # KNOWN: the scanner finds no fence behind "> "; a ``` fence is masked as a code
-            # span by luck, a ~~~ fence is not (REGRESSIONS).
-            lines.append(draw(fenced_code(markers=("```",))))
+            lines.append(draw(fenced_code()))
         else:
             lines.append(draw(inline_run(newlines=True, max_size=3)))
     body = "\n".join(lines).strip("\n")
@@ -355,15 +353,10 @@ def test_scanner_agrees_with_token_walk(text: str) -> None:
 
 # ---------------------------------------------------------------- explicit cases
 #
-# (note, the links CommonMark + the Obsidian plugins give). The xfail cases are scanner bugs the
-# property test found; the generator steers around them (see KNOWN) until parser.py is fixed.
+# (note, the links CommonMark + the Obsidian plugins give). Each was a scanner bug the property
+# test found, fixed in parser.py or masking.py; the token walk checks the expected links too.
 
 
-def _scanner_bug(reason: str) -> pytest.MarkDecorator:
-    return pytest.mark.xfail(strict=True, reason=f"scanner bug: {reason}")
-
-
-_CLOSED_LIST = "the scanner leaves a list only at an unindented line after a blank line"
 REGRESSIONS = [
     pytest.param("# H\n    [[x]]", [], id="indented-code-right-after-heading"),
     pytest.param("- a\n\n    [[x]]", [("wiki", "x", None, None, 3, False)], id="list-paragraph"),
@@ -405,13 +398,29 @@ REGRESSIONS = [
         "> ~~~\n> [[x]]\n> ~~~",
         [],
         id="tilde-fence-in-quote",
-        marks=_scanner_bug("the block pass does not look inside '> ' block quotes"),
+    ),
+    pytest.param(
+        "> ~~~\n> [[x]]\n[[y]]", [("wiki", "y", None, None, 3, False)], id="quote-ends-fence"
+    ),
+    pytest.param(
+        "> > ~~~\n> > [[x]]\n> > ~~~\n> [[z]]",
+        [("wiki", "z", None, None, 4, False)],
+        id="fence-in-nested-quote",
     ),
     pytest.param(
         "[![a](x.png)](b.md)",
         [("markdown", "x.png", None, "a", 1, True), ("markdown", "b.md", None, "", 1, False)],
         id="image-inside-link",
-        marks=_scanner_bug("_MD_LINK swallows the image as the outer link's text"),
+    ),
+    pytest.param(
+        "[see ![a](x.png) here](b.md) [![b](y.png)](https://x.org) [[w]]",
+        [
+            ("markdown", "x.png", None, "a", 1, True),
+            ("markdown", "b.md", None, "see  here", 1, False),
+            ("markdown", "y.png", None, "b", 1, True),
+            ("wiki", "w", None, None, 1, False),
+        ],
+        id="images-inside-links",
     ),
 ]
 
