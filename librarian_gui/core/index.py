@@ -66,6 +66,9 @@ class VaultIndex:
         # name key → notes with a link to a target of that name (see _ensure_dependents)
         self._dependents: dict[str, set[str]] | None = None
         self.last_parsed = 0  # notes parsed by the last scan or update (not from cache)
+        # (notes, links, unresolved targets, concepts) after the last scan or update, set by
+        # the writer: a reader shows them without the lock and without walking the maps.
+        self.summary: tuple[int, int, int, int] = (0, 0, 0, 0)
         self._stale_cache = False
         self._saving: threading.Thread | None = None  # writes the cache of the last scan
         self.lock = threading.RLock()
@@ -146,6 +149,7 @@ class VaultIndex:
                 if self.use_cache and (self.last_parsed or cached is None or self._stale_cache)
                 else None
             )
+            self._summarise()
             if save:
                 self.save_cache()
 
@@ -388,9 +392,12 @@ class VaultIndex:
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:
             with self.lock:
-                return self._full_rescan_delta()
-        with gc_paused():
-            return self._update(rels, force=False, known=None)
+                delta = self._full_rescan_delta()
+        else:
+            with gc_paused():
+                delta = self._update(rels, force=False, known=None)
+        self._summarise()
+        return delta
 
     def reload_dictionary(self) -> IndexDelta:
         """Read the concept dictionary again (it lives outside the vault, where the watcher
@@ -398,7 +405,15 @@ class VaultIndex:
         self.save_cache()
         self.wait_saved()
         with gc_paused():
-            return self._update(set(), force=False, known=None, reload_dictionary=True)
+            delta = self._update(set(), force=False, known=None, reload_dictionary=True)
+        self._summarise()
+        return delta
+
+    def _summarise(self) -> None:
+        """Count for ``summary`` (the writer reads its own maps without the lock)."""
+        links = sum(len(r.link_kinds) for r in self.notes.values())
+        ghosts = sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
+        self.summary = (len(self.notes), links, ghosts, len(self.concepts))
 
     def _update(
         self,

@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.resolver import UNRESOLVED_PREFIX
 from ..services.graph_session import GraphSession
 from ..services.history import Place
 from ..services.linker import Update
@@ -359,14 +358,11 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
         self.statusBar().showMessage(f"Cannot read the vault: {message}")
 
     def _refresh_counts(self) -> None:
-        """Counts cheap enough for the GUI thread at 10,000 notes (a few ms)."""
-        if self.model is None or not self.model.ready:
+        """The counts the linker took after its last scan or update (walking 10,000 notes
+        here took 5-10 ms of the GUI thread at every update)."""
+        if self.model is None or not self.model.ready or self.model.index is None:
             return
-        with self.model.read() as index:
-            notes = len(index.notes)
-            links = sum(len(r.link_kinds) for r in index.notes.values())
-            ghosts = sum(1 for node in index.in_edges if node.startswith(UNRESOLVED_PREFIX))
-            concepts = len(index.concepts)
+        notes, links, ghosts, concepts = self.model.index.summary
         self.counts.setText(
             f"{notes:,} notes · {links:,} links · {ghosts:,} unresolved · {concepts:,} concepts"
         )

@@ -115,6 +115,24 @@ def test_a_note_written_outside_appears_in_tree_and_backlinks(
     qtbot.waitUntil(lambda: "2026-11-30" not in backlink_sources(window), timeout=10_000)
 
 
+def _counts(window: MainWindow) -> list[int]:
+    return [int(part.split()[0].replace(",", "")) for part in window.counts.text().split(" · ")]
+
+
+def test_the_status_counts_follow_a_note_written_outside(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    notes, links, unresolved, concepts = _counts(window)
+    # every note but the templates, which the demo's .librarianignore leaves out
+    assert notes == sum(
+        1 for n in demo.rglob("*.md") if n.relative_to(demo).parts[0] != "templates"
+    )
+    write(demo, "inbox/counted.md", "See [[MEMORY]] and [[A note nobody wrote]].\n")
+    # one note, two links, one target nobody wrote; the dictionary is unchanged
+    expected = [notes + 1, links + 2, unresolved + 1, concepts]
+    qtbot.waitUntil(lambda: _counts(window) == expected, timeout=10_000)
+
+
 def test_the_open_note_follows_an_external_rename_and_refreshes_on_change(
     window: MainWindow, qtbot: QtBot, demo: Path
 ) -> None:

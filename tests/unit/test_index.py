@@ -216,6 +216,17 @@ def test_the_map_for_updates_is_built_without_the_lock_and_before_the_first_upda
     assert_same_as_fresh_scan(small)
 
 
+def test_the_summary_is_counted_after_the_scan_and_every_update(small: VaultIndex) -> None:
+    # A: [[B]] [[New]], B: [[A]], sub/C: [[B]] — 3 notes, 4 links, "New" missing, no concepts
+    assert small.summary == (3, 4, 1, 0)
+    write(small.root, "New.md", "[[C]] [[Gone]] [[Gone]]\n")
+    small.update([small.root / "New.md"])
+    assert small.summary == (4, 7, 1, 0)  # "New" exists now, "Gone" is missing
+    (small.root / "New.md").unlink()
+    small.update([small.root / "New.md"])
+    assert small.summary == (3, 4, 1, 0)
+
+
 def test_modify_and_delete(small: VaultIndex) -> None:
     write(small.root, "B.md", "[[sub/C]]\n")
     delta = small.update(["B.md"])
