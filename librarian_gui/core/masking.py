@@ -101,28 +101,23 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         nxt = length if end < 0 else end + 1
         line = text[pos:line_end].rstrip("\r")
         stripped = line.strip()
-        if fence is not None and fence_quotes:
-            inner = _unquote(line, fence_quotes)
-            if inner is None:  # the quote ended, and the fence with it
-                spans.append((fence_start, last_end))
-                fence = None
-            else:
+        if fence is not None:
+            closing = stripped
+            if fence_quotes:
+                inner = _unquote(line, fence_quotes)
+                if inner is None:  # the quote ended, and the fence with it
+                    spans.append((fence_start, last_end))
+                    fence = None
+                else:
+                    closing = inner.strip()
+            if fence is not None:
                 char, size = fence
-                closing = inner.strip()
                 if len(closing) >= size and closing == char * len(closing):
                     spans.append((fence_start, line_end))
                     fence = None
                 last_end = line_end
                 pos = nxt
                 continue
-        if fence is not None:
-            char, size = fence
-            if len(stripped) >= size and stripped == char * len(stripped):
-                spans.append((fence_start, line_end))
-                fence = None
-            last_end = line_end
-            pos = nxt
-            continue
         last_end = line_end
         if html_comment:
             html_comment = "-->" not in line
