@@ -6,12 +6,13 @@ aliases over 10,000 notes in seconds; a Python object per match costs ten times 
 * An alias whose ends are both letters or digits of a spaced script can match only from a
   word's first character to a word's last, covering as many words as it holds. Every run
   of 1…k consecutive words is hashed (a polynomial hash over prefix sums of the folded
-  text) and looked up among the sorted hashes of the aliases with that many words.
-* Every other alias ("C++", names in Chinese) goes through the Aho–Corasick automaton, note
-  by note, as in ``find_occurrences``.
+  text, modulo 2**64) and looked up in a direct table on the hash's low bits (bisection
+  where two aliases share them); the length must match too.
+* Every other alias ("C++", names in Chinese, very long ones) goes through the Aho–Corasick
+  automaton, note by note, as in ``find_occurrences``.
 * What a link may not replace (code, comments, front matter, links, URLs, tags, HTML,
-  heading lines) is a mask over the characters: a candidate is plain when no character of
-  it is masked and it has no "!" or "[" before it, nor "]" after it.
+  heading lines) becomes spans; a candidate is plain when it meets none of them (found by
+  bisection) and has no "!" or "[" before it, nor "]" after it.
 * Where plain candidates overlap, the longest wins, then the leftmost: in rounds, every
   candidate that beats all those it overlaps is taken, and what overlaps it dropped.
 * First mention only: the first of each concept in a note, none when the note links it.
@@ -42,7 +43,7 @@ from .tagger import (
 )
 
 CHUNK_CHARS = 1 << 19  # notes are joined into pieces of about this many characters
-MAX_JOINED = 1 << 22  # a longer note goes through find_occurrences: no arrays its size
+MAX_JOINED = 1 << 20  # a longer note goes through find_occurrences: no arrays its size
 MAX_HASHED = 256  # longer aliases go through the automaton
 _BASE = 0x9E3779B97F4A7C15  # odd, so it has an inverse modulo 2**64
 _INVERSE = pow(_BASE, -1, 1 << 64)
@@ -50,7 +51,7 @@ _MASK64 = (1 << 64) - 1
 _SLOTS = 1 << 18  # entries of the direct lookup table on a hash's low bits
 _WIDEST = 1 << 24  # sort key: start, then longest first (no alias is 16 M characters)
 _DENSE_FIRST = 1 << 21  # (notes × concepts) of a piece up to which a table finds firsts
-_MAX_ROUNDS = 64  # overlap rounds before the rest is settled one cluster at a time
+_MAX_ROUNDS = 64  # overlap rounds before the rest is settled one span at a time
 
 # ``tagger._WIKI_TARGET`` with the whole match captured too, for ``re.split``
 _WIKI_TARGET_SPLIT = re.compile(f"({_WIKI_TARGET.pattern})")
