@@ -296,8 +296,7 @@ class BatchMatcher:
         ends = ends - shift
         bounds = np.searchsorted(note, np.arange(len(texts) + 1)).tolist()
         return [
-            (starts[lo:hi], ends[lo:hi], concepts[lo:hi])
-            for lo, hi in itertools.pairwise(bounds)
+            (starts[lo:hi], ends[lo:hi], concepts[lo:hi]) for lo, hi in itertools.pairwise(bounds)
         ]
 
     def _hashed_candidates(

@@ -504,9 +504,7 @@ class TaggingView(QWidget):
         note = self.model.note(row)
         accepted = self.model.accepted_in(row)
         focus = note.occurrences[index.row()].line if index.internalId() else None
-        self.diff_title.setText(
-            f"{note.rel} · {len(accepted)} of {_plural(note.count, 'mention')}"
-        )
+        self.diff_title.setText(f"{note.rel} · {len(accepted)} of {_plural(note.count, 'mention')}")
         if accepted:
             self.diff.show_diff(note.diff(accepted), focus)
         else:
