@@ -319,7 +319,11 @@ class VaultSession(QObject):
     def _on_switcher_timer_timeout(self) -> None:
         if self.model.ready:
             index = self._index()
-            self.model.submit(("switcher", 0), lambda c: _build_switcher(index), threading.Event())
+            # On the slow thread: building takes 0.3 s at 10,000 notes, and a save's
+            # backlinks job on the quick thread would wait behind it.
+            self.model.submit(
+                ("switcher", 0), lambda c: _build_switcher(index), threading.Event(), slow=True
+            )
 
     @Slot(object, object)
     def _on_model_job_finished(self, token: object, result: object) -> None:

@@ -41,7 +41,7 @@ from .search import SearchPane
 from .switcher import QuickSwitcher
 from .tags import TagsPane, tag_counts
 from .window_actions import WindowActions
-from .window_graph import GRAPH_IMPORT_DELAY_MS, WindowGraph, start_graph_import
+from .window_graph import WindowGraph
 
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
@@ -76,6 +76,7 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
         self._tags_cancel = threading.Event()
         self._tags_timer = QTimer(self, singleShot=True, interval=1000)
         self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
+        self._init_graph_import()
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.graph_session: GraphSession | None = None
@@ -324,7 +325,7 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
             # Not at once: the first note's render, its backlinks and unlinked mentions run
             # on job threads now, and every thread that runs Python keeps the GUI thread
             # waiting for the interpreter lock a little longer.
-            QTimer.singleShot(GRAPH_IMPORT_DELAY_MS, start_graph_import)
+            self._schedule_graph_import()
         if self._requested_note and self.session is not None:
             self._open_requested(self._requested_note)
             self._requested_note = None
@@ -336,6 +337,7 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
         delta = update.delta
+        self._postpone_graph_import()
         self.tree.remove_files((*delta.notes_removed, *delta.attachments_removed))
         self.tree.add_files(delta.notes_added, "note")
         self.tree.add_files(delta.attachments_added, "attachment")

@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import Slot
+from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from . import theme
@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from .graph_view import GraphView
     from .preview import PreviewView
 
-GRAPH_IMPORT_DELAY_MS = 3000
+GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
+GRAPH_IMPORT_DEADLINE_MS = 15_000  # after the index is ready, however busy the vault
 
 
 class WindowGraph:
@@ -33,6 +34,35 @@ class WindowGraph:
     preview: PreviewView
     _graph_placeholder: QWidget
     _on_centre_current_changed: Callable[[int], None]  # MainWindow's (an annotation only)
+
+    # The graph's modules load on a thread ahead of the first Ctrl+G, once the vault has been
+    # quiet a while: the import holds the interpreter lock for most of a second, and a
+    # save's backlinks would wait. At the latest GRAPH_IMPORT_DEADLINE_MS after the index.
+
+    def _init_graph_import(self) -> None:
+        assert isinstance(self, QObject)
+        self._graph_import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
+        self._graph_import_timer.timeout.connect(self._start_graph_import)
+        self._graph_import_deadline = QTimer(
+            self, singleShot=True, interval=GRAPH_IMPORT_DEADLINE_MS
+        )
+        self._graph_import_deadline.timeout.connect(self._start_graph_import)
+        self._graph_imported = False
+
+    def _schedule_graph_import(self) -> None:
+        self._graph_import_timer.start()
+        self._graph_import_deadline.start()
+
+    def _postpone_graph_import(self) -> None:
+        if self._graph_import_timer.isActive():
+            self._graph_import_timer.start()  # not while files are being saved
+
+    def _start_graph_import(self) -> None:
+        self._graph_import_timer.stop()
+        self._graph_import_deadline.stop()
+        if not self._graph_imported:
+            self._graph_imported = True
+            start_graph_import()
 
     def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
         """The graph tab's controls → its session (once both exist)."""

@@ -220,3 +220,27 @@ def test_excluding_a_folder_in_the_app_drops_it_from_tree_and_index(
     with window.model.read() as index:
         assert not any(rel.startswith("inbox/") for rel in index.notes)
     assert window.settings.excluded(window.model.root) == ("inbox",)
+
+
+def test_the_graph_modules_load_once_the_vault_is_quiet_or_at_the_deadline(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    # The index is ready: the import is scheduled, and every update puts it off again.
+    window._graph_imported = False
+    window._graph_import_timer.setInterval(1_500)
+    window._graph_import_deadline.setInterval(60_000)
+    window._schedule_graph_import()
+    for i in range(10):  # an update every ~0.3 s for ~3 s: never 1.5 s of quiet
+        write(demo, f"inbox/busy-{i}.md", f"note {i}\n")
+        qtbot.waitUntil(lambda i=i: f"inbox/busy-{i}.md" in window.tree.files(), timeout=5_000)
+        assert not window._graph_imported
+        qtbot.wait(200)
+    qtbot.waitUntil(lambda: window._graph_imported, timeout=5_000)  # then quiet: it loads
+    assert not window._graph_import_deadline.isActive()
+
+    # However busy the vault, the deadline loads it.
+    window._graph_imported = False
+    window._graph_import_timer.setInterval(60_000)
+    window._graph_import_deadline.setInterval(400)
+    window._schedule_graph_import()
+    qtbot.waitUntil(lambda: window._graph_imported, timeout=2_000)
