@@ -196,9 +196,12 @@ class VaultSession(QObject):
         cancel = self._unlinked_cancel
         reader = self._reader()
 
+        pause = self.model.pause_for_updates
+
         def read(rel: str) -> str | None:
             if cancel.is_set():
                 raise _Cancelled
+            pause()  # a save on its way to the panes goes first
             return reader(rel)
 
         self.model.submit(

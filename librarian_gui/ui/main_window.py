@@ -392,8 +392,10 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
                 records = list(index.notes.values())
             tags = []
             for i, record in enumerate(records):
-                if i % 500 == 0 and cancel.is_set():
-                    return None
+                if i % 500 == 0:
+                    if cancel.is_set():
+                        return None
+                    model.pause_for_updates()
                 tags.append([t.name for t in record.parsed.tags])
             return tag_counts(tags)
 

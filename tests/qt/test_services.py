@@ -136,3 +136,28 @@ def test_nothing_arrives_from_the_linker_after_close(model: VaultModel, qtbot: Q
     model.rescan()  # after close: ignored, not a scan on a stopped thread
     qtbot.wait(300)
     assert arrived == []
+
+
+def test_background_loops_hold_back_while_a_change_is_on_its_way(
+    model: VaultModel, qtbot: QtBot
+) -> None:
+    import threading
+
+    assert model._quiet.is_set()  # nothing on its way: a pause returns at once
+    model.pause_for_updates()
+    quiet_states: list[bool] = []
+    model.index_updated.connect(lambda _u: quiet_states.append(model._quiet.is_set()))
+    write(model.root, "C.md", "about [[Hub]]\n")
+    qtbot.waitUntil(lambda: not model._quiet.is_set(), timeout=5_000)  # the batch arrived
+    paused = threading.Thread(target=model.pause_for_updates)
+    paused.start()
+    qtbot.waitUntil(lambda: bool(quiet_states), timeout=5_000)
+    assert quiet_states == [False]  # still held back while the update is handed out
+    qtbot.waitUntil(model._quiet.is_set, timeout=5_000)  # and let go shortly after
+    paused.join(5)
+    assert not paused.is_alive()
+    # Closing lets go of any loop still waiting.
+    write(model.root, "D.md", "more\n")
+    qtbot.waitUntil(lambda: not model._quiet.is_set(), timeout=5_000)
+    model.close()
+    assert model._quiet.is_set()
