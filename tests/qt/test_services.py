@@ -152,7 +152,7 @@ def test_background_loops_hold_back_while_a_change_is_on_its_way(
     paused = threading.Thread(target=model.pause_for_updates)
     paused.start()
     qtbot.waitUntil(lambda: bool(quiet_states), timeout=5_000)
-    assert quiet_states == [False]  # still held back while the update is handed out
+    assert quiet_states[0] is False  # still held back while the update is handed out
     qtbot.waitUntil(model._quiet.is_set, timeout=5_000)  # and let go shortly after
     paused.join(5)
     assert not paused.is_alive()
