@@ -29,10 +29,10 @@ def _stamp(path: Path) -> FileStamp | None:
     except OSError:
         return None
 
+
 QUIET_AFTER_BATCH_MS = 1000  # the longest a batch holds back background loops
 QUIET_AFTER_UPDATE_MS = 150  # after its update: the backlinks job's head start
 PAUSE_MAX_S = 0.3
-
 
 
 class VaultModel(QObject):
