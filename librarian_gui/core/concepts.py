@@ -25,6 +25,17 @@ _SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _NOT_SLUG = re.compile(r"[\W_]+")
 
 
+def dictionary_place(root: Path, chosen: Path | None) -> tuple[Path, str | None]:
+    """Where a vault's concept dictionary is: the file chosen for it (resolved) or the
+    vault's own ``concepts.json``, and its vault path (None when it lies outside the vault,
+    where the vault's watcher does not look). ``root`` is resolved."""
+    path = chosen.expanduser().resolve() if chosen else root / DEFAULT_DICTIONARY
+    try:
+        return path, path.relative_to(root).as_posix()
+    except ValueError:
+        return path, None
+
+
 def fold(text: str) -> str:
     """Lowercase without changing the length, so offsets stay offsets: a character whose
     lowercase is longer ("İ") is kept as it is."""

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import cache as _cache
-from .concepts import DEFAULT_DICTIONARY, ConceptDictionary, load_dictionary
+from .concepts import ConceptDictionary, dictionary_place, load_dictionary
 from .delta import IndexDelta, _renames, gc_paused
 from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
 from .reading import POOL_THRESHOLD, ParsePool, read_many
@@ -44,15 +44,8 @@ class VaultIndex:
         self.use_cache = use_cache
         # The concept dictionary the index reads (and reads again when it changes): the
         # vault's concepts.json, or a file the user chose, in the vault or outside it.
-        self.dictionary_path = (
-            dictionary.expanduser().resolve() if dictionary else self.root / DEFAULT_DICTIONARY
-        )
-        try:
-            self._dictionary_rel: str | None = self.dictionary_path.relative_to(
-                self.root
-            ).as_posix()
-        except ValueError:
-            self._dictionary_rel = None  # outside the vault: reload_dictionary() is told
+        # Outside the vault (no vault path), reload_dictionary() is told of its changes.
+        self.dictionary_path, self._dictionary_rel = dictionary_place(self.root, dictionary)
         self._own_dictionary = concepts is None
         self.concepts = concepts if concepts is not None else self._load_concepts()
         self.rules = IgnoreRules(self.root, self.excluded)

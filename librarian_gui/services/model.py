@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
-from ..core.concepts import DEFAULT_DICTIONARY
+from ..core.concepts import dictionary_place
 from ..core.model import FileStamp
 from ..core.vault import stamp_of
 from .linker import LinkerThread, ScanRequest, Update
@@ -79,13 +79,7 @@ class VaultModel(QObject):
         self.root = root.resolve()
         self.excluded = excluded
         self._dictionary = dictionary.expanduser().resolve() if dictionary else None
-        self.dictionary_path = self._dictionary or self.root / DEFAULT_DICTIONARY
-        try:
-            self._dictionary_rel: str | None = self.dictionary_path.relative_to(
-                self.root
-            ).as_posix()
-        except ValueError:
-            self._dictionary_rel = None
+        self.dictionary_path, self._dictionary_rel = dictionary_place(self.root, dictionary)
         # A dictionary outside the vault gets a watch of its own: the file, and its folder,
         # since an atomic save replaces the file (and a watch on it would go with it).
         self._dictionary_watch: QFileSystemWatcher | None = None
