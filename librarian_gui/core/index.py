@@ -405,8 +405,10 @@ class VaultIndex:
     def _summarise(self) -> None:
         """Count for ``summary`` (the writer reads its own maps without the lock)."""
         links = sum(len(r.link_kinds) for r in self.notes.values())
-        ghosts = sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
-        self.summary = (len(self.notes), links, ghosts, len(self.concepts))
+        self.summary = (len(self.notes), links, self._unresolved_targets(), len(self.concepts))
+
+    def _unresolved_targets(self) -> int:
+        return sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
 
     def _update(
         self,
@@ -642,14 +644,13 @@ class VaultIndex:
             for count in sources.values()
         )
         total = sum(links.values())
-        ghosts = sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
         return {
             "notes": len(self.notes),
             "attachments": len(self.attachments),
             "links": links,
             "resolved": total - unresolved,
             "unresolved": unresolved,
-            "unresolved_targets": ghosts,
+            "unresolved_targets": self._unresolved_targets(),
             "edges": sum(len(out) for out in self.out_edges.values()),
             "orphans": len(self.orphans()),
             "concepts": len(self.concepts),

@@ -166,9 +166,9 @@ def plan_tagging(
     """Read each note and find what a run would link. Nothing is written. A note that
     cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``.
 
-    Groups of notes are read and matched on two threads (numpy and the file reads let go
-    of the GIL); ``progress(done, total)`` is called on this one, and an exception it
-    raises (a cancel) stops the run."""
+    This thread reads the notes, group by group; two threads match what it read (numpy
+    lets go of the GIL). ``progress(done, total)`` is called on this thread, and an
+    exception it raises (a cancel) stops the run."""
     matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
     batch = matcher.bulk()
     ids = batch.ids
@@ -293,10 +293,9 @@ def concept_usage(
             cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
             for cid in ids
         }
+        rels = sorted(index.notes)
     mentioned = dict.fromkeys(ids, 0)
     batch = AliasMatcher(concepts).bulk()
-    with index.lock:
-        rels = sorted(index.notes)
     # First mentions only: each note names each concept it mentions once.
     found: list[Any] = []
     for at in range(0, len(rels), PLAN_GROUP):
