@@ -136,19 +136,38 @@ def test_tag_an_unknown_concept_fails(vault: Path, capsys: pytest.CaptureFixture
     assert (code, err) == (1, "librarian: no concept nope in the dictionary\n")
 
 
-def test_relink_rewrites_only_the_target_of_links_to_a_renamed_concept(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("before", "old", "new", "after"),
+    [
+        pytest.param(
+            b"[[rag]] [[RAG|retrieval]] ![[rag#Why]] [[rag\\|x]] [[ragged]] `[[rag]]` [[other]]\n",
+            "rag",
+            "retrieval-augmentation",
+            b"[[retrieval-augmentation]] [[retrieval-augmentation|retrieval]] "
+            b"![[retrieval-augmentation#Why]] [[retrieval-augmentation\\|x]] [[ragged]] `[[rag]]` "
+            b"[[other]]\n",
+            id="only-the-target-changes",
+        ),
+        # Obsidian rewrites links in properties on a rename too; a YAML comment is no property
+        pytest.param(
+            b'---\r\nrelated: "[[rag]]"\r\nsee:\r\n  - "[[RAG|retrieval]]"\r\n# "[[rag]]" here\r\n'
+            b"---\r\nBody [[rag]].\r\n",
+            "rag",
+            "ra",
+            b'---\r\nrelated: "[[ra]]"\r\nsee:\r\n  - "[[ra|retrieval]]"\r\n# "[[rag]]" here\r\n'
+            b"---\r\nBody [[ra]].\r\n",
+            id="front-matter-properties-too",
+        ),
+    ],
+)
+def test_relink_rewrites_links_to_a_renamed_concept(
+    tmp_path: Path, before: bytes, old: str, new: str, after: bytes
+) -> None:
     from librarian_gui.core.tagging import apply_plan, plan_relink
 
-    (tmp_path / "n.md").write_bytes(
-        b"[[rag]] [[RAG|retrieval]] ![[rag#Why]] [[rag\\|x]] [[ragged]] `[[rag]]` [[other]]\n"
-    )
-    plan = plan_relink(tmp_path, ["n.md"], "rag", "retrieval-augmentation")
-    apply_plan(tmp_path, plan)
-    assert (tmp_path / "n.md").read_bytes() == (
-        b"[[retrieval-augmentation]] [[retrieval-augmentation|retrieval]] "
-        b"![[retrieval-augmentation#Why]] [[retrieval-augmentation\\|x]] [[ragged]] `[[rag]]` "
-        b"[[other]]\n"
-    )
+    (tmp_path / "n.md").write_bytes(before)
+    apply_plan(tmp_path, plan_relink(tmp_path, ["n.md"], old, new))
+    assert (tmp_path / "n.md").read_bytes() == after
 
 
 def test_concepts_suggest_lists_phrases_no_alias_covers(
@@ -180,19 +199,3 @@ def test_concepts_suggest_lists_phrases_no_alias_covers(
         "phrases no alias covers, in 7 notes:",
         "      3 notes      4×  vector store  → vector-store",
     ]
-
-
-def test_relink_rewrites_property_links_in_front_matter_too(tmp_path: Path) -> None:
-    from librarian_gui.core.tagging import apply_plan, plan_relink
-
-    (tmp_path / "n.md").write_bytes(
-        b'---\r\nrelated: "[[rag]]"\r\nsee:\r\n  - "[[RAG|retrieval]]"\r\n# "[[rag]]" here\r\n'
-        b"---\r\nBody [[rag]].\r\n"
-    )
-    plan = plan_relink(tmp_path, ["n.md"], "rag", "ra")
-    apply_plan(tmp_path, plan)
-    # Obsidian rewrites links in properties on a rename too; a YAML comment is no property
-    assert (tmp_path / "n.md").read_bytes() == (
-        b'---\r\nrelated: "[[ra]]"\r\nsee:\r\n  - "[[ra|retrieval]]"\r\n# "[[rag]]" here\r\n'
-        b"---\r\nBody [[ra]].\r\n"
-    )
