@@ -158,6 +158,9 @@ class VaultModel(QObject):
         if self.index is not None:
             self.index.save_cache()  # if the linker had not come to it yet
             self.index.wait_saved()
+        # The index was frozen out of the collector's sight (``gc_paused``, index_ready):
+        # given back, its cycles (file tree nodes) are freed once nothing holds them.
+        gc.unfreeze()
 
     def rescan(self, excluded: tuple[str, ...] | None = None) -> None:
         """Index the vault again (excluded folders changed)."""
