@@ -45,6 +45,31 @@ def test_file_tree_sorts_folders_first_naturally_and_changes_row_by_row(qtbot: Q
     assert tree.currentIndex().data() == "x3"
 
 
+def test_a_big_tree_is_shown_whole_once_filled_and_the_old_one_stays_until_then(
+    qtbot: QtBot,
+) -> None:
+    """Rows are made over several event-loop turns in a model the view does not show yet:
+    the view shows the previous tree, then all of the new one, never a part."""
+    from librarian_gui.core.filetree import FileTreeData
+
+    tree = FileTree()
+    qtbot.addWidget(tree)
+    tree.set_files(["old.md"], [])
+    tree.select("old.md")
+    notes = [f"n{i}.md" for i in range(20_000)]
+    seen: list[int] = []
+    tree.install(FileTreeData.build(notes, []))
+    seen.append(tree.model().rowCount())
+    with qtbot.waitSignal(tree.filled, timeout=20_000):
+        pass
+    assert seen == [1]  # the first turn's rows went into the model not shown yet
+    assert tree.model().rowCount() == 20_000
+    assert tree.model().index(0, 0).data() == "n0"
+    assert tree.model().index(19_999, 0).data() == "n19999"
+    tree.select("n2.md")
+    assert tree.currentIndex().data() == "n2"
+
+
 def test_recent_changes_keep_the_period_newest_first(qtbot: QtBot) -> None:
     recent = RecentChanges()
     qtbot.addWidget(recent)
