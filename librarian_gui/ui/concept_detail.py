@@ -38,6 +38,7 @@ from .concept_widgets import (
     line_edit,
     severity_icon,
 )
+from .items import list_row
 
 DESCRIPTION_DELAY_MS = 700  # a pause in typing this long ends one undoable description edit
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
@@ -261,9 +262,8 @@ class ConceptDetail(QWidget):
         if self.alias_texts() != list(concept.aliases):
             self.aliases.clear()
             for alias in concept.aliases:
-                item = QListWidgetItem(alias)
+                item = list_row(self.aliases, alias)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsEditable)
-                self.aliases.addItem(item)
         seen: set[str] = set()
         for row in range(self.aliases.count()):
             item = self.aliases.item(row)

@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QTableWidget,
-    QTableWidgetItem,
     QWidget,
 )
 
 from ..core.suggestions import Suggestion
 from .concept_widgets import box, button, label, list_table
+from .items import table_cells
 
 _COLUMNS = ("Phrase", "Notes", "Mentions", "For example", "")
 
@@ -92,13 +92,12 @@ class SuggestionsPanel(QWidget):
                 found.mentions,
                 ", ".join(e.removesuffix(".md") for e in found.examples),
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(str(value))
+            items = table_cells(table, row, [str(value) for value in cells])
+            for value, item in zip(cells, items, strict=True):
                 if isinstance(value, int):
                     item.setTextAlignment(
                         Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
                     )
-                table.setItem(row, column, item)
             table.item(row, 0).setToolTip(f"id: {found.concept_id}")
             table.item(row, 3).setToolTip("Double-click to open the first of these notes")
             add = button("Add as concept", f'Add the concept "{found.concept_id}"')

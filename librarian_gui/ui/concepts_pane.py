@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 from ..core.concepts import ConceptDictionary
 from ..core.index import VaultIndex
 from ..core.resolver import CONCEPT_PREFIX
+from .items import tree_rows
 
 CONCEPT_ROLE = Qt.ItemDataRole.UserRole + 1
 NO_CATEGORY = "(no category)"
@@ -83,14 +84,11 @@ class ConceptsPane(QWidget):
     def _fill(self) -> None:
         self.tree.clear()
         if self._error:
-            item = QTreeWidgetItem([self._error, ""])
+            (item,) = tree_rows(self.tree, None, [[self._error, ""]])
             item.setForeground(0, QBrush(QColor("#c0392b")))
-            self.tree.addTopLevelItem(item)
             return
         if not self._rows:
-            self.tree.addTopLevelItem(
-                QTreeWidgetItem(["No concept dictionary (concepts.json).", ""])
-            )
+            tree_rows(self.tree, None, [["No concept dictionary (concepts.json).", ""]])
             return
         needle = self.filter.text().strip().casefold()
         groups: dict[str, list[ConceptRow]] = {}
@@ -101,13 +99,14 @@ class ConceptsPane(QWidget):
         for category in sorted(groups, key=lambda c: (c == NO_CATEGORY, c.casefold())):
             rows = groups[category]
             notes = sum(r.linked for r in rows)
-            head = QTreeWidgetItem([f"{category}  ({len(rows)})", str(notes)])
+            (head,) = tree_rows(self.tree, None, [[f"{category}  ({len(rows)})", str(notes)]])
             font = head.font(0)
             font.setBold(True)
             head.setFont(0, font)
             head.setFlags(head.flags() & ~Qt.ItemFlag.ItemIsSelectable)
-            for row in sorted(rows, key=lambda r: (-r.linked, r.id)):
-                child = QTreeWidgetItem([row.id, str(row.linked)])
+            ordered = sorted(rows, key=lambda r: (-r.linked, r.id))
+            children = tree_rows(self.tree, head, [[r.id, str(r.linked)] for r in ordered])
+            for row, child in zip(ordered, children, strict=True):
                 child.setData(0, CONCEPT_ROLE, row.id)
                 child.setTextAlignment(1, Qt.AlignmentFlag.AlignRight)
                 if row.linked <= 2:  # isolated: the graph's default threshold

@@ -1,6 +1,7 @@
 """The vault's file tree: folders first, natural sort, changed row by row from deltas.
 
-The rows are QStandardItems, so painting the tree runs no Python: while the linker and job
+The rows are QStandardItems made by the model itself (``insertRows``; see ``items`` for why
+never from Python), so painting the tree runs no Python: while the linker and job
 threads hold the GIL, a model implemented in Python would make every paint wait for it once
 per visible cell. A new tree's items are created a few milliseconds' worth per event-loop
 turn, in a model the view does not show yet: shown, every batch of rows made the view lay
@@ -11,17 +12,21 @@ view takes the model once it is full. The order and the rows of changes come fro
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Iterable, Iterator
 
 from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
 from ..core.filetree import FileNode, FileTreeData
 
-PATH_ROLE = Qt.ItemDataRole.UserRole + 1
-KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+KIND_ROLE = int(Qt.ItemDataRole.UserRole) + 2
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+DECORATION = int(Qt.ItemDataRole.DecorationRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 SLICE_S = 0.008  # item creation per event-loop turn
 
 
@@ -53,8 +58,7 @@ class FileTree(QTreeView):
             "attachment": style.standardIcon(QStyle.StandardPixmap.SP_FileIcon),
         }
         self._tree = FileTreeData()
-        self._items: dict[str, QStandardItem] = {}
-        self._pending: Iterator[tuple[QStandardItem, FileNode]] | None = None
+        self._pending: Iterator[tuple[FileNode, FileNode]] | None = None
         self._selected: str | None = None
         self._filler = QTimer(self, interval=0)
         self._filler.timeout.connect(self._on_filler_timeout)
@@ -69,8 +73,7 @@ class FileTree(QTreeView):
         if self._pending is not None:  # a fill under way: its model is dropped
             self._model.deleteLater()
         self._model = QStandardItemModel(self)
-        self._items = {}
-        self._pending = self._walk(self._model.invisibleRootItem(), tree.root)
+        self._pending = self._walk(tree.root)
         self._filler.start()
         self._on_filler_timeout()
 
@@ -85,47 +88,50 @@ class FileTree(QTreeView):
             inserted = self._tree.add(path, kind)
             if filling:
                 continue
-            for node, row in inserted:
-                parent = self._item_of(node.parent)
-                if parent is not None:
-                    parent.insertRow(row, self._new_item(node))
+            for node, row in inserted:  # outermost first: each parent row exists
+                assert node.parent is not None
+                parent = self._index_of(node.parent)
+                self._insert_rows(row, 1, parent)
+                self._set_row(self._model.index(row, 0, parent), node)
         if filling:  # the filler walks the lists just changed: start it over
             self.install(self._tree)
 
     def remove_files(self, paths: Iterable[str]) -> None:
         filling = self._pending is not None
         for path in paths:
-            for node, _row in self._tree.remove(path):
-                item = self._items.pop(node.path, None)
-                if item is not None and not filling:
-                    parent = item.parent() or self._model.invisibleRootItem()
-                    parent.removeRow(item.row())
+            removed = self._tree.remove(path)
+            if removed and not filling:
+                # Innermost first: the last is the outermost row to go; its parent stays.
+                node, row = removed[-1]
+                assert node.parent is not None
+                self._model.removeRows(row, 1, self._index_of(node.parent))
         if filling:
             self.install(self._tree)
 
     def files(self) -> list[str]:
         """Every file shown, in tree order (for tests and the status bar)."""
         self._fill(None)
+        model = self._model
         out: list[str] = []
 
-        def walk(parent: QStandardItem) -> None:
-            for row in range(parent.rowCount()):
-                child = parent.child(row)
+        def walk(parent: QModelIndex) -> None:
+            for row in range(model.rowCount(parent)):
+                child = model.index(row, 0, parent)
                 if child.data(KIND_ROLE) == "folder":
                     walk(child)
                 else:
                     out.append(child.data(PATH_ROLE))
 
-        walk(self._model.invisibleRootItem())
+        walk(QModelIndex())
         return out
 
     def select(self, path: str) -> None:
         """Show a file as the current one, without emitting a selection."""
         self._selected = path
-        item = self._items.get(path)
-        if item is None or self._pending is not None:
+        node = self._tree.nodes.get(path)
+        if node is None or self._pending is not None:
             return  # selected once its row exists and is shown
-        index = item.index()
+        index = self._index_of(node)
         self.blockSignals(True)
         try:
             self.setCurrentIndex(index)
@@ -135,13 +141,11 @@ class FileTree(QTreeView):
 
     # ------------------------------------------------------------ internals
 
-    def _walk(
-        self, parent: QStandardItem, node: FileNode
-    ) -> Iterator[tuple[QStandardItem, FileNode]]:
+    def _walk(self, node: FileNode) -> Iterator[tuple[FileNode, FileNode]]:
         for child in node.children:
-            yield parent, child
+            yield node, child
             if child.kind == "folder":
-                yield from self._walk(self._items[child.path], child)
+                yield from self._walk(child)
 
     @Slot()
     def _on_filler_timeout(self) -> None:
@@ -153,15 +157,10 @@ class FileTree(QTreeView):
         if pending is None:
             return
         deadline = None if seconds is None else time.perf_counter() + seconds
-        rows: dict[int, tuple[QStandardItem, list[QStandardItem]]] = {}
-        for count, (parent, node) in enumerate(pending, 1):
-            rows.setdefault(id(parent), (parent, []))[1].append(self._new_item(node))
-            if deadline is not None and count % 32 == 0 and time.perf_counter() > deadline:
+        while self._pending is not None:
+            self._fill_some(pending, 64)
+            if deadline is not None and time.perf_counter() > deadline:
                 break
-        else:
-            self._pending = None
-        for parent, items in rows.values():  # outer folders first: they were met first
-            parent.appendRows(items)
         if self._pending is not None:
             return
         self._filler.stop()
@@ -174,18 +173,50 @@ class FileTree(QTreeView):
             self.select(self._selected)
         self.filled.emit()
 
-    def _new_item(self, node: FileNode) -> QStandardItem:
-        item = QStandardItem(self._icons[node.kind], node.label)
-        item.setData(node.path, PATH_ROLE)
-        item.setData(node.kind, KIND_ROLE)
-        item.setToolTip(node.path.rstrip("/"))
-        self._items[node.path] = item
-        return item
+    def _fill_some(self, pending: Iterator[tuple[FileNode, FileNode]], count: int) -> None:
+        """The next ``count`` rows, grouped by parent; ``_pending`` is None after the last."""
+        rows: dict[int, tuple[FileNode, list[FileNode]]] = {}
+        for parent, node in itertools.islice(pending, count):
+            rows.setdefault(id(parent), (parent, []))[1].append(node)
+        if sum(len(nodes) for _parent, nodes in rows.values()) < count:
+            self._pending = None
+        model = self._model
+        for parent, nodes in rows.values():  # outer folders first: they were met first
+            where = self._index_of(parent)
+            first = model.rowCount(where)
+            self._insert_rows(first, len(nodes), where)
+            for row, node in enumerate(nodes, first):
+                self._set_row(model.index(row, 0, where), node)
 
-    def _item_of(self, node: FileNode | None) -> QStandardItem | None:
-        if node is None or node.parent is None:
-            return self._model.invisibleRootItem()
-        return self._items.get(node.path)
+    def _insert_rows(self, first: int, count: int, parent: QModelIndex) -> None:
+        """Empty rows the model makes the items of (a folder's first rows: and its column)."""
+        if self._model.columnCount(parent) == 0:
+            self._model.insertColumns(0, 1, parent)
+        self._model.insertRows(first, count, parent)
+
+    def _set_row(self, index: QModelIndex, node: FileNode) -> None:
+        """The row's item was made by the model (``insertRows``), not here: see ``items``."""
+        self._model.setItemData(
+            index,
+            {
+                DISPLAY: node.label,
+                DECORATION: self._icons[node.kind],
+                TOOLTIP: node.path.rstrip("/"),
+                PATH_ROLE: node.path,
+                KIND_ROLE: node.kind,
+            },
+        )
+
+    def _index_of(self, node: FileNode) -> QModelIndex:
+        """The model index of a node the model holds (the root: an invalid index)."""
+        rows: list[int] = []
+        while node.parent is not None:
+            rows.append(FileTreeData.row_of(node))
+            node = node.parent
+        index = QModelIndex()
+        for row in reversed(rows):
+            index = self._model.index(row, 0, index)
+        return index
 
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:

@@ -9,11 +9,16 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from .items import list_row
+
 if TYPE_CHECKING:
     from ..core.queries import OutgoingLink
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2
+# Made at import: the first QBrush of a process creates PySide's Python enums for its
+# arguments, 20-30 ms that once landed in the first note's turn of the event loop.
+_GREY = QBrush(QColor(128, 128, 128))
 
 
 class OutgoingPane(QListWidget):
@@ -40,22 +45,19 @@ class OutgoingPane(QListWidget):
                 "unresolved": "  · not created yet",
             }.get(link.kind, "")
             times = f"  ×{link.count}" if link.count > 1 else ""
-            item = QListWidgetItem(f"{link.label}{suffix}{times}")
+            item = list_row(self, f"{link.label}{suffix}{times}")
             item.setData(NODE_ROLE, link.node)
             item.setData(KIND_ROLE, link.kind)
             if link.kind == "unresolved":
                 font = QFont(self.font())
                 font.setItalic(True)
                 item.setFont(font)
-                item.setForeground(QBrush(QColor(128, 128, 128)))
+                item.setForeground(_GREY)
                 item.setToolTip("Unresolved: no note of this name exists")
             else:
                 item.setToolTip(link.node)
-            self.addItem(item)
         if not links:
-            item = QListWidgetItem("This note links nowhere.")
-            item.setFlags(Qt.ItemFlag.NoItemFlags)
-            self.addItem(item)
+            list_row(self, "This note links nowhere.").setFlags(Qt.ItemFlag.NoItemFlags)
 
     @Slot(QListWidgetItem)
     def _on_item_activated(self, item: QListWidgetItem) -> None:

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
 from ..core.model import Heading
+from .items import tree_rows
 
 LINE_ROLE = Qt.ItemDataRole.UserRole + 1
 
@@ -34,13 +35,10 @@ class Outline(QTreeWidget):
         for heading in headings:
             while stack and stack[-1][0] >= heading.level:
                 stack.pop()
-            item = QTreeWidgetItem([heading.text or "(untitled)"])
+            parent = stack[-1][1] if stack else None
+            (item,) = tree_rows(self, parent, [[heading.text or "(untitled)"]])
             item.setData(0, LINE_ROLE, heading.line)
             item.setToolTip(0, f"line {heading.line}")
-            if stack:
-                stack[-1][1].addChild(item)
-            else:
-                self.addTopLevelItem(item)
             stack.append((heading.level, item))
         self.expandAll()
 

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+import heapq
 import time
 from collections.abc import Iterable
 from typing import Any
 
-from PySide6.QtCore import (
-    QAbstractListModel,
-    QModelIndex,
-    QPersistentModelIndex,
-    Qt,
-    Signal,
-    Slot,
-)
-from PySide6.QtWidgets import QComboBox, QListView, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtGui import QStandardItemModel
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListView, QVBoxLayout, QWidget
 
-PATH_ROLE = Qt.ItemDataRole.UserRole + 1
+PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
+_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 PERIODS = {  # key → (label, seconds; None = since the previous session)
     "session": ("Since the previous session", None),
     "day": ("Last 24 hours", 86_400.0),
@@ -24,7 +21,6 @@ PERIODS = {  # key → (label, seconds; None = since the previous session)
     "month": ("Last 30 days", 30 * 86_400.0),
 }
 MAX_SHOWN = 500
-_NO_INDEX = QModelIndex()
 
 
 def _age(seconds: float) -> str:
@@ -37,40 +33,31 @@ def _age(seconds: float) -> str:
     return f"{round(seconds / 86400)} days ago"
 
 
-class _RecentModel(QAbstractListModel):
-    """(mtime, path) rows; texts are made only for the rows on screen."""
+class _RecentModel(QStandardItemModel):
+    """(mtime, path) rows. The items are made by the model (``insertRows``): a model
+    written in Python would take the interpreter lock for every cell of every paint, which
+    waits behind the linker and job threads (see ``items``)."""
 
     def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
+        super().__init__(0, 1, parent)
         self.rows: list[tuple[float, str]] = []
-        self.now = time.time()
 
     def set_rows(self, rows: list[tuple[float, str]]) -> None:
-        self.beginResetModel()
         self.rows = rows
-        self.now = time.time()
-        self.endResetModel()
-
-    def rowCount(self, parent: QModelIndex | QPersistentModelIndex = _NO_INDEX) -> int:
-        return 0 if parent.isValid() else max(1, len(self.rows))
-
-    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
-        if not self.rows:
-            return Qt.ItemFlag.NoItemFlags
-        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable
-
-    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = 0) -> Any:
-        if not self.rows:
-            return (
-                "Nothing changed in this period." if role == Qt.ItemDataRole.DisplayRole else None
-            )
-        mtime, rel = self.rows[index.row()]
-        if role == Qt.ItemDataRole.DisplayRole:
+        now = time.time()
+        self.removeRows(0, self.rowCount())
+        if not rows:
+            self.insertRows(0, 1)
+            self.setData(self.index(0, 0), "Nothing changed in this period.")
+            self.itemFromIndex(self.index(0, 0)).setFlags(Qt.ItemFlag.NoItemFlags)
+            return
+        self.insertRows(0, len(rows))
+        for row, (mtime, rel) in enumerate(rows):
             title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-            return f"{title}  ·  {_age(self.now - mtime)}"
-        if role in (Qt.ItemDataRole.ToolTipRole, PATH_ROLE):
-            return rel
-        return None
+            self.setItemData(
+                self.index(row, 0),
+                {_DISPLAY: f"{title}  ·  {_age(now - mtime)}", _TOOLTIP: rel, PATH_ROLE: rel},
+            )
 
 
 class RecentChanges(QWidget):
@@ -93,6 +80,7 @@ class RecentChanges(QWidget):
         self.list = QListView()
         self.list.setModel(self._model)
         self.list.setAlternatingRowColors(True)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.period)
@@ -135,9 +123,9 @@ class RecentChanges(QWidget):
 
     def _refresh(self) -> None:
         cutoff = self._cutoff()
-        recent = sorted(((m, rel) for rel, m in self._notes.items() if m >= cutoff), reverse=True)[
-            :MAX_SHOWN
-        ]
+        recent = heapq.nlargest(
+            MAX_SHOWN, ((m, rel) for rel, m in self._notes.items() if m >= cutoff)
+        )
         self._model.set_rows(recent)
 
     @Slot(int)

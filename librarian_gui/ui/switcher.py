@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from .items import list_row
+
 if TYPE_CHECKING:  # rapidfuzz and numpy load when the first index is built, not at start-up
     from ..core.switcher import Candidate, SwitcherIndex
 
@@ -84,19 +86,18 @@ class QuickSwitcher(QDialog):
             self.results.addItem("The vault is still being indexed…")
             return
         for candidate, _score in self._index.query(text, limit=30):
-            self.results.addItem(self._item(candidate))
+            self._add_row(candidate)
         if self.results.count():
             self.results.setCurrentRow(0)
 
-    def _item(self, candidate: Candidate) -> QListWidgetItem:
+    def _add_row(self, candidate: Candidate) -> None:
         kind = _KIND_TEXT.get(candidate.kind, candidate.kind)
         first = f"{candidate.label}   ·  {kind}" if kind else candidate.label
-        item = QListWidgetItem(f"{first}\n    {candidate.detail}")
+        item = list_row(self.results, f"{first}\n    {candidate.detail}")
         item.setData(NODE_ROLE, candidate.node)
         item.setData(KIND_ROLE, "concept" if candidate.kind == "concept" else "note")
         item.setData(Qt.ItemDataRole.UserRole + 3, candidate.label)
         item.setToolTip(candidate.node)
-        return item
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if watched is self.input and event.type() == QEvent.Type.KeyPress:

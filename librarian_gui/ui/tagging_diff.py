@@ -38,6 +38,7 @@ from PySide6.QtWidgets import (
 
 from ..core.tagger import Occurrence
 from ..core.tagging import NotePlan, TagPlan
+from .items import table_cells
 
 CONTEXT = 20  # characters of the line shown on each side of a mention in the tree
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -265,8 +266,8 @@ class ConceptCounts(QTableWidget):
     def __init__(self, model: PlanModel, parent: QWidget | None = None) -> None:
         super().__init__(0, 3, parent)
         self._model = model
-        # Per row: its concept, its checkable name, its count of accepted mentions.
-        self._rows: list[tuple[str, QTableWidgetItem, QTableWidgetItem]] = []
+        # Per row: its concept (column 0 its checkable name, 1 its accepted mentions).
+        self._rows: list[str] = []
         self.setHorizontalHeaderLabels(["Concept", "Accepted", "Found"])
         self.verticalHeader().hide()
         self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
@@ -283,10 +284,11 @@ class ConceptCounts(QTableWidget):
     @Slot()
     def _on_model_accepted_changed(self) -> None:
         found = self._model.found
-        if [concept for concept, _, _ in self._rows] != list(found):  # another plan
+        if self._rows != list(found):  # another plan
             self._fill()
         self.blockSignals(True)  # a box set here is not the user's click
-        for concept, name, cell in self._rows:
+        for row, concept in enumerate(self._rows):
+            name, cell = self.item(row, 0), self.item(row, 1)
             accepted = self._model.accepted_per_concept[concept]
             state = Qt.CheckState.Checked if accepted == found[concept] else Qt.CheckState.Unchecked
             if 0 < accepted < found[concept]:
@@ -298,24 +300,22 @@ class ConceptCounts(QTableWidget):
     def _fill(self) -> None:
         self._rows = []
         self.blockSignals(True)
+        self.setRowCount(0)
         self.setRowCount(len(self._model.found))
         right = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
         for row, (concept, found) in enumerate(self._model.found.items()):
-            name = QTableWidgetItem(concept)
+            name, accepted, total = table_cells(self, row, [concept, "", f"{found:,}"])
             name.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
-            accepted, total = QTableWidgetItem(), QTableWidgetItem(f"{found:,}")
             accepted.setTextAlignment(right)
             total.setTextAlignment(right)
-            for column, item in enumerate((name, accepted, total)):
-                self.setItem(row, column, item)
-            self._rows.append((concept, name, accepted))
+            self._rows.append(concept)
         self.blockSignals(False)
 
     @Slot(QTableWidgetItem)
     def _on_item_changed(self, item: QTableWidgetItem) -> None:
         if item.column() == 0:
             accepted = item.checkState() != Qt.CheckState.Unchecked
-            self._model.set_all(accepted, self._rows[item.row()][0])
+            self._model.set_all(accepted, self._rows[item.row()])
 
 
 class DiffRow(NamedTuple):

@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
+from .items import list_row, list_rows
+
 TAG_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -39,12 +41,12 @@ class TagsPane(QListWidget):
 
     def show_counts(self, counts: Counter[str]) -> None:
         self.clear()
-        for tag, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold())):
-            item = QListWidgetItem(f"#{tag}  ({count})")
+        ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0].casefold()))
+        for item, (tag, count) in zip(list_rows(self, len(ordered)), ordered, strict=True):
+            item.setText(f"#{tag}  ({count})")
             item.setData(TAG_ROLE, tag)
-            self.addItem(item)
         if not counts:
-            self.addItem(QListWidgetItem("No tags in this vault."))
+            list_row(self, "No tags in this vault.")
 
     @Slot(QListWidgetItem)
     def _on_item_activated(self, item: QListWidgetItem) -> None:

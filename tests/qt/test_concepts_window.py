@@ -10,6 +10,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.ui.main_window import MainWindow
+from tests.qt.rows import rows_made_by_python
 from tests.qt.test_window import demo, preview_text, shown, window  # noqa: F401  (fixtures)
 
 
@@ -104,6 +105,7 @@ def test_suggestions_list_uncovered_phrases_and_add_as_concept_saves_it(
     first = panel.suggestions[0]
     assert (first.phrase, first.notes, first.mentions) == ("DuckDB", 5, 9)
     assert panel.table.item(0, 0).text() == "DuckDB"
+    assert rows_made_by_python(panel.table) == []
     before = (demo / "concepts.json").read_bytes()
     panel.table.cellWidget(0, 4).click()
     assert "DuckDB" not in panel.phrases()

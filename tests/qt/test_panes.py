@@ -11,6 +11,7 @@ from librarian_gui.services.history import History, Place
 from librarian_gui.ui.file_tree import FileTree
 from librarian_gui.ui.recent import RecentChanges
 from librarian_gui.ui.tags import tag_counts
+from tests.qt.rows import rows_made_by_python
 
 
 def test_file_tree_sorts_folders_first_naturally_and_changes_row_by_row(qtbot: QtBot) -> None:
@@ -43,6 +44,7 @@ def test_file_tree_sorts_folders_first_naturally_and_changes_row_by_row(qtbot: Q
     assert tree.model().rowCount(tree.model().index(1, 0)) == 3  # b holds x2, x3, x10 only
     tree.select("b/x3.md")
     assert tree.currentIndex().data() == "x3"
+    assert rows_made_by_python(tree.model()) == []
 
 
 def test_a_big_tree_is_shown_whole_once_filled_and_the_old_one_stays_until_then(

@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from librarian_gui.core.concepts import Concept
 from librarian_gui.ui.tagging_view import TaggingView
 from tests.conftest import write
+from tests.qt.rows import rows_made_by_python
 
 CONCEPTS = (
     Concept("prompt-injection", ("prompt injection",), "security"),
@@ -218,6 +219,7 @@ def test_counts_per_concept_and_the_diff_follow_the_checkboxes(
         ("sandboxing", "3", "3", checked),
         ("least-privilege", "1", "1", checked),
     ]
+    assert rows_made_by_python(view.counts) == []
     assert view.concept_counts() == {
         "prompt-injection": (3, 3),
         "sandboxing": (3, 3),

@@ -17,6 +17,7 @@ from librarian_gui.resources import bundled_demo_vault
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.main_window import MainWindow
 from tests.conftest import write
+from tests.qt.rows import rows_made_by_python
 
 
 @pytest.fixture
@@ -74,6 +75,32 @@ def test_the_window_opens_the_index_note_with_its_panes(window: MainWindow) -> N
     assert window.tree.files()[-1] == "MEMORY.md"  # folders first, then files
     assert window.counts.text().startswith("42 notes")
     assert window.outline.headings_shown()[:2] == ["MEMORY", "  Projects"]
+
+
+def test_no_pane_shows_rows_python_constructed(window: MainWindow, qtbot: QtBot) -> None:
+    """Every list, tree and table row of the panes is made by Qt (``ui/items.py``): a row
+    Python constructed made each first paint wait for the interpreter lock per row."""
+    qtbot.waitUntil(
+        lambda: window.tags.count() > 1 and window.concepts.tree.topLevelItemCount() > 0
+    )
+    qtbot.waitUntil(lambda: window.outgoing.count() > 1 and window.outline.topLevelItemCount() > 0)
+    qtbot.waitUntil(lambda: window.switcher._index is not None, timeout=10_000)
+    window.switcher.open_switcher()
+    qtbot.keyClicks(window.switcher.input, "pro")
+    assert window.switcher.results.count() > 1
+    panes = {
+        "tree": window.tree.model(),
+        "recent": window.recent.list.model(),
+        "tags": window.tags,
+        "concepts": window.concepts.tree,
+        "outgoing": window.outgoing,
+        "outline": window.outline,
+        "switcher": window.switcher.results,
+    }
+    assert {name: rows_made_by_python(view) for name, view in panes.items()} == {
+        name: [] for name in panes
+    }
+    window.switcher.hide()
 
 
 def test_clicking_a_wiki_link_opens_the_target_and_back_returns(
