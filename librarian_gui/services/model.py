@@ -116,6 +116,10 @@ class VaultModel(QObject):
         # (unlinked mentions, tag counts): two threads, one for each.
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-job")
         self._slow_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-scan")
+        # Their threads start now: started by a first job, each kept the GUI thread waiting
+        # until it ran, behind the linker for the interpreter lock (up to 20 ms).
+        for pool in (self._jobs, self._slow_jobs):
+            pool.submit(lambda: None)
         self._closed = False
 
     def start(self) -> None:

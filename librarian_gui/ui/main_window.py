@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +29,7 @@ from ..services.settings import THEMES, Settings
 from . import theme
 from .backlinks import BacklinksPane
 from .concept_tabs import ConceptTabs
-from .concepts_pane import ConceptsPane, concept_rows
+from .concepts_pane import ConceptsPane
 from .file_tree import FileTree
 from .outgoing import OutgoingPane
 from .outline import Outline
@@ -39,14 +37,15 @@ from .preview import PreviewView
 from .recent import RecentChanges
 from .search import SearchPane
 from .switcher import QuickSwitcher
-from .tags import TagsPane, tag_counts
+from .tags import TagsPane
 from .window_actions import WindowActions
 from .window_graph import WindowGraph
+from .window_lists import WindowLists
 
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
-class MainWindow(WindowActions, WindowGraph, QMainWindow):
+class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
     """The application window for one vault at a time.
 
     Signals:
@@ -73,9 +72,7 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
         # ready, by the index the window builds anyway (not by a scan of its own).
         self._requested_note = open_note
         self.missing_note: str | None = None  # the requested NOTE, when no note has that name
-        self._tags_cancel = threading.Event()
-        self._tags_timer = QTimer(self, singleShot=True, interval=1000)
-        self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
+        self._init_lists()
         self._init_graph_import()
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
@@ -326,10 +323,17 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
             # on job threads now, and every thread that runs Python keeps the GUI thread
             # waiting for the interpreter lock a little longer.
             self._schedule_graph_import()
-        if self._requested_note and self.session is not None:
+        # Its own event-loop turn too: every slot of index_ready runs in this one.
+        QTimer.singleShot(0, self._open_first_note)
+
+    def _open_first_note(self) -> None:
+        """The note asked for on the command line, else the last one, else an index note."""
+        if self.session is None or self.model is None or not self.model.ready:
+            return
+        if self._requested_note:
             self._open_requested(self._requested_note)
             self._requested_note = None
-        if self.session is not None and self.session.current is None:
+        if self.session.current is None:
             first = self._first_note()
             if first is not None:
                 self.session.open_note(first)
@@ -369,59 +373,11 @@ class MainWindow(WindowActions, WindowGraph, QMainWindow):
             f"{notes:,} notes · {links:,} links · {ghosts:,} unresolved · {concepts:,} concepts"
         )
 
-    def _refresh_lists(self) -> None:
-        """Recent changes here (stamps only); then the tag counts."""
-        if self.model is None or not self.model.ready:
-            return
-        with self.model.read() as index:
-            mtimes = [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
-        self.recent.show_notes(mtimes)
-        self._tags_timer.start()  # a second later: the first note's jobs go first
-
-    @Slot()
-    def _on_tags_timer_timeout(self) -> None:
-        """Tag counts decode every note's parse: on the background thread, and at most
-        once a second while files keep changing."""
-        model = self.model
-        if model is None or not model.ready:
-            return
-        self._refresh_concepts()
-
-        def count_tags(cancel: threading.Event) -> object:
-            with model.read() as index:
-                records = list(index.notes.values())
-            tags = []
-            for i, record in enumerate(records):
-                if i % 500 == 0:
-                    if cancel.is_set():
-                        return None
-                    model.pause_for_updates()
-                tags.append([t.name for t in record.parsed.tags])
-            return tag_counts(tags)
-
-        self._tags_cancel.set()
-        self._tags_cancel = threading.Event()
-        model.submit(("tags", id(self)), count_tags, self._tags_cancel, slow=True)
-
-    def _refresh_concepts(self) -> None:
-        """The concepts pane: a thousand concepts count their notes in a millisecond."""
-        if self.model is None or not self.model.ready:
-            return
-        with self.model.read() as index:
-            rows = concept_rows(index, index.concepts)
-            error = index.concepts.error or ""
-        self.concepts.show_concepts(rows, error)
-
     @Slot(str)
     def _on_concepts_concept_activated(self, concept_id: str) -> None:
         if self.session is not None:
             self.session.open_node("concept", concept_id)
             self.centre.setCurrentWidget(self.preview)
-
-    @Slot(object, object)
-    def _on_model_job_finished(self, token: object, result: object) -> None:
-        if token == ("tags", id(self)) and isinstance(result, Counter):
-            self.tags.show_counts(result)
 
     def _open_requested(self, name: str) -> None:
         from ..core.queries import AmbiguousNote, NoteNotFound, find_note
