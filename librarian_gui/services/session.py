@@ -93,6 +93,7 @@ class VaultSession(QObject):
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
         self._listed: FileTreeData | None = None  # the tree the view was last given
+        self._sidebars_sent: tuple[object, ...] = ()  # what outline and outgoing show
         self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
         model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
@@ -218,6 +219,12 @@ class VaultSession(QObject):
             record = index.notes.get(place.node) if place.kind == "note" else None
             headings = record.parsed.headings if record is not None else ()
             links = outgoing_summary(index, place.node) if record is not None else []
+        # A note changed without a new heading or link (an agent appending a line, each
+        # note of a checkout) leaves the two panes as they are: no rows made again.
+        sent = (place.node, tuple(headings), tuple(links))
+        if sent == self._sidebars_sent:
+            return
+        self._sidebars_sent = sent
         self.outline_ready.emit(headings)
         self.outgoing_ready.emit(links)
 

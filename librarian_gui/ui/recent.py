@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
-from PySide6.QtGui import QStandardItemModel
+from PySide6.QtGui import QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListView, QVBoxLayout, QWidget
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
@@ -87,6 +87,7 @@ class RecentChanges(QWidget):
         layout.addWidget(self.list)
         self._since_session: float | None = None
         self._notes: dict[str, float] = {}
+        self._stale = False  # the list waits to be shown to be made again
         self.period.currentIndexChanged.connect(self._on_period_changed)
         self.list.activated.connect(self._on_list_activated)
         self.list.clicked.connect(self._on_list_activated)
@@ -112,7 +113,14 @@ class RecentChanges(QWidget):
         self._refresh()
 
     def shown(self) -> list[str]:
+        if self._stale:
+            self._refresh(hidden_too=True)
         return [rel for _, rel in self._model.rows]
+
+    def showEvent(self, event: QShowEvent) -> None:
+        if self._stale:
+            self._refresh(hidden_too=True)
+        super().showEvent(event)
 
     def _cutoff(self) -> float:
         key = self.period.currentData()
@@ -121,7 +129,13 @@ class RecentChanges(QWidget):
             return self._since_session or time.time() - 86_400.0
         return time.time() - seconds
 
-    def _refresh(self) -> None:
+    def _refresh(self, *, hidden_too: bool = False) -> None:
+        """Make the list again, once it is in sight: during a burst of changes (a git
+        checkout) the hidden list cost 30-50 ms per update."""
+        if not hidden_too and not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
         cutoff = self._cutoff()
         recent = heapq.nlargest(
             MAX_SHOWN, ((m, rel) for rel, m in self._notes.items() if m >= cutoff)

@@ -72,6 +72,33 @@ def test_a_big_tree_is_shown_whole_once_filled_and_the_old_one_stays_until_then(
     assert tree.currentIndex().data() == "n2"
 
 
+def test_recent_changes_are_listed_again_only_once_in_sight(qtbot: QtBot) -> None:
+    """A hidden list is not made again at each change (a burst of 2,000 changes made it
+    500 rows per update); it is brought up to date when shown, or asked."""
+    from librarian_gui.ui.recent import PATH_ROLE
+
+    def listed() -> list[str]:
+        model = recent.list.model()
+        return [model.index(row, 0).data(PATH_ROLE) for row in range(model.rowCount())]
+
+    recent = RecentChanges()
+    qtbot.addWidget(recent)
+    now = time.time()
+    recent.set_period("day")
+    recent.show_notes([("a.md", now - 60)])
+    assert listed() == []
+    recent.show()
+    qtbot.waitExposed(recent)
+    assert listed() == ["a.md"]
+    recent.notes_changed({"b.md": now})
+    assert listed() == ["b.md", "a.md"]  # in sight: at once
+    recent.hide()
+    recent.notes_changed({"c.md": now + 1})
+    assert listed() == ["b.md", "a.md"]
+    recent.show()
+    assert listed() == ["c.md", "b.md", "a.md"]
+
+
 def test_recent_changes_keep_the_period_newest_first(qtbot: QtBot) -> None:
     recent = RecentChanges()
     qtbot.addWidget(recent)

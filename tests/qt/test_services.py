@@ -161,3 +161,32 @@ def test_background_loops_hold_back_while_a_change_is_on_its_way(
     qtbot.waitUntil(lambda: not model._quiet.is_set(), timeout=5_000)
     model.close()
     assert model._quiet.is_set()
+
+
+def test_outline_and_outgoing_are_sent_again_only_when_they_change(
+    model: VaultModel, qtbot: QtBot
+) -> None:
+    """An appended line with no heading or link leaves both panes alone (no rows made
+    again at each note of a checkout); a new heading or link is sent."""
+    from librarian_gui.services.session import VaultSession
+
+    session = VaultSession(model, dark=False)
+    outlines: list[list[str]] = []
+    outgoing: list[list[str]] = []
+    session.outline_ready.connect(lambda hs: outlines.append([h.text for h in hs]))
+    session.outgoing_ready.connect(lambda ls: outgoing.append([link.node for link in ls]))
+    with qtbot.waitSignal(session.place_shown, timeout=10_000):
+        session.open_note("A.md")
+    assert (outlines, outgoing) == ([[]], [["Hub.md"]])
+    updates: list[Update] = []
+    model.index_updated.connect(updates.append)
+    with (model.root / "A.md").open("a", encoding="utf-8") as fh:
+        fh.write("a line the agent appended\n")
+    qtbot.waitUntil(lambda: bool(updates), timeout=10_000)
+    qtbot.wait(200)
+    assert (outlines, outgoing) == ([[]], [["Hub.md"]])
+    with (model.root / "A.md").open("a", encoding="utf-8") as fh:
+        fh.write("## Later\nand [[sub/B]]\n")
+    qtbot.waitUntil(lambda: len(outlines) == 2, timeout=10_000)
+    assert (outlines, outgoing) == ([[], ["Later"]], [["Hub.md"], ["Hub.md", "sub/B.md"]])
+    session.deleteLater()
