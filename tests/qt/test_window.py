@@ -271,3 +271,18 @@ def test_the_graph_modules_load_once_the_vault_is_quiet_or_at_the_deadline(
     window._graph_import_deadline.setInterval(400)
     window._schedule_graph_import()
     qtbot.waitUntil(lambda: window._graph_imported, timeout=2_000)
+
+
+def test_the_progress_bar_moves_at_most_four_times_a_second_and_always_ends_full(
+    window: MainWindow,
+) -> None:
+    """Each new value repaints the window's dirty parts at once: a value within 250 ms of
+    the last one shown waits; the last value (done == total) never does."""
+    window.progress.show()
+    window._progress_shown = 0.0
+    window._on_model_scan_progressed(100, 10_000)
+    assert (window.progress.value(), window.progress.maximum()) == (100, 10_000)
+    window._on_model_scan_progressed(5_000, 10_000)
+    assert window.progress.value() == 100
+    window._on_model_scan_progressed(10_000, 10_000)
+    assert window.progress.value() == 10_000
