@@ -68,9 +68,14 @@ class GraphData:
     isolated_total: int = 0
     unused: int = 0
     category_colours: tuple[tuple[str, str], ...] = ()
+    # ``edges`` in a fixed random order, for drawing a fair sample of them while anything
+    # moves: shuffled here, on the build's thread (in the GUI thread: 40 ms at 177,000).
+    draw_edges: IntArray | None = None
 
     def __post_init__(self) -> None:
         self.edges.setflags(write=False)
+        if self.draw_edges is not None:
+            self.draw_edges.setflags(write=False)
         for array in (self.degree, self.linked_by, self.isolated):
             if array is not None:
                 array.setflags(write=False)
@@ -241,7 +246,14 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
         isolated_total=len(isolated_ids),
         unused=sum(1 for c in index.concepts.concepts if c.id.lower() not in used),
         category_colours=category_colours(index.concepts),
+        draw_edges=draw_order(edges),
     )
+
+
+def draw_order(edges: IntArray) -> IntArray:
+    """The edges in a fixed random order (the same for the same edges)."""
+    order = np.random.default_rng(0).permutation(len(edges))
+    return np.ascontiguousarray(edges[order])
 
 
 def _notes_linking(index: _Snapshot, chosen: set[str]) -> set[str]:

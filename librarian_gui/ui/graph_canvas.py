@@ -29,7 +29,7 @@ HOVER_RADIUS_PX = 12.0
 RING_COLOUR = (214, 39, 40)
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
 RESIZE_MAX_NODES = 5_000  # resizing every spot costs ~200 ms at 23,000: sizes stay put
-SPOT_BATCH = 3_000  # spots added per event-loop turn when a big graph loads (~30 ms)
+SPOT_BATCH = 1_000  # spots added per event-loop turn when a big graph loads (~10 ms alone)
 MAX_LABELS = 30  # degree labels: the best-connected nodes on screen, never one per node
 LABEL_MAX_VISIBLE = 2_000  # more nodes on screen than this: too far out for labels
 
@@ -121,8 +121,9 @@ class GraphCanvas(pg.PlotWidget):
         self._label.setZValue(4)
         self._select_label = pg.TextItem(color=text, anchor=(0, 1))
         self._select_label.setZValue(4)
-        muted = (175, 178, 184) if dark else (70, 72, 76)
-        self._degree_labels = [pg.TextItem(color=muted, anchor=(0.5, 0)) for _ in range(MAX_LABELS)]
+        self._muted = (175, 178, 184) if dark else (70, 72, 76)
+        # Made as labels are first needed: 30 text items took 0.1 s of the first Ctrl+G.
+        self._degree_labels: list[pg.TextItem] = []
         self._labelled: list[int] = []  # the node under each degree label in use
         for graphics in (
             self._edge_layer,
@@ -131,12 +132,8 @@ class GraphCanvas(pg.PlotWidget):
             self._ring_item,
             self._label,
             self._select_label,
-            *self._degree_labels,
         ):
             self.addItem(graphics)
-        for label in self._degree_labels:
-            label.setZValue(3)
-            label.hide()
         self._sizes = np.empty(0)
         self._full_sizes = np.empty(0)
         self._shrink = 1.0
@@ -161,8 +158,10 @@ class GraphCanvas(pg.PlotWidget):
         positions: FloatArray,
         *,
         fit: bool = True,
+        draw_edges: IntArray | None = None,
     ) -> None:
         """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions.
+        ``draw_edges``: the same edges in ``graphdata.draw_order``, if made already.
         ``fit=False`` keeps the camera (the same graph, changed). Per-node colours, rings
         and highlights are cleared: they belong to rows of the previous graph."""
         keep = self.ids[self._selected] if 0 <= self._selected < len(self.ids) else None
@@ -189,7 +188,10 @@ class GraphCanvas(pg.PlotWidget):
         self._filling = False
         self._spot_filler.stop()
         self._ring_item.setData([])
-        self._edge_layer.set_edges(self.edges)
+        if draw_edges is None:
+            self._edge_layer.set_edges(self.edges)
+        else:
+            self._edge_layer.set_edges(np.asarray(draw_edges, np.int64), shuffled=True)
         self.set_positions(positions)
         if keep is not None:
             self.select(keep)
@@ -485,6 +487,11 @@ class GraphCanvas(pg.PlotWidget):
             self._place_rings()
         chosen = self._label_rows(inside)
         self._labelled = chosen
+        while len(self._degree_labels) < len(chosen):
+            label = pg.TextItem(color=self._muted, anchor=(0.5, 0))
+            label.setZValue(3)
+            self.addItem(label)
+            self._degree_labels.append(label)
         for label, index in zip(self._degree_labels, chosen, strict=False):
             if label.textItem.toPlainText() != self.labels[index]:
                 label.setText(self.labels[index])

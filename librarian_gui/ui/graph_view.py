@@ -323,7 +323,15 @@ class GraphView(QWidget):
     def show_graph(self, graph: GraphData, positions: Any, *, fit: bool = False) -> None:
         """A new or changed graph and its positions; the camera moves only with ``fit``."""
         self.graph = graph
-        self.canvas.set_graph(graph.ids, graph.kinds, graph.labels, graph.edges, positions, fit=fit)
+        self.canvas.set_graph(
+            graph.ids,
+            graph.kinds,
+            graph.labels,
+            graph.edges,
+            positions,
+            fit=fit,
+            draw_edges=graph.draw_edges,
+        )
         self._fill_categories(graph)
         self._show_colours()
         if hasattr(self.canvas, "set_rings"):

@@ -32,6 +32,11 @@ def test_global_graph_has_every_node_and_distinct_edges_without_self_loops(vault
         ("far/D.md", "C.md"),
     ]
     assert not graph.edges.flags.writeable
+    # The same edges in the drawing order, made with the graph (not in the GUI thread).
+    assert graph.draw_edges is not None
+    assert sorted(map(tuple, graph.draw_edges.tolist())) == sorted(map(tuple, graph.edges.tolist()))
+    again = global_graph(_vault(vault))
+    assert again.draw_edges is not None and again.draw_edges.tolist() == graph.draw_edges.tolist()
 
 
 def test_local_graph_follows_links_both_ways_to_the_depth(vault: Path) -> None:
