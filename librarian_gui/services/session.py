@@ -523,9 +523,11 @@ def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTree
 
 
 def _build_switcher(index: VaultIndex) -> object:
+    from ..core.delta import gc_paused
     from ..core.switcher import SwitcherIndex
 
-    return SwitcherIndex.build(index)  # copies what it needs under the index's lock
+    with gc_paused():  # its candidates live as long as the index: frozen with it
+        return SwitcherIndex.build(index)  # copies what it needs under the index's lock
 
 
 def _linked(

@@ -38,7 +38,8 @@ class _GraphViewBox(pg.ViewBox):
     """A view box that lets the canvas take a left-button drag that starts on a node."""
 
     def __init__(self) -> None:
-        super().__init__()
+        # No context menu (its many widgets took a tenth of the first Ctrl+G).
+        super().__init__(enableMenu=False)
         self.drag_handler: Callable[[object], bool] | None = None
 
     def mouseDragEvent(self, ev: object, axis: int | None = None) -> None:
@@ -47,7 +48,7 @@ class _GraphViewBox(pg.ViewBox):
         super().mouseDragEvent(ev, axis)
 
 
-class GraphCanvas(pg.PlotWidget):
+class GraphCanvas(pg.GraphicsView):
     """Nodes and edges of a graph, zoomable and pannable.
 
     Positions arrive from a layout running elsewhere (``set_positions``); the canvas only
@@ -70,15 +71,13 @@ class GraphCanvas(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None, *, dark: bool = False) -> None:
         self._background = (28, 30, 33) if dark else (250, 250, 248)
-        view = _GraphViewBox()
-        super().__init__(parent, background=self._background, viewBox=view)
+        super().__init__(parent, background=self._background)
+        # A bare view box, not a plot: a plot's axes, buttons and menus, all hidden, took
+        # 0.1 s to make on the first Ctrl+G.
+        view = self._view = _GraphViewBox()
+        self.setCentralItem(view)
         self.setAntialiasing(False)  # TRAPS: antialiasing doubles the cost of the edges
-        item = self.getPlotItem()
-        item.hideAxis("left")
-        item.hideAxis("bottom")
-        item.setMenuEnabled(False)
-        item.hideButtons()
-        self.setAspectLocked(True)
+        view.setAspectLocked(True)
         self._dark = dark
         self.ids: list[str] = []
         self.kinds: list[str] = []
@@ -133,7 +132,7 @@ class GraphCanvas(pg.PlotWidget):
             self._label,
             self._select_label,
         ):
-            self.addItem(graphics)
+            view.addItem(graphics)
         self._sizes = np.empty(0)
         self._full_sizes = np.empty(0)
         self._shrink = 1.0
@@ -146,6 +145,10 @@ class GraphCanvas(pg.PlotWidget):
         view.drag_handler = self._on_view_drag
         view.sigTransformChanged.connect(self._on_view_changed)
         view.sigResized.connect(self._on_view_changed)
+
+    def view_box(self) -> pg.ViewBox:
+        """The view box holding the graph's items (its range is the camera)."""
+        return self._view
 
     # ------------------------------------------------------------ data
 
@@ -250,9 +253,7 @@ class GraphCanvas(pg.PlotWidget):
 
     def fit(self) -> None:
         if len(self.positions):
-            self.getPlotItem().getViewBox().autoRange(
-                padding=0.12
-            )  # room for the labels at the edges
+            self._view.autoRange(padding=0.12)  # room for the labels at the edges
 
     def select(self, node: str) -> None:
         self._selected = self._index_of.get(node, -1)
@@ -317,7 +318,7 @@ class GraphCanvas(pg.PlotWidget):
         """The node under a scene position (within a few pixels), or -1."""
         if not len(self.positions):
             return -1
-        view = self.getPlotItem().getViewBox()
+        view = self._view
         point = view.mapSceneToView(scene_pos)
         scale = view.viewPixelSize()[0]
         delta = self.positions - np.array([point.x(), point.y()])
@@ -351,7 +352,7 @@ class GraphCanvas(pg.PlotWidget):
         if index < 0:
             return False
         ev.accept()  # type: ignore[attr-defined]
-        point = self.getPlotItem().getViewBox().mapSceneToView(ev.scenePos())  # type: ignore[attr-defined]
+        point = self._view.mapSceneToView(ev.scenePos())  # type: ignore[attr-defined]
         moved = self.positions.copy()
         moved[index] = (point.x(), point.y())
         self.set_positions(moved)  # follow the pointer before the layout answers
@@ -468,7 +469,7 @@ class GraphCanvas(pg.PlotWidget):
     def _refresh_degree_labels(self) -> None:
         """Dot sizes for the nodes on screen, and labels under the best-connected of them
         that do not overlap."""
-        view = self.getPlotItem().getViewBox()
+        view = self._view
         (x0, x1), (y0, y1) = view.viewRange()
         pos = self.positions
         inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
@@ -490,7 +491,7 @@ class GraphCanvas(pg.PlotWidget):
         while len(self._degree_labels) < len(chosen):
             label = pg.TextItem(color=self._muted, anchor=(0.5, 0))
             label.setZValue(3)
-            self.addItem(label)
+            self._view.addItem(label)
             self._degree_labels.append(label)
         for label, index in zip(self._degree_labels, chosen, strict=False):
             if label.textItem.toPlainText() != self.labels[index]:
@@ -503,7 +504,7 @@ class GraphCanvas(pg.PlotWidget):
     def _label_rows(self, inside: BoolArray) -> list[int]:
         if not len(self.positions) or not self.isVisible():
             return []
-        view = self.getPlotItem().getViewBox()
+        view = self._view
         pos = self.positions
         if int(inside.sum()) > LABEL_MAX_VISIBLE:
             return []

@@ -21,7 +21,7 @@ IntArray = npt.NDArray[np.int64]
 # many (a fixed random subset of those on screen); at rest the whole set is drawn once into
 # an image, a slice per event-loop turn so no slice blocks the GUI thread for long.
 LIVE_BUDGET = (12_000, 300_000.0)  # lines, pixels of length: ~15 ms
-SLICE_EDGES = 12_000
+SLICE_EDGES = 4_000
 SETTLE_MS = 150  # the camera and the positions still this long: draw every edge
 CACHE_MARGIN = 0.25  # the cached image reaches this share of the view beyond each side
 

@@ -371,7 +371,7 @@ class GraphView(QWidget):
                 return bool(self.canvas.export_svg(path))
             from pyqtgraph.exporters import SVGExporter
 
-            SVGExporter(self.canvas.getPlotItem()).export(path)
+            SVGExporter(self.canvas.scene()).export(path)
             return True
         if hasattr(self.canvas, "export_png"):
             return bool(self.canvas.export_png(path))

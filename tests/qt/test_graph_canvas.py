@@ -32,7 +32,7 @@ def _canvas(qtbot: QtBot) -> GraphCanvas:
 
 
 def _scene_pos(canvas: GraphCanvas, x: float, y: float) -> QPointF:
-    view = canvas.getPlotItem().getViewBox()
+    view = canvas.view_box()
     return view.mapViewToScene(QPointF(x, y))
 
 
@@ -108,7 +108,7 @@ def _widget_pos(canvas: GraphCanvas, x: float, y: float) -> QPoint:
 
 def test_dragging_a_node_moves_it_and_not_the_view(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
-    view = canvas.getPlotItem().getViewBox()
+    view = canvas.view_box()
     before = view.viewRange()
     dragged: list[tuple[str, float, float]] = []
     released: list[str] = []
@@ -131,7 +131,7 @@ def test_dragging_a_node_moves_it_and_not_the_view(qtbot: QtBot) -> None:
 
 def test_dragging_empty_space_pans_the_view(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
-    view = canvas.getPlotItem().getViewBox()
+    view = canvas.view_box()
     before = view.viewRange()
     dragged: list[str] = []
     canvas.node_dragged.connect(lambda n, _x, _y: dragged.append(n))

@@ -59,7 +59,7 @@ def test_clicking_a_node_opens_its_note(window: MainWindow, qtbot: QtBot) -> Non
 def test_a_new_note_joins_the_graph_without_moving_the_camera(
     window: MainWindow, qtbot: QtBot
 ) -> None:
-    view = window.graph.canvas.getPlotItem().getViewBox()
+    view = window.graph.canvas.view_box()
     before = view.viewRange()
     assert window.model is not None
     write(window.model.root, "diary/2026-11-30.md", "Linked to [[MEMORY]] and [[homelab-ops]].\n")
