@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,6 +45,7 @@ from .window_graph import WindowGraph
 from .window_lists import WindowLists
 
 PROGRESS_EVERY_S = 0.25
+SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
@@ -68,6 +70,10 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         open_note: str | None = None,
     ) -> None:
         super().__init__()
+        # Background threads (linker, jobs, layout) run Python while this thread paints:
+        # every paint calls into Python, and each call waits up to the switch interval
+        # for the interpreter lock. 1 ms instead of 5 keeps those waits short.
+        sys.setswitchinterval(SWITCH_INTERVAL_S)
         self.settings = settings or Settings()
         self._use_cache = use_cache
         # NOTE as the command line names it (title or path): resolved once the index is

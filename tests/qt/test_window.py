@@ -286,3 +286,10 @@ def test_the_progress_bar_moves_at_most_four_times_a_second_and_always_ends_full
     assert window.progress.value() == 100
     window._on_model_scan_progressed(10_000, 10_000)
     assert window.progress.value() == 10_000
+
+
+def test_the_window_shortens_the_interpreter_lock_switch_interval(window: MainWindow) -> None:
+    """Each call into Python from a paint waits at most this long for the lock."""
+    import sys
+
+    assert sys.getswitchinterval() == pytest.approx(0.001)
