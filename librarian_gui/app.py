@@ -134,6 +134,15 @@ def _screenshot(
         window.place_rendered.connect(lambda _p: QTimer.singleShot(100, loop.quit))
         session.open_node("concept", concept)
         loop.exec()
+    if view in ("tags", "concepts") and window.tags.count() == 0:  # counted a second later
+
+        def on_job(token: object, _result: object) -> None:
+            if token == ("tags", id(window)):
+                QTimer.singleShot(100, loop.quit)
+
+        window.model.job_finished.connect(on_job)
+        QTimer.singleShot(20_000, loop.quit)
+        loop.exec()
     if view == "search" and query:
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
