@@ -100,7 +100,7 @@ class Bench:
         self.canvas.show()
         self.counter = PaintCounter()
         self.canvas.viewport().installEventFilter(self.counter)
-        self.view = self.canvas.getPlotItem().getViewBox()
+        self.view = self.canvas.view_box()
 
     def show(self, graph: Graph, positions: FloatArray) -> None:
         self.canvas.set_graph(*graph, positions)
