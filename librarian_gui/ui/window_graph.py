@@ -8,8 +8,8 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QTimer, Slot
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from . import theme
 
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
 GRAPH_IMPORT_DEADLINE_MS = 15_000  # after the index is ready, however busy the vault
+GRAPH_WAIT_POLL_MS = 20  # a Ctrl+G during that import: how often to look whether it is done
 
 
 class WindowGraph:
@@ -83,7 +84,13 @@ class WindowGraph:
         graph_session.set_forces(graph.forces())
         graph_session.set_active(self.centre.currentWidget() is graph)
 
-    def _ensure_graph(self) -> GraphView:
+    def _ensure_graph(self) -> QWidget:
+        """The graph tab's view, made if need be; the placeholder, saying so, while the
+        import thread is still loading the graph's modules (an import here would wait for
+        it, the window frozen meanwhile: 0.4 s): the view is made once they are loaded."""
+        if self.graph is None and self._graph_imported and not graph_modules_loaded.is_set():
+            self._wait_for_graph_modules()
+            return self._graph_placeholder
         if self.graph is None:
             from .graph_view import GraphView
 
@@ -101,6 +108,24 @@ class WindowGraph:
             if self.graph_session is not None:
                 self._connect_graph(self.graph, self.graph_session)
         return self.graph
+
+    def _wait_for_graph_modules(self) -> None:
+        assert isinstance(self, QObject)
+        if getattr(self, "_graph_wait", None) is None:
+            self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
+            self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
+            loading = QLabel("Loading the graph…", self._graph_placeholder)
+            loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            QVBoxLayout(self._graph_placeholder).addWidget(loading)
+        self._graph_wait.start()
+
+    @Slot()
+    def _on_graph_wait_timeout(self) -> None:
+        if not graph_modules_loaded.is_set():
+            return
+        self._graph_wait.stop()
+        if self.centre.currentWidget() is self._graph_placeholder:
+            self._on_graph_triggered()
 
     @Slot()
     def _on_graph_triggered(self) -> None:

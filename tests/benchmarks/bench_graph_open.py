@@ -61,6 +61,8 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
         lag.start()
         started = time.perf_counter()
         window.show_view("graph")
+        # While the modules still load (--no-wait), the tab says so and the view comes after.
+        _spin(app, lambda: window.graph is not None, 60)
         assert window.graph_session is not None and window.graph is not None
         settled: list[float] = []
         window.graph_session.positions_ready.connect(

@@ -293,3 +293,28 @@ def test_the_window_shortens_the_interpreter_lock_switch_interval(window: MainWi
     import sys
 
     assert sys.getswitchinterval() == pytest.approx(0.001)
+
+
+def test_ctrl_g_while_the_graph_modules_load_shows_loading_then_the_graph(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """A Ctrl+G while the import thread still loads the graph's modules does not import
+    them here (the window would wait for that thread): the tab says it is loading, and the
+    graph is made once the modules are loaded."""
+    from PySide6.QtWidgets import QLabel
+
+    from librarian_gui.ui import window_graph
+
+    window._graph_imported = True  # the window's import thread has started ...
+    window_graph.graph_modules_loaded.clear()  # ... and is not done yet
+    try:
+        window.show_view("graph")
+        qtbot.wait(100)
+        assert window.graph is None
+        assert window.centre.currentWidget() is window._graph_placeholder
+        labels = window._graph_placeholder.findChildren(QLabel)
+        assert [label.text() for label in labels] == ["Loading the graph…"]
+    finally:
+        window_graph.graph_modules_loaded.set()  # the thread is done
+    qtbot.waitUntil(lambda: window.graph is not None, timeout=5_000)
+    assert window.centre.currentWidget() is window.graph
