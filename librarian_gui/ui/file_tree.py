@@ -21,12 +21,10 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
 from ..core.filetree import FileNode, FileTreeData
+from .items import DECORATION, DISPLAY, TOOLTIP, standard_rows
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 KIND_ROLE = int(Qt.ItemDataRole.UserRole) + 2
-DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-DECORATION = int(Qt.ItemDataRole.DecorationRole)
-TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 SLICE_S = 0.008  # item creation per event-loop turn
 
 
@@ -90,9 +88,7 @@ class FileTree(QTreeView):
                 continue
             for node, row in inserted:  # outermost first: each parent row exists
                 assert node.parent is not None
-                parent = self._index_of(node.parent)
-                self._insert_rows(row, 1, parent)
-                self._set_row(self._model.index(row, 0, parent), node)
+                standard_rows(self._model, row, [self._roles(node)], self._index_of(node.parent))
         if filling:  # the filler walks the lists just changed: start it over
             self.install(self._tree)
 
@@ -175,37 +171,25 @@ class FileTree(QTreeView):
 
     def _fill_some(self, pending: Iterator[tuple[FileNode, FileNode]], count: int) -> None:
         """The next ``count`` rows, grouped by parent; ``_pending`` is None after the last."""
-        rows: dict[int, tuple[FileNode, list[FileNode]]] = {}
-        for parent, node in itertools.islice(pending, count):
-            rows.setdefault(id(parent), (parent, []))[1].append(node)
-        if sum(len(nodes) for _parent, nodes in rows.values()) < count:
+        batch = list(itertools.islice(pending, count))
+        if len(batch) < count:
             self._pending = None
-        model = self._model
-        for parent, nodes in rows.values():  # outer folders first: they were met first
+        by_parent: dict[FileNode, list[FileNode]] = {}
+        for parent, node in batch:
+            by_parent.setdefault(parent, []).append(node)
+        for parent, nodes in by_parent.items():  # outer folders first: they were met first
             where = self._index_of(parent)
-            first = model.rowCount(where)
-            self._insert_rows(first, len(nodes), where)
-            for row, node in enumerate(nodes, first):
-                self._set_row(model.index(row, 0, where), node)
+            rows = [self._roles(node) for node in nodes]
+            standard_rows(self._model, self._model.rowCount(where), rows, where)
 
-    def _insert_rows(self, first: int, count: int, parent: QModelIndex) -> None:
-        """Empty rows the model makes the items of (a folder's first rows: and its column)."""
-        if self._model.columnCount(parent) == 0:
-            self._model.insertColumns(0, 1, parent)
-        self._model.insertRows(first, count, parent)
-
-    def _set_row(self, index: QModelIndex, node: FileNode) -> None:
-        """The row's item was made by the model (``insertRows``), not here: see ``items``."""
-        self._model.setItemData(
-            index,
-            {
-                DISPLAY: node.label,
-                DECORATION: self._icons[node.kind],
-                TOOLTIP: node.path.rstrip("/"),
-                PATH_ROLE: node.path,
-                KIND_ROLE: node.kind,
-            },
-        )
+    def _roles(self, node: FileNode) -> dict[int, object]:
+        return {
+            DISPLAY: node.label,
+            DECORATION: self._icons[node.kind],
+            TOOLTIP: node.path.rstrip("/"),
+            PATH_ROLE: node.path,
+            KIND_ROLE: node.kind,
+        }
 
     def _index_of(self, node: FileNode) -> QModelIndex:
         """The model index of a node the model holds (the root: an invalid index)."""

@@ -9,7 +9,8 @@ the layout or a job thread holds it, each of those calls waits up to the switch 
 for rows the model made itself.
 
 So rows are inserted through the model (``insertRows``, or ``setData`` on an empty table
-cell), which makes plain C++ items; the handles returned here set their text and data.
+cell), which makes plain C++ items: ``standard_rows`` gives them their data by role, the
+handles the other helpers return set their text and data.
 Do not keep these handles after filling: nothing tells them when Qt deletes their items.
 A child's handle stays valid only while its parent's handle lives.
 """
@@ -18,7 +19,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QModelIndex
+from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
@@ -27,6 +29,26 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QTreeWidgetItem,
 )
+
+DISPLAY = int(Qt.ItemDataRole.DisplayRole)
+DECORATION = int(Qt.ItemDataRole.DecorationRole)
+TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
+
+
+def standard_rows(
+    model: QStandardItemModel,
+    first: int,
+    rows: Sequence[dict[int, object]],
+    parent: QModelIndex | None = None,
+) -> None:
+    """Rows inserted at ``first`` under ``parent`` (top level: None), each given its data
+    by role at once. A parent's first rows get it its column too."""
+    where = QModelIndex() if parent is None else parent
+    if model.columnCount(where) == 0:
+        model.insertColumns(0, 1, where)
+    model.insertRows(first, len(rows), where)
+    for row, roles in enumerate(rows, first):
+        model.setItemData(model.index(row, 0, where), roles)
 
 
 def list_rows(widget: QListWidget, count: int) -> list[QListWidgetItem]:

@@ -11,9 +11,9 @@ from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListView, QVBoxLayout, QWidget
 
+from .items import DISPLAY, TOOLTIP, standard_rows
+
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
-_DISPLAY = int(Qt.ItemDataRole.DisplayRole)
-_TOOLTIP = int(Qt.ItemDataRole.ToolTipRole)
 PERIODS = {  # key → (label, seconds; None = since the previous session)
     "session": ("Since the previous session", None),
     "day": ("Last 24 hours", 86_400.0),
@@ -21,6 +21,10 @@ PERIODS = {  # key → (label, seconds; None = since the previous session)
     "month": ("Last 30 days", 30 * 86_400.0),
 }
 MAX_SHOWN = 500
+
+
+def _title(rel: str) -> str:
+    return rel.rsplit("/", 1)[-1].removesuffix(".md")
 
 
 def _age(seconds: float) -> str:
@@ -47,17 +51,17 @@ class _RecentModel(QStandardItemModel):
         now = time.time()
         self.removeRows(0, self.rowCount())
         if not rows:
-            self.insertRows(0, 1)
-            self.setData(self.index(0, 0), "Nothing changed in this period.")
+            standard_rows(self, 0, [{DISPLAY: "Nothing changed in this period."}])
             self.itemFromIndex(self.index(0, 0)).setFlags(Qt.ItemFlag.NoItemFlags)
             return
-        self.insertRows(0, len(rows))
-        for row, (mtime, rel) in enumerate(rows):
-            title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-            self.setItemData(
-                self.index(row, 0),
-                {_DISPLAY: f"{title}  ·  {_age(now - mtime)}", _TOOLTIP: rel, PATH_ROLE: rel},
-            )
+        standard_rows(
+            self,
+            0,
+            [
+                {DISPLAY: f"{_title(rel)}  ·  {_age(now - mtime)}", TOOLTIP: rel, PATH_ROLE: rel}
+                for mtime, rel in rows
+            ],
+        )
 
 
 class RecentChanges(QWidget):
