@@ -214,7 +214,6 @@ class VaultSession(QObject):
         )
 
     def _send_sidebars(self, place: Place) -> None:
-
         with self.model.read() as index:
             record = index.notes.get(place.node) if place.kind == "note" else None
             headings = record.parsed.headings if record is not None else ()
@@ -280,7 +279,6 @@ class VaultSession(QObject):
         )
 
     def _render_node(self, place: Place, cancel: threading.Event) -> Any:
-
         index = self._index()
         with index.lock:
             label = node_label(index, place.node)

@@ -50,6 +50,8 @@ class WindowGraph:
         )
         self._graph_import_deadline.timeout.connect(self._start_graph_import)
         self._graph_imported = False
+        self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
+        self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
 
     def _schedule_graph_import(self) -> None:
         self._graph_import_timer.start()
@@ -94,7 +96,9 @@ class WindowGraph:
         if self.graph is None:
             from .graph_view import GraphView
 
-            gc.freeze()  # what the import made, if it ran here (see _import_graph_modules)
+            if not graph_modules_loaded.is_set():  # the import ran here, not on the thread
+                gc.freeze()  # see _import_graph_modules
+                graph_modules_loaded.set()
             self.graph = GraphView(
                 dark=theme.resolve(self.settings.theme()), settings=self.settings
             )
@@ -110,10 +114,7 @@ class WindowGraph:
         return self.graph
 
     def _wait_for_graph_modules(self) -> None:
-        assert isinstance(self, QObject)
-        if getattr(self, "_graph_wait", None) is None:
-            self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
-            self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
+        if self._graph_placeholder.layout() is None:
             loading = QLabel("Loading the graph…", self._graph_placeholder)
             loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
             QVBoxLayout(self._graph_placeholder).addWidget(loading)
