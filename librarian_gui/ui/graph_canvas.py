@@ -1,4 +1,5 @@
-"""The graph canvas: nodes as one scatter item, edges as one cached layer, labels on demand."""
+"""The graph canvas: nodes as one numpy-drawn layer, edges as one cached layer, labels on
+demand."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import numpy as np
 import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRect, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QMouseEvent, QPainter
+from PySide6.QtGui import QColor, QMouseEvent, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
 from .graph_edges import SETTLE_MS, EdgeLayer
+from .graph_nodes import NodeLayer, extent
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -26,26 +28,30 @@ KIND_COLOURS = {  # node kind → fill colour
     "attachment": (170, 120, 200),
 }
 HOVER_RADIUS_PX = 12.0
-RING_COLOUR = (214, 39, 40)
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
-RESIZE_MAX_NODES = 5_000  # resizing every spot costs ~200 ms at 23,000: sizes stay put
-SPOT_BATCH = 1_000  # spots added per event-loop turn when a big graph loads (~10 ms alone)
 MAX_LABELS = 30  # degree labels: the best-connected nodes on screen, never one per node
 LABEL_MAX_VISIBLE = 2_000  # more nodes on screen than this: too far out for labels
 
 
 class _GraphViewBox(pg.ViewBox):
-    """A view box that lets the canvas take a left-button drag that starts on a node."""
+    """A view box that lets the canvas take a click, and a left-button drag that starts on
+    a node."""
 
     def __init__(self) -> None:
         # No context menu (its many widgets took a tenth of the first Ctrl+G).
         super().__init__(enableMenu=False)
         self.drag_handler: Callable[[object], bool] | None = None
+        self.click_handler: Callable[[object], bool] | None = None
 
     def mouseDragEvent(self, ev: object, axis: int | None = None) -> None:
         if self.drag_handler is not None and self.drag_handler(ev):
             return
         super().mouseDragEvent(ev, axis)
+
+    def mouseClickEvent(self, ev: object) -> None:
+        if self.click_handler is not None and self.click_handler(ev):
+            return
+        super().mouseClickEvent(ev)
 
 
 class GraphCanvas(pg.GraphicsView):
@@ -86,19 +92,14 @@ class GraphCanvas(pg.GraphicsView):
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: dict[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
-        self._brush_state: tuple[int, int, int] | None = None
-        self._filling = False  # a big graph's spots are still being added
-        self._spot_filler = QTimer(self, interval=0)
-        self._spot_filler.timeout.connect(self._on_spot_filler_timeout)
-        self._style_version = 0  # bumped when the brushes or the highlight change
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
         self._selected = -1
         self._dragging = -1
-        self._colours: Sequence[tuple[int, int, int]] | None = None
+        self._colours: list[tuple[int, int, int]] | None = None
+        self._fills = np.empty((0, 3), np.uint8)  # each node's colour, RGB
         self._rings: BoolArray | None = None
         self._highlight: BoolArray | None = None
-        self._brush_of: dict[tuple[int, int, int, int], QBrush] = {}
         # Opaque, pre-mixed with the background: blending each pixel of 100,000 lines with
         # what is under it costs several times more than writing it.
         edge_colour = (66, 71, 79) if dark else (196, 199, 204)
@@ -109,12 +110,8 @@ class GraphCanvas(pg.GraphicsView):
         )
         self._focus_edges.setZValue(1)
         self._focus_edges.setSegmentedLineMode("on")
-        self._nodes = pg.ScatterPlotItem(pxMode=True, pen=None)
+        self._nodes = NodeLayer(self._background)
         self._nodes.setZValue(2)
-        self._ring_item = pg.ScatterPlotItem(
-            pxMode=True, brush=None, pen=pg.mkPen(*RING_COLOUR, width=2), symbol="o"
-        )
-        self._ring_item.setZValue(2.5)
         text = (230, 230, 230) if dark else (20, 20, 20)
         self._label = pg.TextItem(color=text, anchor=(0, 1))
         self._label.setZValue(4)
@@ -128,7 +125,6 @@ class GraphCanvas(pg.GraphicsView):
             self._edge_layer,
             self._focus_edges,
             self._nodes,
-            self._ring_item,
             self._label,
             self._select_label,
         ):
@@ -136,13 +132,11 @@ class GraphCanvas(pg.GraphicsView):
         self._sizes = np.empty(0)
         self._full_sizes = np.empty(0)
         self._shrink = 1.0
-        self._brushes: list[QBrush] = []
-        self._dim_brushes: list[QBrush] = []
         self._label_timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._label_timer.timeout.connect(self._refresh_degree_labels)
-        self._nodes.sigClicked.connect(self._on_nodes_clicked)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
         view.drag_handler = self._on_view_drag
+        view.click_handler = self._on_view_click
         view.sigTransformChanged.connect(self._on_view_changed)
         view.sigResized.connect(self._on_view_changed)
 
@@ -180,17 +174,15 @@ class GraphCanvas(pg.GraphicsView):
         self._colours = None
         self._rings = None
         self._highlight = None
-        self._style_version += 1
-        self._make_brushes()
+        self._fills = _kind_fills(self.kinds)
         self._neighbours = _Adjacency(count, self.edges)
         self._hovered = self._selected = self._dragging = -1
         self._label.setText("")
         self._select_label.setText("")
         self._focus_edges.setData([], [])
-        self._nodes.setData([])  # new nodes: rebuild the spots in set_positions
-        self._filling = False
-        self._spot_filler.stop()
-        self._ring_item.setData([])
+        self.positions = np.empty((0, 2))
+        self._nodes.set_positions(self.positions)  # nothing drawn from the old graph's rows
+        self._apply_style()
         if draw_edges is None:
             self._edge_layer.set_edges(self.edges)
         else:
@@ -205,24 +197,9 @@ class GraphCanvas(pg.GraphicsView):
         """New positions for the same nodes (a layout step)."""
         self.positions = np.asarray(positions, np.float64).reshape(-1, 2)
         pos = self.positions
-        made = len(self._nodes.data)
-        if made == len(pos) and len(pos):
-            _move_spots(self._nodes, pos)
-        elif self._filling:
-            _move_spots(self._nodes, pos[:made], partial=True)
-        elif len(pos) > SPOT_BATCH:
-            # pyqtgraph builds ~100,000 spots a second: a big graph's spots are added a
-            # batch per event-loop turn, so loading it never freezes the window.
-            self._nodes.setData([])
-            self._filling = True
-            self._spot_filler.start()
-        else:
-            self._nodes.setData(
-                pos=pos, size=self._sizes, brush=self._current_brushes(), data=np.arange(len(pos))
-            )
-            self._brush_state = (self._style_version, self._hovered, len(pos))
-        self._place_rings()
-        self._edge_layer.set_positions(pos)
+        span = extent(pos)
+        self._nodes.set_positions(pos, span)
+        self._edge_layer.set_positions(pos, span)
         self._refresh_labels()
         for label, index in zip(self._degree_labels, self._labelled, strict=False):
             label.setPos(*pos[index])
@@ -232,24 +209,38 @@ class GraphCanvas(pg.GraphicsView):
         """Fill colours per node in row order; None: colours by kind again."""
         if colours is not None and len(colours) != len(self.ids):
             raise ValueError(f"{len(colours)} colours for {len(self.ids)} nodes")
-        new = None if colours is None else [tuple(c) for c in colours]
+        new = None if colours is None else [(int(r), int(g), int(b)) for r, g, b in colours]
         if new == self._colours:
             return  # the same colours again (every graph change re-sends them): nothing to set
-        self._colours = new  # type: ignore[assignment]
-        self._make_brushes()
+        self._colours = new
+        if new is None:
+            self._fills = _kind_fills(self.kinds)
+        else:
+            self._fills = np.array(new, np.uint8).reshape(-1, 3)
         self._refresh_focus()
 
     def set_rings(self, mask: BoolArray | None) -> None:
         """Nodes drawn with a ring (isolated concepts), as a bool mask in row order."""
         self._rings = None if mask is None else self._checked_mask(mask)
-        self._ring_item.setData([])
-        self._place_rings()
+        self._apply_style()
 
     def set_highlight(self, mask: BoolArray | None) -> None:
         """Nodes matching a filter stay bright and the rest are dimmed; None: all bright."""
         self._highlight = None if mask is None else self._checked_mask(mask)
-        self._style_version += 1
         self._refresh_focus()
+
+    def dimmed(self) -> BoolArray:
+        """Which nodes are drawn faint now: all but the hovered node and its neighbours while
+        one is hovered, else all but the filter's matches, else none."""
+        count = len(self.ids)
+        if self._hovered >= 0:
+            dim = np.ones(count, bool)
+            dim[self._hovered] = False
+            dim[self._neighbours[self._hovered]] = False
+            return dim
+        if self._highlight is not None:
+            return ~self._highlight
+        return np.zeros(count, bool)
 
     def fit(self) -> None:
         if len(self.positions):
@@ -270,7 +261,6 @@ class GraphCanvas(pg.GraphicsView):
     def close(self) -> bool:
         # pyqtgraph's close() deletes the scene's items: no timer may reach them after.
         self._label_timer.stop()
-        self._spot_filler.stop()
         self._edge_layer.stop()
         return bool(super().close())
 
@@ -297,18 +287,15 @@ class GraphCanvas(pg.GraphicsView):
         painter = QPainter()
         if not painter.begin(generator):
             return False
-        scatters = (self._nodes, self._ring_item)
         self._edge_layer.exporting = True
-        for item in scatters:
-            item.setExportMode(True, {"antialias": True})
+        self._nodes.exporting = True
         try:
             painter.fillRect(target, QColor(*self._background))
             source = self.mapToScene(view.rect()).boundingRect()
             self.scene().render(painter, target, source)
         finally:
             self._edge_layer.exporting = False
-            for item in scatters:
-                item.setExportMode(False)
+            self._nodes.exporting = False
             painter.end()
         return True
 
@@ -335,12 +322,18 @@ class GraphCanvas(pg.GraphicsView):
             self._refresh_focus()
             self.node_hovered.emit(self.ids[found] if found >= 0 else "")
 
-    def _on_nodes_clicked(self, _item: object, points: Sequence[object], _event: object) -> None:
-        if len(points):
-            index = int(points[0].data())  # type: ignore[attr-defined]
-            self._selected = index
-            self._refresh_focus()
-            self.node_activated.emit(self.ids[index])
+    def _on_view_click(self, ev: object) -> bool:
+        """A left click on a node selects it and says so; elsewhere the view box has it."""
+        if ev.button() != Qt.MouseButton.LeftButton:  # type: ignore[attr-defined]
+            return False
+        index = self.node_at(ev.scenePos())  # type: ignore[attr-defined]
+        if index < 0:
+            return False
+        ev.accept()  # type: ignore[attr-defined]
+        self._selected = index
+        self._refresh_focus()
+        self.node_activated.emit(self.ids[index])
+        return True
 
     def _on_view_drag(self, ev: object) -> bool:
         """A left-button drag that starts on a node moves the node, not the view."""
@@ -375,78 +368,16 @@ class GraphCanvas(pg.GraphicsView):
             raise ValueError(f"a mask of {len(mask)} for {len(self.ids)} nodes")
         return mask
 
-    def _make_brushes(self) -> None:
-        if self._colours is not None:
-            fills = self._colours
-        else:
-            fills = [KIND_COLOURS.get(k, (128, 128, 128)) for k in self.kinds]
-        bright = {c: self._brush((*c, 230)) for c in set(map(tuple, fills))}
-        dim = {c: self._brush((*c, 45)) for c in bright}
-        self._style_version += 1
-        self._brushes = [bright[tuple(c)] for c in fills]
-        self._dim_brushes = [dim[tuple(c)] for c in fills]
-
-    def _brush(self, rgba: tuple[int, int, int, int]) -> QBrush:
-        # One brush per colour, shared: the scatter item keys its symbol cache on them.
-        brush = self._brush_of.get(rgba)
-        if brush is None:
-            brush = self._brush_of[rgba] = pg.mkBrush(*rgba)
-        return brush
-
-    def _current_brushes(self) -> list[QBrush]:
-        if self._hovered >= 0:
-            keep = np.zeros(len(self.ids), bool)
-            keep[self._hovered] = True
-            keep[self._neighbours[self._hovered]] = True
-        elif self._highlight is not None:
-            keep = self._highlight
-        else:
-            return self._brushes
-        return [
-            b if k else d
-            for k, b, d in zip(keep.tolist(), self._brushes, self._dim_brushes, strict=True)
-        ]
-
-    def _place_rings(self) -> None:
-        if self._rings is None or not len(self.positions):
-            if len(self._ring_item.data):
-                self._ring_item.setData([])
-            return
-        rows = np.flatnonzero(self._rings)
-        pos = self.positions[rows]
-        if len(self._ring_item.data) == len(rows) and len(rows):
-            _move_spots(self._ring_item, pos)
-        else:
-            self._ring_item.setData(pos=pos, size=self._sizes[rows] + 5.0)
-
-    def _on_spot_filler_timeout(self) -> None:
-        made = len(self._nodes.data)
-        total = len(self.positions)
-        if made >= total or not self._filling:
-            self._spot_filler.stop()
-            self._filling = False
-            return
-        end = min(total, made + SPOT_BATCH)
-        brushes = self._current_brushes()
-        self._nodes.addPoints(
-            pos=self.positions[made:end],
-            size=self._sizes[made:end],
-            brush=brushes[made:end],
-            data=np.arange(made, end),
-        )
-        if end == total:
-            self._spot_filler.stop()
-            self._filling = False
-            self._brush_state = (self._style_version, self._hovered, total)
-            self._refresh_focus()  # brushes that changed while filling
+    def _apply_style(self) -> None:
+        """Hand the node layer each node's colour, size, faintness and ring (numpy only:
+        cheap enough for every hover)."""
+        count = len(self.ids)
+        rings = self._rings if self._rings is not None else np.zeros(count, bool)
+        diameters = np.maximum(np.rint(self._sizes), 2).astype(np.int64)
+        self._nodes.set_style(self._fills, diameters, self.dimmed(), rings)
 
     def _refresh_focus(self) -> None:
-        # Setting 23,000 brushes costs ~0.2 s in pyqtgraph: only when they differ from the
-        # last ones set (selection, labels and repeated calls leave them as they are).
-        state = (self._style_version, self._hovered, len(self.ids))
-        if state != self._brush_state and not self._filling:
-            self._brush_state = state
-            self._nodes.setBrush(self._current_brushes())
+        self._apply_style()
         self._refresh_labels()
 
     def _refresh_labels(self) -> None:
@@ -460,7 +391,7 @@ class GraphCanvas(pg.GraphicsView):
             mask = (self.edges[:, 0] == self._hovered) | (self.edges[:, 1] == self._hovered)
             pairs = self.positions[self.edges[mask].ravel()]
             self._focus_edges.setData(pairs[:, 0], pairs[:, 1])
-        else:
+        elif self._focus_edges.xData is not None and len(self._focus_edges.xData):
             self._focus_edges.setData([], [])
 
     def _shrunk_sizes(self) -> FloatArray:
@@ -474,18 +405,10 @@ class GraphCanvas(pg.GraphicsView):
         pos = self.positions
         inside = (pos[:, 0] >= x0) & (pos[:, 0] <= x1) & (pos[:, 1] >= y0) & (pos[:, 1] <= y1)
         shrink = _shrink(int(inside.sum()))
-        resizable = len(pos) <= RESIZE_MAX_NODES
-        if (
-            resizable
-            and not self._filling
-            and shrink != self._shrink
-            and len(self._nodes.data) == len(pos)
-        ):
+        if shrink != self._shrink:
             self._shrink = shrink
             self._sizes = self._shrunk_sizes()
-            self._nodes.setSize(self._sizes)
-            self._ring_item.setData([])
-            self._place_rings()
+            self._apply_style()
         chosen = self._label_rows(inside)
         self._labelled = chosen
         while len(self._degree_labels) < len(chosen):
@@ -531,23 +454,9 @@ class GraphCanvas(pg.GraphicsView):
 
 def _shrink(visible: int) -> float:
     """Thousands of full-size dots on screen make one blob: smaller dots, in a few steps
-    (each change rebuilds every spot)."""
+    (each change redraws every dot)."""
     wanted = np.sqrt(NODES_AT_FULL_SIZE / max(visible, 1))
     return next((step for step in (1.0, 0.75, 0.55) if wanted >= step), 0.4)
-
-
-def _move_spots(item: pg.ScatterPlotItem, pos: FloatArray, *, partial: bool = False) -> None:
-    """Same spots, new places. setData would rebuild every spot (brushes, sizes, symbols):
-    ten times the cost of a frame. ``partial``: the first len(pos) spots (still loading)."""
-    spots = item.data
-    if partial:
-        spots = spots[: len(pos)]
-    spots["x"] = pos[:, 0]
-    spots["y"] = pos[:, 1]
-    item.prepareGeometryChange()
-    item.bounds = [None, None]
-    item.informViewBoundsChanged()
-    item.update()
 
 
 class _Adjacency:
@@ -571,6 +480,14 @@ class _Adjacency:
 
     def __len__(self) -> int:
         return self._count
+
+
+def _kind_fills(kinds: Sequence[str]) -> npt.NDArray[np.uint8]:
+    """Each node's fill by its kind, as (N, 3) RGB."""
+    table = {kind: i for i, kind in enumerate(KIND_COLOURS)}
+    palette = np.array([*KIND_COLOURS.values(), (128, 128, 128)], np.uint8)
+    rows = np.fromiter((table.get(k, len(table)) for k in kinds), np.int64, len(kinds))
+    return palette[rows]
 
 
 def colour_of(kind: str) -> QColor:

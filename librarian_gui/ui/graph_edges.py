@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsView
 
 from ..core.graphdata import draw_order
+from .graph_nodes import extent
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -74,14 +75,11 @@ class EdgeLayer(pg.GraphicsObject):
         self._edges = edges if shuffled else draw_order(edges)
         self.set_positions(self._xy)
 
-    def set_positions(self, xy: FloatArray) -> None:
+    def set_positions(self, xy: FloatArray, span: QRectF | None = None) -> None:
+        """(N, 2) positions; ``span``: their ``extent`` if the caller has it already."""
         self.prepareGeometryChange()
         self._xy = xy
-        if len(xy):
-            low, high = xy.min(axis=0), xy.max(axis=0)
-            self._bounds = QRectF(low[0], low[1], high[0] - low[0], high[1] - low[1])
-        else:
-            self._bounds = QRectF()
+        self._bounds = span if span is not None else extent(xy)
         self.version += 1
         self.moved()
 

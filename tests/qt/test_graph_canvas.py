@@ -42,12 +42,11 @@ def test_hover_highlights_the_node_and_its_neighbours(qtbot: QtBot) -> None:
     canvas.node_hovered.connect(hovered.append)
     canvas.scene().sigMouseMoved.emit(_scene_pos(canvas, 0.0, 0.0))
     assert hovered == ["a"]
-    brushes = canvas._current_brushes()
-    bright = [b is canvas._brushes[i] for i, b in enumerate(brushes)]
-    assert bright == [True, True, True, False]  # d is no neighbour of a: dimmed
+    assert canvas._nodes.dimmed.tolist() == [False, False, False, True]  # d: no neighbour
     assert canvas._label.textItem.toPlainText() == "A"
     canvas.scene().sigMouseMoved.emit(_scene_pos(canvas, 30.0, 30.0))  # empty space
     assert hovered == ["a", ""]
+    assert canvas._nodes.dimmed.tolist() == [False, False, False, False]
 
 
 def test_node_at_finds_only_what_is_under_the_pointer(qtbot: QtBot) -> None:
@@ -56,50 +55,38 @@ def test_node_at_finds_only_what_is_under_the_pointer(qtbot: QtBot) -> None:
     assert canvas.node_at(_scene_pos(canvas, 25.0, 25.0)) == -1
 
 
-def test_moving_positions_in_place_moves_the_spots(qtbot: QtBot) -> None:
+def test_moving_positions_in_place_moves_the_dots(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
     moved = canvas.positions + 5.0
     canvas.set_positions(moved)
-    assert canvas._nodes.data["x"].tolist() == [5.0, 15.0, 5.0, 55.0]
-    assert canvas._nodes.data["y"].tolist() == [5.0, 5.0, 15.0, 55.0]
+    assert canvas._nodes.positions.tolist() == [[5.0, 5.0], [15.0, 5.0], [5.0, 15.0], [55.0, 55.0]]
 
 
 def test_node_colours_replace_the_kind_colours_until_cleared(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
     canvas.set_node_colours([(1, 2, 3), (1, 2, 3), (9, 8, 7), (4, 5, 6)])
-    fills = [b.color().getRgb() for b in canvas._nodes.data["brush"]]
-    assert fills == [(1, 2, 3, 230), (1, 2, 3, 230), (9, 8, 7, 230), (4, 5, 6, 230)]
-    assert canvas._brushes[0] is canvas._brushes[1]  # one brush per colour
+    assert canvas._nodes.colours.tolist() == [[1, 2, 3], [1, 2, 3], [9, 8, 7], [4, 5, 6]]
     canvas.set_node_colours(None)
-    fills = [b.color().getRgb()[:3] for b in canvas._nodes.data["brush"]]
-    assert fills == [(88, 140, 230), (88, 140, 230), (236, 150, 40), (160, 160, 160)]
+    fills = canvas._nodes.colours.tolist()
+    assert fills == [[88, 140, 230], [88, 140, 230], [236, 150, 40], [160, 160, 160]]
 
 
 def test_rings_mark_exactly_the_masked_nodes_and_follow_them(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
     canvas.set_rings(np.array([False, False, True, True]))
-    rings = canvas._ring_item.data
-    assert len(rings) == 2
-    assert list(zip(rings["x"].tolist(), rings["y"].tolist(), strict=True)) == [
-        (0.0, 10.0),
-        (50.0, 50.0),
-    ]
+    assert canvas._nodes.ringed.tolist() == [False, False, True, True]
     canvas.set_positions(canvas.positions + 1.0)
-    assert canvas._ring_item.data["x"].tolist() == [1.0, 51.0]
+    assert canvas._nodes.ringed.tolist() == [False, False, True, True]  # kept by a step
     canvas.set_rings(None)
-    assert len(canvas._ring_item.data) == 0
+    assert canvas._nodes.ringed.tolist() == [False, False, False, False]
 
 
 def test_highlight_keeps_matches_bright_and_dims_the_rest(qtbot: QtBot) -> None:
     canvas = _canvas(qtbot)
     canvas.set_highlight(np.array([False, True, False, True]))
-    brushes = list(canvas._nodes.data["brush"])
-    bright = [b is canvas._brushes[i] for i, b in enumerate(brushes)]
-    dim = [b is canvas._dim_brushes[i] for i, b in enumerate(brushes)]
-    assert bright == [False, True, False, True]
-    assert dim == [True, False, True, False]
+    assert canvas._nodes.dimmed.tolist() == [True, False, True, False]
     canvas.set_highlight(None)
-    assert all(b is canvas._brushes[i] for i, b in enumerate(canvas._nodes.data["brush"]))
+    assert canvas._nodes.dimmed.tolist() == [False, False, False, False]
 
 
 def _widget_pos(canvas: GraphCanvas, x: float, y: float) -> QPoint:
@@ -187,21 +174,29 @@ def test_degree_labels_name_the_best_connected_nodes_on_screen(qtbot: QtBot) -> 
     assert sorted(shown) == ["A", "B", "C", "D"]
 
 
-def test_a_big_graph_gets_its_spots_over_several_event_loop_turns(qtbot: QtBot) -> None:
-    from librarian_gui.ui.graph_canvas import SPOT_BATCH
+def test_clicking_a_node_with_the_mouse_emits_its_id(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    activated: list[str] = []
+    canvas.node_activated.connect(activated.append)
+    viewport = canvas.viewport()
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_widget_pos(canvas, 0.0, 10.0))
+    assert activated == ["c"]
+    qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_widget_pos(canvas, 30.0, 30.0))
+    assert activated == ["c"]  # empty space: nothing opens
+    assert canvas._select_label.textItem.toPlainText() == "C"
 
+
+def test_a_big_graph_is_drawn_whole_in_its_first_paint(qtbot: QtBot) -> None:
     canvas = GraphCanvas()
     qtbot.addWidget(canvas)
     canvas.resize(600, 500)
     canvas.show()
-    count = 2 * SPOT_BATCH + 10
+    count = 30_000
     positions = np.column_stack([np.arange(count, dtype=float), np.zeros(count)])
     ids = [f"n{i}" for i in range(count)]
     canvas.set_graph(ids, ["note"] * count, ids, np.array([[0, 1]]), positions)
-    assert len(canvas._nodes.data) < count  # not all at once
-    moved = positions + 1.0
-    canvas.set_positions(moved)  # a layout step while loading moves the spots made so far
-    qtbot.waitUntil(lambda: len(canvas._nodes.data) == count, timeout=5_000)
-    assert canvas._nodes.data["x"][:3].tolist() == [1.0, 2.0, 3.0]
-    assert canvas._nodes.data["x"][-1] == float(count)  # added from the newest positions
-    assert canvas._nodes.data["data"].tolist() == list(range(count))
+    assert len(canvas._nodes.positions) == count
+    canvas.set_positions(positions + 1.0)
+    assert canvas._nodes.positions[:3, 0].tolist() == [1.0, 2.0, 3.0]
+    assert canvas._nodes.positions[-1, 0] == float(count)
+    canvas.viewport().repaint()  # every dot at once, in one paint
