@@ -3,7 +3,7 @@ demand."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -90,7 +90,7 @@ class GraphCanvas(pg.GraphicsView):
         self.labels: list[str] = []
         self.edges: IntArray = np.empty((0, 2), np.int64)
         self.positions: FloatArray = np.empty((0, 2))
-        self._index_of: dict[str, int] = {}
+        self._index_of: Mapping[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._hovered = -1
@@ -156,14 +156,19 @@ class GraphCanvas(pg.GraphicsView):
         *,
         fit: bool = True,
         draw_edges: IntArray | None = None,
+        rows: Mapping[str, int] | None = None,
     ) -> None:
         """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions.
-        ``draw_edges``: the same edges in ``graphdata.draw_order``, if made already.
+        ``draw_edges``: the same edges in ``graphdata.draw_order``, if made already;
+        ``rows``: each id's row, if made already.
         ``fit=False`` keeps the camera (the same graph, changed). Per-node colours, rings
         and highlights are cleared: they belong to rows of the previous graph."""
         keep = self.ids[self._selected] if 0 <= self._selected < len(self.ids) else None
         self.ids, self.kinds, self.labels = list(ids), list(kinds), list(labels)
-        self._index_of = {node: i for i, node in enumerate(self.ids)}
+        if rows is not None and len(rows) == len(self.ids):
+            self._index_of = rows
+        else:
+            self._index_of = dict(zip(self.ids, range(len(self.ids)), strict=True))
         self.edges = np.asarray(edges, np.int64).reshape(-1, 2)
         count = len(self.ids)
         degree = np.bincount(self.edges.ravel(), minlength=count) if count else np.zeros(0)
@@ -486,7 +491,8 @@ def _kind_fills(kinds: Sequence[str]) -> npt.NDArray[np.uint8]:
     """Each node's fill by its kind, as (N, 3) RGB."""
     table = {kind: i for i, kind in enumerate(KIND_COLOURS)}
     palette = np.array([*KIND_COLOURS.values(), (128, 128, 128)], np.uint8)
-    rows = np.fromiter((table.get(k, len(table)) for k in kinds), np.int64, len(kinds))
+    table.update(dict.fromkeys(set(kinds) - set(table), len(KIND_COLOURS)))  # unknown: grey
+    rows = np.fromiter(map(table.__getitem__, kinds), np.int64, len(kinds))  # no Python loop
     return palette[rows]
 
 

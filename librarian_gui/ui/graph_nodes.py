@@ -79,6 +79,9 @@ class NodeLayer(pg.GraphicsObject):
         self._discs: list[_Discs] = []  # small dots by faintness and size, in drawing order
         self._sprite_rows = np.empty(0, np.int64)  # big dots, then rings
         self._sprite_rects = np.empty((0, 4))
+        self._order_stale = False  # the style changed since the order was worked out
+        self._packed_for: ColourArray | None = None  # the colours ``_packed`` was made from
+        self._packed = (np.empty(0, np.uint32), np.empty(0, np.uint32))
         self._buffer = np.zeros((0, 0), np.uint32)
         self._image: QImage | None = None
         self._fragments = pg.Qt.internals.PrimitiveArray(QPainter.PixmapFragment, 10)
@@ -104,7 +107,8 @@ class NodeLayer(pg.GraphicsObject):
         ringed: BoolArray,
     ) -> None:
         """Per node, in the positions' order: RGB fill, diameter in pixels, drawn faint,
-        drawn with a ring. The drawing order is worked out here, not in each paint."""
+        drawn with a ring. The drawing order is worked out at the next paint, once for all
+        the changes of a turn (a new graph sets colours, rings and highlights in turn)."""
         self.prepareGeometryChange()
         self.colours = colours
         self.diameters = diameters
@@ -112,9 +116,22 @@ class NodeLayer(pg.GraphicsObject):
         self.ringed = ringed
         widest = int(diameters.max()) if len(diameters) else 0
         self._largest = widest + (RING_EXTRA_PX + 2 if ringed.any() else 0)
-        self._discs = _disc_groups(colours, diameters, dimmed, self._background)
-        self._sprite_rows, self._sprite_rects = self._sprites_of(colours, diameters, dimmed, ringed)
+        self._order_stale = True
         self.update()
+
+    def _order(self) -> None:
+        self._order_stale = False
+        colours, diameters, dimmed = self.colours, self.diameters, self.dimmed
+        if self._packed_for is not colours:  # a hover changes faintness, not colours
+            self._packed_for = colours
+            self._packed = (
+                _packed(colours, BRIGHT_ALPHA, self._background),
+                _packed(colours, DIM_ALPHA, self._background),
+            )
+        self._discs = _disc_groups(self._packed, diameters, dimmed)
+        self._sprite_rows, self._sprite_rects = self._sprites_of(
+            colours, diameters, dimmed, self.ringed
+        )
 
     def _sprites_of(
         self, colours: ColourArray, diameters: IntArray, dimmed: BoolArray, ringed: BoolArray
@@ -161,6 +178,8 @@ class NodeLayer(pg.GraphicsObject):
         count = len(self.positions)
         if count == 0 or len(self.colours) != count:
             return
+        if self._order_stale:
+            self._order()
         t = p.transform()
         if self.exporting:
             self._paint_shapes(p, t.m11())
@@ -253,11 +272,13 @@ def _ring_pen(unit: float = 1.0) -> QPen:
 
 
 def _packed(colours: ColourArray, alpha: int, background: FloatArray) -> npt.NDArray[np.uint32]:
-    """Opaque ARGB words: each colour laid at ``alpha`` over the background."""
+    """Opaque ARGB words: each colour laid at ``alpha`` over the background, rounded (integer
+    arithmetic: c·a + bg·(255 − a) over 255 never falls on a half)."""
     if not len(colours):
         return np.empty(0, np.uint32)
-    mixed = colours.astype(np.float64) * (alpha / 255) + background * (1 - alpha / 255)
-    rgb = np.rint(mixed).astype(np.uint32)
+    under = np.rint(background).astype(np.int32) * (255 - alpha) + 127
+    mixed = (colours.astype(np.int32) * alpha + under) // 255
+    rgb = mixed.astype(np.uint32)
     return (0xFF000000 | (rgb[:, 0] << 16) | (rgb[:, 1] << 8) | rgb[:, 2]).astype(np.uint32)
 
 
@@ -272,13 +293,14 @@ class _Discs:
 
 
 def _disc_groups(
-    colours: ColourArray, diameters: IntArray, dimmed: BoolArray, background: FloatArray
+    packed: tuple[npt.NDArray[np.uint32], npt.NDArray[np.uint32]],
+    diameters: IntArray,
+    dimmed: BoolArray,
 ) -> list[_Discs]:
     """The small dots grouped for drawing: faint ones first (bright ones lie on top), and
-    within each, smaller before bigger."""
+    within each, smaller before bigger. ``packed``: each node's bright and faint words."""
     groups = []
-    bright = _packed(colours, BRIGHT_ALPHA, background)
-    faint = _packed(colours, DIM_ALPHA, background)
+    bright, faint = packed
     small = diameters <= SPLAT_MAX_PX
     for is_faint, packed in ((True, faint), (False, bright)):
         chosen = np.flatnonzero(small & (dimmed == is_faint))

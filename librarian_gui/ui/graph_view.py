@@ -118,9 +118,11 @@ class GraphView(QWidget):
         layout.addLayout(body, 1)
         self._restore()
         self._connect()
-        self._restoring = False
         self._on_scope_control_changed()
         self._on_filter_control_changed()
+        # Only now: saving what was just restored wrote the settings file on the first
+        # Ctrl+G (a flush of 20-60 ms on the GUI thread).
+        self._restoring = False
 
     # ------------------------------------------------------------ building
 
@@ -331,6 +333,7 @@ class GraphView(QWidget):
             positions,
             fit=fit,
             draw_edges=graph.draw_edges,
+            rows=graph.rows,
         )
         self._fill_categories(graph)
         self._show_colours()
