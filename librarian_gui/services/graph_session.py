@@ -59,8 +59,7 @@ class _Stepper(QObject):
         cached = load_positions(self._root) if first else None
         self._graph = graph
         self._layout.set_graph(graph.ids, graph.edges, positions=cached)
-        self.loaded.emit(graph, self._layout.positions)
-        self._wake()
+        self.loaded.emit(graph, self._layout.positions)  # stepping starts on go()
 
     @Slot()
     def reset(self) -> None:
@@ -72,7 +71,12 @@ class _Stepper(QObject):
         self._layout = Layout(seed=1)
         self._layout.set_forces(**self._forces)
         self._layout.set_graph(self._graph.ids, self._graph.edges)
-        self.loaded.emit(self._graph, self._layout.positions)
+        self.loaded.emit(self._graph, self._layout.positions)  # stepping starts on go()
+
+    @Slot()
+    def go(self) -> None:
+        """The window has shown the graph just loaded: step. (Stepping while it did, the
+        two threads took turns at the interpreter lock, and the window froze 60-100 ms.)"""
         self._wake()
 
     @Slot(object)
@@ -160,7 +164,7 @@ class GraphSession(QObject):
         forces_applied(object): the layout's Forces after a change reached it.
         _load_requested(object), _pause_requested(bool), _save_requested(),
         _reset_requested(), _forces_requested(object), _drag_requested(str, float, float),
-        _release_requested(str): to the layout thread.
+        _release_requested(str), _go_requested(): to the layout thread.
     """
 
     graph_ready = Signal(object, object)
@@ -173,6 +177,7 @@ class GraphSession(QObject):
     _forces_requested = Signal(object)
     _drag_requested = Signal(str, float, float)
     _release_requested = Signal(str)
+    _go_requested = Signal()
 
     def __init__(self, model: VaultModel, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -199,7 +204,8 @@ class GraphSession(QObject):
         self._forces_requested.connect(self._stepper.set_forces)
         self._drag_requested.connect(self._stepper.drag)
         self._release_requested.connect(self._stepper.release)
-        self._stepper.loaded.connect(self.graph_ready)
+        self._go_requested.connect(self._stepper.go)
+        self._stepper.loaded.connect(self._on_stepper_loaded)
         self._stepper.stepped.connect(self.positions_ready)
         self._stepper.forces_applied.connect(self.forces_applied)
         self._thread.start()
@@ -302,6 +308,11 @@ class GraphSession(QObject):
         fresh = isinstance(token, tuple) and token[0] == "graph" and token[1] == self._generation
         if fresh and not isinstance(result, Exception):
             self._load_requested.emit(result)
+
+    @Slot(object, object)
+    def _on_stepper_loaded(self, graph: object, positions: object) -> None:
+        self.graph_ready.emit(graph, positions)  # shown by the window's slots, then:
+        self._go_requested.emit()
 
     @Slot(object)
     def _on_model_index_ready(self, _index: object) -> None:

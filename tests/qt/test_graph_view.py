@@ -199,3 +199,31 @@ def test_opening_the_graph_builds_it_once(tmp_path: Path, qtbot: QtBot) -> None:
     qtbot.wait(200)
     assert len(builds) == 1
     win.close()
+
+
+def test_the_layout_steps_only_once_the_window_has_shown_a_new_graph(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Stepping while the window's slots showed the graph, the two threads took turns at
+    the interpreter lock and the window froze: the layout waits for them."""
+    import time
+
+    session = window.graph_session
+    assert session is not None
+    moved: list[bool] = []
+
+    def slow_show(_graph: object, positions: object) -> None:
+        time.sleep(0.3)  # a window slow to show it; a stepping layout moves meanwhile
+        layout = session._stepper._layout
+        assert layout is not None
+        moved.append(layout.positions is not positions)  # each step makes a new array
+
+    session.graph_ready.connect(slow_show)
+    try:
+        with qtbot.waitSignal(session.graph_ready, timeout=10_000):
+            session.reset_layout()
+        with qtbot.waitSignal(session.positions_ready, timeout=10_000):
+            pass  # and it steps after
+    finally:
+        session.graph_ready.disconnect(slow_show)
+    assert moved == [False]
