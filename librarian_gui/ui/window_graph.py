@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from . import theme
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
 GRAPH_IMPORT_DEADLINE_MS = 15_000  # after the index is ready, however busy the vault
 GRAPH_WAIT_POLL_MS = 20  # a Ctrl+G during that import: how often to look whether it is done
+GRAPH_PREBUILD_POLL_MS = 100  # once the import started: how often to look whether it is done
 
 
 class WindowGraph:
@@ -52,6 +54,13 @@ class WindowGraph:
         self._graph_imported = False
         self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
         self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
+        # Once the modules are in, the view is made and drawn once while hidden, a step per
+        # event-loop turn: made and first shown on Ctrl+G, next to the graph build's thread,
+        # it froze the window 100-200 ms.
+        self._graph_prebuild = QTimer(self, interval=GRAPH_PREBUILD_POLL_MS)
+        self._graph_prebuild.timeout.connect(self._on_graph_prebuild_timeout)
+        self._graph_warm = QTimer(self, singleShot=True, interval=0)
+        self._graph_warm.timeout.connect(self._on_graph_warm_timeout)
 
     def _schedule_graph_import(self) -> None:
         self._graph_import_timer.start()
@@ -67,6 +76,7 @@ class WindowGraph:
         if not self._graph_imported:
             self._graph_imported = True
             start_graph_import()
+            self._graph_prebuild.start()
 
     def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
         """The graph tab's controls → its session (once both exist)."""
@@ -94,24 +104,50 @@ class WindowGraph:
             self._wait_for_graph_modules()
             return self._graph_placeholder
         if self.graph is None:
-            from .graph_view import GraphView
-
-            if not graph_modules_loaded.is_set():  # the import ran here, not on the thread
-                gc.freeze()  # see _import_graph_modules
-                graph_modules_loaded.set()
-            self.graph = GraphView(
-                dark=theme.resolve(self.settings.theme()), settings=self.settings
-            )
-            index = self.centre.indexOf(self._graph_placeholder)
-            self.centre.blockSignals(True)
-            try:
-                self.centre.removeTab(index)
-                self.centre.insertTab(index, self.graph, "Graph")
-            finally:
-                self.centre.blockSignals(False)
-            if self.graph_session is not None:
-                self._connect_graph(self.graph, self.graph_session)
+            return self._make_graph_view()
         return self.graph
+
+    def _make_graph_view(self) -> GraphView:
+        """The graph view, in the placeholder's tab (which stays the current one or not)."""
+        from .graph_view import GraphView
+
+        if not graph_modules_loaded.is_set():  # the import ran here, not on the thread
+            gc.freeze()  # see _import_graph_modules
+            graph_modules_loaded.set()
+        self._graph_prebuild.stop()
+        self.graph = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+        index = self.centre.indexOf(self._graph_placeholder)
+        current = self.centre.currentIndex()
+        self.centre.blockSignals(True)
+        try:
+            self.centre.removeTab(index)
+            self.centre.insertTab(index, self.graph, "Graph")
+            self.centre.setCurrentIndex(current)
+        finally:
+            self.centre.blockSignals(False)
+        if self.graph_session is not None:
+            self._connect_graph(self.graph, self.graph_session)
+        return self.graph
+
+    @Slot()
+    def _on_graph_prebuild_timeout(self) -> None:
+        if not graph_modules_loaded.is_set():
+            return
+        self._graph_prebuild.stop()
+        if self.graph is None and self.centre.currentWidget() is not self._graph_placeholder:
+            self._make_graph_view()
+            self._graph_warm.start()  # drawn once in the next turn
+
+    @Slot()
+    def _on_graph_warm_timeout(self) -> None:
+        """Draw the hidden view once: its widgets get polished, laid out and their fonts
+        cached now rather than on the first Ctrl+G."""
+        graph = self.graph
+        if graph is None or graph.isVisible():
+            return
+        size = self.centre.currentWidget().size()
+        graph.resize(size)
+        graph.render(QPixmap(size))
 
     def _wait_for_graph_modules(self) -> None:
         if self._graph_placeholder.layout() is None:

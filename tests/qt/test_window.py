@@ -318,3 +318,26 @@ def test_ctrl_g_while_the_graph_modules_load_shows_loading_then_the_graph(
         window_graph.graph_modules_loaded.set()  # the thread is done
     qtbot.waitUntil(lambda: window.graph is not None, timeout=5_000)
     assert window.centre.currentWidget() is window.graph
+
+
+def test_the_graph_view_is_made_and_drawn_hidden_once_its_modules_are_loaded(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Made and first shown on Ctrl+G, next to the graph build's thread, the view froze the
+    window 100-200 ms: it is made while hidden once the modules are in, and Ctrl+G shows
+    that same view."""
+    from librarian_gui.ui import window_graph
+
+    before = window.centre.currentWidget()
+    window._start_graph_import()
+    qtbot.waitUntil(window_graph.graph_modules_loaded.is_set, timeout=30_000)
+    qtbot.waitUntil(lambda: window.graph is not None, timeout=5_000)
+    made = window.graph
+    assert window.centre.currentWidget() is before  # nothing switched tabs
+    assert made is not None and not made.isVisible()
+    assert window.graph_session is not None and not window.graph_session.active
+    qtbot.waitUntil(lambda: made.canvas.testAttribute(Qt.WidgetAttribute.WA_WState_Polished))
+    window.show_view("graph")
+    assert window.graph is made
+    assert window.centre.currentWidget() is made
+    assert window.graph_session.active
