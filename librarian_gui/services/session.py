@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import html
-import itertools
 import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +11,7 @@ from urllib.parse import quote
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from ..core.courtesy import Courtesy
 from ..core.filetree import FileTreeData
 from ..core.journal import Journal, JournalError
 from ..core.queries import node_kind, node_label, outgoing_summary
@@ -237,13 +236,12 @@ class VaultSession(QObject):
     def _reader(self) -> Callable[[str], str | None]:
         index, store = self._index(), self.store
 
-        calls = itertools.count()
+        # A job reading the whole vault would hold the GIL for long stretches (see
+        # core.courtesy): it pauses every few milliseconds for the GUI thread.
+        courtesy = Courtesy()
 
         def read(rel: str) -> str | None:
-            if next(calls) % 25 == 24:
-                # A job reading the whole vault holds the GIL in 2 ms slices; sleeping now
-                # and then hands it to the GUI thread at once instead.
-                time.sleep(0)
+            courtesy.tick()
             with index.lock:
                 record = index.notes.get(rel)
             return store.get(rel, record.stamp) if record is not None else None

@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
+from ..core.courtesy import courteous
 from . import theme
 
 if TYPE_CHECKING:
@@ -199,6 +200,22 @@ class WindowGraph:
 graph_modules_loaded = threading.Event()
 
 
+def _load_qt_types() -> None:
+    """Make PySide's Qt classes and enums one at a time. PySide makes them when first used;
+    pyqtgraph's import touches every name of QtCore, QtGui and QtWidgets in one loop of C
+    calls, ~0.25 s during which the window's thread lost the lock for 50-70 ms at a time.
+    Here each is made from Python, where ``courteous`` can pause between them."""
+    from PySide6 import QtCore, QtGui, QtWidgets
+
+    for module in (QtCore, QtGui, QtWidgets):
+        for name in dir(module):
+            _touch(module, name)
+
+
+def _touch(module: object, name: str) -> None:
+    getattr(module, name, None)  # a Python call per name: the profile hook ticks on it
+
+
 def start_graph_import() -> None:
     threading.Thread(target=_import_graph_modules, daemon=True).start()
 
@@ -207,7 +224,9 @@ def _import_graph_modules() -> None:
     """Load pyqtgraph and numpy (through the graph view's module) off the GUI thread. The
     module defines classes only; no Qt object is made until the tab is shown."""
     try:
-        from . import graph_view  # noqa: F401
+        with courteous():  # the import's own code pauses for the window's thread too
+            _load_qt_types()
+            from . import graph_view  # noqa: F401
     finally:
         # Modules live as long as the process: what their import made is frozen out of
         # the collector's sight (each full collection walked it again: 0.1 s, GIL held).

@@ -1,0 +1,58 @@
+"""Background threads pause every few ms of Python so the GUI thread gets the lock."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+import pytest
+
+from librarian_gui.core.courtesy import Courtesy, courteous
+
+
+def test_a_tick_pauses_only_once_its_turn_is_over() -> None:
+    courtesy = Courtesy(turn_s=10.0, pause_s=0.0)
+    for _ in range(1000):
+        courtesy.tick()
+    assert courtesy.pauses == 0  # a long turn: no pause yet
+    courtesy = Courtesy(turn_s=0.01, pause_s=0.0)
+    time.sleep(0.02)
+    courtesy.tick()
+    courtesy.tick()
+    assert courtesy.pauses == 1  # the second tick starts a new turn
+
+
+def _in_thread(work: object) -> list[object]:
+    out: list[object] = []
+
+    def run() -> None:
+        try:
+            out.append(work())  # type: ignore[operator]
+        except BaseException as exc:
+            out.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(10)
+    return out
+
+
+def test_courteous_pauses_inside_any_python_and_restores_the_profile() -> None:
+    def work() -> tuple[int, object, object]:
+        before = sys.getprofile()
+        with courteous(Courtesy(turn_s=0.001, pause_s=0.0)) as courtesy:
+            inside = sys.getprofile()
+            end = time.perf_counter() + 0.05
+            while time.perf_counter() < end:
+                sorted(range(10), key=lambda v: -v)  # Python calls: the hook ticks
+        return courtesy.pauses, inside is not before, sys.getprofile() is before
+
+    [(pauses, hooked, restored)] = _in_thread(work)  # type: ignore[misc]
+    assert pauses >= 10  # 50 ms of calls in turns of 1 ms
+    assert hooked and restored
+
+
+def test_courteous_is_refused_on_the_main_thread() -> None:
+    with pytest.raises(AssertionError), courteous():
+        pass
