@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ..core.layout import Layout
 
 FRAME_SECONDS = 1 / 30  # positions are sent at most this often
+FIRST_PAINT_MS = 40  # a new graph is drawn once before its layout steps
 DRAG_ALPHA = 0.3  # d3's alphaTarget while a node is dragged: the rest follows it
 
 
@@ -211,6 +212,10 @@ class GraphSession(QObject):
         self._thread.start()
         self._rebuild_timer = QTimer(self, singleShot=True, interval=600)
         self._rebuild_timer.timeout.connect(self.rebuild)
+        # The layout starts once the window has shown the new graph and drawn it once
+        # (its first paint works out the drawing order: 25 ms beside the first steps).
+        self._go_soon = QTimer(self, singleShot=True, interval=FIRST_PAINT_MS)
+        self._go_soon.timeout.connect(self._go_requested)
         self._build_soon = QTimer(self, singleShot=True, interval=0)
         self._build_soon.timeout.connect(self._on_build_soon_timeout)
         model.index_ready.connect(self._on_model_index_ready)
@@ -218,6 +223,7 @@ class GraphSession(QObject):
         model.job_finished.connect(self._on_model_job_finished)
 
     def stop(self) -> None:
+        self._go_soon.stop()
         self._build_soon.stop()
         self._rebuild_timer.stop()
         self._save_requested.emit()
@@ -311,8 +317,8 @@ class GraphSession(QObject):
 
     @Slot(object, object)
     def _on_stepper_loaded(self, graph: object, positions: object) -> None:
-        self.graph_ready.emit(graph, positions)  # shown by the window's slots, then:
-        self._go_requested.emit()
+        self.graph_ready.emit(graph, positions)  # shown by the window's slots, then drawn
+        self._go_soon.start()
 
     @Slot(object)
     def _on_model_index_ready(self, _index: object) -> None:
