@@ -13,6 +13,7 @@ from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ..core.courtesy import courteous
+from ..core.delta import gc_paused
 from . import theme
 
 if TYPE_CHECKING:
@@ -221,14 +222,18 @@ def start_graph_import() -> None:
 
 
 def _import_graph_modules() -> None:
-    """Load pyqtgraph and numpy (through the graph view's module) off the GUI thread. The
-    module defines classes only; no Qt object is made until the tab is shown."""
+    """Load pyqtgraph and numpy (through the graph view's module) and the layout's modules
+    off the GUI thread. They define classes only; no Qt object is made here."""
     try:
-        with courteous():  # the import's own code pauses for the window's thread too
+        # The collector paused: a full collection the import's allocations set off held
+        # the lock 40-60 ms. What the import made lives as long as the process and is
+        # frozen out of the collector's sight afterwards (each full collection walked it
+        # again: 0.1 s, GIL held).
+        with gc_paused(), courteous():  # the import's own code pauses for the window too
             _load_qt_types()
+            # The layout's modules too (scipy's fft, spatial, sparse, ...: 0.5 s): imported
+            # by the layout thread on the first Ctrl+G, beside the graph's first paints.
+            from ..core import layout, layout_cache  # noqa: F401
             from . import graph_view  # noqa: F401
     finally:
-        # Modules live as long as the process: what their import made is frozen out of
-        # the collector's sight (each full collection walked it again: 0.1 s, GIL held).
-        gc.freeze()
         graph_modules_loaded.set()
