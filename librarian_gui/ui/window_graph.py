@@ -3,9 +3,9 @@ graph modules imported ahead on a thread: a part of ``MainWindow``."""
 
 from __future__ import annotations
 
-import gc
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Slot
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
     from .preview import PreviewView
 
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
-GRAPH_IMPORT_DEADLINE_MS = 15_000  # after the index is ready, however busy the vault
 GRAPH_WAIT_POLL_MS = 20  # a Ctrl+G during that import: how often to look whether it is done
+QT_TYPES_SLICE_S = 0.004  # PySide's classes made per event-loop turn before the import
 GRAPH_PREBUILD_POLL_MS = 100  # once the import started: how often to look whether it is done
 
 
@@ -42,18 +42,20 @@ class WindowGraph:
     _on_centre_current_changed: Callable[[int], None]  # MainWindow's (an annotation only)
 
     # The graph's modules load on a thread ahead of the first Ctrl+G, once the vault has been
-    # quiet a while: the import holds the interpreter lock for most of a second, and a
-    # save's backlinks would wait. At the latest GRAPH_IMPORT_DEADLINE_MS after the index.
+    # quiet a while: the import (pyqtgraph, scipy) takes the interpreter lock in turns for
+    # about two seconds, and a save's backlinks or a burst of changes would wait. A vault
+    # that never rests: the first Ctrl+G starts it, and the tab says the graph is loading.
+    # (A deadline 15 s after the index used to start it anyway: in the middle of a
+    # 2,000-file burst it doubled the window's worst lag, 33 → 83 ms.)
 
     def _init_graph_import(self) -> None:
         assert isinstance(self, QObject)
         self._graph_import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
         self._graph_import_timer.timeout.connect(self._start_graph_import)
-        self._graph_import_deadline = QTimer(
-            self, singleShot=True, interval=GRAPH_IMPORT_DEADLINE_MS
-        )
-        self._graph_import_deadline.timeout.connect(self._start_graph_import)
         self._graph_imported = False
+        self._qt_names: Iterator[tuple[object, str]] = iter(())
+        self._qt_types_timer = QTimer(self, interval=0)
+        self._qt_types_timer.timeout.connect(self._on_qt_types_timeout)
         self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
         self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
         # Once the modules are in, the view is made and drawn once while hidden, a step per
@@ -66,17 +68,23 @@ class WindowGraph:
 
     def _schedule_graph_import(self) -> None:
         self._graph_import_timer.start()
-        self._graph_import_deadline.start()
 
     def _postpone_graph_import(self) -> None:
         if self._graph_import_timer.isActive():
             self._graph_import_timer.start()  # not while files are being saved
 
     def _start_graph_import(self) -> None:
+        """PySide's classes first, here in slices; then the import thread."""
         self._graph_import_timer.stop()
-        self._graph_import_deadline.stop()
         if not self._graph_imported:
             self._graph_imported = True
+            self._qt_names = qt_type_names()
+            self._qt_types_timer.start()
+
+    @Slot()
+    def _on_qt_types_timeout(self) -> None:
+        if make_qt_types(self._qt_names, QT_TYPES_SLICE_S):
+            self._qt_types_timer.stop()
             start_graph_import()
             self._graph_prebuild.start()
 
@@ -100,9 +108,11 @@ class WindowGraph:
 
     def _ensure_graph(self) -> QWidget:
         """The graph tab's view, made if need be; the placeholder, saying so, while the
-        import thread is still loading the graph's modules (an import here would wait for
-        it, the window frozen meanwhile: 0.4 s): the view is made once they are loaded."""
-        if self.graph is None and self._graph_imported and not graph_modules_loaded.is_set():
+        import thread loads the graph's modules (started now if the vault never rested;
+        imported here instead, they froze the window 0.4-2 s): the view is made once they
+        are loaded."""
+        if self.graph is None and not graph_modules_loaded.is_set():
+            self._start_graph_import()
             self._wait_for_graph_modules()
             return self._graph_placeholder
         if self.graph is None:
@@ -111,11 +121,8 @@ class WindowGraph:
 
     def _make_graph_view(self) -> GraphView:
         """The graph view, in the placeholder's tab (which stays the current one or not)."""
-        from .graph_view import GraphView
+        from .graph_view import GraphView  # loaded by the import thread
 
-        if not graph_modules_loaded.is_set():  # the import ran here, not on the thread
-            gc.freeze()  # see _import_graph_modules
-            graph_modules_loaded.set()
         self._graph_prebuild.stop()
         self.graph = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
         index = self.centre.indexOf(self._graph_placeholder)
@@ -201,20 +208,28 @@ class WindowGraph:
 graph_modules_loaded = threading.Event()
 
 
-def _load_qt_types() -> None:
-    """Make PySide's Qt classes and enums one at a time. PySide makes them when first used;
-    pyqtgraph's import touches every name of QtCore, QtGui and QtWidgets in one loop of C
-    calls, ~0.25 s during which the window's thread lost the lock for 50-70 ms at a time.
-    Here each is made from Python, where ``courteous`` can pause between them."""
+def qt_type_names() -> Iterator[tuple[object, str]]:
+    """Every name of QtCore, QtGui and QtWidgets, with its module."""
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    for module in (QtCore, QtGui, QtWidgets):
-        for name in dir(module):
-            _touch(module, name)
+    return ((module, name) for module in (QtCore, QtGui, QtWidgets) for name in dir(module))
 
 
-def _touch(module: object, name: str) -> None:
-    getattr(module, name, None)  # a Python call per name: the profile hook ticks on it
+def make_qt_types(names: Iterator[tuple[object, str]], budget_s: float) -> bool:
+    """Make PySide's classes and enums, for ``budget_s`` at most (plus the one being made);
+    True once all are made. In the GUI thread only.
+
+    PySide makes them when first used. pyqtgraph's import touches every name at once: ~0.25
+    s of type and enum creation, in one loop of C calls, during which the window's thread
+    lost the lock for 50-70 ms at a time. And made from two threads at once (an import
+    thread paused half-way through an enum), one crashed in PySide: they are made here, a
+    slice per event-loop turn, before the import thread starts."""
+    end = time.perf_counter() + budget_s
+    for module, name in names:
+        getattr(module, name, None)
+        if time.perf_counter() > end:
+            return False
+    return True
 
 
 def start_graph_import() -> None:
@@ -230,7 +245,6 @@ def _import_graph_modules() -> None:
         # frozen out of the collector's sight afterwards (each full collection walked it
         # again: 0.1 s, GIL held).
         with gc_paused(), courteous():  # the import's own code pauses for the window too
-            _load_qt_types()
             # The layout's modules too (scipy's fft, spatial, sparse, ...: 0.5 s): imported
             # by the layout thread on the first Ctrl+G, beside the graph's first paints.
             from ..core import layout, layout_cache  # noqa: F401
