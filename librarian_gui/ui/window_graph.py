@@ -65,6 +65,9 @@ class WindowGraph:
         self._graph_prebuild.timeout.connect(self._on_graph_prebuild_timeout)
         self._graph_warm = QTimer(self, singleShot=True, interval=0)
         self._graph_warm.timeout.connect(self._on_graph_warm_timeout)
+        self._graph_show = QTimer(self, singleShot=True, interval=0)
+        self._graph_show.timeout.connect(self._on_graph_show_timeout)
+        self._graph_pending: GraphView | None = None  # made, not yet in its tab
 
     def _schedule_graph_import(self) -> None:
         self._graph_import_timer.start()
@@ -119,12 +122,17 @@ class WindowGraph:
             return self._make_graph_view()
         return self.graph
 
-    def _make_graph_view(self) -> GraphView:
-        """The graph view, in the placeholder's tab (which stays the current one or not)."""
+    def _new_graph_view(self) -> GraphView:
         from .graph_view import GraphView  # loaded by the import thread
 
+        return GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+
+    def _make_graph_view(self) -> GraphView:
+        """The graph view (the one made ahead if any), in the placeholder's tab, which stays
+        the current one or not."""
         self._graph_prebuild.stop()
-        self.graph = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+        self.graph = self._graph_pending or self._new_graph_view()
+        self._graph_pending = None
         index = self.centre.indexOf(self._graph_placeholder)
         current = self.centre.currentIndex()
         self.centre.blockSignals(True)
@@ -143,20 +151,32 @@ class WindowGraph:
         if not graph_modules_loaded.is_set():
             return
         self._graph_prebuild.stop()
-        if self.graph is None and self.centre.currentWidget() is not self._graph_placeholder:
+        if (
+            self.graph is None
+            and self._graph_pending is None
+            and self.centre.currentWidget() is not self._graph_placeholder
+        ):
             self._make_graph_view()
             self._graph_warm.start()  # drawn once in the next turn
 
     @Slot()
     def _on_graph_warm_timeout(self) -> None:
         """Draw the hidden view once: its widgets get polished, laid out and their fonts
-        cached now rather than on the first Ctrl+G."""
-        graph = self.graph
+        cached now rather than when first shown. A view made for a waiting Ctrl+G is shown
+        in the turn after."""
+        graph = self.graph or self._graph_pending
         if graph is None or graph.isVisible():
             return
         size = self.centre.currentWidget().size()
         graph.resize(size)
         graph.render(QPixmap(size))
+        if self._graph_pending is not None:
+            self._graph_show.start()
+
+    @Slot()
+    def _on_graph_show_timeout(self) -> None:
+        if self.graph is None and self.centre.currentWidget() is self._graph_placeholder:
+            self._on_graph_triggered()
 
     def _wait_for_graph_modules(self) -> None:
         if self._graph_placeholder.layout() is None:
@@ -170,8 +190,11 @@ class WindowGraph:
         if not graph_modules_loaded.is_set():
             return
         self._graph_wait.stop()
-        if self.centre.currentWidget() is self._graph_placeholder:
-            self._on_graph_triggered()
+        if self.graph is None and self._graph_pending is None:
+            # Made, drawn hidden and shown in three turns: in one, beside the graph build
+            # that showing it starts, the window froze 50-60 ms.
+            self._graph_pending = self._new_graph_view()
+            self._graph_warm.start()
 
     @Slot()
     def _on_graph_triggered(self) -> None:
