@@ -218,11 +218,17 @@ class NodeLayer(pg.GraphicsObject):
         # image's padding (_PAD) holds it, so no index falls outside the buffer.
         near = SPLAT_MAX_PX // 2 + 1
         inside = (x > -near) & (x < width + near) & (y > -near) & (y < height + near)
-        cell = (np.floor(y).astype(np.int64) + _PAD) * stride + np.floor(x).astype(np.int64)
-        cell += _PAD
+        # The pixel a disc is drawn around: a disc of odd width is centred on the middle of
+        # its pixel (floor), one of even width on that pixel's far corner (floor of x - ½).
+        cells: dict[bool, IntArray] = {}
         for group in self._discs:
+            even = len(group.dx) > 0 and int(group.dx.max() - group.dx.min()) % 2 == 1
+            if even not in cells:
+                shift = 0.5 if even else 0.0
+                row = np.floor(y - shift).astype(np.int64) + _PAD
+                cells[even] = row * stride + np.floor(x - shift).astype(np.int64) + _PAD
             keep = inside[group.rows]
-            at, value = cell[group.rows[keep]], group.values[keep]
+            at, value = cells[even][group.rows[keep]], group.values[keep]
             for offset in (group.dy * stride + group.dx).tolist():
                 flat[at + offset] = value
         assert self._image is not None

@@ -116,3 +116,14 @@ def test_nothing_is_drawn_until_the_style_matches_the_positions() -> None:
     layer.set_positions(np.array([[5.0, 5.0]]))
     image = _paint(layer)
     assert {_rgb(image, x, y) for x in range(10) for y in range(10)} == {BACKGROUND}
+
+
+def test_an_even_disc_is_centred_within_half_a_pixel_of_its_node() -> None:
+    # 4 across at x = 20.2: the pixels 18-21 span 18.0-22.0, centred at 20.0 (0.2 away);
+    # drawn around floor(20.2) = 20 they would be 19-22, centred at 21.0 (0.8 away).
+    image = _paint(_layer([(20.2, 10.2)], [4]))
+    assert _rgb(image, 18, 10) == BLUE_BRIGHT
+    assert _rgb(image, 21, 10) == BLUE_BRIGHT
+    assert _rgb(image, 22, 10) == BACKGROUND
+    assert _rgb(image, 19, 8) == BLUE_BRIGHT  # rows 8-11 likewise
+    assert _rgb(image, 19, 12) == BACKGROUND
