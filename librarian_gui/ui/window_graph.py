@@ -1,5 +1,6 @@
-"""The main window's graph tab: built when first shown, wired to its session, and the
-graph modules imported ahead on a thread: a part of ``MainWindow``."""
+"""The main window's graph tab: its modules imported ahead on a thread, its view made while
+hidden once they are in (or on the first Ctrl+G), wired to its session: a part of
+``MainWindow``."""
 
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ GRAPH_PREBUILD_POLL_MS = 100  # once the import started: how often to look wheth
 
 
 class WindowGraph:
-    """Mixed into ``MainWindow``: the graph tab, made on the first Ctrl+G."""
+    """Mixed into ``MainWindow``: the graph tab, made ahead while hidden or on the first
+    Ctrl+G."""
 
     graph: GraphView | None
     graph_session: GraphSession | None
