@@ -211,8 +211,16 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
     written = time.perf_counter() - t0
 
     def settled() -> bool:
-        with window.model.read() as index:  # type: ignore[union-attr]
+        # Never wait for the index's lock here: the linker holds it while it applies a
+        # batch, and this check runs on the GUI thread being measured (it made the burst's
+        # worst lags, 57-75 ms, itself). Busy: not settled yet, look again next turn.
+        index = window.model.index  # type: ignore[union-attr]
+        if index is None or not index.lock.acquire(blocking=False):
+            return False
+        try:
             return all(index.notes[n].stamp.size == (copy / n).stat().st_size for n in names[-50:])
+        finally:
+            index.lock.release()
 
     _spin(app, settled, 120)
     caught_up = time.perf_counter() - t0
