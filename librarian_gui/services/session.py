@@ -365,9 +365,10 @@ class VaultSession(QObject):
 
     @Slot(object)
     def _on_model_files_listed(self, tree: FileTreeData) -> None:
-        """The tree fills in before the links are resolved."""
+        """The tree fills in before the links are resolved; the job modules load now."""
         self._listed = tree
         self.files_reset.emit(tree)
+        start_preload()
 
     @Slot(object)
     def _on_model_index_ready(self, index: VaultIndex) -> None:
@@ -540,3 +541,26 @@ def _search(
     from ..core.search import search
 
     return search(index, store, text, cancelled=cancelled)
+
+
+_preloaded = threading.Event()
+
+
+def start_preload() -> None:
+    """Load the modules the first jobs after indexing import, once per process, on a thread
+    of its own while the vault indexes (see ``_preload``)."""
+    if not _preloaded.is_set():
+        _preloaded.set()
+        threading.Thread(target=_preload, name="librarian-preload", daemon=True).start()
+
+
+def _preload() -> None:
+    """markdown-it and its plugins (the first note's render) and rapidfuzz (the switcher):
+    ~90 modules, each read by PySide's import hook, imported on the job threads right when
+    the first note was painted. Here, while the vault indexes, pausing for the GUI thread
+    (core.courtesy) and with the collector paused (a full collection would hold the lock)."""
+    from ..core.courtesy import courteous
+    from ..core.delta import gc_paused
+
+    with gc_paused(), courteous():
+        from ..core import render, switcher  # noqa: F401
