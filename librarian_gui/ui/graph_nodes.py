@@ -168,8 +168,8 @@ class NodeLayer(pg.GraphicsObject):
         """The nodes' extent (the view box fits to it)."""
         if not len(self.positions):
             return (None, None)
-        column = self.positions[:, axis]
-        return (float(column.min()), float(column.max()))
+        b = self._bounds
+        return (b.left(), b.right()) if axis == 0 else (b.top(), b.bottom())
 
     def pixelPadding(self) -> float:
         return self._largest / 2 + 1
@@ -222,7 +222,7 @@ class NodeLayer(pg.GraphicsObject):
         # its pixel (floor), one of even width on that pixel's far corner (floor of x - ½).
         cells: dict[bool, IntArray] = {}
         for group in self._discs:
-            even = len(group.dx) > 0 and int(group.dx.max() - group.dx.min()) % 2 == 1
+            even = group.diameter % 2 == 0
             if even not in cells:
                 shift = 0.5 if even else 0.0
                 row = np.floor(y - shift).astype(np.int64) + _PAD
@@ -292,6 +292,7 @@ def _packed(colours: ColourArray, alpha: int, background: FloatArray) -> npt.NDA
 class _Discs:
     """Small dots of one size and faintness: their rows, ARGB words and disc pixels."""
 
+    diameter: int
     rows: IntArray
     values: npt.NDArray[np.uint32]
     dx: IntArray
@@ -316,13 +317,13 @@ def _disc_groups(
         for diameter in np.unique(sizes).tolist():
             rows = chosen[sizes == diameter]
             dx, dy = _DISCS[int(diameter)]
-            groups.append(_Discs(rows, packed[rows], dx, dy))
+            groups.append(_Discs(int(diameter), rows, packed[rows], dx, dy))
     return groups
 
 
 class _Atlas:
-    """Antialiased sprites (big dots and rings) drawn once each into one pixmap, in a row
-    per size; looked up by key, drawn on first use."""
+    """Antialiased sprites (big dots and rings) drawn once each into one pixmap, packed in
+    shelves; looked up by key, drawn on first use."""
 
     def __init__(self) -> None:
         self.pixmap = QPixmap(1, 1)
