@@ -25,9 +25,8 @@ if TYPE_CHECKING:
     from .preview import PreviewView
 
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
-GRAPH_WAIT_POLL_MS = 20  # a Ctrl+G during that import: how often to look whether it is done
+GRAPH_MODULES_POLL_MS = 20  # once the import started: how often to look whether it is done
 QT_TYPES_SLICE_S = 0.004  # PySide's classes made per event-loop turn before the import
-GRAPH_PREBUILD_POLL_MS = 100  # once the import started: how often to look whether it is done
 
 
 class WindowGraph:
@@ -58,13 +57,12 @@ class WindowGraph:
         self._qt_names: Iterator[tuple[object, str]] = iter(())
         self._qt_types_timer = QTimer(self, interval=0)
         self._qt_types_timer.timeout.connect(self._on_qt_types_timeout)
-        self._graph_wait = QTimer(self, interval=GRAPH_WAIT_POLL_MS)
-        self._graph_wait.timeout.connect(self._on_graph_wait_timeout)
-        # Once the modules are in, the view is made and drawn once while hidden, a step per
-        # event-loop turn: made and first shown on Ctrl+G, next to the graph build's thread,
-        # it froze the window 100-200 ms.
-        self._graph_prebuild = QTimer(self, interval=GRAPH_PREBUILD_POLL_MS)
-        self._graph_prebuild.timeout.connect(self._on_graph_prebuild_timeout)
+        # Once the modules are in, the view is made, drawn once while hidden and put in its
+        # tab, a step per event-loop turn (shown too if a Ctrl+G is waiting for it): made
+        # and first shown on Ctrl+G, next to the graph build's thread, it froze the window
+        # 100-200 ms.
+        self._graph_modules_poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
+        self._graph_modules_poll.timeout.connect(self._on_graph_modules_poll_timeout)
         self._graph_warm = QTimer(self, singleShot=True, interval=0)
         self._graph_warm.timeout.connect(self._on_graph_warm_timeout)
         self._graph_show = QTimer(self, singleShot=True, interval=0)
@@ -91,7 +89,7 @@ class WindowGraph:
         if make_qt_types(self._qt_names, QT_TYPES_SLICE_S):
             self._qt_types_timer.stop()
             start_graph_import()
-            self._graph_prebuild.start()
+            self._graph_modules_poll.start()
 
     def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
         """The graph tab's controls → its session (once both exist)."""
@@ -132,7 +130,7 @@ class WindowGraph:
     def _make_graph_view(self) -> GraphView:
         """The graph view (the one made ahead if any), in the placeholder's tab, which stays
         the current one or not."""
-        self._graph_prebuild.stop()
+        self._graph_modules_poll.stop()
         self.graph = self._graph_pending or self._new_graph_view()
         self._graph_pending = None
         index = self.centre.indexOf(self._graph_placeholder)
@@ -149,54 +147,42 @@ class WindowGraph:
         return self.graph
 
     @Slot()
-    def _on_graph_prebuild_timeout(self) -> None:
+    def _on_graph_modules_poll_timeout(self) -> None:
         if not graph_modules_loaded.is_set():
             return
-        self._graph_prebuild.stop()
-        if (
-            self.graph is None
-            and self._graph_pending is None
-            and self.centre.currentWidget() is not self._graph_placeholder
-        ):
-            self._make_graph_view()
-            self._graph_warm.start()  # drawn once in the next turn
+        self._graph_modules_poll.stop()
+        if self.graph is None and self._graph_pending is None:
+            self._graph_pending = self._new_graph_view()
+            self._graph_warm.start()
 
     @Slot()
     def _on_graph_warm_timeout(self) -> None:
         """Draw the hidden view once: its widgets get polished, laid out and their fonts
-        cached now rather than when first shown. A view made for a waiting Ctrl+G is shown
-        in the turn after."""
-        graph = self.graph or self._graph_pending
-        if graph is None or graph.isVisible():
+        cached now rather than when first shown. It goes in its tab in the turn after."""
+        pending = self._graph_pending
+        if pending is None:
             return
         size = self.centre.currentWidget().size()
-        graph.resize(size)
-        graph.render(QPixmap(size))
-        if self._graph_pending is not None:
-            self._graph_show.start()
+        pending.resize(size)
+        pending.render(QPixmap(size))
+        self._graph_show.start()
 
     @Slot()
     def _on_graph_show_timeout(self) -> None:
-        if self.graph is None and self.centre.currentWidget() is self._graph_placeholder:
-            self._on_graph_triggered()
+        if self.graph is not None or self._graph_pending is None:
+            return
+        if self.centre.currentWidget() is self._graph_placeholder:
+            self._on_graph_triggered()  # a Ctrl+G has been waiting for it
+        else:
+            self._make_graph_view()
 
     def _wait_for_graph_modules(self) -> None:
         if self._graph_placeholder.layout() is None:
             loading = QLabel("Loading the graph…", self._graph_placeholder)
             loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
             QVBoxLayout(self._graph_placeholder).addWidget(loading)
-        self._graph_wait.start()
-
-    @Slot()
-    def _on_graph_wait_timeout(self) -> None:
-        if not graph_modules_loaded.is_set():
-            return
-        self._graph_wait.stop()
-        if self.graph is None and self._graph_pending is None:
-            # Made, drawn hidden and shown in three turns: in one, beside the graph build
-            # that showing it starts, the window froze 50-60 ms.
-            self._graph_pending = self._new_graph_view()
-            self._graph_warm.start()
+        if not self._graph_modules_poll.isActive():
+            self._graph_modules_poll.start()
 
     @Slot()
     def _on_graph_triggered(self) -> None:
