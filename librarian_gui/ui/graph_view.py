@@ -267,9 +267,8 @@ class GraphView(QWidget):
         self.export_svg_button.clicked.connect(self._on_export_svg_clicked)
         self.isolated_label.linkActivated.connect(self._on_isolated_label_activated)
         self.canvas.node_activated.connect(self.node_activated)
-        for name in ("node_dragged", "node_released"):
-            if hasattr(self.canvas, name):
-                getattr(self.canvas, name).connect(getattr(self, name))
+        self.canvas.node_dragged.connect(self.node_dragged)
+        self.canvas.node_released.connect(self.node_released)
 
     # ------------------------------------------------------------ settings
 
@@ -344,9 +343,8 @@ class GraphView(QWidget):
         )
         self._fill_categories(graph)
         self._show_colours()
-        if hasattr(self.canvas, "set_rings"):
-            rings = graph.isolated
-            self.canvas.set_rings(rings if rings is not None and rings.any() else None)
+        rings = graph.isolated
+        self.canvas.set_rings(rings if rings is not None and rings.any() else None)
         self._show_highlight()
         n = self.isolated_max.value()
         notes = "note" if n == 1 else "notes"
@@ -381,15 +379,8 @@ class GraphView(QWidget):
     def export_image(self, path: str) -> bool:
         """Write the view as PNG or SVG (by the file's suffix); False if it failed."""
         if path.lower().endswith(".svg"):
-            if hasattr(self.canvas, "export_svg"):
-                return bool(self.canvas.export_svg(path))
-            from pyqtgraph.exporters import SVGExporter
-
-            SVGExporter(self.canvas.scene()).export(path)
-            return True
-        if hasattr(self.canvas, "export_png"):
-            return bool(self.canvas.export_png(path))
-        return bool(self.canvas.grab().save(path, "PNG"))
+            return self.canvas.export_svg(path)
+        return self.canvas.export_png(path)
 
     # ------------------------------------------------------------ colours
 
@@ -441,8 +432,7 @@ class GraphView(QWidget):
         else:
             legend = [(_KIND_TEXT[k], KIND_COLOURS[k]) for k in KINDS if k in set(graph.kinds)]
         self._legend = legend
-        if hasattr(self.canvas, "set_node_colours"):
-            self.canvas.set_node_colours(colours)
+        self.canvas.set_node_colours(colours)
         self.legend.setText(
             "<br>".join(
                 f"<span style='color: rgb({r},{g},{b})'>●</span> {name}"
@@ -467,8 +457,7 @@ class GraphView(QWidget):
             )
             count = int(mask.sum())
             self.matches.setText(f"{count} found" if count != 1 else "1 found")
-        if hasattr(self.canvas, "set_highlight"):
-            self.canvas.set_highlight(mask)
+        self.canvas.set_highlight(mask)
 
     # ------------------------------------------------------------ control events
 
