@@ -5,8 +5,9 @@ Layout: one folder per entry, named by its id (a sortable UTC timestamp and a co
 file with the file's bytes exactly as they were before the write::
 
     {"format": 1, "id": ..., "description": ..., "created": ISO time,
-     "files": [{"rel", "before": sha256, "after": sha256, "blob": "00000.before",
-                "outcome": "pending" | "written" | "skipped", "reason": ...}],
+     "files": [{"rel", "before": sha256, "after": sha256, "after_size": int | null,
+                "blob": "00000.before", "outcome": "pending" | "written" | "skipped",
+                "reason": ...}],
      "undo": null | {"at": ISO time, "restored": [rel], "refused": [[rel, reason]]}}
 
 Write-ahead: the blobs and the entry (every outcome "pending") are on disk before the first
@@ -22,6 +23,7 @@ import contextlib
 import datetime as _dt
 import json
 import os
+import posixpath
 import re
 import shutil
 from collections.abc import Callable, Sequence
@@ -30,16 +32,28 @@ from pathlib import Path
 from typing import Any, Literal
 
 from .safewrite import (
+    TEMP_PREFIX,
+    TEMP_SUFFIX,
     FileChanged,
+    FileGone,
     Snapshot,
+    Swap,
     WriteRefused,
     atomic_write,
     digest_of,
-    replace_file,
+    exchange_files,
+    keep_recovered,
+    settle,
+    swap_in,
 )
+from .vaultlock import WAIT, vault_lock
 
 JOURNAL_DIR = ".librarian/journal"
+# One empty file per run in progress, named by its entry id: a run that finds one while
+# holding the vault lock knows its writer died, and clears the temporary files it left.
+WRITING_DIR = ".librarian/writing"
 ENTRY_FILE = "entry.json"
+SETTLE_GROUP = 64  # files swapped in before their displaced versions are checked together
 FORMAT = 1
 _ID = re.compile(r"\d{8}-\d{6}-\d{6}-\d{3,}")
 _BLOB = re.compile(r"\d{5,}\.before")
@@ -62,6 +76,9 @@ class Edit:
     rel: str
     before: Snapshot
     after: bytes
+    # Whether bytes another program appends to the file meanwhile are kept after the edit
+    # (a note's new line) rather than making the write stand back (a JSON file's).
+    keep_appends: bool = True
 
     def __post_init__(self) -> None:
         if self.before.rel != self.rel:
@@ -124,19 +141,32 @@ class Journal:
         description: str,
         edits: Sequence[Edit],
         progress: Callable[[int, int], None] | None = None,
+        wait: float = WAIT,
     ) -> JournalEntry:
-        """Record ``edits``, then write each file through ``replace_file``.
+        """Record ``edits``, then write each file (``swap_in``, ``settle``), holding the
+        vault's writer lock (``wait`` seconds at most for another writer to finish, then
+        ``VaultBusy``).
 
-        A file that changed since its snapshot (or cannot be written) is skipped with the
-        reason; the others are still written. The returned entry holds every outcome; when
-        nothing was written the entry is not kept (its id cannot be undone).
-        ``progress(done, total)`` is called after each file.
+        A file that changed since its snapshot, or while it was written, or that cannot be
+        written is skipped with the reason; the others are still written. The returned
+        entry holds every outcome; when nothing was written the entry is not kept (its id
+        cannot be undone). ``progress(done, total)`` is called as files are done.
         """
         rels = [edit.rel for edit in edits]
         if len(set(rels)) != len(rels):
             raise ValueError("one entry cannot hold two edits of the same file")
         if not edits:
             return JournalEntry("", description, _now_iso())
+        with vault_lock(self.root, wait, description):
+            self.finish_interrupted()
+            return self._apply(description, edits, progress)
+
+    def _apply(
+        self,
+        description: str,
+        edits: Sequence[Edit],
+        progress: Callable[[int, int], None] | None,
+    ) -> JournalEntry:
         entry_id, folder = self._new_entry_folder()
         created = _now_iso()
         files: list[dict[str, Any]] = []
@@ -149,6 +179,7 @@ class Journal:
                         "rel": edit.rel,
                         "before": edit.before.digest,
                         "after": digest_of(edit.after),
+                        "after_size": len(edit.after) if edit.keep_appends else None,
                         "blob": blob,
                         "outcome": "pending",
                         "reason": "",
@@ -163,21 +194,26 @@ class Journal:
                 "undo": None,
             }
             atomic_write(folder / ENTRY_FILE, _dump(record))  # also syncs the folder
+            marker = self._mark_writing(entry_id)
         except BaseException:
             # Nothing was written yet: an entry that cannot be complete must not remain.
             self._discard(folder)
             raise
-        for done, (edit, item) in enumerate(zip(edits, files, strict=True), 1):
+        jobs: list[_Job] = []
+        for number, (edit, item) in enumerate(zip(edits, files, strict=True)):
             if edit.after == edit.before.data:
                 item.update(outcome="skipped", reason="nothing to change")
             else:
-                try:
-                    replace_file(self.root, edit.rel, edit.after, edit.before.digest)
-                    item["outcome"] = "written"
-                except WriteRefused as exc:
-                    item.update(outcome="skipped", reason=exc.reason)
-            if progress is not None:
-                progress(done, len(edits))
+                base = len(edit.before.data) if edit.keep_appends else None
+                jobs.append(_Job(edit.rel, edit.after, edit.before.digest, number, base))
+                item["job"] = jobs[-1]
+        try:
+            self._write_all(entry_id, jobs, "", progress, len(edits) - len(jobs), len(edits))
+        finally:
+            for item in files:
+                job = item.pop("job", None)
+                if job is not None and job.outcome != "pending":
+                    item.update(outcome=job.outcome, reason=job.reason)
         if any(item["outcome"] == "written" for item in files):
             # The notes are written: failing now would report a done write as failed. If
             # this record cannot be saved, the entry stays "pending", and undo still works
@@ -186,7 +222,144 @@ class Journal:
                 atomic_write(folder / ENTRY_FILE, _dump(record))
         else:
             self._discard(folder)
+        _unmark(marker)
         return _entry_from(record)
+
+    def _write_all(
+        self,
+        entry_id: str,
+        jobs: Sequence[_Job],
+        kind: str,
+        progress: Callable[[int, int], None] | None,
+        done: int,
+        total: int,
+    ) -> None:
+        """Swap each job's bytes in, group by group, and record in each job "written" or
+        "skipped" and why. ``kind`` is "" for a run, "u" for an undo: part of the
+        temporary files' names, so that a crash's leftovers can be told apart."""
+        for at in range(0, len(jobs), SETTLE_GROUP):
+            swaps: list[tuple[Swap, _Job]] = []
+            try:
+                for job in jobs[at : at + SETTLE_GROUP]:
+                    name = temp_name(entry_id, job.number, kind)
+                    try:
+                        swap = swap_in(
+                            self.root, job.rel, job.data, job.expected, name, job.base_size
+                        )
+                        swaps.append((swap, job))
+                    except WriteRefused as exc:
+                        job.refused(exc)
+                    done += 1
+                    if progress is not None:
+                        progress(done, total)
+            finally:
+                # Also when a cancel or an error stops the run: what is swapped in is settled.
+                reasons = settle([swap for swap, _ in swaps])
+                for (_, job), reason in zip(swaps, reasons, strict=True):
+                    job.outcome, job.reason = (
+                        ("written", "") if reason is None else ("skipped", reason)
+                    )
+
+    def _mark_writing(self, entry_id: str) -> Path:
+        # Not synced: a crash of the whole machine may lose it, and then the scan still
+        # reports the temporary files (``librarian scan --repair``). Syncing it would keep
+        # each Link click two disk flushes longer.
+        marker = self.root / WRITING_DIR / entry_id
+        try:
+            marker.parent.mkdir(exist_ok=True)
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+        except OSError as exc:
+            raise WriteRefused(
+                WRITING_DIR, f"cannot be written ({exc.strerror or exc}); nothing was written"
+            ) from None
+        return marker
+
+    def finish_interrupted(self) -> list[str]:
+        """Clear what runs that died mid-write left (their temporary files), as
+        ``repair_temp`` does; one sentence per file. Call it holding the vault lock."""
+        try:
+            names = sorted(os.listdir(self.root / WRITING_DIR))
+        except OSError:  # none (the usual case), or not a folder: nothing to finish
+            return []
+        said: list[str] = []
+        for name in names:
+            marker = self.root / WRITING_DIR / name
+            if _ID.fullmatch(name):
+                said.extend(self._clear_temps_of(name))
+            _unmark(marker)
+        return said
+
+    def _clear_temps_of(self, entry_id: str) -> list[str]:
+        try:
+            record, _entry = self._load(entry_id)
+        except JournalError:
+            return []  # no readable record: it stopped before writing any note
+        folders: dict[str, None] = {}
+        for item in record["files"]:
+            folder = posixpath.dirname(item["rel"])
+            folders[folder] = None
+        said = []
+        for folder in folders:
+            try:
+                names = os.listdir(self.root / folder) if folder else os.listdir(self.root)
+            except OSError:
+                continue
+            for name in names:
+                if name.startswith(f"{TEMP_PREFIX}{entry_id}-") and name.endswith(TEMP_SUFFIX):
+                    said.append(self.repair_temp(posixpath.join(folder, name)))
+        return said
+
+    # ------------------------------------------------------------ interrupted writes
+
+    def repair_temp(self, rel: str) -> str:
+        """Deal with a temporary file an interrupted write left at vault path ``rel``; say
+        what was done. A copy the journal knows (the note as it was before or after the
+        write) is removed. Anything else holds bytes found nowhere else — what another
+        program wrote into the note during the write: swapped back into the note when the
+        note still holds what Librarian wrote, else moved to ``.librarian/recovered/``."""
+        name = posixpath.basename(rel)
+        path = self.root / rel
+        try:
+            data = path.read_bytes()
+        except FileNotFoundError:
+            return f"{rel}: already gone"
+        except OSError as exc:
+            return f"{rel}: cannot be read ({exc.strerror or exc}); left as it is"
+        digest = digest_of(data)
+        found = _TEMP.fullmatch(name)
+        item = None
+        if found is not None:
+            with contextlib.suppress(JournalError, IndexError, KeyError, TypeError):
+                record, _entry = self._load(found["id"])
+                item = record["files"][int(found["number"])]
+        if item is not None:
+            note = item["rel"]
+            undoing = found is not None and found["kind"] == "u"
+            wrote, replaced = (
+                (item["before"], item["after"]) if undoing else (item["after"], item["before"])
+            )
+            if digest in (wrote, replaced):
+                path.unlink()
+                which = "before" if digest == item["before"] else "after"
+                return f"{rel}: removed (a copy of {note} from {which} the write)"
+            try:
+                current = digest_of((self.root / note).read_bytes())
+            except OSError:
+                current = None
+            same_folder = posixpath.dirname(note) == posixpath.dirname(rel)
+            # It is the note as another program left it during the write: put it back.
+            if (
+                current == wrote
+                and same_folder
+                and exchange_files(str(path), str(self.root / note))
+            ):
+                path.unlink()
+                return (
+                    f"{rel}: held what another program wrote to {note} during an "
+                    f"interrupted write; put back in {note}"
+                )
+        kept = keep_recovered(self.root, rel, data)
+        return f"{rel}: its bytes are not in the journal; moved to {kept}"
 
     def _discard(self, folder: Path) -> None:
         """Remove an entry that wrote nothing, and the journal folders if now empty: the
@@ -210,9 +383,17 @@ class Journal:
                 counter += 1
                 continue
             except FileNotFoundError:  # first write, or another writer just discarded it
-                self.folder.mkdir(parents=True, exist_ok=True)
+                self._make_folder()
                 continue
+            except NotADirectoryError:
+                raise WriteRefused(JOURNAL_DIR, _NOT_A_FOLDER) from None
             return entry_id, folder
+
+    def _make_folder(self) -> None:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except (FileExistsError, NotADirectoryError):
+            raise WriteRefused(JOURNAL_DIR, _NOT_A_FOLDER) from None
 
     # ------------------------------------------------------------ reading
 
@@ -224,6 +405,10 @@ class Journal:
             ]
         except FileNotFoundError:
             return []
+        except NotADirectoryError:
+            raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
+        except OSError as exc:
+            raise JournalError(f"{JOURNAL_DIR} cannot be read ({exc.strerror or exc})") from None
         return [self._load_or_error(name) for name in sorted(names, reverse=True)]
 
     def entry(self, entry_id: str) -> JournalEntry:
@@ -268,19 +453,24 @@ class Journal:
 
     # ------------------------------------------------------------ undoing
 
-    def undo(self, entry_id: str | None = None) -> UndoResult:
+    def undo(self, entry_id: str | None = None, wait: float = WAIT) -> UndoResult:
         """Give each file written by the entry (the newest not undone, by default) its
         bytes from before, unless it changed since: that file is refused, the others are
-        restored. Undoing an undone entry raises ``AlreadyUndone``."""
+        restored. Undoing an undone entry raises ``AlreadyUndone``. Holds the vault's
+        writer lock, as ``apply`` does."""
+        with vault_lock(self.root, wait, "Undo"):
+            self.finish_interrupted()
+            return self._undo(entry_id)
+
+    def _undo(self, entry_id: str | None) -> UndoResult:
         if entry_id is None:
             entry_id = self._newest_to_undo()
         record, entry = self._load(entry_id)
         if entry.undone:
             raise AlreadyUndone(f'"{entry.description}" ({entry_id}) is already undone')
-        restored: list[str] = []
         refused: list[tuple[str, str]] = []
-        untouched: list[str] = []
-        for item, file in zip(record["files"], entry.files, strict=True):
+        jobs: list[_Job] = []
+        for number, (item, file) in enumerate(zip(record["files"], entry.files, strict=True)):
             if file.outcome == "skipped":
                 continue
             try:
@@ -291,20 +481,27 @@ class Journal:
             if digest_of(before) != file.before_digest:
                 refused.append((file.rel, "its copy in the journal is damaged; left alone"))
                 continue
-            try:
-                replace_file(self.root, file.rel, before, file.after_digest)
-                restored.append(file.rel)
-            except FileChanged as exc:
-                if exc.current_digest == file.before_digest:
-                    untouched.append(file.rel)  # never written, or undone by hand already
-                elif exc.current_digest is None:
-                    refused.append((file.rel, "was deleted since; not restored"))
-                else:
-                    refused.append(
-                        (file.rel, "changed since this write; left alone so no edit is lost")
-                    )
-            except WriteRefused as exc:
-                refused.append((file.rel, exc.reason))
+            size = item.get("after_size")
+            base = size if type(size) is int and size >= 0 else None
+            jobs.append(_Job(file.rel, before, file.after_digest, number, base))
+        marker = self._mark_writing(entry_id)
+        self._write_all(entry_id, jobs, "u", None, 0, len(jobs))
+        _unmark(marker)
+        restored: list[str] = []
+        untouched: list[str] = []
+        for job in jobs:
+            if job.outcome == "written":
+                restored.append(job.rel)
+            elif job.current == digest_of(job.data):
+                untouched.append(job.rel)  # never written, or undone by hand already
+            elif job.gone:
+                refused.append((job.rel, "was deleted since; not restored"))
+            elif job.current is not None:
+                refused.append((job.rel, "changed since this write; left alone so no edit is lost"))
+            else:
+                refused.append((job.rel, job.reason))
+        order = {file.rel: n for n, file in enumerate(entry.files)}
+        refused.sort(key=lambda pair: order[pair[0]])
         if restored or not refused:
             # Refused everywhere: leave the entry undoable, to retry once the files are back.
             record["undo"] = {
@@ -376,3 +573,63 @@ def _dump(record: dict[str, Any]) -> bytes:
 
 def _now_iso() -> str:
     return _dt.datetime.now(_dt.UTC).isoformat(timespec="microseconds")
+
+
+class _Job:
+    """One file to swap in: its new bytes, the digest it must have now, its number in the
+    entry; then the outcome ("written" or "skipped" and why, ``current``: the digest found
+    instead of the expected one, ``gone``: the file no longer exists)."""
+
+    __slots__ = (
+        "base_size",
+        "current",
+        "data",
+        "expected",
+        "gone",
+        "number",
+        "outcome",
+        "reason",
+        "rel",
+    )
+
+    def __init__(
+        self, rel: str, data: bytes, expected: str, number: int, base_size: int | None
+    ) -> None:
+        self.rel = rel
+        self.data = data
+        self.expected = expected
+        self.number = number
+        self.base_size = base_size  # bytes appended to the file since are kept (swap_in)
+        self.outcome: Outcome = "pending"
+        self.reason = ""
+        self.current: str | None = None
+        self.gone = False
+
+    def refused(self, exc: WriteRefused) -> None:
+        self.outcome, self.reason = "skipped", exc.reason
+        if isinstance(exc, FileChanged):
+            self.current = exc.current_digest
+            self.gone = isinstance(exc, FileGone)
+
+
+def temp_name(entry_id: str, number: int, kind: str = "") -> str:
+    """The temporary file's name for file ``number`` of an entry (``kind`` "u": its undo)."""
+    return f"{TEMP_PREFIX}{entry_id}-{number:05d}{'-' + kind if kind else ''}{TEMP_SUFFIX}"
+
+
+_TEMP = re.compile(
+    re.escape(TEMP_PREFIX)
+    + r"(?P<id>\d{8}-\d{6}-\d{6}-\d{3,})-(?P<number>\d{5,})(?:-(?P<kind>u))?(?:-\d+)?"
+    + re.escape(TEMP_SUFFIX)
+)
+_NOT_A_FOLDER = (
+    "is a file, not a folder: Librarian keeps its undo journal there, so it writes nothing. "
+    "Move that file away."
+)
+
+
+def _unmark(marker: Path) -> None:
+    with contextlib.suppress(OSError):
+        marker.unlink()
+    with contextlib.suppress(OSError):
+        marker.parent.rmdir()  # only when empty

@@ -273,7 +273,7 @@ def test_undo_refuses_a_note_changed_after_apply_and_restores_the_others(
 ) -> None:
     preview(view, qtbot)
     apply(view, qtbot)
-    edited = ALL_LINKED["table.md"] + b"| least privilege | review |\n"
+    edited = b"| Risk | Remedy |" + ALL_LINKED["table.md"][len(b"| Risk | Fix |") :]
     write(vault, "table.md", edited)
 
     result = undo(view, qtbot)
@@ -285,6 +285,20 @@ def test_undo_refuses_a_note_changed_after_apply_and_restores_the_others(
         "Undid the last tagging run: restored 3 notes. 1 refused (below)."
     )
     assert view.report.toPlainText() == f"Refused, left as they are (1):\ntable.md — {reason}"
+
+
+def test_undo_keeps_a_row_appended_after_apply(
+    view: TaggingView, qtbot: QtBot, vault: Path
+) -> None:
+    preview(view, qtbot)
+    apply(view, qtbot)
+    row = b"| least privilege | review |\n"
+    write(vault, "table.md", ALL_LINKED["table.md"] + row)
+
+    result = undo(view, qtbot)
+
+    assert result.refused == ()  # type: ignore[attr-defined]
+    assert on_disk(vault) == {**ORIGINAL, "table.md": ORIGINAL["table.md"] + row}
 
 
 def test_a_newer_preview_replaces_one_still_running(view: TaggingView, qtbot: QtBot) -> None:

@@ -17,7 +17,7 @@ from librarian_gui.core.journal import (
     JournalError,
     JournalFile,
 )
-from librarian_gui.core.safewrite import encode_like, read_snapshot, replace_file
+from librarian_gui.core.safewrite import Swap, encode_like, read_snapshot, swap_in
 from tests.conftest import write
 
 
@@ -119,7 +119,9 @@ def test_run_that_writes_nothing_leaves_no_entry(vault: Path) -> None:
     assert entry.skipped == (("a.md", "no longer exists"), ("same.md", "nothing to change"))
     assert journal.entries() == []
     assert journal.apply("empty", []).files == ()
-    assert sorted(os.listdir(vault)) == ["same.md"]  # no .librarian folder either
+    # No journal either: only the writers' lock, taken before the deleted note was seen.
+    assert sorted(os.listdir(vault)) == [".librarian", "same.md"]
+    assert os.listdir(vault / ".librarian") == ["lock"]
 
 
 def test_bad_edits_are_programming_errors(vault: Path) -> None:
@@ -230,13 +232,15 @@ def test_interrupted_run_can_still_be_undone(vault: Path, monkeypatch: pytest.Mo
     edits = [edit(vault, "a.md", "A"), edit(vault, "b.md", "B")]
     calls = []
 
-    def crash_on_second(root: Path, rel: str, data: bytes, digest: str) -> None:
+    def crash_on_second(
+        root: Path, rel: str, data: bytes, digest: str, name: str, base: int | None
+    ) -> Swap:
         calls.append(rel)
         if len(calls) == 2:
             raise KeyboardInterrupt  # the process dies before recording any outcome
-        replace_file(root, rel, data, digest)
+        return swap_in(root, rel, data, digest, name, base)
 
-    monkeypatch.setattr(journal_module, "replace_file", crash_on_second)
+    monkeypatch.setattr(journal_module, "swap_in", crash_on_second)
     journal = Journal(vault)
     with pytest.raises(KeyboardInterrupt):
         journal.apply("interrupted", edits)
@@ -245,6 +249,7 @@ def test_interrupted_run_can_still_be_undone(vault: Path, monkeypatch: pytest.Mo
     assert entry.interrupted is True
     assert [f.outcome for f in entry.files] == ["pending", "pending"]
     assert (a.read_bytes(), b.read_bytes()) == (b"A", b"b")
+    assert sorted(os.listdir(vault)) == [".librarian", "a.md", "b.md"]  # a.md was settled
     result = journal.undo()
     assert (result.restored, result.refused, result.untouched) == (("a.md",), (), ("b.md",))
     assert (a.read_bytes(), b.read_bytes()) == (b"a", b"b")

@@ -180,16 +180,21 @@ def test_symlink_loop_is_refused(vault: Path) -> None:
         read_snapshot(vault, "a.md")
 
 
+@pytest.mark.parametrize("exchange", [True, False], ids=["exchange", "rename"])
 def test_failed_rename_leaves_file_and_folder_as_they_were(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, monkeypatch: pytest.MonkeyPatch, exchange: bool
 ) -> None:
     path = write(vault, "n.md", b"original\n")
     snap = read_snapshot(vault, "n.md")
 
-    def full_disk(src: object, dst: object) -> None:
+    def full_disk(src: object, dst: object) -> bool:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr("librarian_gui.core.safewrite.os.replace", full_disk)
+    if exchange:
+        monkeypatch.setattr("librarian_gui.core.safewrite._exchange", full_disk)
+    else:  # a file system that cannot exchange two names: the plain rename fails
+        monkeypatch.setattr("librarian_gui.core.safewrite._exchange", lambda a, b: False)
+        monkeypatch.setattr("librarian_gui.core.safewrite.os.replace", full_disk)
     with pytest.raises(WriteRefused) as info:
         replace_file(vault, "n.md", b"new\n", snap.digest)
     assert str(info.value) == (
