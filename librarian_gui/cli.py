@@ -30,6 +30,7 @@ EXIT_USAGE = 2
 EXIT_NO_VAULT = 3
 EXIT_NO_NOTE = 4
 EXIT_AMBIGUOUS = 5
+EXIT_BUSY = 6
 
 _PROGRESS_MIN = 500  # notes; smaller scans finish before a bar would help
 
@@ -104,15 +105,20 @@ def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None
 
 
 def cmd_scan(args: argparse.Namespace) -> None:
+    repaired: list[str] = []
+    if args.repair:  # before the scan, so that it reports what is left
+        repaired = _repair(Path(args.vault).expanduser(), args.wait)
     index = _open_index(args)
     stats = index.stats()
     warnings = index.warnings()
-    data = {
+    data: dict[str, Any] = {
         **stats,
         "warning_details": [
             {"path": w.path, "kind": w.kind, "message": w.message} for w in warnings
         ],
     }
+    if args.repair:
+        data["repaired"] = repaired
 
     def human() -> str:
         links = stats["links"]
@@ -131,12 +137,28 @@ def cmd_scan(args: argparse.Namespace) -> None:
             f"concepts     {stats['concepts']}",
             f"warnings     {stats['warnings']}",
         ]
+        lines.extend(f"  repaired: {said}" for said in repaired)
         lines.extend(f"  warning: {w}" for w in warnings[:50])
         if len(warnings) > 50:
             lines.append(f"  … and {len(warnings) - 50} more (see --json)")
         return "\n".join(lines)
 
     _emit(args, data, human)
+
+
+def _repair(vault: Path, wait: float) -> list[str]:
+    from .core.journal import Journal, JournalError
+    from .core.safewrite import WriteRefused
+    from .core.vaultlock import VaultBusy
+
+    if not vault.is_dir():
+        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    try:
+        return Journal(vault).repair(wait)
+    except VaultBusy as exc:
+        raise _Failure(EXIT_BUSY, str(exc)) from exc
+    except (JournalError, WriteRefused, OSError) as exc:
+        raise _Failure(1, f"repair stopped: {exc}") from exc
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
@@ -284,7 +306,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
         epilog="Exit codes: 0 ok, 1 findings (dictionary errors, files refused by tag), "
-        "2 usage, 3 vault not found, 4 note not found, 5 note name ambiguous.",
+        "2 usage, 3 vault not found, 4 note not found, 5 note name ambiguous, "
+        "6 another Librarian is writing the vault.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -300,7 +323,13 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
-    add("scan", cmd_scan, "index the vault and print its counts")
+    scan = add("scan", cmd_scan, "index the vault and print its counts")
+    scan.add_argument(
+        "--repair",
+        action="store_true",
+        help="first remove or put back the temporary files interrupted writes left",
+    )
+    scan.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
     add("backlinks", cmd_backlinks, "notes linking to NOTE, with the linking line", note=True)
     add("links", cmd_links, "the links in NOTE and where they resolve", note=True)
     neighbors = add("neighbors", cmd_neighbors, "notes within N hops of NOTE", note=True)

@@ -14,6 +14,7 @@ from .core.concepts import DEFAULT_DICTIONARY, LintIssue
 from .core.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.index import VaultIndex
 from .core.journal import Journal, JournalError
+from .core.safewrite import WriteRefused
 from .core.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
 from .core.tagging import (
     apply_plan,
@@ -23,8 +24,11 @@ from .core.tagging import (
     undo_last_run,
 )
 from .core.vault import read_note
+from .core.vaultlock import WAIT, VaultBusy
 
 EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
+EXIT_USAGE = 2
+EXIT_BUSY = 6  # another of Librarian's writers holds the vault (core/vaultlock.py)
 # What a command gives the command line: the JSON document, the human text, the exit code.
 Result = tuple[dict[str, Any], str, int]
 
@@ -146,10 +150,18 @@ def cmd_tag(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> Result:
     vault = Path(args.vault).expanduser()
+    if args.entry and not args.undo:
+        raise CommandFailed(EXIT_USAGE, "--entry goes with --undo")
     if args.undo:
+        journal = Journal(vault)
         try:
-            result = undo_last_run(Journal(vault))
-        except JournalError as exc:
+            if args.entry:
+                result = journal.undo(args.entry, args.wait)
+            else:
+                result = undo_last_run(journal, args.wait)
+        except VaultBusy as exc:
+            raise CommandFailed(EXIT_BUSY, str(exc)) from exc
+        except (JournalError, WriteRefused) as exc:
             raise CommandFailed(EXIT_FINDINGS, str(exc)) from exc
         data = {
             "entry": result.entry_id,
@@ -198,7 +210,12 @@ def cmd_tag(
             return data, "", 0
         diffs = "".join(n.diff() for n in plan.notes)
         return data, diffs + "\n".join(summary), 0
-    entry = apply_plan(index.root, plan)
+    try:
+        entry = apply_plan(index.root, plan, wait=args.wait)
+    except VaultBusy as exc:
+        raise CommandFailed(EXIT_BUSY, str(exc)) from exc
+    except (JournalError, WriteRefused) as exc:
+        raise CommandFailed(EXIT_FINDINGS, str(exc)) from exc
     data["entry"] = entry.id or None
     data["written"] = list(entry.written)
     data["skipped"] = [
@@ -252,6 +269,16 @@ def add_commands(
     mode.add_argument("--dry-run", action="store_true", help="show what would change (default)")
     mode.add_argument("--apply", action="store_true", help="write the links (journaled)")
     mode.add_argument("--undo", action="store_true", help="undo the last tagging run")
+    tag.add_argument(
+        "--entry", metavar="ID", help="with --undo: undo this journal entry (its folder name)"
+    )
+    tag.add_argument(
+        "--wait",
+        type=float,
+        default=WAIT,
+        metavar="SECONDS",
+        help="wait this long for another Librarian writing the vault (default: %(default)s)",
+    )
     tag.add_argument(
         "--all-mentions", action="store_true", help="link every mention, not the first"
     )

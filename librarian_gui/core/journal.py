@@ -311,6 +311,14 @@ class Journal:
 
     # ------------------------------------------------------------ interrupted writes
 
+    def repair(self, wait: float = WAIT) -> list[str]:
+        """Deal with every temporary file interrupted writes left anywhere in the vault
+        (``repair_temp``), holding the vault's writer lock; one sentence per file."""
+        with vault_lock(self.root, wait, "Repair"):
+            said = self.finish_interrupted()
+            said.extend(self.repair_temp(rel) for rel in find_temps(self.root))
+            return said
+
     def repair_temp(self, rel: str) -> str:
         """Deal with a temporary file an interrupted write left at vault path ``rel``; say
         what was done. A copy the journal knows (the note as it was before or after the
@@ -359,6 +367,7 @@ class Journal:
                     f"interrupted write; put back in {note}"
                 )
         kept = keep_recovered(self.root, rel, data)
+        path.unlink()
         return f"{rel}: its bytes are not in the journal; moved to {kept}"
 
     def _discard(self, folder: Path) -> None:
@@ -386,14 +395,14 @@ class Journal:
                 self._make_folder()
                 continue
             except NotADirectoryError:
-                raise WriteRefused(JOURNAL_DIR, _NOT_A_FOLDER) from None
+                raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
             return entry_id, folder
 
     def _make_folder(self) -> None:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
-            raise WriteRefused(JOURNAL_DIR, _NOT_A_FOLDER) from None
+            raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
 
     # ------------------------------------------------------------ reading
 
@@ -515,18 +524,26 @@ class Journal:
         return UndoResult(entry_id, tuple(restored), tuple(refused), tuple(untouched))
 
     def _newest_to_undo(self) -> str:
+        return self.newest(lambda entry: True)
+
+    def newest(self, wanted: Callable[[JournalEntry], bool], what: str = "write") -> str:
+        """The id of the newest entry not undone that ``wanted`` accepts. A damaged entry
+        newer than it stops the search with ``JournalError``: it may be the one meant, and
+        undoing an older one instead is not what the user asked for."""
         for entry in self.entries():
             if entry.error is not None and not (self.folder / entry.id / ENTRY_FILE).exists():
                 continue  # stopped before its record was saved, so before any note was written
             if entry.error is not None:
-                # Undoing an older entry instead would not be what the user asked for.
                 raise JournalError(
-                    f"the newest entry cannot be undone: {entry.error}. Undo an entry by its "
-                    f"id, or remove the folder {JOURNAL_DIR}/{entry.id}"
+                    f"the newest journal entry {entry.id} is damaged ({entry.error}), so "
+                    f"nothing was undone: it may be the {what} you mean. Undo an older "
+                    f"{what} with --entry ID, or move the folder {JOURNAL_DIR}/{entry.id} away."
                 )
-            if not entry.undone:
+            if not entry.undone and wanted(entry):
                 return entry.id
-        raise JournalError("nothing to undo: every write in the journal is undone")
+        if what == "write":
+            raise JournalError("nothing to undo: every write in the journal is undone")
+        raise JournalError(f"no {what} to undo")
 
 
 def _entry_from(record: dict[str, Any]) -> JournalEntry:
@@ -633,3 +650,17 @@ def _unmark(marker: Path) -> None:
         marker.unlink()
     with contextlib.suppress(OSError):
         marker.parent.rmdir()  # only when empty
+
+
+def find_temps(root: Path) -> list[str]:
+    """The vault paths of Librarian's temporary files in the vault's folders (dot-folders
+    and symlinked folders left out: Librarian writes in neither), sorted."""
+    found = []
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(f for f in folders if not f.startswith("."))
+        rel_folder = os.path.relpath(folder, root)
+        for name in names:
+            if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+                rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+                found.append(rel.replace(os.sep, "/"))
+    return sorted(found)

@@ -142,7 +142,8 @@ def link_mention(
             f'"{mention.text}" at line {mention.line} is now inside a link or code; '
             "nothing was written",
         )
-    name = link_name(index, mention.source, target_rel)
+    with index.lock:  # only for the name: the write may wait for another writer
+        name = link_name(index, mention.source, target_rel)
     if _NOT_IN_NAME.intersection(name):
         raise WriteRefused(
             target_rel, "its name holds a character a wiki link cannot hold ([ ] | # ^)"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .concepts import Concept
 from .index import VaultIndex
-from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
+from .journal import Edit, Journal, JournalEntry, UndoResult
 from .parser import mask_note, split_front_matter
 from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
@@ -26,6 +26,7 @@ from .tagger import (
     find_occurrences,
     occurrences_at,
 )
+from .vaultlock import WAIT, vault_lock
 
 if TYPE_CHECKING:
     from .tagger_batch import Spans
@@ -228,6 +229,7 @@ def apply_plan(
     accepted: Mapping[str, Collection[int]] | None = None,
     journal: Journal | None = None,
     progress: Callable[[int, int], None] | None = None,
+    wait: float = WAIT,
 ) -> JournalEntry:
     """Write the accepted mentions (all of them when ``accepted`` is None; per note, the
     indexes of its accepted occurrences) as one journal entry. A note changed since the
@@ -243,15 +245,17 @@ def apply_plan(
         linked += len(note.occurrences) if chosen is None else len(chosen)
     journal = journal or Journal(root)
     description = f"{RUN_PREFIX}: {linked} mention{'s' * (linked != 1)} in {len(edits)} notes"
-    return journal.apply(description, edits, progress)
+    return journal.apply(description, edits, progress, wait)
 
 
-def undo_last_run(journal: Journal) -> UndoResult:
-    """Undo the newest tagging run that is not undone yet."""
-    for entry in journal.entries():
-        if entry.error is None and entry.description.startswith(RUN_PREFIX) and not entry.undone:
-            return journal.undo(entry.id)
-    raise JournalError("no tagging run to undo")
+def undo_last_run(journal: Journal, wait: float = WAIT) -> UndoResult:
+    """Undo the newest tagging run that is not undone yet; ``JournalError`` when there is
+    none, or when a damaged entry is newer than it (it may be the run meant)."""
+    with vault_lock(journal.root, wait, "Undo the last tagging run"):
+        entry_id = journal.newest(
+            lambda entry: entry.description.startswith(RUN_PREFIX), "tagging run"
+        )
+        return journal.undo(entry_id, wait)
 
 
 def mentions_by_note(

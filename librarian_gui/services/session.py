@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import html
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -13,7 +15,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.courtesy import Courtesy
 from ..core.filetree import FileTreeData
-from ..core.journal import Journal, JournalError
+from ..core.journal import Journal, JournalEntry, JournalError, UndoResult
 from ..core.queries import node_kind, node_label, outgoing_summary
 from ..core.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
 from ..core.safewrite import WriteRefused
@@ -55,6 +57,8 @@ class VaultSession(QObject):
         files_changed(object): an Update (files added, removed, renamed).
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
+        write_finished(str): a write asked for here ("link" or "undo") is done, its outcome
+            told by ``message``.
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
         search_ready(str, object): a query and its hits (list of SearchHit), or an error
             message instead of the list.
@@ -71,6 +75,8 @@ class VaultSession(QObject):
     files_changed = Signal(object)
     message = Signal(str)
     undo_changed = Signal(bool)
+    write_finished = Signal(str)
+    _write_relay = Signal(str, object)  # internal: from the writer thread, delivered queued
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
 
@@ -80,6 +86,10 @@ class VaultSession(QObject):
         self.root: Path = model.root
         self.store = TextStore(model.root)
         self.journal = Journal(model.root)
+        # Writes wait for the vault's writer lock (another window, an agent's command):
+        # never in the GUI thread, and one at a time.
+        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-write")
+        self._write_relay.connect(self._on_write_relay_finished)
         self.history = History()
         self.dark = dark
         self._generation = 0
@@ -426,41 +436,76 @@ class VaultSession(QObject):
 
     @Slot(object)
     def link_mention(self, mention: Mention) -> None:
+        """Link one unlinked mention (on the writer thread: the write may wait for another
+        of Librarian's writers to finish); ``message`` says how it went."""
         place = self.current
-        if place is None or place.kind != "note":
+        if place is None or place.kind != "note" or self.model.index is None:
             return
-        try:
-            with self.model.read() as index:
-                from ..core.mentions import link_mention
+        index, journal, target = self.model.index, self.journal, place.node
 
-                entry = link_mention(index, self.journal, mention, place.node)
-        except WriteRefused as exc:
-            self.message.emit(f"Not linked: {exc}")
+        def job() -> object:
+            from ..core.mentions import link_mention
+
+            return link_mention(index, journal, mention, target)
+
+        self._write("link", mention, job)
+
+    @Slot()
+    def undo_last(self) -> None:
+        """Undo the newest write not undone yet (on the writer thread)."""
+        self._write("undo", None, self.journal.undo)
+
+    def _write(self, kind: str, what: object, job: Callable[[], object]) -> None:
+        relay = self._write_relay
+
+        def run() -> None:
+            try:
+                result = job()
+            except (JournalError, WriteRefused, LookupError, OSError) as exc:
+                result = exc
+            with contextlib.suppress(RuntimeError):  # the session is gone: nobody to tell
+                relay.emit(kind, (what, result))
+
+        self._writer.submit(run)
+
+    @Slot(str, object)
+    def _on_write_relay_finished(self, kind: str, outcome: object) -> None:
+        what, result = outcome  # type: ignore[misc]
+        if kind == "link":
+            self._show_linked(what, result)
+        else:
+            self._show_undone(result)
+        self.undo_changed.emit(self.can_undo())
+        self.write_finished.emit(kind)
+
+    def _show_linked(self, mention: Mention, result: object) -> None:
+        if isinstance(result, Exception):
+            self.message.emit(f"Not linked: {result}")
             return
+        entry: JournalEntry = result  # type: ignore[assignment]
         if entry.written:
             self.message.emit(
                 f"Linked “{mention.text}” in {mention.source}. Edit → Undo reverts it."
             )
-            self.undo_changed.emit(True)
         else:
             reasons = "; ".join(reason for _, reason in entry.skipped)
             self.message.emit(f"Not linked: {reasons}")
 
-    @Slot()
-    def undo_last(self) -> None:
-        try:
-            result = self.journal.undo()
-        except (JournalError, WriteRefused, LookupError) as exc:
-            self.message.emit(f"Nothing undone: {exc}")
-            self.undo_changed.emit(self.can_undo())
+    def _show_undone(self, result: object) -> None:
+        if isinstance(result, Exception):
+            self.message.emit(f"Nothing undone: {result}")
             return
+        undone: UndoResult = result  # type: ignore[assignment]
         parts = []
-        if result.restored:
-            parts.append(f"restored {', '.join(result.restored)}")
-        for rel, reason in result.refused:
+        if undone.restored:
+            parts.append(f"restored {', '.join(undone.restored)}")
+        for rel, reason in undone.refused:
             parts.append(f"kept {rel} ({reason})")
         self.message.emit("Undo: " + ("; ".join(parts) or "nothing to restore"))
-        self.undo_changed.emit(self.can_undo())
+
+    def shutdown(self) -> None:
+        """Wait for a write in progress to finish (the window is closing)."""
+        self._writer.shutdown(wait=True)
 
     def can_undo(self) -> bool:
         try:

@@ -250,6 +250,8 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             self.settings.set_last_note(root, current.node)
         if self.graph_session is not None:
             self.graph_session.stop()
+        if self.session is not None:
+            self.session.shutdown()
         if self.concept_tabs is not None:
             self.concept_tabs.close()
             self.concept_tabs.deleteLater()

@@ -186,14 +186,16 @@ def test_link_button_rewrites_exactly_one_mention_and_undo_restores(
     mention = window.backlinks._mentions[0]
     path = demo / mention.source
     before = path.read_bytes()
-    window.backlinks.unlinked.browser.anchorClicked.emit(_url("link:///0"))
+    with qtbot.waitSignal(window.session.write_finished, timeout=10_000):  # type: ignore[union-attr]
+        window.backlinks.unlinked.browser.anchorClicked.emit(_url("link:///0"))
     after = path.read_bytes()
     text = before.decode("utf-8")
     link = f"[[homelab-ops|{mention.text}]]" if mention.text != "homelab-ops" else "[[homelab-ops]]"
     expected = text[: mention.start] + link + text[mention.end :]
     assert after.decode("utf-8") == expected
     assert window.undo_action.isEnabled()
-    window.undo_action.trigger()
+    with qtbot.waitSignal(window.session.write_finished, timeout=10_000):  # type: ignore[union-attr]
+        window.undo_action.trigger()
     assert path.read_bytes() == before
 
 

@@ -268,7 +268,7 @@ def test_corrupt_entry_is_reported_and_the_rest_still_works(vault: Path) -> None
     assert entries[1] == good
     with pytest.raises(JournalError, match=f"journal entry {bad.id} is corrupt"):
         journal.undo(bad.id)
-    with pytest.raises(JournalError, match="the newest entry cannot be undone"):
+    with pytest.raises(JournalError, match=f"the newest journal entry {bad.id} is damaged"):
         journal.undo()
     assert path.read_bytes() == b"2"
     path.write_bytes(b"1")  # back to what the good entry wrote
