@@ -268,7 +268,6 @@ def swap_in(
             if isinstance(exc, OSError):
                 raise _unwritable(rel, exc) from exc
             raise
-        _fsync_folder(folder)
         swap = Swap(
             root,
             rel,
@@ -331,6 +330,8 @@ def settle(swaps: Sequence[Swap], grace: float | None = None) -> list[str | None
         finally:
             with contextlib.suppress(OSError):
                 os.close(swap.old_fd)
+    for folder in folders:  # the renames made durable: one flush per folder, not per note
+        _fsync_folder(folder)
     return outcomes
 
 
