@@ -30,6 +30,14 @@ def is_temp_name(name: str) -> bool:
     return name.startswith((".", "~$")) or name.endswith(("~", ".tmp", ".swp"))
 
 
+def is_interrupted_write(name: str) -> bool:
+    """The temporary file of one of Librarian's own atomic writes (``.librarian-….tmp``):
+    still there when no write is under way, it was left by a write that was killed."""
+    return name.startswith(".librarian-") and name.endswith(".tmp")
+
+
+INTERRUPTED_WRITE = "left by an interrupted Librarian write; `librarian scan --repair` removes it"
+
 # ------------------------------------------------------------------ the symlink rule
 #
 # DESIGN §9. A symbolic link in the vault is followed only when its target, every link
@@ -231,6 +239,13 @@ def walk_vault(
             name = entry.name
             rel = f"{rel_folder}/{name}" if rel_folder else name
             if name.startswith("."):
+                # Only a full scan: a live update's walk would catch writes under way.
+                if (
+                    not start
+                    and is_interrupted_write(name)
+                    and entry.is_file(follow_symlinks=False)
+                ):
+                    result.warnings.append(ScanWarning(rel, "interrupted-write", INTERRUPTED_WRITE))
                 continue
             real = None
             if entry.is_symlink():
