@@ -622,7 +622,10 @@ class VaultIndex:
         """Every problem found, one per item, sorted by path."""
         out = list(self.scan_warnings.values())
         for rel, record in self.notes.items():
-            out.extend(ScanWarning(rel, "note", w) for w in record.warnings)
+            out.extend(
+                ScanWarning(rel, kind, message)
+                for kind, message in zip(record.warning_kinds, record.warnings, strict=True)
+            )
         if self.concepts.error:
             where = self._dictionary_rel or str(self.dictionary_path)
             out.append(ScanWarning(where, "dictionary", self.concepts.error))
