@@ -365,10 +365,10 @@ _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 def _refused_open(fd: int, root: str, rel: str) -> ScanWarning | None:
-    """Why the file open as ``fd`` (the vault path ``rel``) must not be read: it lies outside
-    the vault. The kernel says where the open file is in one system call (``/proc``), a
-    seventh of following the path in ``follow_inside``; that check decides only where the
-    kernel cannot tell or places the file outside (the warning must name the link)."""
+    """The warning when the file open as ``fd`` (the vault path ``rel``) lies outside the
+    vault, else None. The kernel names the open file's real path in one system call
+    (``/proc/self/fd``): a seventh of the cost of ``_follow``, which decides only where
+    there is no ``/proc`` or the kernel places the file outside (and names the link)."""
     root_real = _real_root(root)
     try:
         if _within(os.readlink(f"/proc/self/fd/{fd}"), root_real):
