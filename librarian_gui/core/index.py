@@ -213,7 +213,7 @@ class VaultIndex:
             else:
                 vanished = True
             if warning is not None:
-                self.scan_warnings[rel] = warning
+                self.scan_warnings[warning.path] = warning
         self.last_parsed = len(to_read)
         self._stale_cache = cached is not None
         if vanished:  # a listed note is gone: links must not resolve to it
@@ -453,7 +453,7 @@ class VaultIndex:
         for rel, record, warning in read_many(self.root, to_read):
             old = self.notes.get(rel)
             if warning is not None:
-                self.scan_warnings[rel] = warning
+                self.scan_warnings[warning.path] = warning
             if record is None:
                 if old is not None:
                     removed.append(rel)
@@ -569,7 +569,9 @@ class VaultIndex:
             if rel in notes_now or rel in attachments_now:
                 continue
             single = classify_file(self.root, self.rules, rel)
-            if single is not None:
+            if isinstance(single, ScanWarning):
+                self.scan_warnings[single.path] = single
+            elif single is not None:
                 kind, stamp = single
                 (notes_now if kind == "note" else attachments_now)[rel] = stamp
         return notes_now, attachments_now, checked
@@ -620,7 +622,10 @@ class VaultIndex:
         """Every problem found, one per item, sorted by path."""
         out = list(self.scan_warnings.values())
         for rel, record in self.notes.items():
-            out.extend(ScanWarning(rel, "note", w) for w in record.warnings)
+            out.extend(
+                ScanWarning(rel, kind, message)
+                for kind, message in zip(record.warning_kinds, record.warnings, strict=True)
+            )
         if self.concepts.error:
             where = self._dictionary_rel or str(self.dictionary_path)
             out.append(ScanWarning(where, "dictionary", self.concepts.error))

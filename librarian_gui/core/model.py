@@ -63,6 +63,12 @@ class ScanWarning:
 DateSource = Literal["front-matter", "name", "mtime"]
 
 
+def parse_warning_kind(message: str) -> str:
+    """The kind of a warning the parser reports (it reports messages only): today every one
+    is about the front matter."""
+    return "front-matter" if message.startswith("front matter") else "parse"
+
+
 @dataclass(frozen=True, slots=True)
 class ParsedNote:
     """Everything the index needs from one note, computed once per change."""
@@ -133,6 +139,8 @@ class NoteRecord:
     The full parse (``parsed``) is decoded from its cached bytes only when first asked for:
     a warm start of a large vault needs only each link's kind and resolved target, which
     the record carries directly (``link_kinds``: one letter per link, see KIND_CODES).
+    ``warnings`` are messages; ``warning_kinds`` the kind of each (``binary``,
+    ``too-large``, ``encoding``, ``unreadable``, ``front-matter``, …), in the same order.
     Treated as immutable; the lazy decode only fills in a value that never changes.
     """
 
@@ -147,6 +155,7 @@ class NoteRecord:
         "lossy",
         "path",
         "stamp",
+        "warning_kinds",
         "warnings",
     )
 
@@ -163,6 +172,7 @@ class NoteRecord:
         link_kinds: str | None = None,
         link_keys: tuple[str, ...] = (),
         warnings: tuple[str, ...] | None = None,
+        warning_kinds: tuple[str, ...] | None = None,
     ) -> None:
         if parsed is None and blob is None:
             raise ValueError("a NoteRecord needs its parse or the parse's bytes")
@@ -180,6 +190,11 @@ class NoteRecord:
         else:
             self.link_kinds = link_kinds or ""
             self.warnings = warnings or ()
+        if warning_kinds is None:
+            warning_kinds = tuple(map(parse_warning_kind, self.warnings))
+        elif len(warning_kinds) != len(self.warnings):
+            raise ValueError("a NoteRecord needs one kind for each of its warnings")
+        self.warning_kinds = warning_kinds
         self.link_keys = link_keys
 
     @property
@@ -229,6 +244,7 @@ class NoteRecord:
             and self.date == other.date
             and self.date_source == other.date_source
             and self.lossy == other.lossy
+            and self.warning_kinds == other.warning_kinds
             and self.parsed == other.parsed
         )
 

@@ -15,7 +15,15 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from .model import DateSource, FileStamp, NoteRecord, ParsedNote, ScanWarning, name_key
+from .model import (
+    DateSource,
+    FileStamp,
+    NoteRecord,
+    ParsedNote,
+    ScanWarning,
+    name_key,
+    parse_warning_kind,
+)
 from .parser import parse_date_text, parse_note
 from .vault import read_note
 
@@ -63,12 +71,11 @@ def read_record(root: Path, rel: str) -> tuple[NoteRecord | None, ScanWarning | 
     result = read_note(root, rel)
     if result.stamp is None:
         return None, result.warning
-    if result.text is None:
-        parsed = ParsedNote(warnings=(result.warning.message,) if result.warning else ())
-    else:
-        parsed = parse_note(result.text)
-        if result.warning is not None:
-            parsed = _with_warning(parsed, result.warning.message)
+    parsed = ParsedNote() if result.text is None else parse_note(result.text)
+    kinds = tuple(map(parse_warning_kind, parsed.warnings))
+    if result.warning is not None:  # the reading's warning first, then the parser's
+        parsed = _with_warning(parsed, result.warning.message)
+        kinds = (result.warning.kind, *kinds)
     date, source = note_date(rel, parsed, result.stamp)
     record = NoteRecord(
         rel,
@@ -78,6 +85,7 @@ def read_record(root: Path, rel: str) -> tuple[NoteRecord | None, ScanWarning | 
         lossy=result.lossy,
         parsed=parsed,
         link_keys=link_keys_of([link.target for link in parsed.links]),
+        warning_kinds=kinds,
     )
     return record, None
 
@@ -100,6 +108,7 @@ def record_row(record: NoteRecord) -> Row:
         record.date_source,
         record.lossy,
         record.warnings,
+        record.warning_kinds,
         record.link_kinds,
         record.link_keys,
         record.blob,
@@ -107,7 +116,7 @@ def record_row(record: NoteRecord) -> Row:
 
 
 def record_from_row(row: Sequence[object]) -> NoteRecord:
-    path, stamp, date, source, lossy, warnings, kinds, keys, blob = row
+    path, stamp, date, source, lossy, warnings, warning_kinds, kinds, keys, blob = row
     return NoteRecord(
         path,  # type: ignore[arg-type]
         FileStamp(*stamp),  # type: ignore[misc]
@@ -118,6 +127,7 @@ def record_from_row(row: Sequence[object]) -> NoteRecord:
         link_kinds=kinds,  # type: ignore[arg-type]
         link_keys=keys,  # type: ignore[arg-type]
         warnings=warnings,  # type: ignore[arg-type]
+        warning_kinds=warning_kinds,  # type: ignore[arg-type]
     )
 
 

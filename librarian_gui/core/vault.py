@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat as _stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from .model import FileStamp, ScanWarning
 
@@ -27,6 +28,120 @@ def is_note_name(name: str) -> bool:
 def is_temp_name(name: str) -> bool:
     """Editors' and agents' temporary files are neither notes nor attachments."""
     return name.startswith((".", "~$")) or name.endswith(("~", ".tmp", ".swp"))
+
+
+def is_interrupted_write(name: str) -> bool:
+    """The temporary file of one of Librarian's own atomic writes (``.librarian-….tmp``):
+    still there when no write is under way, it was left by a write that was killed."""
+    return name.startswith(".librarian-") and name.endswith(".tmp")
+
+
+INTERRUPTED_WRITE = "left by an interrupted Librarian write; `librarian scan --repair` removes it"
+
+# ------------------------------------------------------------------ the symlink rule
+#
+# DESIGN §9. A symbolic link in the vault is followed only when its target, every link
+# resolved, lies inside the vault's own real folder. A link out of the vault (a note, a
+# folder, an image) is refused: not indexed, not read, not embedded, never written. A link
+# to the vault itself or a folder above it is refused too: following it would put the vault
+# inside itself. Every place that reaches a file through a path goes through ``follow_inside``.
+
+_ABOVE = (
+    "symbolic link to the vault itself or a folder above it: following it would include the "
+    "vault in itself; skipped"
+)
+_LOOP = "symbolic link loop: following it never reaches a file; skipped"
+_ALREADY = "folder link points to a folder already indexed (a loop); skipped"
+_NOT_INSIDE = "is not a path inside the vault; refused"
+
+
+class Followed(NamedTuple):
+    """Where a vault-relative path leads: ``real`` is its real path (every symlink
+    resolved; the file need not exist), or None when it is ``refused`` — the warning then
+    names the link that leads out (or the path itself, when it climbs out with ``..``)."""
+
+    real: str | None
+    refused: ScanWarning | None
+
+
+def follow_inside(root: Path | str, rel: str) -> Followed:
+    """Follow ``rel`` (a path relative to the vault ``root``) under the symlink rule.
+
+    Refused, with a warning of kind ``symlink-outside`` (a link whose target is outside
+    the vault), ``symlink-loop`` (a link to the vault or a folder above it, or links in a
+    loop) or ``outside-vault`` (an absolute path, or one that climbs out with ``..`` or is
+    the vault folder itself). A path that does not exist (yet) is followed as far as it
+    exists: a note about to be created is allowed where its folder is."""
+    return _follow(_real_root(os.fspath(root)), rel)
+
+
+def resolve_inside(root: Path | str, rel: str) -> str | None:
+    """The real path of ``rel`` inside the vault, or None where the symlink rule refuses it
+    (see ``follow_inside``)."""
+    return _follow(_real_root(os.fspath(root)), rel).real
+
+
+@functools.lru_cache(maxsize=16)
+def _real_root(root: str) -> str:
+    return os.path.realpath(root)
+
+
+def _within(path: str, folder: str) -> bool:
+    """Whether the real ``path`` is ``folder`` or lies under it."""
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
+
+
+def _follow(root_real: str, rel: str) -> Followed:
+    """Walk down ``rel`` one component at a time: one lstat each, and a full resolution
+    only of the links met on the way (the vault's own folders are their own real path)."""
+    if os.path.isabs(rel):
+        return Followed(None, ScanWarning(rel, "outside-vault", _NOT_INSIDE))
+    current = root_real
+    done: list[str] = []  # the components followed, as the vault-relative path shown
+    parts = rel.split("/")
+    for i, part in enumerate(parts):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not done:
+                return Followed(None, ScanWarning(rel, "outside-vault", _NOT_INSIDE))
+            done.pop()
+            current = os.path.dirname(current)
+            continue
+        done.append(part)
+        current = os.path.join(current, part)
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:  # nothing further exists: there is no link to follow
+            return Followed(os.path.join(current, *[p for p in parts[i + 1 :] if p]), None)
+        except OSError:
+            st = None  # not a folder on the way, or not searchable: resolve what is there
+        if st is None or _stat.S_ISLNK(st.st_mode):
+            real = os.path.realpath(current)
+            refused = _judge(root_real, real, "/".join(done))
+            if refused is not None:
+                return Followed(None, refused)
+            current = real
+    if current == root_real:
+        return Followed(None, ScanWarning(rel, "outside-vault", _NOT_INSIDE))
+    return Followed(current, None)
+
+
+def _judge(root_real: str, real: str, link: str) -> ScanWarning | None:
+    """Why the link ``link`` (vault-relative), whose target resolves to ``real``, must not be
+    followed; None when its target lies inside the vault (or is missing there)."""
+    if _within(root_real, real):
+        return ScanWarning(link, "symlink-loop", _ABOVE)
+    if not _within(real, root_real):
+        return ScanWarning(
+            link, "symlink-outside", f"symbolic link points outside the vault (to {real}); skipped"
+        )
+    try:
+        st = os.lstat(real)
+    except OSError as exc:
+        return ScanWarning(link, "symlink-loop", _LOOP) if exc.errno == errno.ELOOP else None
+    # A resolved path that is still a link is where the resolution found a loop.
+    return ScanWarning(link, "symlink-loop", _LOOP) if _stat.S_ISLNK(st.st_mode) else None
 
 
 class IgnoreRules:
@@ -86,13 +201,23 @@ def walk_vault(
 ) -> WalkResult:
     """List notes and attachments under ``root`` (or its sub-folder ``start``).
 
-    Symlinked folders are followed once; a folder reached again through a link (a loop, or
-    two links to one place) is reported and skipped. ``on_many`` = (n, call): ``call()``
-    runs once, as soon as n notes are found (to start parse workers early).
+    Symlinks are followed under the symlink rule (``follow_inside``); a folder reached
+    again through a link (a loop, or two links to one place) is reported and skipped.
+    ``on_many`` = (n, call): ``call()`` runs once, as soon as n notes are found (to start
+    parse workers early).
     """
     many_at, on_many_call = on_many if on_many is not None else (-1, None)
     result = WalkResult()
     result.warnings.extend(rules.warnings if not start else ())
+    root_real = _real_root(os.fspath(root))
+    top_real = root_real
+    if start:
+        followed = _follow(root_real, start)
+        if followed.real is None:
+            assert followed.refused is not None
+            result.warnings.append(followed.refused)
+            return result
+        top_real = followed.real
     top = root / start if start else root
     try:
         top_st = top.stat()
@@ -100,9 +225,9 @@ def walk_vault(
         result.warnings.append(ScanWarning(start or ".", "unreadable", _os_reason(exc)))
         return result
     seen: set[tuple[int, int]] = {(top_st.st_dev, top_st.st_ino)}
-    stack: list[tuple[Path, str]] = [(top, start)]
+    stack: list[tuple[str, str, str]] = [(str(top), start, top_real)]
     while stack:
-        folder, rel_folder = stack.pop()
+        folder, rel_folder, folder_real = stack.pop()
         try:
             entries = list(os.scandir(folder))
         except OSError as exc:
@@ -114,11 +239,29 @@ def walk_vault(
             name = entry.name
             rel = f"{rel_folder}/{name}" if rel_folder else name
             if name.startswith("."):
+                # Only a full scan: a live update's walk would catch writes under way.
+                if (
+                    not start
+                    and is_interrupted_write(name)
+                    and entry.is_file(follow_symlinks=False)
+                ):
+                    result.warnings.append(ScanWarning(rel, "interrupted-write", INTERRUPTED_WRITE))
                 continue
+            real = None
+            if entry.is_symlink():
+                real = os.path.realpath(entry.path)
+                refused = _judge(root_real, real, rel)
+                if refused is not None:
+                    is_dir = _is_dir(entry)
+                    if not (rules.ignored(rel, is_dir) or (not is_dir and is_temp_name(name))):
+                        result.warnings.append(refused)
+                    continue
             try:
                 st = entry.stat()  # follows symlinks
             except OSError as exc:
-                if entry.is_symlink():
+                if exc.errno == errno.ELOOP:
+                    result.warnings.append(ScanWarning(rel, "symlink-loop", _LOOP))
+                elif entry.is_symlink():
                     result.warnings.append(
                         ScanWarning(rel, "broken-link", "symbolic link to nothing; skipped")
                     )
@@ -129,14 +272,10 @@ def walk_vault(
                 if rules.ignored(rel, True):
                     continue
                 key = (st.st_dev, st.st_ino)
-                if key in seen:
-                    result.warnings.append(
-                        ScanWarning(
-                            rel,
-                            "symlink-loop",
-                            "folder link points to a folder already indexed (a loop); skipped",
-                        )
-                    )
+                # A link to a folder holding it is a loop even where the walk began below
+                # that folder (a live update walks only the folder that changed).
+                if key in seen or (real is not None and _within(folder_real, real)):
+                    result.warnings.append(ScanWarning(rel, "symlink-loop", _ALREADY))
                     continue
                 seen.add(key)
                 if is_note_name(name):
@@ -145,7 +284,7 @@ def walk_vault(
                             rel, "not-a-file", "a folder named like a note; read as a folder"
                         )
                     )
-                stack.append((Path(entry.path), rel))
+                stack.append((entry.path, rel, real or os.path.join(folder_real, name)))
                 continue
             if rules.ignored(rel, False) or is_temp_name(name):
                 continue
@@ -163,6 +302,13 @@ def walk_vault(
     return result
 
 
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:  # a link loop: not a folder
+        return False
+
+
 @dataclass(frozen=True, slots=True)
 class ReadResult:
     text: str | None  # None: not parseable (binary, too large, unreadable)
@@ -172,7 +318,9 @@ class ReadResult:
 
 
 def read_note(root: Path, rel: str) -> ReadResult:
-    """Read a note without ever blocking on a pipe or failing the scan."""
+    """Read a note without ever blocking on a pipe or failing the scan, and never through
+    a symlink out of the vault (``follow_inside``): such a note reads as gone, with the
+    warning saying why."""
     path = f"{root}/{rel}"  # not pathlib: this runs once per note on every scan
     try:
         fd = os.open(path, _READ_FLAGS)
@@ -181,6 +329,9 @@ def read_note(root: Path, rel: str) -> ReadResult:
     except OSError as exc:
         return _unreadable(path, rel, exc)
     try:
+        refused = _refused_open(fd, os.fspath(root), rel)
+        if refused is not None:
+            return ReadResult(None, None, False, refused)
         st = os.fstat(fd)
         if not _stat.S_ISREG(st.st_mode):
             return ReadResult(
@@ -211,6 +362,26 @@ def read_note(root: Path, rel: str) -> ReadResult:
 
 
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
+def _refused_open(fd: int, root: str, rel: str) -> ScanWarning | None:
+    """The warning when the file open as ``fd`` (the vault path ``rel``) lies outside the
+    vault, else None. The kernel names the open file's real path in one system call
+    (``/proc/self/fd``): a seventh of the cost of ``_follow``, which decides only where
+    there is no ``/proc`` or the kernel places the file outside (and names the link)."""
+    root_real = _real_root(root)
+    try:
+        if _within(os.readlink(f"/proc/self/fd/{fd}"), root_real):
+            return None
+    except OSError:
+        pass  # no /proc here (macOS, Windows)
+    followed = _follow(root_real, rel)
+    if followed.refused is not None:
+        return followed.refused
+    if followed.real is not None and not os.path.samestat(os.fstat(fd), os.stat(followed.real)):
+        # A link on the way was changed between the open and the check.
+        return ScanWarning(rel, "vanished", "vanished while reading")
+    return None
 
 
 def _read_all(fd: int, size_hint: int) -> bytes:
@@ -270,16 +441,29 @@ def _os_reason(exc: OSError) -> str:
     return f"cannot be read: {exc.strerror or exc}"
 
 
-def classify_file(root: Path, rules: IgnoreRules, rel: str) -> tuple[str, FileStamp] | None:
-    """Classify one path as the full walk would: ("note" | "attachment", stamp), or None
-    when it is gone, ignored, or not a regular file."""
+def classify_file(
+    root: Path, rules: IgnoreRules, rel: str
+) -> tuple[str, FileStamp] | ScanWarning | None:
+    """Classify one path as the full walk would: ("note" | "attachment", stamp); the walk's
+    warning when it refuses the path (a symlink out of the vault or in a loop, a link to
+    nothing, a pipe); None when it is gone, ignored, a folder, or a temporary file (one of
+    Librarian's own writes in progress, too)."""
     name = rel.rsplit("/", 1)[-1]
     if rules.ignored(rel, False) or is_temp_name(name):
         return None
+    path, refused = _follow(_real_root(os.fspath(root)), rel)
+    if path is None:
+        return refused
     try:
-        st = os.stat(root / rel)
-    except OSError:
+        st = os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return ScanWarning(rel, "symlink-loop", _LOOP)
+        if os.path.islink(root / rel):
+            return ScanWarning(rel, "broken-link", "symbolic link to nothing; skipped")
+        return None
+    if _stat.S_ISDIR(st.st_mode):
         return None
     if not _stat.S_ISREG(st.st_mode):
-        return None
+        return ScanWarning(rel, "not-a-file", "not a regular file (a pipe or device); skipped")
     return ("note" if is_note_name(name) else "attachment", stamp_of(st))

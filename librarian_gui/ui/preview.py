@@ -17,6 +17,8 @@ from PySide6.QtCore import QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImageReader, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from ..core.vault import resolve_inside
+
 # The renderer's URL schemes → the kind ``link_activated`` reports.
 _KINDS = {
     "note": "note",
@@ -154,8 +156,9 @@ class PreviewView(QTextBrowser):
         rel = url.path(_FULL).lstrip("/")
         if self._root is None or url.host() or not rel or _escapes(rel):
             return None
-        path = (self._root / rel).resolve()  # follows symlinks: a link out is refused too
-        if not path.is_relative_to(self._root):
+        # The scan's symlink rule: no image through a link out of the vault or above it.
+        path = resolve_inside(self._root, rel)
+        if path is None:
             return None
         try:
             st = os.stat(path)
@@ -164,7 +167,7 @@ class PreviewView(QTextBrowser):
         # A FIFO named x.png would block the GUI thread forever (TRAPS).
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IMAGE_BYTES:
             return None
-        return path
+        return Path(path)
 
     def _finish_layout(self) -> None:
         """Lay out the rest of the page now and widen the scroll range to match. A large

@@ -38,7 +38,7 @@ def test_non_utf8_is_read_with_replacement_and_flagged(vault: Path) -> None:
     assert warnings_of(index) == [
         (
             "latin1.md",
-            "note",
+            "encoding",
             "not valid UTF-8 (first bad byte at offset 3); read with replacement characters "
             "and never written back",
         )
@@ -52,7 +52,7 @@ def test_binary_note(vault: Path) -> None:
     assert_rest_indexed(index)
     assert index.notes["blob.md"].links == ()
     assert warnings_of(index) == [
-        ("blob.md", "note", "binary content in a .md file; listed, not parsed")
+        ("blob.md", "binary", "binary content in a .md file; listed, not parsed")
     ]
 
 
@@ -66,7 +66,11 @@ def test_fifty_megabyte_note(vault: Path) -> None:
     assert_rest_indexed(index)
     assert index.notes["huge.md"].links == ()
     assert warnings_of(index) == [
-        ("huge.md", "note", "too large to index (52.4 MB, limit 16 MB); listed, links not read")
+        (
+            "huge.md",
+            "too-large",
+            "too large to index (52.4 MB, limit 16 MB); listed, links not read",
+        )
     ]
 
 
@@ -117,7 +121,7 @@ def test_unreadable_file(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     index = VaultIndex.scan(vault, use_cache=False)
     assert_rest_indexed(index)
     assert "secret.md" in index.notes
-    assert warnings_of(index) == [("secret.md", "note", "cannot be read: permission denied")]
+    assert warnings_of(index) == [("secret.md", "unreadable", "cannot be read: permission denied")]
 
 
 def test_file_vanishing_mid_scan(vault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -147,7 +151,7 @@ def test_malformed_front_matter(vault: Path) -> None:
     assert warnings_of(index) == [
         (
             "fm.md",
-            "note",
+            "front-matter",
             "front matter is not valid YAML at line 3, column 1: did not find expected ',' or "
             "']'; properties ignored",
         )
