@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import functools
 import hashlib
 import itertools
 import os
@@ -19,6 +18,7 @@ from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from . import openfiles
+from .vault import follow_inside
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO named x.md must not block
@@ -573,48 +573,28 @@ def _checked_parts(rel: str) -> tuple[str, ...]:
 
 def _real_path(root: Path, rel: str) -> str:
     """Where the bytes of ``rel`` live, every symlink resolved (of the note and of its
-    folders); refused when that is outside the vault, even though the scan reads such a
-    note through a linked folder: Librarian writes nothing outside the vault (DESIGN §9)."""
-    parts = _checked_parts(rel)
-    real_root = _resolved_root(os.fspath(root))
-    # Fast path: no symlink on the way down from the (resolved) vault folder, so the path
-    # is its own real path; one lstat per component instead of resolving from "/".
-    current = real_root
-    for part in parts:
-        current = os.path.join(current, part)
-        try:
-            st = os.lstat(current)
-        except FileNotFoundError:
-            raise FileGone(rel) from None
-        except OSError:
-            break
-        if _stat.S_ISLNK(st.st_mode):
-            break
-    else:
-        return current
-    path = Path(root, *parts)
-    try:
-        real = path.resolve(strict=True)
-    except FileNotFoundError:
-        raise FileGone(rel) from None
-    except RuntimeError:  # Python < 3.13 reports a symlink loop this way
-        raise WriteRefused(rel, "is a symbolic link loop; refused") from None
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise WriteRefused(rel, "is a symbolic link loop; refused") from None
-        raise WriteRefused(rel, f"cannot be reached ({exc.strerror or exc})") from None
-    if not real.is_relative_to(real_root):
-        raise WriteRefused(
-            rel,
-            f"is, through a symbolic link, the file {real} outside the vault; Librarian "
-            "writes only inside the vault",
-        )
-    return os.fspath(real)
-
-
-@functools.lru_cache(maxsize=16)
-def _resolved_root(root: str) -> str:
-    return os.fspath(Path(root).resolve())
+    folders), under the vault's one symlink rule (``vault.follow_inside``): a link is
+    followed only to a file inside the vault; Librarian writes nothing outside it."""
+    _checked_parts(rel)
+    real, refused = follow_inside(root, rel)
+    if refused is not None:
+        if refused.kind == "symlink-outside":
+            raise WriteRefused(
+                rel,
+                f"is, through a symbolic link, the file {os.path.realpath(Path(root, rel))} "
+                "outside the vault; Librarian writes only inside the vault",
+            )
+        if refused.kind == "symlink-loop":
+            raise WriteRefused(
+                rel,
+                "is a symbolic link loop, or reached through a link to the vault or a folder "
+                "above it; refused",
+            )
+        raise WriteRefused(rel, "is not a path inside the vault; refused")
+    assert real is not None
+    if not os.path.lexists(real):
+        raise FileGone(rel)
+    return real
 
 
 def _open_regular(target: str, rel: str) -> int:

@@ -124,9 +124,8 @@ def main() -> None:
         f"| Link click, median ({args.clicks} clicks) | {statistics.median(clicks) * 1e3:.1f} ms |"
     )
     print(f"| Link click, p95 | {pct(clicks, 0.95) * 1e3:.1f} ms |")
-    print(
-        f"| tagging apply, {written} notes | {applied:.2f} s ({applied / written * 1e3:.1f} ms/note) |"
-    )
+    per_note = applied / written * 1e3
+    print(f"| tagging apply, {written} notes | {applied:.2f} s ({per_note:.1f} ms/note) |")
     print(f"| tagging undo, {written} notes | {undone:.2f} s |")
     print(f"| appender (2–5 ms), lines lost of {args.appends} | {lost} |")
     print(f"| appender, Link writes kept / stood back | {kept} / {stood_back} |")

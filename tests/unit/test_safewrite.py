@@ -214,3 +214,18 @@ def test_atomic_write_of_own_files(tmp_path: Path) -> None:
     assert path.read_bytes() == b"[]"
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert listing(tmp_path) == ["entry.json"]
+
+
+def test_a_path_through_a_link_above_the_vault_is_refused(vault: Path) -> None:
+    note = write(vault, "n.md", b"n\n")
+    (vault / "up").symlink_to("..", target_is_directory=True)
+    rel = f"up/{vault.name}/n.md"  # leads back to n.md, through a link to the parent
+    with pytest.raises(WriteRefused) as info:
+        read_snapshot(vault, rel)
+    assert str(info.value) == (
+        f"{rel}: is a symbolic link loop, or reached through a link to the vault or a folder "
+        "above it; refused"
+    )
+    with pytest.raises(WriteRefused):
+        replace_file(vault, rel, b"x", hashlib.sha256(b"n\n").hexdigest())
+    assert note.read_bytes() == b"n\n"
