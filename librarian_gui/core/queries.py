@@ -151,20 +151,19 @@ class UnresolvedTarget:
 
 def unresolved(index: VaultIndex) -> list[UnresolvedTarget]:
     """Targets that resolve to no file and no concept, most-linked first."""
+    ghosts = {n: s for n, s in index.in_edges.items() if n.startswith(UNRESOLVED_PREFIX)}
+    # One pass over each linking note, by name: a target keeps the spelling of the first
+    # note that links it (walking a note's links once per target was quadratic in them).
+    # An unresolved link's target is never empty: an empty one is a link to its own note.
+    written: dict[str, str] = {}
+    for source in sorted({s for sources in ghosts.values() for s in sources}):
+        for link, node in index.links_of(source):
+            if node in ghosts and node not in written:
+                written[node] = link.target
     out = []
-    for node, sources in index.in_edges.items():
-        if not node.startswith(UNRESOLVED_PREFIX):
-            continue
-        written = ""
-        for source in sorted(sources):
-            for link, target in index.links_of(source):
-                if target == node:
-                    written = link.target
-                    break
-            if written:
-                break
+    for node, sources in ghosts.items():
         ranked = tuple(sorted(sources.items(), key=lambda kv: (-kv[1], kv[0])))
-        out.append(UnresolvedTarget(node, written, sum(sources.values()), ranked))
+        out.append(UnresolvedTarget(node, written.get(node, ""), sum(sources.values()), ranked))
     return sorted(out, key=lambda u: (-u.count, u.node))
 
 
