@@ -8,7 +8,7 @@ path never starts with ``/``, so the prefixes cannot collide with a file.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .concepts import ConceptDictionary
 from .model import Link, name_key  # defined with the records: parse workers skip this module
@@ -43,7 +43,7 @@ def pick_file(candidates: list[str], source_folder: str, written: str) -> str:
     return min(rivals, key=lambda p: (_spelling_order(_tail(p, written), written), p))
 
 
-def pick_spelling(candidates: list[str], written: str) -> str:
+def pick_spelling(candidates: Sequence[str], written: str) -> str:
     """Of paths equal to ``written`` up to case, the one spelled most like it."""
     return min(candidates, key=lambda p: (_spelling_order(p, written), p))
 
@@ -123,7 +123,10 @@ class Resolver:
             return source
         lower = target.lower()
         base = lower[:-3] if lower.endswith(".md") else lower
-        paths = self.path_matches(target)
+        if lower.endswith(".md"):
+            paths = self._paths(target)
+        else:
+            paths = self._paths(target + ".md", target)
         if len(paths) > 1:  # equal up to case: the spelling decides, whoever links
             node = pick_spelling(paths, target)
         elif paths:
@@ -146,20 +149,22 @@ class Resolver:
         exactly so, else every one spelled so up to case (several on Linux), else none."""
         target = target.strip().lstrip("/")
         if target.lower().endswith(".md"):
-            return self._paths(target)
-        return self._paths(target + ".md", target)
+            return list(self._paths(target))
+        return list(self._paths(target + ".md", target))
 
-    def _paths(self, *spellings: str) -> list[str]:
-        """The first of ``spellings`` that is a file, else the files equal up to case to the
-        first spelling that has any."""
-        groups = [self._by_path.get(s.lower()) for s in spellings]
-        for spelling, group in zip(spellings, groups, strict=True):
-            if group is not None and spelling in group:
-                return [spelling]
-        for group in groups:
-            if group:
-                return list(group)
-        return []
+    def _paths(self, first: str, second: str = "") -> Sequence[str]:
+        """``first`` if it is a file, else ``second`` if that is one, else the files equal
+        up to case to ``first``, else those equal up to case to ``second`` (read-only)."""
+        by_path = self._by_path
+        group = by_path.get(first.lower())
+        if group is not None and first in group:
+            return group if len(group) == 1 else (first,)
+        if not second:
+            return group or ()
+        other = by_path.get(second.lower())
+        if other is not None and second in other:
+            return other if len(other) == 1 else (second,)
+        return group or other or ()
 
     def candidates(self, target: str) -> list[str]:
         """Every file a bare or path-qualified target could mean, before tie-breaking."""
