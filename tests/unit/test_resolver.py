@@ -104,7 +104,7 @@ def test_adds_and_removes_keep_the_resolver_equal_to_a_fresh_one(
 LINKS = " ".join(f"[[{t}]]" for t in NAMES) + " " + " ".join(f"[m]({t})" for t in MARKDOWN)
 
 
-@settings(max_examples=40)
+@settings(max_examples=100)
 @given(
     st.lists(st.lists(st.sampled_from(UNIVERSE), unique=True, min_size=1, max_size=4), max_size=5)
 )
