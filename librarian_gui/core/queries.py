@@ -10,7 +10,7 @@ from typing import Protocol
 from .concepts import Concept
 from .index import VaultIndex
 from .model import Link, NoteRecord
-from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, pick_file, pick_spelling
 from .vault import read_note
 
 
@@ -62,9 +62,11 @@ def find_note(index: VaultIndex, name: str) -> str:
     text = name.strip().replace("\\", "/").lstrip("/")
     if text.startswith("./"):
         text = text[2:]
-    exact = index.resolver.exact_path(text)
-    if exact is not None and exact in index.notes:
-        return exact
+    paths = _note_paths(index, text)
+    if len(paths) == 1:  # spelled so, or the only one spelled so up to case
+        return paths[0]
+    if len(paths) > 1:  # several spelled so up to case (Linux): which one is a guess
+        raise AmbiguousNote(name, sorted(paths))
     candidates = index.resolver.candidates(text)
     if len(candidates) == 1:
         return candidates[0]
@@ -79,6 +81,13 @@ def find_note(index: VaultIndex, name: str) -> str:
         verb = "note links" if count == 1 else "notes link"
         hint = f"{count} {verb} to it as an unresolved target"
     raise NoteNotFound(name, hint)
+
+
+def _note_paths(index: VaultIndex, text: str) -> list[str]:
+    """The notes whose vault path is ``text`` (``.md`` optional), as the resolver finds
+    paths; an attachment spelled exactly so does not hide a note spelled so up to case."""
+    note = text if text.lower().endswith(".md") else text + ".md"
+    return [p for p in index.resolver.path_matches(note) if p in index.notes]
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,20 +151,19 @@ class UnresolvedTarget:
 
 def unresolved(index: VaultIndex) -> list[UnresolvedTarget]:
     """Targets that resolve to no file and no concept, most-linked first."""
+    ghosts = {n: s for n, s in index.in_edges.items() if n.startswith(UNRESOLVED_PREFIX)}
+    # One pass over each linking note, by name: a target keeps the spelling of the first
+    # note that links it (walking a note's links once per target was quadratic in them).
+    # An unresolved link's target is never empty: an empty one is a link to its own note.
+    written: dict[str, str] = {}
+    for source in sorted({s for sources in ghosts.values() for s in sources}):
+        for link, node in index.links_of(source):
+            if node in ghosts and node not in written:
+                written[node] = link.target
     out = []
-    for node, sources in index.in_edges.items():
-        if not node.startswith(UNRESOLVED_PREFIX):
-            continue
-        written = ""
-        for source in sorted(sources):
-            for link, target in index.links_of(source):
-                if target == node:
-                    written = link.target
-                    break
-            if written:
-                break
+    for node, sources in ghosts.items():
         ranked = tuple(sorted(sources.items(), key=lambda kv: (-kv[1], kv[0])))
-        out.append(UnresolvedTarget(node, written, sum(sources.values()), ranked))
+        out.append(UnresolvedTarget(node, written.get(node, ""), sum(sources.values()), ranked))
     return sorted(out, key=lambda u: (-u.count, u.node))
 
 
@@ -186,11 +194,11 @@ def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
 def concept_page(index: VaultIndex, concept_id: str) -> str | None:
     """The note that *is* a concept (DESIGN §2: one node, not two): found like a link to
     the concept's id, without touching the resolver's memo."""
-    exact = index.resolver.exact_path(concept_id)
-    if exact is not None and exact in index.notes:
-        return exact
+    paths = _note_paths(index, concept_id)
+    if paths:
+        return pick_spelling(paths, concept_id)
     pages = [p for p in index.resolver.candidates(concept_id) if p in index.notes]
-    return min(pages, key=lambda p: (len(p), p.lower())) if pages else None
+    return pick_file(pages, "", concept_id) if pages else None
 
 
 def concept_pages(index: VaultIndex) -> dict[str, Concept]:

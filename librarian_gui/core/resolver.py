@@ -8,7 +8,7 @@ path never starts with ``/``, so the prefixes cannot collide with a file.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from .concepts import ConceptDictionary
 from .model import Link, name_key  # defined with the records: parse workers skip this module
@@ -28,14 +28,39 @@ def link_key(link: Link) -> str:
     return name_key(link.target.strip())
 
 
-def _pick(candidates: list[str], source_folder: str) -> str:
+def pick_file(candidates: list[str], source_folder: str, written: str) -> str:
+    """The file a bare or path-qualified name ``written`` means among several: the one in
+    the linking note's folder, then the shortest path, then alphabetical; paths equal but
+    for case are told apart by how the name is spelled (``_spelling_order``)."""
     if len(candidates) == 1:
         return candidates[0]
-    for path in candidates:
-        folder = path.rsplit("/", 1)[0] if "/" in path else ""
-        if folder == source_folder:
-            return path
-    return min(candidates, key=lambda p: (len(p), p.lower()))
+    pool = [p for p in candidates if _folder(p) == source_folder] or candidates
+    first = min(pool, key=lambda p: (len(p), p.lower()))
+    lower = first.lower()
+    rivals = [p for p in pool if len(p) == len(first) and p.lower() == lower]
+    if len(rivals) == 1:
+        return first
+    return min(rivals, key=lambda p: (_spelling_order(_tail(p, written), written), p))
+
+
+def pick_spelling(candidates: Sequence[str], written: str) -> str:
+    """Of paths equal to ``written`` up to case, the one spelled most like it."""
+    return min(candidates, key=lambda p: (_spelling_order(p, written), p))
+
+
+def _spelling_order(spelling: str, written: str) -> tuple[bool, ...]:
+    """Where ``spelling`` differs in case from ``written``, letter by letter from the left:
+    the first letter where one candidate has the written case and another does not decides
+    (so a relative link keeps to its note's folder spelled as it is)."""
+    return tuple(a != b for a, b in zip(spelling, written, strict=False))
+
+
+def _tail(path: str, written: str) -> str:
+    """The end of ``path`` that a name ``written`` (``.md`` optional) matched."""
+    if path.lower().endswith(written.lower()):
+        return path[len(path) - len(written) :]
+    stem = path[:-3] if path.lower().endswith(".md") else path
+    return stem[len(stem) - len(written) :]
 
 
 class Resolver:
@@ -43,7 +68,9 @@ class Resolver:
 
     def __init__(self, concepts: ConceptDictionary | None = None) -> None:
         self._concepts = concepts or ConceptDictionary(None)
-        self._by_path: dict[str, str] = {}  # lowercased path → path (notes and attachments)
+        # lowercased path → paths (notes and attachments): on Linux, ``Note.md`` and
+        # ``note.md`` are two files
+        self._by_path: dict[str, list[str]] = {}
         self._by_name: dict[str, list[str]] = {}  # name_key → paths
         # target as written → node, for targets whose resolution does not depend on the
         # linking note (most: one candidate, or none); emptied whenever files come or go
@@ -66,20 +93,14 @@ class Resolver:
     def add(self, paths: Iterable[str]) -> None:
         self._memo = {}
         for path in paths:
-            self._by_path[path.lower()] = path
+            self._by_path.setdefault(path.lower(), []).append(path)
             self._by_name.setdefault(name_key(path), []).append(path)
 
     def remove(self, paths: Iterable[str]) -> None:
         self._memo = {}
         for path in paths:
-            self._by_path.pop(path.lower(), None)
-            key = name_key(path)
-            bucket = self._by_name.get(key)
-            if bucket is not None:
-                if path in bucket:
-                    bucket.remove(path)
-                if not bucket:
-                    del self._by_name[key]
+            _discard(self._by_path, path.lower(), path)
+            _discard(self._by_name, name_key(path), path)
 
     def resolve(self, link: Link, source: str) -> str:
         return self.resolve_target(link.kind == "markdown", link.target, source)
@@ -102,12 +123,19 @@ class Resolver:
             return source
         lower = target.lower()
         base = lower[:-3] if lower.endswith(".md") else lower
-        node = self.exact_path(target)
-        if node is None:
+        if lower.endswith(".md"):
+            paths = self._paths(target)
+        else:
+            paths = self._paths(target + ".md", target)
+        if len(paths) > 1:  # equal up to case: the spelling decides, whoever links
+            node = pick_spelling(paths, target)
+        elif paths:
+            node = paths[0]
+        else:
             candidates = self.candidates(target)
             if len(candidates) > 1:  # the linking note's folder decides: not memoised
-                folder = source.rsplit("/", 1)[0] if "/" in source else ""
-                return _pick(candidates, folder)
+                stem = target[:-3] if lower.endswith(".md") else target
+                return pick_file(candidates, _folder(source), stem)
             if candidates:
                 node = candidates[0]
             else:
@@ -116,11 +144,27 @@ class Resolver:
         self._memo[written] = node
         return node
 
-    def exact_path(self, target: str) -> str | None:
-        """The file whose vault path is ``target`` (case-insensitive, ``.md`` optional)."""
-        lower = target.strip().lstrip("/").lower()
-        base = lower[:-3] if lower.endswith(".md") else lower
-        return self._by_path.get(base + ".md") or self._by_path.get(lower)
+    def path_matches(self, target: str) -> list[str]:
+        """The files whose vault path is ``target`` (``.md`` optional): the one spelled
+        exactly so, else every one spelled so up to case (several on Linux), else none."""
+        target = target.strip().lstrip("/")
+        if target.lower().endswith(".md"):
+            return list(self._paths(target))
+        return list(self._paths(target + ".md", target))
+
+    def _paths(self, first: str, second: str = "") -> Sequence[str]:
+        """``first`` if it is a file, else ``second`` if that is one, else the files equal
+        up to case to ``first``, else those equal up to case to ``second`` (read-only)."""
+        by_path = self._by_path
+        group = by_path.get(first.lower())
+        if group is not None and first in group:
+            return group if len(group) == 1 else (first,)
+        if not second:
+            return group or ()
+        other = by_path.get(second.lower())
+        if other is not None and second in other:
+            return other if len(other) == 1 else (second,)
+        return group or other or ()
 
     def candidates(self, target: str) -> list[str]:
         """Every file a bare or path-qualified target could mean, before tie-breaking."""
@@ -138,17 +182,31 @@ class Resolver:
         if target.startswith("/"):
             joined = target.lstrip("/")
         else:
-            folder = source.rsplit("/", 1)[0] if "/" in source else ""
+            folder = _folder(source)
             joined = f"{folder}/{target}" if folder else target
         if joined.startswith(".") or "./" in joined or "//" in joined or joined.endswith("/."):
             joined = posixpath.normpath(joined) if joined else ""
         if not joined or joined == "." or joined == ".." or joined.startswith("../"):
             return UNRESOLVED_PREFIX + _without_md(joined.lower())
-        lower = joined.lower()
-        found = self._by_path.get(lower) or self._by_path.get(lower + ".md")
-        if found is not None:
-            return found
-        return UNRESOLVED_PREFIX + _without_md(lower)
+        paths = self._paths(joined, joined + ".md")
+        if len(paths) > 1:
+            return pick_spelling(paths, joined)
+        if paths:
+            return paths[0]
+        return UNRESOLVED_PREFIX + _without_md(joined.lower())
+
+
+def _folder(path: str) -> str:
+    return path.rsplit("/", 1)[0] if "/" in path else ""
+
+
+def _discard(table: dict[str, list[str]], key: str, path: str) -> None:
+    bucket = table.get(key)
+    if bucket is not None:
+        if path in bucket:
+            bucket.remove(path)
+        if not bucket:
+            del table[key]
 
 
 def _without_md(path: str) -> str:

@@ -1,0 +1,39 @@
+"""Questions asked of the index, on small vaults written by hand: unresolved targets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.queries import UnresolvedTarget, unresolved
+from tests.conftest import write
+
+
+def test_unresolved_targets_with_their_first_spelling_and_who_links_them(vault: Path) -> None:
+    write(vault, "b.md", "[[Ghost]] [[ghost]] [[Other#x]] [[a]]\n")
+    write(vault, "a.md", "[[Zed]] [[GHOST]]\n[g](ghost.md) [[ghost]] [[b]]\n")
+    write(vault, "c/d.md", "[[other]] [[other]]\n[[Zed]] [[zed]]\n")
+    write(vault, "e.md", "[o](../Other.md) [[Alpha ghost]]\n")
+    expected = [
+        # most links first; a.md is the first note (alphabetically) to link it, and spells
+        # it "GHOST" in its first link to it
+        UnresolvedTarget("//unresolved/ghost", "GHOST", 5, (("a.md", 3), ("b.md", 2))),
+        UnresolvedTarget("//unresolved/other", "Other", 3, (("c/d.md", 2), ("b.md", 1))),
+        UnresolvedTarget("//unresolved/zed", "Zed", 3, (("c/d.md", 2), ("a.md", 1))),
+        # a link out of the vault; "." sorts before "a"
+        UnresolvedTarget("//unresolved/../other", "../Other.md", 1, (("e.md", 1),)),
+        UnresolvedTarget("//unresolved/alpha ghost", "Alpha ghost", 1, (("e.md", 1),)),
+    ]
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert unresolved(index) == expected
+    # a.md linked again after b.md (the graph meets it second now): still the first by name
+    write(vault, "a.md", "[[Zed]] [[GHOST]]\n[g](ghost.md) [[ghost]] [[b]]\nmore text\n")
+    index.update(["a.md"])
+    assert list(index.in_edges["//unresolved/ghost"]) == ["b.md", "a.md"]
+    assert unresolved(index) == expected
+
+
+def test_no_unresolved_targets(vault: Path) -> None:
+    write(vault, "a.md", "[[b]] [[#Self]]\n")
+    write(vault, "b.md", "[x](a.md)\n")
+    assert unresolved(VaultIndex.scan(vault, use_cache=False)) == []
