@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -93,8 +94,14 @@ def _note_arg(index: VaultIndex, name: str) -> str:
 
 def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if args.json:
-        json.dump(data, sys.stdout, ensure_ascii=False, indent=2)
-        sys.stdout.write("\n")
+        text = json.dumps(data, ensure_ascii=False, indent=2)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (a lone surrogate, as os.fsdecode gives it):
+            # escaped, it is valid JSON that json.loads turns back into the same name.
+            text = json.dumps(data, ensure_ascii=True, indent=2)
+        sys.stdout.write(text + "\n")
     else:
         text = human()
         if text:
@@ -398,6 +405,10 @@ class _Exit(Exception):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not UTF-8 is printed as its own bytes, as ls prints it.
+        if isinstance(stream, io.TextIOWrapper):
+            stream.reconfigure(errors="surrogateescape")
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
