@@ -195,7 +195,8 @@ def cmd_links(args: argparse.Namespace) -> None:
     index = _open_index(args)
     node = _note_arg(index, args.note)
     if node not in index.notes:
-        raise _Failure(EXIT_NO_NOTE, f"{node_label(index, node)!r} is a concept, not a note")
+        what = "an attachment" if node in index.attachments else "a concept"
+        raise _Failure(EXIT_NO_NOTE, f"{node_label(index, node)!r} is {what}, not a note")
     found = outgoing(index, node)
     data = [
         {

@@ -148,6 +148,8 @@ def test_errors_and_exit_codes(cli_vault: Path, capsys: pytest.CaptureFixture[st
     assert err == (
         "librarian: 'Twin' matches 2 notes: x/Twin.md, y/Twin.md; give the path to choose one\n"
     )
+    code, _, err = run(capsys, "links", str(cli_vault), "img.png")
+    assert (code, err) == (4, "librarian: 'img.png' is an attachment, not a note\n")
     with pytest.raises(SystemExit) as info:
         main(["neighbors", str(cli_vault), "Beta", "--depth", "4"])
     assert info.value.code == 2
