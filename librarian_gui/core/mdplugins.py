@@ -73,18 +73,24 @@ def wikilink_plugin(md: MarkdownIt) -> None:
     md.add_render_rule("wikiembed", _render_wikilink)
 
 
+_WIKI_STOP = re.compile(r"[\[\]\n]")
+
+
 def _wikilink_rule(state: StateInline, silent: bool) -> bool:
     src, pos, pos_max = state.src, state.pos, state.posMax
     embed = src.startswith("![[", pos)
     start = pos + 1 if embed else pos
     if not src.startswith("[[", start):
         return False
-    close = src.find("]]", start + 2, pos_max)
-    if close < 0:
+    # Same content rule as Obsidian: one line, no nested brackets, not blank. So the link
+    # ends at the first bracket or line end after "[[", or it is no link: looking only that
+    # far keeps a line of 100,000 unclosed "[[" linear, not quadratic.
+    found = _WIKI_STOP.search(src, start + 2, pos_max)
+    if found is None or not src.startswith("]]", found.start()):
         return False
+    close = found.start()
     inner = src[start + 2 : close]
-    # Same content rule as Obsidian: one line, no nested brackets, not blank.
-    if not inner.strip() or "\n" in inner or "[" in inner or "]" in inner:
+    if not inner.strip():
         return False
     if not silent:
         target, fragment, label = split_wiki(inner)

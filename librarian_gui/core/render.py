@@ -104,7 +104,7 @@ def render_note(
         text = _cut(text, max_chars)
     shared = _Shared(resolve, node_exists, read_note, dark, max_chars)
     headings: list[tuple[int, str, str]] = []
-    body = _render_doc(text, _Doc(shared, source, 0, (source,)), headings)
+    body = breakable(_render_doc(text, _Doc(shared, source, 0, (source,)), headings))
     if truncated:
         warning = H.notice(
             f"This note is too large to preview in full: showing the first {len(text):,} of "
@@ -118,6 +118,35 @@ def render_note(
         tuple(headings),
         tuple(dict.fromkeys(shared.embeds)),
     )
+
+
+MAX_LINK_TEXT = 300  # characters of a link's text shown; a longer one is cut, with its length
+_LONG_RUN_AT = 500  # QTextBrowser lays out an unbreakable run in time quadratic in its length
+_LONG_RUN = re.compile(rf"[^\s<>&\u200b]{{{_LONG_RUN_AT},}}")
+_TAG = re.compile(r"(<[^>]*>)")
+
+
+def breakable(page: str) -> str:
+    """``page`` with a zero-width space every 100 characters of any run of text longer
+    than 500 characters without a space (a base64 blob, a one-megabyte link target), outside
+    ``<pre>``: QTextBrowser takes about a second and a half to lay out one 50,000-character
+    word, minutes for a megabyte, in the GUI thread. Code keeps its text as written."""
+    if _LONG_RUN.search(page) is None:
+        return page  # nearly every note
+    parts = _TAG.split(page)  # text, tag, text, tag, …
+    in_pre = 0
+    for i, part in enumerate(parts):
+        if i % 2:
+            low = part[:5].lower()
+            in_pre += low.startswith("<pre") - low.startswith("</pre")
+        elif not in_pre and len(part) >= _LONG_RUN_AT:
+            parts[i] = _LONG_RUN.sub(_with_breaks, part)
+    return "".join(parts)
+
+
+def _with_breaks(found: re.Match[str]) -> str:
+    run = found.group()
+    return "\u200b".join(run[at : at + 100] for at in range(0, len(run), 100))
 
 
 def heading_anchor(text: str) -> str:
@@ -296,11 +325,15 @@ def _link_attrs(doc: _Doc, node: str, written: str, fragment: str | None, *, mar
 
 def _wiki_text(meta: dict[Any, Any]) -> str:
     if meta["label"]:
-        return str(meta["label"])
-    target, fragment = meta["target"], meta["fragment"]
-    if not fragment:
-        return str(target)
-    return f"{target} > {fragment}" if target else str(fragment)
+        text = str(meta["label"])
+    elif not meta["fragment"]:
+        text = str(meta["target"])
+    else:
+        target, fragment = meta["target"], meta["fragment"]
+        text = f"{target} > {fragment}" if target else str(fragment)
+    if len(text) > MAX_LINK_TEXT:  # the link still leads there; its text need not be all shown
+        return f"{text[:MAX_LINK_TEXT]}… ({len(text):,} characters)"
+    return text
 
 
 def _render_wikilink(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Env) -> str:

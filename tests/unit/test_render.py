@@ -586,3 +586,28 @@ def test_renders_against_a_real_index(vault: Path) -> None:
     assert 'href="ghost:///nothing"' in note.html
     assert 'href="note:///notes/Target%20Note.md" class="internal"' in note.html
     assert '<img src="note:///img/diagram.png"' in note.html
+
+
+# ---------------------------------------------------------------- hostile text
+
+
+def test_a_long_word_gets_a_break_every_100_characters_outside_code() -> None:
+    word = "ab" * 300  # 600 characters without a space
+    pieces = "\u200b".join(word[at : at + 100] for at in range(0, 600, 100))
+    assert body(word) == f'<p style="-qt-user-state: 1">{pieces}</p>\n'
+    assert word in body(f"```\n{word}\n```")  # a code block keeps its text as written
+    short = "x" * 499
+    assert body(short) == f'<p style="-qt-user-state: 1">{short}</p>\n'
+
+
+def test_a_link_text_over_300_characters_is_cut_and_says_its_length() -> None:
+    target = "y" * 1000
+    html = body(f"[[{target}]]")
+    assert f'href="ghost:///{target}"' in html  # it still leads where it was written
+    assert f">{'y' * 300}… (1,000 characters)</a>" in html  # 301 characters: no breaks
+
+
+def test_a_line_of_unclosed_brackets_renders_as_text_with_its_one_link() -> None:
+    html = body("[[" * 20_000 + " [[My Note]]")
+    assert html.count("[[") >= 19_000
+    assert '<a href="note:///folder/My%20Note.md" class="internal"' in html

@@ -1,0 +1,60 @@
+"""Every hostile input in the window, offscreen, with the real watcher and linker thread: the
+vault opens, the good notes show with their backlinks, the hostile note (if any) shows a
+page instead of freezing the window, and not one byte of the vault changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from pytestqt.qtbot import QtBot
+
+from librarian_gui.services.settings import Settings
+from librarian_gui.ui.main_window import MainWindow
+from tests.faults.cases import Case
+from tests.faults.conftest import fingerprint, without_own_files
+
+pytestmark = pytest.mark.gui
+
+
+def open_window(root: Path, qtbot: QtBot, settings_dir: Path) -> MainWindow:
+    settings = Settings(QSettings(str(settings_dir / "settings.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(root, settings=settings, use_cache=False)
+    qtbot.addWidget(window)
+    window.resize(1200, 800)
+    window.show()
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=60_000)
+    return window
+
+
+def show(window: MainWindow, qtbot: QtBot, rel: str) -> str:
+    """Open ``rel`` and wait for its page, or for the reason it cannot be shown."""
+    session = window.session
+    assert session is not None
+    answered: list[object] = []
+    window.place_rendered.connect(answered.append)
+    session.note_missing.connect(lambda rel_, reason: answered.append(reason))
+    session.open_note(rel)
+    qtbot.waitUntil(lambda: bool(answered), timeout=30_000)
+    return window.preview.toPlainText()
+
+
+def test_the_window_on_the_hostile_vault(
+    hostile: Path, case: Case, qtbot: QtBot, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    if not case.window:
+        pytest.skip("this case is for the command line only")
+    top = hostile.parent
+    before = without_own_files(fingerprint(top), hostile)
+    window = open_window(hostile, qtbot, tmp_path_factory.mktemp("settings"))
+    try:
+        assert "We use RAG here." in show(window, qtbot, "good/A.md")
+        qtbot.waitUntil(
+            lambda: "Back to" in window.backlinks.linked.browser.toPlainText(), timeout=20_000
+        )
+        if case.note is not None:
+            assert show(window, qtbot, case.note).strip()
+    finally:
+        window.close()
+    assert without_own_files(fingerprint(top), hostile) == before
