@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import html
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -21,11 +19,11 @@ from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
+from .pages import attachment_page, node_page
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.index import VaultIndex
     from ..core.mentions import Mention
-    from ..core.render import RenderedNote
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
@@ -254,7 +252,7 @@ class VaultSession(QObject):
             record = index.notes.get(rel)
         if record is None:
             if rel in index.attachments:
-                return _attachment_page(rel)
+                return attachment_page(rel)
             return LookupError(f"{rel} is not in the vault (deleted or moved away)")
         text = self.store.get(rel, record.stamp)
         if text is None:
@@ -290,7 +288,7 @@ class VaultSession(QObject):
 
             built = concept_page(index, concept, self._reader(), cancel.is_set)
             return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
-        return _node_page(place.kind, label, sources, concept)
+        return node_page(place.kind, label, sources, concept)
 
     def _unlinked(self, rel: str, reader: Callable[[str], str | None]) -> list[Mention]:
         index = self._index()
@@ -467,43 +465,6 @@ class VaultSession(QObject):
             return any(not e.undone and e.written for e in self.journal.entries())
         except (JournalError, OSError):
             return False
-
-
-def _attachment_page(rel: str) -> RenderedNote:
-    from ..core.render import RenderedNote
-
-    name = html.escape(rel.rsplit("/", 1)[-1])
-    lower = rel.lower()
-    body = (
-        f'<p><img src="note:///{quote(rel)}"></p>'
-        if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
-        else "<p>This file is an attachment; open it in its own application.</p>"
-    )
-    return RenderedNote(html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=())
-
-
-def _node_page(kind: str, label: str, sources: list[str], concept: object) -> RenderedNote:
-    from ..core.render import RenderedNote
-
-    """The page of a concept without a note, or of a target no note exists for yet."""
-    title = html.escape(label)
-    if kind == "concept":
-        aliases = ", ".join(html.escape(a) for a in getattr(concept, "aliases", ()) or ())
-        category = html.escape(str(getattr(concept, "category", "") or ""))
-        head = f"<h1>{title}</h1><p><i>Concept</i>{' · ' + category if category else ''}</p>"
-        if aliases:
-            head += f"<p>Aliases: {aliases}</p>"
-    else:
-        head = (
-            f"<h1>{title}</h1><p><i>No note of this name exists yet.</i> "
-            "The links below point at it.</p>"
-        )
-    items = "".join(
-        f'<li><a href="note:///{quote(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
-        for s in sources
-    )
-    body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""
-    return RenderedNote(html=head + body, title=label, truncated=False, headings=())
 
 
 def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTreeData | None:
