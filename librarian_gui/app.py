@@ -118,6 +118,8 @@ def _screenshot(
     window.place_rendered.connect(lambda _p: done("place"))
     assert window.session is not None and window.model is not None
     session = window.session
+    # A note that cannot be shown (deleted meanwhile, a failed render): its reason is drawn.
+    session.note_missing.connect(lambda _rel, _why: done("place"))
 
     def nothing_to_show() -> None:  # an empty vault: no note will be rendered
         if session.current is None:

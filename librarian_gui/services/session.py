@@ -19,7 +19,7 @@ from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
-from .pages import attachment_page, node_page
+from .pages import attachment_page, node_page, not_parsed_page
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.index import VaultIndex
@@ -255,9 +255,8 @@ class VaultSession(QObject):
                 return attachment_page(rel)
             return LookupError(f"{rel} is not in the vault (deleted or moved away)")
         text = self.store.get(rel, record.stamp)
-        if text is None:
-            reason = "; ".join(record.warnings) or "it cannot be read as text"
-            return LookupError(f"{rel} cannot be shown: {reason}")
+        if text is None:  # binary, too large, unreadable: listed, not parsed
+            return not_parsed_page(self.root, rel, dark)
         reader = self._reader()
 
         def resolve(markdown: bool, target: str, source: str) -> str:
@@ -349,8 +348,14 @@ class VaultSession(QObject):
         kind = token[0]
         if kind == "note":
             place, refresh = token[2], token[3]
-            if isinstance(result, Exception):
+            if isinstance(result, LookupError):
                 self.note_missing.emit(place.node, str(result))
+            elif isinstance(result, Exception):  # a bug, not the file: say so, name it
+                self.note_missing.emit(
+                    place.node,
+                    f"{place.node} could not be shown: the preview failed "
+                    f"({type(result).__name__}: {result}).",
+                )
             else:
                 self._embeds = frozenset(getattr(result, "embeds", ()))
                 self.place_shown.emit(place, result, refresh)

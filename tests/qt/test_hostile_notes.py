@@ -1,0 +1,149 @@
+"""Notes the index lists but cannot parse (binary, over 16 MB, UTF-16), and notes read with
+replacement characters (not UTF-8): the preview says so, and --screenshot still exits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QImage
+from pytestqt.qtbot import QtBot
+
+from librarian_gui.app import main
+from librarian_gui.services.settings import Settings
+from librarian_gui.ui.main_window import MainWindow
+from tests.conftest import REPO, write
+
+pytestmark = pytest.mark.gui
+
+BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256)) * 8
+BIG_BYTES = 50_000_000
+UTF16 = "# Hello\n\nA note saved as UTF-16 that links [[MEMORY]].\n".encode("utf-16")
+
+
+def _hostile_vault(root: Path) -> Path:
+    write(root, "MEMORY.md", "# MEMORY\n\n- [[bin]]\n- [[big]]\n- [[utf16]]\n")
+    write(root, "bin.md", BINARY)
+    with open(root / "big.md", "wb") as fh:  # sparse where the file system allows it
+        fh.truncate(BIG_BYTES)
+    write(root, "utf16.md", UTF16)
+    return root
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _hostile_vault(tmp_path_factory.mktemp("hostile") / "vault")
+
+
+@pytest.mark.parametrize("note", ["bin.md", "big.md", "utf16.md"])
+def test_a_screenshot_of_a_note_that_is_not_parsed_exits(
+    hostile: Path, tmp_path: Path, note: str
+) -> None:
+    out = tmp_path / "shot.png"
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # The timeout only turns a hang into a failure; it measures nothing.
+    command = [sys.executable, "-m", "librarian_gui", str(hostile), "--note", note]
+    done = subprocess.run(
+        [*command, "--screenshot", str(out)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (1400, 860)
+
+
+@pytest.fixture
+def window(hostile: Path, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(hostile, settings=settings, use_cache=False)
+    qtbot.addWidget(win)
+    win.resize(1300, 820)
+    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
+        win.show()
+    yield win
+    win.close()
+
+
+@pytest.mark.parametrize(
+    ("note", "lines"),
+    [
+        (
+            "bin.md",
+            [
+                "bin",
+                "bin.md is a binary file named .md; not shown.",
+                "If it is not a note, give it its own extension. Links to it still work.",
+            ],
+        ),
+        (
+            "big.md",
+            [
+                "big",
+                "big.md is 50.0 MB, over the 16 MB limit; not shown.",
+                "Open it in your editor (Ctrl+E) to read it. Links to it still work.",
+            ],
+        ),
+        (
+            "utf16.md",
+            [
+                "utf16",
+                "utf16.md is UTF-16 text, not UTF-8; not shown.",
+                "Save it as UTF-8 to read it here. Links to it still work.",
+            ],
+        ),
+    ],
+)
+def test_the_preview_of_a_note_that_is_not_parsed_says_why(
+    window: MainWindow, qtbot: QtBot, note: str, lines: list[str]
+) -> None:
+    assert window.session is not None
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000) as shown:
+        window.session.open_note(note)
+    assert shown.args[0].node == note
+    text = window.preview.toPlainText()
+    assert [line for line in text.splitlines() if line.strip()] == lines
+    assert window.centre.tabText(0) == lines[0]
+
+
+def _boom(*_args: object, **_kwargs: object) -> object:
+    raise ValueError("boom")
+
+
+def test_a_screenshot_exits_when_the_renderer_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "v"
+    write(vault, "MEMORY.md", "# MEMORY\n\n[[odd]]\n")
+    write(vault, "odd.md", "# Odd\n")
+    monkeypatch.setattr("librarian_gui.core.render.render_note", _boom)
+    out = tmp_path / "odd.png"
+    assert main([str(vault), "--note", "odd", "--screenshot", str(out)]) == 0
+    assert QImage(str(out)).width() == 1400
+
+
+def test_the_preview_says_when_the_renderer_fails(
+    qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "v"
+    write(vault, "odd.md", "# Odd\n")
+    monkeypatch.setattr("librarian_gui.core.render.render_note", _boom)
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    win = MainWindow(vault, settings=settings, use_cache=False)
+    qtbot.addWidget(win)
+    win.show()
+    expected = "odd.md could not be shown: the preview failed (ValueError: boom)."
+    qtbot.waitUntil(lambda: expected in win.preview.toPlainText(), timeout=20_000)
+    assert [ln for ln in win.preview.toPlainText().splitlines() if ln.strip()] == [
+        "odd.md",
+        expected,
+    ]
+    win.close()
