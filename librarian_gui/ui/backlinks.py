@@ -14,6 +14,9 @@ if TYPE_CHECKING:
 from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
+# A log linking the note on each of its 100,000 lines: each line shown costs the GUI thread
+# ~55 µs to lay out, so a note shows its first lines, then how many more there are.
+MAX_LINES_PER_NOTE = 20
 
 
 def _trimmed(
@@ -92,9 +95,12 @@ class BacklinksPane(QWidget):
             parts.append(
                 source_header(group.source, first, group.title, f"({group.count}) {folder}")
             )
-            for line in group.lines:
+            for line in group.lines[:MAX_LINES_PER_NOTE]:
                 text, spans = _trimmed(line.text.strip(), _stripped(line.text, line.spans))
                 parts.append(context_line(group.source, line.line, marked(text, spans, "hl")))
+            if len(group.lines) > MAX_LINES_PER_NOTE:
+                more = len(group.lines) - MAX_LINES_PER_NOTE
+                parts.append(f'<p class="ctx empty">… and {more:,} more lines in this note.</p>')
         if len(groups) > MAX_GROUPS:
             parts.append(f'<p class="empty">… and {len(groups) - MAX_GROUPS} more notes.</p>')
         if not groups:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -147,3 +147,67 @@ def test_the_preview_says_when_the_renderer_fails(
         expected,
     ]
     win.close()
+
+
+@pytest.fixture
+def window_on(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[[Path], MainWindow]]:
+    """A window on a vault of the test's own, shown once its first note is drawn."""
+    made: list[MainWindow] = []
+
+    def make(vault: Path) -> MainWindow:
+        ini = tmp_path / f"settings{len(made)}.ini"
+        settings = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
+        win = MainWindow(vault, settings=settings, use_cache=False)
+        qtbot.addWidget(win)
+        made.append(win)
+        win.resize(1300, 820)
+        with qtbot.waitSignal(win.place_rendered, timeout=20_000):
+            win.show()
+        return win
+
+    yield make
+    for win in made:
+        win.close()
+
+
+def test_a_huge_note_previews_its_first_200_000_characters(
+    window_on: Callable[[Path], MainWindow], tmp_path: Path, qtbot: QtBot
+) -> None:
+    """2,000,000 characters took the GUI thread ~8 s to lay out (setHtml)."""
+    vault = tmp_path / "v"
+    write(vault, "MEMORY.md", "# MEMORY\n")
+    write(vault, "huge.md", ("x" * 49 + "\n") * 10_000)  # 500,000 characters
+    window = window_on(vault)
+    assert window.session is not None
+    with qtbot.waitSignal(window.place_rendered, timeout=20_000):
+        window.session.open_note("huge.md")
+    notice = (
+        "This note is too large to preview in full: showing the first 199,999 of 500,000 "
+        "characters. Open it in an editor to see the rest."
+    )
+    lines = [line for line in window.preview.toPlainText().splitlines() if line.strip()]
+    assert lines[0] == notice
+    assert lines[-1] == notice
+    # the first 4,000 lines of 49 x, laid out in one paragraph
+    assert window.preview.toPlainText().count("x") == 4_000 * 49
+
+
+def test_backlinks_show_20_lines_of_a_note_linking_1000_times(
+    window_on: Callable[[Path], MainWindow], tmp_path: Path, qtbot: QtBot
+) -> None:
+    """277,000 linking lines of one note took the GUI thread 15 s to lay out."""
+    vault = tmp_path / "v"
+    write(vault, "MEMORY.md", "# MEMORY\n")
+    write(vault, "log.md", "".join(f"entry {i} for [[MEMORY]]\n" for i in range(1000)))
+    write(vault, "other.md", "once [[MEMORY]]\n")
+    window = window_on(vault)
+    qtbot.waitUntil(lambda: window.backlinks.linked_count == 1001, timeout=10_000)
+    assert window.backlinks.linked.header.text() == "Linked mentions (1001 in 2 notes)"
+    lines = [line.rstrip() for line in window.backlinks.linked.browser.toPlainText().splitlines()]
+    assert lines == [
+        "log (1000)",
+        *(f"{i + 1}  entry {i} for [[MEMORY]]" for i in range(20)),
+        "… and 980 more lines in this note.",
+        "other (1)",
+        "1  once [[MEMORY]]",
+    ]
