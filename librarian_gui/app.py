@@ -128,7 +128,7 @@ def _screenshot(
 
     window.model.index_ready.connect(lambda _i: QTimer.singleShot(0, nothing_to_show))
     session.backlinks_ready.connect(lambda _g: done("backlinks"))
-    session.unlinked_ready.connect(lambda _m: done("unlinked"))
+    session.unlinked_ready.connect(lambda _m, _r: done("unlinked"))
     QTimer.singleShot(120_000, loop.quit)  # never hang a script
     loop.exec()
     window.show_view(view)

@@ -29,6 +29,9 @@ ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 # The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
 # 0.3 s there, 2,000,000 took 8 s. Past it, the note is shown cut, with a notice.
 PREVIEW_MAX_CHARS = 200_000
+LOSSY_NOTICE = (
+    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
+)
 
 
 class _Cancelled(Exception):
@@ -48,7 +51,8 @@ class VaultSession(QObject):
             it is the same note refreshed (keep the scroll position).
         note_missing(str, str): the open note's path, and why it cannot be shown.
         backlinks_ready(object): linked mentions (list of MentionGroup).
-        unlinked_ready(object): unlinked mentions (list of Mention).
+        unlinked_ready(object, object): unlinked mentions (list of Mention), and the
+            frozenset of their sources Librarian never writes (not UTF-8: no Link there).
         outline_ready(object): the open note's headings.
         outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
         history_changed(bool, bool): whether back and forward are possible.
@@ -64,7 +68,7 @@ class VaultSession(QObject):
     place_shown = Signal(object, object, bool)
     note_missing = Signal(str, str)
     backlinks_ready = Signal(object)
-    unlinked_ready = Signal(object)
+    unlinked_ready = Signal(object, object)
     outline_ready = Signal(object)
     outgoing_ready = Signal(object)
     history_changed = Signal(bool, bool)
@@ -180,7 +184,7 @@ class VaultSession(QObject):
             )
         if "unlinked" in parts:
             if place.kind != "note":
-                self.unlinked_ready.emit([])
+                self.unlinked_ready.emit([], frozenset())
             elif refresh or quiet:
                 self._unlinked_timer.start()  # a scan of the whole vault: once things settle
             else:
@@ -280,6 +284,7 @@ class VaultSession(QObject):
             read_note=reader,
             dark=dark,
             max_chars=PREVIEW_MAX_CHARS,
+            notice=LOSSY_NOTICE if record.lossy else "",
         )
 
     def _render_node(self, place: Place, cancel: threading.Event) -> Any:
@@ -298,14 +303,19 @@ class VaultSession(QObject):
             return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
         return node_page(place.kind, label, sources, concept)
 
-    def _unlinked(self, rel: str, reader: Callable[[str], str | None]) -> list[Mention]:
+    def _unlinked(
+        self, rel: str, reader: Callable[[str], str | None]
+    ) -> tuple[list[Mention], frozenset[str]]:
         index = self._index()
         with index.lock:
             if rel not in index.notes:
-                return []
+                return [], frozenset()
         from ..core.mentions import unlinked_mentions
 
-        return unlinked_mentions(index, rel, reader)
+        mentions = unlinked_mentions(index, rel, reader)
+        with index.lock:  # read with replacement characters: the writer refuses them
+            lossy = {m.source for m in mentions if _is_lossy(index, m.source)}
+        return mentions, frozenset(lossy)
 
     @Slot(str)
     def search(self, text: str) -> None:
@@ -371,7 +381,8 @@ class VaultSession(QObject):
         elif kind == "backlinks":
             self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
         elif kind == "unlinked":
-            self.unlinked_ready.emit([] if isinstance(result, Exception) else result)
+            mentions, read_only = ([], frozenset()) if isinstance(result, Exception) else result
+            self.unlinked_ready.emit(mentions, read_only)
 
     # ------------------------------------------------------------ live updates
 
@@ -479,6 +490,11 @@ class VaultSession(QObject):
             return any(not e.undone and e.written for e in self.journal.entries())
         except (JournalError, OSError):
             return False
+
+
+def _is_lossy(index: VaultIndex, rel: str) -> bool:
+    record = index.notes.get(rel)
+    return record is not None and record.lossy
 
 
 def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTreeData | None:

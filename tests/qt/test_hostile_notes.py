@@ -211,3 +211,55 @@ def test_backlinks_show_20_lines_of_a_note_linking_1000_times(
         "other (1)",
         "1  once [[MEMORY]]",
     ]
+
+
+LOSSY_NOTICE = (
+    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
+)
+
+
+@pytest.fixture
+def latin_vault(tmp_path: Path) -> Path:
+    vault = tmp_path / "latin"
+    write(vault, "MEMORY.md", "# MEMORY\n\nThe index.\n")
+    write(vault, "Café.md", "# Caf\xe9\n\nThe caf\xe9 keeps MEMORY on paper.\n".encode("latin-1"))
+    write(vault, "good.md", "# Good\n\nA UTF-8 note about MEMORY.\n")
+    return vault
+
+
+def test_a_note_that_is_not_utf8_previews_with_a_notice_on_top(
+    window_on: Callable[[Path], MainWindow], latin_vault: Path, qtbot: QtBot
+) -> None:
+    window = window_on(latin_vault)
+    assert window.session is not None
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("Café.md")
+    lines = [line for line in window.preview.toPlainText().splitlines() if line.strip()]
+    assert lines == [LOSSY_NOTICE, "Caf\ufffd", "The caf\ufffd keeps MEMORY on paper."]
+
+
+def test_a_utf8_note_has_no_encoding_notice(
+    window_on: Callable[[Path], MainWindow], latin_vault: Path, qtbot: QtBot
+) -> None:
+    window = window_on(latin_vault)
+    assert window.session is not None
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("good.md")
+    lines = [line for line in window.preview.toPlainText().splitlines() if line.strip()]
+    assert lines == ["Good", "A UTF-8 note about MEMORY."]
+
+
+def test_mentions_in_a_note_that_is_not_utf8_offer_no_link_button(
+    window_on: Callable[[Path], MainWindow], latin_vault: Path, qtbot: QtBot
+) -> None:
+    window = window_on(latin_vault)  # MEMORY.md, mentioned unlinked by both notes
+    qtbot.waitUntil(lambda: window.backlinks.unlinked_count == 2, timeout=10_000)
+    browser = window.backlinks.unlinked.browser
+    lines = [line.rstrip() for line in browser.toPlainText().splitlines()]
+    assert lines == [
+        "Café not UTF-8: Librarian never writes it",
+        "3  The caf\ufffd keeps MEMORY on paper.",
+        "good",
+        "3  A UTF-8 note about MEMORY.  Link",
+    ]
+    assert browser.toHtml().count('href="link:///') == 1
