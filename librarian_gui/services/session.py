@@ -24,6 +24,7 @@ from .pages import attachment_page, node_page, not_parsed_page
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.index import VaultIndex
     from ..core.mentions import Mention
+    from ..core.model import ScanWarning
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 # The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
@@ -63,6 +64,9 @@ class VaultSession(QObject):
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
         search_ready(str, object): a query and its hits (list of SearchHit), or an error
             message instead of the list.
+        warnings_changed(object, object): the vault's problems (a tuple of ScanWarning,
+            sorted by path), and the frozenset of their paths that are notes or files the
+            preview can open.
     """
 
     place_shown = Signal(object, object, bool)
@@ -78,6 +82,7 @@ class VaultSession(QObject):
     undo_changed = Signal(bool)
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
+    warnings_changed = Signal(object, object)
 
     def __init__(self, model: VaultModel, *, dark: bool = False, parent: QObject | None = None):
         super().__init__(parent)
@@ -96,6 +101,11 @@ class VaultSession(QObject):
         self._unlinked_timer.timeout.connect(self._on_unlinked_timer_timeout)
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
+        # A checkout changes thousands of files in bursts: the warnings are gathered again
+        # once a burst has settled.
+        self._warnings_timer = QTimer(self, singleShot=True, interval=300)
+        self._warnings_timer.timeout.connect(self._on_warnings_timer_timeout)
+        self.warnings: tuple[ScanWarning, ...] | None = None  # as last sent; None: not yet
         self._listed: FileTreeData | None = None  # the tree the view was last given
         self._sidebars_sent: tuple[object, ...] = ()  # what outline and outgoing show
         self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
@@ -344,9 +354,20 @@ class VaultSession(QObject):
                 ("switcher", 0), lambda c: _build_switcher(index), threading.Event(), slow=True
             )
 
+    @Slot()
+    def _on_warnings_timer_timeout(self) -> None:
+        if self.model.ready:
+            index = self._index()
+            self.model.submit(("warnings", 0), lambda c: _vault_warnings(index), threading.Event())
+
     @Slot(object, object)
     def _on_model_job_finished(self, token: object, result: object) -> None:
         if not isinstance(token, tuple):
+            return
+        if token[0] == "warnings":
+            if isinstance(result, tuple) and result[0] != self.warnings:
+                self.warnings = result[0]
+                self.warnings_changed.emit(*result)
             return
         if token[0] == "tree":
             if isinstance(result, FileTreeData):
@@ -398,6 +419,7 @@ class VaultSession(QObject):
         listed = self._listed
         self.model.submit(("tree", 0), lambda c: _tree_if_changed(index, listed), threading.Event())
         self._switcher_timer.start()
+        self._on_warnings_timer_timeout()
         QTimer.singleShot(0, self._on_index_ready_show)  # after the window's own handlers
 
     @Slot()
@@ -411,6 +433,7 @@ class VaultSession(QObject):
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
         self.files_changed.emit(update)
+        self._warnings_timer.start()
         if delta.notes_added or delta.notes_removed or delta.notes_changed:
             self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
         place = self.current
@@ -490,6 +513,17 @@ class VaultSession(QObject):
             return any(not e.undone and e.written for e in self.journal.entries())
         except (JournalError, OSError):
             return False
+
+
+def _vault_warnings(index: VaultIndex) -> tuple[tuple[ScanWarning, ...], frozenset[str]]:
+    """Every warning of the vault (one pass over the notes: on a job thread), and which
+    of their paths can be opened."""
+    with index.lock:
+        found = tuple(index.warnings())
+        files = frozenset(
+            w.path for w in found if w.path in index.notes or w.path in index.attachments
+        )
+    return found, files
 
 
 def _is_lossy(index: VaultIndex, rel: str) -> bool:
