@@ -101,10 +101,8 @@ class WarningsDialog(QDialog):
     def rows(self) -> list[tuple[str, str]]:
         """(path, problem) of each row, for tests."""
         self._fill()
-        return [
-            (self.tree.topLevelItem(i).text(0), self.tree.topLevelItem(i).text(1))
-            for i in range(self.tree.topLevelItemCount())
-        ]
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [(item.text(0), item.text(1)) for item in items if item is not None]
 
     def showEvent(self, event: QShowEvent) -> None:
         self._fill()
