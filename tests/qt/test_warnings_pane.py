@@ -93,6 +93,7 @@ def test_clicking_a_notes_warning_opens_the_note_and_a_pipe_opens_nothing(
     window = window_on(hostile_vault(tmp_path / "v"))
     qtbot.waitUntil(window.warnings_button.isVisible, timeout=10_000)
     window.warnings_button.click()
+    qtbot.waitExposed(window.warnings)
     tree = window.warnings.tree
 
     def click(row: int) -> None:
