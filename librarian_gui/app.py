@@ -28,6 +28,7 @@ VIEWS = (
     "suggestions",
     "tagging",
     "tagging-preview",
+    "warnings",
 )
 SCREENSHOT_SIZE = (1400, 860)
 
@@ -118,6 +119,8 @@ def _screenshot(
     window.place_rendered.connect(lambda _p: done("place"))
     assert window.session is not None and window.model is not None
     session = window.session
+    # A note that cannot be shown (deleted meanwhile, a failed render): its reason is drawn.
+    session.note_missing.connect(lambda _rel, _why: done("place"))
 
     def nothing_to_show() -> None:  # an empty vault: no note will be rendered
         if session.current is None:
@@ -126,7 +129,7 @@ def _screenshot(
 
     window.model.index_ready.connect(lambda _i: QTimer.singleShot(0, nothing_to_show))
     session.backlinks_ready.connect(lambda _g: done("backlinks"))
-    session.unlinked_ready.connect(lambda _m: done("unlinked"))
+    session.unlinked_ready.connect(lambda _m, _r: done("unlinked"))
     QTimer.singleShot(120_000, loop.quit)  # never hang a script
     loop.exec()
     window.show_view(view)
@@ -170,6 +173,11 @@ def _screenshot(
         tagging.preview()
         QTimer.singleShot(120_000, loop.quit)
         loop.exec()
+    if view == "warnings" and session.warnings is None:  # gathered once the index is ready
+        session.warnings_changed.connect(lambda _w, _f: QTimer.singleShot(50, loop.quit))
+        QTimer.singleShot(20_000, loop.quit)
+        loop.exec()
+        window.show_view(view)
     if view == "switcher":
         if window.switcher._index is None:
             session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))
@@ -185,6 +193,15 @@ def _screenshot(
         painter.drawPixmap(QPoint((image.width() - dialog.width()) // 2, 90), dialog)
         painter.end()
         window.switcher.close()
+    if view == "warnings":  # a dialog too: drawn where it opens, over the window's centre
+        dialog = window.warnings.grab()
+        painter = QPainter(image)
+        at = QPoint((image.width() - dialog.width()) // 2, (image.height() - dialog.height()) // 2)
+        painter.drawPixmap(at, dialog)
+        painter.setPen(window.palette().mid().color())  # the frame a window manager draws
+        painter.drawRect(at.x() - 1, at.y() - 1, dialog.width() + 1, dialog.height() + 1)
+        painter.end()
+        window.warnings.close()
     ok = image.save(out)
     window.close()
     return 0 if ok and not waiting else 1

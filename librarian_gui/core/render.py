@@ -90,6 +90,7 @@ def render_note(
     read_note: Callable[[str], str | None],
     dark: bool = False,
     max_chars: int = 2_000_000,
+    notice: str = "",
 ) -> RenderedNote:
     """Render the note at vault path ``source`` whose text is ``text``.
 
@@ -97,6 +98,7 @@ def render_note(
     ``node_exists(node)`` says what a node is ("note", "attachment", "concept" or
     "unresolved") and ``read_note(path)`` gives an embedded note's text (``None`` if it
     cannot be read). Text past ``max_chars`` is cut at a line end, with a notice.
+    ``notice`` (plain text) is shown above the note, e.g. that it is not UTF-8.
     """
     size = len(text)
     truncated = size > max_chars
@@ -111,6 +113,8 @@ def render_note(
             f"{size:,} characters. Open it in an editor to see the rest."
         )
         body = warning + body + warning
+    if notice:
+        body = H.notice(escapeHtml(notice)) + body
     return RenderedNote(
         H.page(body, dark=dark),
         _title(source),

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import html
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
@@ -23,13 +21,20 @@ from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
+from .pages import attachment_page, node_page, not_parsed_page
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.index import VaultIndex
     from ..core.mentions import Mention
-    from ..core.render import RenderedNote
+    from ..core.model import ScanWarning
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
+# The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
+# 0.3 s there, 2,000,000 took 8 s. Past it, the note is shown cut, with a notice.
+PREVIEW_MAX_CHARS = 200_000
+LOSSY_NOTICE = (
+    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
+)
 
 
 class _Cancelled(Exception):
@@ -49,7 +54,8 @@ class VaultSession(QObject):
             it is the same note refreshed (keep the scroll position).
         note_missing(str, str): the open note's path, and why it cannot be shown.
         backlinks_ready(object): linked mentions (list of MentionGroup).
-        unlinked_ready(object): unlinked mentions (list of Mention).
+        unlinked_ready(object, object): unlinked mentions (list of Mention), and the
+            frozenset of their sources Librarian never writes (not UTF-8: no Link there).
         outline_ready(object): the open note's headings.
         outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
         history_changed(bool, bool): whether back and forward are possible.
@@ -62,12 +68,15 @@ class VaultSession(QObject):
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
         search_ready(str, object): a query and its hits (list of SearchHit), or an error
             message instead of the list.
+        warnings_changed(object, object): the vault's problems (a tuple of ScanWarning,
+            sorted by path), and the frozenset of their paths that are notes or files the
+            preview can open.
     """
 
     place_shown = Signal(object, object, bool)
     note_missing = Signal(str, str)
     backlinks_ready = Signal(object)
-    unlinked_ready = Signal(object)
+    unlinked_ready = Signal(object, object)
     outline_ready = Signal(object)
     outgoing_ready = Signal(object)
     history_changed = Signal(bool, bool)
@@ -79,6 +88,7 @@ class VaultSession(QObject):
     _write_relay = Signal(str, object)  # internal: from the writer thread, delivered queued
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
+    warnings_changed = Signal(object, object)
 
     def __init__(self, model: VaultModel, *, dark: bool = False, parent: QObject | None = None):
         super().__init__(parent)
@@ -101,6 +111,11 @@ class VaultSession(QObject):
         self._unlinked_timer.timeout.connect(self._on_unlinked_timer_timeout)
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
+        # A checkout changes thousands of files in bursts: the warnings are gathered again
+        # once a burst has settled.
+        self._warnings_timer = QTimer(self, singleShot=True, interval=300)
+        self._warnings_timer.timeout.connect(self._on_warnings_timer_timeout)
+        self.warnings: tuple[ScanWarning, ...] | None = None  # as last sent; None: not yet
         self._listed: FileTreeData | None = None  # the tree the view was last given
         self._sidebars_sent: tuple[object, ...] = ()  # what outline and outgoing show
         self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
@@ -189,7 +204,7 @@ class VaultSession(QObject):
             )
         if "unlinked" in parts:
             if place.kind != "note":
-                self.unlinked_ready.emit([])
+                self.unlinked_ready.emit([], frozenset())
             elif refresh or quiet:
                 self._unlinked_timer.start()  # a scan of the whole vault: once things settle
             else:
@@ -264,12 +279,11 @@ class VaultSession(QObject):
             record = index.notes.get(rel)
         if record is None:
             if rel in index.attachments:
-                return _attachment_page(rel)
+                return attachment_page(rel)
             return LookupError(f"{rel} is not in the vault (deleted or moved away)")
         text = self.store.get(rel, record.stamp)
-        if text is None:
-            reason = "; ".join(record.warnings) or "it cannot be read as text"
-            return LookupError(f"{rel} cannot be shown: {reason}")
+        if text is None:  # binary, too large, unreadable: listed, not parsed
+            return not_parsed_page(self.root, rel, dark)
         reader = self._reader()
 
         def resolve(markdown: bool, target: str, source: str) -> str:
@@ -283,7 +297,14 @@ class VaultSession(QObject):
         from ..core.render import render_note
 
         return render_note(
-            text, source=rel, resolve=resolve, node_exists=kind_of, read_note=reader, dark=dark
+            text,
+            source=rel,
+            resolve=resolve,
+            node_exists=kind_of,
+            read_note=reader,
+            dark=dark,
+            max_chars=PREVIEW_MAX_CHARS,
+            notice=LOSSY_NOTICE if record.lossy else "",
         )
 
     def _render_node(self, place: Place, cancel: threading.Event) -> Any:
@@ -300,16 +321,21 @@ class VaultSession(QObject):
 
             built = concept_page(index, concept, self._reader(), cancel.is_set)
             return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
-        return _node_page(place.kind, label, sources, concept)
+        return node_page(place.kind, label, sources, concept)
 
-    def _unlinked(self, rel: str, reader: Callable[[str], str | None]) -> list[Mention]:
+    def _unlinked(
+        self, rel: str, reader: Callable[[str], str | None]
+    ) -> tuple[list[Mention], frozenset[str]]:
         index = self._index()
         with index.lock:
             if rel not in index.notes:
-                return []
+                return [], frozenset()
         from ..core.mentions import unlinked_mentions
 
-        return unlinked_mentions(index, rel, reader)
+        mentions = unlinked_mentions(index, rel, reader)
+        with index.lock:  # read with replacement characters: the writer refuses them
+            lossy = {m.source for m in mentions if _is_lossy(index, m.source)}
+        return mentions, frozenset(lossy)
 
     @Slot(str)
     def search(self, text: str) -> None:
@@ -338,9 +364,20 @@ class VaultSession(QObject):
                 ("switcher", 0), lambda c: _build_switcher(index), threading.Event(), slow=True
             )
 
+    @Slot()
+    def _on_warnings_timer_timeout(self) -> None:
+        if self.model.ready:
+            index = self._index()
+            self.model.submit(("warnings", 0), lambda c: _vault_warnings(index), threading.Event())
+
     @Slot(object, object)
     def _on_model_job_finished(self, token: object, result: object) -> None:
         if not isinstance(token, tuple):
+            return
+        if token[0] == "warnings":
+            if isinstance(result, tuple) and result[0] != self.warnings:
+                self.warnings = result[0]
+                self.warnings_changed.emit(*result)
             return
         if token[0] == "tree":
             if isinstance(result, FileTreeData):
@@ -361,15 +398,22 @@ class VaultSession(QObject):
         kind = token[0]
         if kind == "note":
             place, refresh = token[2], token[3]
-            if isinstance(result, Exception):
+            if isinstance(result, LookupError):
                 self.note_missing.emit(place.node, str(result))
+            elif isinstance(result, Exception):  # a bug, not the file: say so, name it
+                self.note_missing.emit(
+                    place.node,
+                    f"{place.node} could not be shown: the preview failed "
+                    f"({type(result).__name__}: {result}).",
+                )
             else:
                 self._embeds = frozenset(getattr(result, "embeds", ()))
                 self.place_shown.emit(place, result, refresh)
         elif kind == "backlinks":
             self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
         elif kind == "unlinked":
-            self.unlinked_ready.emit([] if isinstance(result, Exception) else result)
+            mentions, read_only = ([], frozenset()) if isinstance(result, Exception) else result
+            self.unlinked_ready.emit(mentions, read_only)
 
     # ------------------------------------------------------------ live updates
 
@@ -385,6 +429,7 @@ class VaultSession(QObject):
         listed = self._listed
         self.model.submit(("tree", 0), lambda c: _tree_if_changed(index, listed), threading.Event())
         self._switcher_timer.start()
+        self._on_warnings_timer_timeout()
         QTimer.singleShot(0, self._on_index_ready_show)  # after the window's own handlers
 
     @Slot()
@@ -398,6 +443,7 @@ class VaultSession(QObject):
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
         self.files_changed.emit(update)
+        self._warnings_timer.start()
         if delta.notes_added or delta.notes_removed or delta.notes_changed:
             self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
         place = self.current
@@ -514,41 +560,20 @@ class VaultSession(QObject):
             return False
 
 
-def _attachment_page(rel: str) -> RenderedNote:
-    from ..core.render import RenderedNote
-
-    name = html.escape(rel.rsplit("/", 1)[-1])
-    lower = rel.lower()
-    body = (
-        f'<p><img src="note:///{quote(rel)}"></p>'
-        if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
-        else "<p>This file is an attachment; open it in its own application.</p>"
-    )
-    return RenderedNote(html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=())
-
-
-def _node_page(kind: str, label: str, sources: list[str], concept: object) -> RenderedNote:
-    from ..core.render import RenderedNote
-
-    """The page of a concept without a note, or of a target no note exists for yet."""
-    title = html.escape(label)
-    if kind == "concept":
-        aliases = ", ".join(html.escape(a) for a in getattr(concept, "aliases", ()) or ())
-        category = html.escape(str(getattr(concept, "category", "") or ""))
-        head = f"<h1>{title}</h1><p><i>Concept</i>{' · ' + category if category else ''}</p>"
-        if aliases:
-            head += f"<p>Aliases: {aliases}</p>"
-    else:
-        head = (
-            f"<h1>{title}</h1><p><i>No note of this name exists yet.</i> "
-            "The links below point at it.</p>"
+def _vault_warnings(index: VaultIndex) -> tuple[tuple[ScanWarning, ...], frozenset[str]]:
+    """Every warning of the vault (one pass over the notes: on a job thread), and which
+    of their paths can be opened."""
+    with index.lock:
+        found = tuple(index.warnings())
+        files = frozenset(
+            w.path for w in found if w.path in index.notes or w.path in index.attachments
         )
-    items = "".join(
-        f'<li><a href="note:///{quote(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
-        for s in sources
-    )
-    body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""
-    return RenderedNote(html=head + body, title=label, truncated=False, headings=())
+    return found, files
+
+
+def _is_lossy(index: VaultIndex, rel: str) -> bool:
+    record = index.notes.get(rel)
+    return record is not None and record.lossy
 
 
 def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTreeData | None:

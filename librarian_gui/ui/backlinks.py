@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
@@ -14,6 +15,10 @@ if TYPE_CHECKING:
 from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
+# A log linking the note on each of its 100,000 lines: each line shown costs the GUI thread
+# ~55 µs to lay out, so a note shows its first lines, then how many more there are.
+MAX_LINES_PER_NOTE = 20
+READ_ONLY_NOTE = "not UTF-8: Librarian never writes it"  # so its mentions have no Link
 
 
 def _trimmed(
@@ -74,6 +79,7 @@ class BacklinksPane(QWidget):
             section.browser.document().setDefaultStyleSheet(LIST_CSS)
             section.browser.anchorClicked.connect(self._on_anchor_clicked)
         self._mentions: list[Any] = []
+        self._read_only: frozenset[str] = frozenset()
         self.linked_count = 0
         self.unlinked_count = 0
 
@@ -92,18 +98,25 @@ class BacklinksPane(QWidget):
             parts.append(
                 source_header(group.source, first, group.title, f"({group.count}) {folder}")
             )
-            for line in group.lines:
+            for line in group.lines[:MAX_LINES_PER_NOTE]:
                 text, spans = _trimmed(line.text.strip(), _stripped(line.text, line.spans))
                 parts.append(context_line(group.source, line.line, marked(text, spans, "hl")))
+            if len(group.lines) > MAX_LINES_PER_NOTE:
+                more = len(group.lines) - MAX_LINES_PER_NOTE
+                parts.append(f'<p class="ctx empty">… and {more:,} more lines in this note.</p>')
         if len(groups) > MAX_GROUPS:
             parts.append(f'<p class="empty">… and {len(groups) - MAX_GROUPS} more notes.</p>')
         if not groups:
             parts.append('<p class="empty">No note links here.</p>')
         self._set(self.linked, "".join(parts))
 
-    def show_unlinked(self, mentions: Sequence[Any]) -> None:
-        """``mentions``: core.mentions.Mention items (source, line, column, text, context)."""
+    def show_unlinked(
+        self, mentions: Sequence[Any], read_only: AbstractSet[str] = frozenset()
+    ) -> None:
+        """``mentions``: core.mentions.Mention items (source, line, column, text, context);
+        ``read_only``: their sources Librarian never writes (not UTF-8), shown without Link."""
         self._mentions = list(mentions)
+        self._read_only = frozenset(read_only)
         self.unlinked_count = len(mentions)
         sources = {m.source for m in mentions}
         self.unlinked.header.setText(f"Unlinked mentions ({len(mentions)} in {len(sources)} notes)")
@@ -113,14 +126,17 @@ class BacklinksPane(QWidget):
             if mention.source != last:
                 last = mention.source
                 title = mention.source.removesuffix(".md")
-                parts.append(source_header(mention.source, mention.line, title))
+                why = READ_ONLY_NOTE if mention.source in self._read_only else ""
+                parts.append(source_header(mention.source, mention.line, title, why))
             raw = mention.context
             shift = len(raw) - len(raw.lstrip())
             span = (mention.column - shift, mention.column - shift + len(mention.text))
             text, spans = _trimmed(raw.strip(), [span])
             button = (
-                f'&nbsp;<a class="btn" href="link:///{i}" title="Turn this mention into a link">'
-                "Link</a>"
+                ""
+                if mention.source in self._read_only
+                else f'&nbsp;<a class="btn" href="link:///{i}" '
+                'title="Turn this mention into a link">Link</a>'
             )
             body = f"{marked(text, spans, 'mention')} {button}"
             parts.append(context_line(mention.source, mention.line, body))
@@ -141,7 +157,9 @@ class BacklinksPane(QWidget):
             self.source_activated.emit(*target)
         elif url.scheme() == "link":
             index = int(url.path().lstrip("/") or -1)
-            if 0 <= index < len(self._mentions):
+            if 0 <= index < len(self._mentions) and (
+                self._mentions[index].source not in self._read_only
+            ):
                 self.link_requested.emit(self._mentions[index])
 
 

@@ -40,6 +40,7 @@ from .recent import RecentChanges
 from .search import SearchPane
 from .switcher import QuickSwitcher
 from .tags import TagsPane
+from .warnings import WarningsDialog, WarningsIndicator
 from .window_actions import WindowActions
 from .window_graph import WindowGraph
 from .window_lists import WindowLists
@@ -136,7 +137,11 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.progress.setMaximumWidth(220)
         self.progress.setTextVisible(True)
         self.progress.hide()
+        self.warnings_button = WarningsIndicator()
+        self.warnings = WarningsDialog(self)
+        self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
         self.statusBar().addPermanentWidget(self.progress)
+        self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
         self.preview.viewport().installEventFilter(self)
         self.recent.set_period(self.settings.recent_period())
@@ -231,6 +236,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.recent.set_previous_session(self.settings.previous_session(root))
         self.setWindowTitle(f"{root.name} — Librarian")
         self.counts.setText("Indexing…")
+        self._on_session_warnings_changed((), frozenset())  # the last vault's are gone
         self.progress.setValue(0)
         self._progress_shown = 0.0
         self.progress.show()
@@ -289,6 +295,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         session.message.connect(self._on_session_message)
         session.undo_changed.connect(self.undo_action.setEnabled)
         session.switcher_ready.connect(self.switcher.set_index)
+        session.warnings_changed.connect(self._on_session_warnings_changed)
         assert self.graph_session is not None
         self.graph_session.graph_ready.connect(self._on_graph_session_graph_ready)
         self.graph_session.positions_ready.connect(self._on_graph_session_positions_ready)
@@ -310,6 +317,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             (self.search.result_activated, session.open_at_line),
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
             (self.concepts.concept_activated, self._on_concepts_concept_activated),
+            (self.warnings.note_chosen, session.open_note),
         ):
             signal.connect(slot)
 
@@ -442,6 +450,17 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.preview.setHtml(f"<h2>{rel}</h2><p>{reason}</p>")
         self.statusBar().showMessage(reason, 8000)
 
+    @Slot(object, object)
+    def _on_session_warnings_changed(self, warnings: Any, files: Any) -> None:
+        self.warnings_button.set_count(len(warnings))
+        self.warnings.set_warnings(warnings, files)
+
+    @Slot()
+    def _on_warnings_button_clicked(self) -> None:
+        self.warnings.show()
+        self.warnings.raise_()
+        self.warnings.activateWindow()
+
     @Slot(bool, bool)
     def _on_session_history_changed(self, back: bool, forward: bool) -> None:
         self.back_action.setEnabled(back)
@@ -513,7 +532,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
-        recent, tags, files."""
+        recent, tags, files, search, concepts, graph, editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -539,6 +558,9 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
             self.concept_tabs.show_tagging()
+        elif view == "warnings":
+            self.centre.setCurrentWidget(self.preview)
+            self._on_warnings_button_clicked()
         else:
             self.centre.setCurrentWidget(self.preview)
 
@@ -558,6 +580,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.settings.set_window_state(self.saveGeometry(), self.saveState())
         self.settings.set_splitter("main", self.splitter.saveState())
         self.settings.set_recent_period(str(self.recent.period.currentData()))
+        self.warnings.close()
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)

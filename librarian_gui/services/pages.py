@@ -1,0 +1,126 @@
+"""Pages the preview shows for places that are not a rendered note: attachments, concepts
+without a note, targets no note exists for yet, notes the index lists but cannot parse."""
+
+from __future__ import annotations
+
+import errno
+import html
+import os
+import stat
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from ..core.vault import MAX_NOTE_BYTES
+
+BINARY_SNIFF = 8192  # as much of the start as the index looks at for NUL bytes
+
+if TYPE_CHECKING:  # markdown-it loads on the job threads
+    from ..core.render import RenderedNote
+
+
+def attachment_page(rel: str) -> RenderedNote:
+    """An attachment's page: the image itself, or a line saying where to open it."""
+    from ..core.render import RenderedNote
+
+    name = html.escape(rel.rsplit("/", 1)[-1])
+    lower = rel.lower()
+    body = (
+        f'<p><img src="note:///{quote(rel)}"></p>'
+        if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
+        else "<p>This file is an attachment; open it in its own application.</p>"
+    )
+    return RenderedNote(html=f"<h1>{name}</h1>{body}", title=name, truncated=False, headings=())
+
+
+def node_page(kind: str, label: str, sources: list[str], concept: object) -> RenderedNote:
+    """The page of a concept without a note, or of a target no note exists for yet."""
+    from ..core.render import RenderedNote
+
+    title = html.escape(label)
+    if kind == "concept":
+        aliases = ", ".join(html.escape(a) for a in getattr(concept, "aliases", ()) or ())
+        category = html.escape(str(getattr(concept, "category", "") or ""))
+        head = f"<h1>{title}</h1><p><i>Concept</i>{' · ' + category if category else ''}</p>"
+        if aliases:
+            head += f"<p>Aliases: {aliases}</p>"
+    else:
+        head = (
+            f"<h1>{title}</h1><p><i>No note of this name exists yet.</i> "
+            "The links below point at it.</p>"
+        )
+    items = "".join(
+        f'<li><a href="note:///{quote(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
+        for s in sources
+    )
+    body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""
+    return RenderedNote(html=head + body, title=label, truncated=False, headings=())
+
+
+_NOT_PARSED_ADVICE = {
+    "binary": "If it is not a note, give it its own extension.",
+    "too-large": "Open it in your editor (Ctrl+E) to read it.",
+    "utf-16": "Save it as UTF-8 to read it here.",
+    "utf-32": "Save it as UTF-8 to read it here.",
+    "unreadable": "Check its permissions.",
+}
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block (TRAPS)
+
+
+def not_parsed_page(root: Path, rel: str, dark: bool) -> RenderedNote | LookupError:
+    """The page of a note the index lists but does not parse: what the file is, and what
+    to do about it. On a job thread: it opens the file again to see why (a look at its
+    first bytes), since the index keeps only the warning's text."""
+    from ..core import render_html as H
+    from ..core.render import RenderedNote
+
+    why = _why_not_parsed(root, rel)
+    if isinstance(why, LookupError):
+        return why
+    kind, headline = why
+    title = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    advice = f"{_NOT_PARSED_ADVICE.get(kind, '')} Links to it still work.".lstrip()
+    body = (
+        f"<h1>{html.escape(title)}</h1>\n"
+        + H.notice(html.escape(headline))
+        + f"<p>{html.escape(advice)}</p>\n"
+    )
+    return RenderedNote(H.page(body, dark=dark), title, truncated=False, headings=())
+
+
+def _why_not_parsed(root: Path, rel: str) -> tuple[str, str] | LookupError:
+    """(kind, the sentence the page leads with), or why nothing can be shown at all."""
+    try:
+        fd = os.open(root / rel, _READ_FLAGS)
+    except FileNotFoundError:
+        return LookupError(f"{rel} was deleted outside Librarian.")
+    except OSError as exc:
+        return "unreadable", f"{rel} cannot be read ({_reason(exc)}); not shown."
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return LookupError(f"{rel} is no longer a regular file (a pipe or device).")
+        if st.st_size > MAX_NOTE_BYTES:
+            return "too-large", (
+                f"{rel} is {st.st_size / 1e6:.1f} MB, over the "
+                f"{MAX_NOTE_BYTES / 1e6:.0f} MB limit; not shown."
+            )
+        head = os.read(fd, BINARY_SNIFF)
+    except OSError as exc:
+        return "unreadable", f"{rel} cannot be read ({_reason(exc)}); not shown."
+    finally:
+        os.close(fd)
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "utf-32", f"{rel} is UTF-32 text, not UTF-8; not shown."
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "utf-16", f"{rel} is UTF-16 text, not UTF-8; not shown."
+    if b"\x00" in head:
+        return "binary", f"{rel} is a binary file named .md; not shown."
+    # Readable text now: it changed since the index read it, and the update is on its way.
+    return LookupError(f"{rel} changed while it was read; it is shown once it is indexed again.")
+
+
+def _reason(exc: OSError) -> str:
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    return exc.strerror or str(exc)
