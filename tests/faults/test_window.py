@@ -49,6 +49,19 @@ def test_the_window_on_the_hostile_vault(
     before = without_own_files(fingerprint(top), hostile)
     window = open_window(hostile, qtbot, tmp_path_factory.mktemp("settings"))
     try:
+        # The warnings list names each hostile item with the scan's message.
+        expected = sorted(
+            [path for path, _, _ in case.warnings]
+            + (["concepts.json"] if case.dictionary_error is not None else [])
+        )
+        qtbot.waitUntil(
+            lambda: sorted(path for path, _ in window.warnings.rows()) == expected,
+            timeout=20_000,
+        )
+        assert window.warnings_button.isVisible() is bool(expected)
+        said = dict(window.warnings.rows())
+        for path, _, words in case.warnings:
+            assert words in said[path]
         assert "We use RAG here." in show(window, qtbot, "good/A.md")
         qtbot.waitUntil(
             lambda: "Back to" in window.backlinks.linked.browser.toPlainText(), timeout=20_000

@@ -23,7 +23,11 @@ pytestmark = pytest.mark.gui
 BINARY = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(range(256))
 PIPE = "not a regular file (a pipe or device); skipped"
 FOLDER = "a folder named like a note; read as a folder"
-LOOP = "folder link points to a folder already indexed (a loop); skipped"
+# notes/loop -> .. is the vault itself (README, "Symbolic links").
+LOOP = (
+    "symbolic link to the vault itself or a folder above it: following it would include the "
+    "vault in itself; skipped"
+)
 BINARY_NOTE = "binary content in a .md file; listed, not parsed"
 LATIN = (
     "not valid UTF-8 (first bad byte at offset 5); read with replacement characters "
