@@ -15,6 +15,7 @@ from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX
 from .tagger import AliasMatcher
 from .tagging import mentions_by_note
+from .urls import url_path
 
 MAX_LINKED = 200  # notes listed with their lines; the rest are counted
 MAX_MENTIONS = 100
@@ -123,7 +124,7 @@ def concept_page(
 
 def _note_link(rel: str) -> str:
     title = html.escape(rel.removesuffix(".md"))
-    return f'<a href="note:///{quote(rel)}">{title}</a>'
+    return f'<a href="note:///{url_path(rel)}">{title}</a>'
 
 
 def _mark(line: str, column: int, size: int) -> str:

@@ -26,6 +26,7 @@ from . import render_html as H
 from .mdplugins import callout_plugin, highlight_plugin, make_markdown, tasklist_plugin
 from .render_blocks import BLOCK_RULES, Env, mark_list_ends
 from .resolver import CONCEPT_PREFIX
+from .urls import url_path
 
 __all__ = ["MAX_EMBED_DEPTH", "RenderedNote", "heading_anchor", "render_note"]
 
@@ -301,7 +302,7 @@ def _self_link(doc: _Doc, fragment: str | None) -> str:
     anchors here: that one opens the embedded note there."""
     if doc.anchors:
         return f'href="{_fragment_url(fragment)}" class="internal"'
-    href = "note:///" + quote(doc.source, safe="/") + _fragment_url(fragment)
+    href = "note:///" + url_path(doc.source) + _fragment_url(fragment)
     return f'href="{href}" class="internal" title="{escapeHtml(doc.source)}"'
 
 
@@ -311,13 +312,13 @@ def _link_attrs(doc: _Doc, node: str, written: str, fragment: str | None, *, mar
     if kind in ("note", "attachment"):
         if node == doc.source and fragment:
             return _self_link(doc, fragment)
-        href = "note:///" + quote(node, safe="/") + _fragment_url(fragment)
+        href = "note:///" + url_path(node) + _fragment_url(fragment)
         return f'href="{href}" class="internal" title="{escapeHtml(node)}"'
     if kind == "concept":
         concept = node.removeprefix(CONCEPT_PREFIX)
-        href = "concept:///" + quote(concept, safe="/")
+        href = "concept:///" + url_path(concept)
         return f'href="{href}" class="concept" title="Concept: {escapeHtml(concept)}"'
-    href = "ghost:///" + quote(written, safe="/") + _fragment_url(fragment)
+    href = "ghost:///" + url_path(written) + _fragment_url(fragment)
     what = "no file at" if markdown else "no note or concept named"
     # The dotted underline is inline: QTextBrowser applies "text-decoration: none" (all
     # links) after a class's underline style, but an inline style after both.
@@ -402,7 +403,7 @@ def _img(node: str, alt: str, size: str) -> str:
         dims = f' width="{match.group(1)}"'
         if match.group(2):
             dims += f' height="{match.group(2)}"'
-    src = "note:///" + quote(node, safe="/")
+    src = "note:///" + url_path(node)
     return f'<img src="{src}" alt="{escapeHtml(alt)}" title="{escapeHtml(alt)}"{dims}>'
 
 

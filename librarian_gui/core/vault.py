@@ -238,6 +238,8 @@ def walk_vault(
         for entry in entries:
             name = entry.name
             rel = f"{rel_folder}/{name}" if rel_folder else name
+            if not name.isascii() and not _utf8(name) and not name.startswith("."):
+                result.warnings.append(ScanWarning(rel, "file-name", _bad_name_message(name)))
             if name.startswith("."):
                 # Only a full scan: a live update's walk would catch writes under way.
                 if (
@@ -300,6 +302,22 @@ def walk_vault(
             else:
                 result.attachments[rel] = stamp_of(st)
     return result
+
+
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:  # the lone surrogates os.fsdecode gives bytes that are not UTF-8
+        return False
+    return True
+
+
+def _bad_name_message(name: str) -> str:
+    shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+    return (
+        f"its name is not valid UTF-8 (shown as {shown}); read as it is, but only its exact "
+        "bytes link to it: rename it in UTF-8"
+    )
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -9,8 +9,8 @@ import os
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
+from ..core.urls import url_path
 from ..core.vault import MAX_NOTE_BYTES
 
 BINARY_SNIFF = 8192  # as much of the start as the index looks at for NUL bytes
@@ -26,7 +26,7 @@ def attachment_page(rel: str) -> RenderedNote:
     name = html.escape(rel.rsplit("/", 1)[-1])
     lower = rel.lower()
     body = (
-        f'<p><img src="note:///{quote(rel)}"></p>'
+        f'<p><img src="note:///{url_path(rel)}"></p>'
         if lower.endswith((".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".bmp"))
         else "<p>This file is an attachment; open it in its own application.</p>"
     )
@@ -50,7 +50,7 @@ def node_page(kind: str, label: str, sources: list[str], concept: object) -> Ren
             "The links below point at it.</p>"
         )
     items = "".join(
-        f'<li><a href="note:///{quote(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
+        f'<li><a href="note:///{url_path(s)}">{html.escape(s.removesuffix(".md"))}</a></li>'
         for s in sources
     )
     body = f"<h2>Linked from {len(sources)} notes</h2><ul>{items}</ul>" if sources else ""

@@ -60,7 +60,7 @@ class BacklinksPane(QWidget):
         link_requested(object): the user clicked Link on an unlinked mention (the Mention).
     """
 
-    source_activated = Signal(str, int)
+    source_activated = Signal(object, int)  # a path (see file_tree)
     link_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -152,7 +152,7 @@ class BacklinksPane(QWidget):
 
     @Slot(QUrl)
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        target = parse_open_url(url.toString())
+        target = parse_open_url(bytes(url.toEncoded().data()).decode())
         if target is not None:
             self.source_activated.emit(*target)
         elif url.scheme() == "link":

@@ -21,7 +21,7 @@ from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
 from ..core.filetree import FileNode, FileTreeData
-from .items import DECORATION, DISPLAY, TOOLTIP, standard_rows
+from .items import DECORATION, DISPLAY, TOOLTIP, path_data, path_of_data, shown_path, standard_rows
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 KIND_ROLE = int(Qt.ItemDataRole.UserRole) + 2
@@ -37,8 +37,8 @@ class FileTree(QTreeView):
         filled(): every file of the last installed tree has its row.
     """
 
-    note_selected = Signal(str)
-    attachment_selected = Signal(str)
+    note_selected = Signal(object)  # a path: a str signal would drop a name's non-UTF-8 bytes
+    attachment_selected = Signal(object)
     filled = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -116,7 +116,7 @@ class FileTree(QTreeView):
                 if child.data(KIND_ROLE) == "folder":
                     walk(child)
                 else:
-                    out.append(child.data(PATH_ROLE))
+                    out.append(path_of_data(child.data(PATH_ROLE)))
 
         walk(QModelIndex())
         return out
@@ -184,10 +184,10 @@ class FileTree(QTreeView):
 
     def _roles(self, node: FileNode) -> dict[int, object]:
         return {
-            DISPLAY: node.label,
+            DISPLAY: shown_path(node.label),
             DECORATION: self._icons[node.kind],
-            TOOLTIP: node.path.rstrip("/"),
-            PATH_ROLE: node.path,
+            TOOLTIP: shown_path(node.path.rstrip("/")),
+            PATH_ROLE: path_data(node.path),
             KIND_ROLE: node.kind,
         }
 
@@ -205,7 +205,7 @@ class FileTree(QTreeView):
     @Slot(QModelIndex)
     def _on_activated(self, index: QModelIndex) -> None:
         kind = index.data(KIND_ROLE)
-        path = index.data(PATH_ROLE)
+        path = path_of_data(index.data(PATH_ROLE))
         if kind == "note":
             self.note_selected.emit(path)
         elif kind == "attachment":

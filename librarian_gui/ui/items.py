@@ -17,6 +17,7 @@ A child's handle stays valid only while its parent's handle lives.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -29,6 +30,8 @@ from PySide6.QtWidgets import (
     QTreeWidget,
     QTreeWidgetItem,
 )
+
+from ..core.urls import path_of_url, url_path
 
 DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 DECORATION = int(Qt.ItemDataRole.DecorationRole)
@@ -88,3 +91,27 @@ def table_cells(table: QTableWidget, row: int, texts: Sequence[str]) -> list[QTa
     for column, text in enumerate(texts):
         model.setData(model.index(row, column), text)
     return [table.item(row, column) for column in range(len(texts))]
+
+
+def path_data(rel: str) -> str:
+    """A vault path as item data: percent-encoded, since a Qt string drops the lone
+    surrogates of a file name that is not UTF-8 (``path_of_data`` gives it back)."""
+    return url_path(rel)
+
+
+def path_of_data(data: object) -> str:
+    """The vault path stored by ``path_data`` ('' when there is none)."""
+    return path_of_url(data) if isinstance(data, str) and data else ""
+
+
+def shown_path(rel: str) -> str:
+    """A vault path as text to show: a byte that is not UTF-8 as ``\\xe9``."""
+    return os.fsencode(rel).decode("utf-8", "backslashreplace") if _has_surrogate(rel) else rel
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

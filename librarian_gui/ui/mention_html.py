@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from urllib.parse import parse_qs, quote, unquote, urlsplit
+from urllib.parse import parse_qs, urlsplit
+
+from ..core.urls import path_of_url, url_path
 
 # QTextBrowser's CSS subset; palette(mid) follows the light or dark theme.
 LIST_CSS = """
@@ -22,7 +24,7 @@ p { margin: 0 0 2px 0; }
 
 def open_url(rel: str, line: int) -> str:
     """The link that opens a note at a line (path in the URL path: TRAPS)."""
-    return f"open:///{quote(rel)}?line={line}"
+    return f"open:///{url_path(rel)}?line={line}"
 
 
 def parse_open_url(url: str) -> tuple[str, int] | None:
@@ -30,7 +32,7 @@ def parse_open_url(url: str) -> tuple[str, int] | None:
     if parts.scheme != "open":
         return None
     line = parse_qs(parts.query).get("line", ["1"])[0]
-    return unquote(parts.path.lstrip("/")), int(line) if line.isdigit() else 1
+    return path_of_url(parts.path.lstrip("/")), int(line) if line.isdigit() else 1
 
 
 def marked(text: str, spans: Sequence[tuple[int, int]], cls: str = "hl") -> str:

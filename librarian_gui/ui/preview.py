@@ -17,6 +17,7 @@ from PySide6.QtCore import QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImageReader, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
+from ..core.urls import path_of_url
 from ..core.vault import resolve_inside
 
 # The renderer's URL schemes → the kind ``link_activated`` reports.
@@ -29,6 +30,15 @@ _KINDS = {
 _EXTERNAL = ("http", "https", "mailto")
 _ANCHOR = re.compile(r'<a name="([^"]*)"')
 _FULL = QUrl.ComponentFormattingOption.FullyDecoded
+_ENCODED = QUrl.ComponentFormattingOption.FullyEncoded
+
+
+def _path_of(url: QUrl) -> str:
+    """The vault path in a ``note:///`` (or other) URL, byte for byte: QUrl would decode
+    the bytes of a file name that is not UTF-8 into replacement characters."""
+    return path_of_url(url.path(_ENCODED)).lstrip("/")
+
+
 MAX_IMAGE_BYTES = 64 * 1024 * 1024  # a bigger "image" would stall the GUI thread decoding it
 
 
@@ -46,7 +56,7 @@ class PreviewView(QTextBrowser):
             target as written); ``fragment`` is the anchor to scroll to there, or "".
     """
 
-    link_activated = Signal(str, str, str)
+    link_activated = Signal(str, object, str)  # node: see file_tree
 
     MAX_CONTENT_WIDTH = 820  # px: long lines are hard to read
     MIN_SIDE_MARGIN = 24
@@ -141,7 +151,7 @@ class PreviewView(QTextBrowser):
         scheme = url.scheme().lower()
         fragment = url.fragment(_FULL)
         if scheme in _KINDS:
-            target = url.path(_FULL).lstrip("/")
+            target = _path_of(url)
             if url.host() or not target or _escapes(target):
                 return  # not a URL the renderer writes: refuse rather than guess
             self.link_activated.emit(_KINDS[scheme], target, fragment)
@@ -153,7 +163,7 @@ class PreviewView(QTextBrowser):
     # ------------------------------------------------------------ helpers
 
     def _vault_file(self, url: QUrl) -> Path | None:
-        rel = url.path(_FULL).lstrip("/")
+        rel = _path_of(url)
         if self._root is None or url.host() or not rel or _escapes(rel):
             return None
         # The scan's symlink rule: no image through a link out of the vault or above it.

@@ -11,7 +11,7 @@ from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListView, QVBoxLayout, QWidget
 
-from .items import DISPLAY, TOOLTIP, standard_rows
+from .items import DISPLAY, TOOLTIP, path_data, path_of_data, shown_path, standard_rows
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 PERIODS = {  # key → (label, seconds; None = since the previous session)
@@ -58,7 +58,11 @@ class _RecentModel(QStandardItemModel):
             self,
             0,
             [
-                {DISPLAY: f"{_title(rel)}  ·  {_age(now - mtime)}", TOOLTIP: rel, PATH_ROLE: rel}
+                {
+                    DISPLAY: f"{shown_path(_title(rel))}  ·  {_age(now - mtime)}",
+                    TOOLTIP: shown_path(rel),
+                    PATH_ROLE: path_data(rel),
+                }
                 for mtime, rel in rows
             ],
         )
@@ -72,7 +76,7 @@ class RecentChanges(QWidget):
         period_changed(str): the user chose another period (a key of PERIODS).
     """
 
-    note_selected = Signal(str)
+    note_selected = Signal(object)  # a path (see file_tree)
     period_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -153,6 +157,6 @@ class RecentChanges(QWidget):
 
     @Slot(QModelIndex)
     def _on_list_activated(self, index: QModelIndex) -> None:
-        rel = index.data(PATH_ROLE)
+        rel = path_of_data(index.data(PATH_ROLE))
         if rel:
             self.note_selected.emit(rel)

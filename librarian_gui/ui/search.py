@@ -27,7 +27,7 @@ class SearchPane(QWidget):
     """
 
     query_changed = Signal(str)
-    result_activated = Signal(str, int)
+    result_activated = Signal(object, int)  # a path (see file_tree)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -101,6 +101,6 @@ class SearchPane(QWidget):
 
     @Slot(QUrl)
     def _on_results_anchor_clicked(self, url: QUrl) -> None:
-        target = parse_open_url(url.toString())
+        target = parse_open_url(bytes(url.toEncoded().data()).decode())
         if target is not None:
             self.result_activated.emit(*target)

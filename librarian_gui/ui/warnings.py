@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .items import tree_rows
+from .items import path_data, path_of_data, shown_path, tree_rows
 
 if TYPE_CHECKING:
     from ..core.model import ScanWarning
@@ -54,7 +54,7 @@ class WarningsDialog(QDialog):
         note_chosen(str): the user chose the row of a note or file: its vault path.
     """
 
-    note_chosen = Signal(str)
+    note_chosen = Signal(object)  # a path (see file_tree)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -127,21 +127,22 @@ class WarningsDialog(QDialog):
         self.tree.clear()
         if not self._warnings:
             return
-        items = tree_rows(self.tree, None, [(w.path, w.message) for w in self._warnings])
+        rows = [(shown_path(w.path), w.message) for w in self._warnings]
+        items = tree_rows(self.tree, None, rows)
         link = self.palette().link()
         for item, warning in zip(items, self._warnings, strict=True):
             item.setToolTip(1, warning.message)
             if warning.path in self._files:
-                item.setData(0, PATH_ROLE, warning.path)
+                item.setData(0, PATH_ROLE, path_data(warning.path))
                 item.setForeground(0, link)
-                item.setToolTip(0, f"Open {warning.path}")
+                item.setToolTip(0, f"Open {shown_path(warning.path)}")
             else:
-                item.setToolTip(0, warning.path)
+                item.setToolTip(0, shown_path(warning.path))
         width = self.tree.sizeHintForColumn(0) + 24
         self.tree.setColumnWidth(0, min(width, self.width() // 2))
 
     @Slot(QTreeWidgetItem, int)
     def _on_tree_item_activated(self, item: QTreeWidgetItem, _column: int) -> None:
-        path = item.data(0, PATH_ROLE)
+        path = path_of_data(item.data(0, PATH_ROLE))
         if path:
             self.note_chosen.emit(path)

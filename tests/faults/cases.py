@@ -206,7 +206,8 @@ CASES: tuple[Case, ...] = (
     Case(
         "file name that is not UTF-8",
         _bad_name,
-        indexed=("odd/caf\udce9.md",),
+        (("odd/caf\udce9.md", "file-name", "not valid UTF-8 (shown as caf\\xe9.md)"),),
+        note="odd/caf\udce9.md",
     ),
     Case("folders 120 deep", _deep_folders, indexed=("/".join(["d"] * 120) + "/deep.md",)),
     Case(

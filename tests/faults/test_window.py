@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.services.settings import Settings
+from librarian_gui.ui.items import shown_path
 from librarian_gui.ui.main_window import MainWindow
 from tests.faults.cases import Case
 from tests.faults.conftest import fingerprint, without_own_files
@@ -51,7 +52,7 @@ def test_the_window_on_the_hostile_vault(
     try:
         # The warnings list names each hostile item with the scan's message.
         expected = sorted(
-            [path for path, _, _ in case.warnings]
+            [shown_path(path) for path, _, _ in case.warnings]
             + (["concepts.json"] if case.dictionary_error is not None else [])
         )
         qtbot.waitUntil(
@@ -61,7 +62,7 @@ def test_the_window_on_the_hostile_vault(
         assert window.warnings_button.isVisible() is bool(expected)
         said = dict(window.warnings.rows())
         for path, _, words in case.warnings:
-            assert words in said[path]
+            assert words in said[shown_path(path)]
         assert "We use RAG here." in show(window, qtbot, "good/A.md")
         qtbot.waitUntil(
             lambda: "Back to" in window.backlinks.linked.browser.toPlainText(), timeout=20_000
