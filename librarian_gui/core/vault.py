@@ -314,10 +314,7 @@ def _utf8(name: str) -> bool:
 
 def _bad_name_message(name: str) -> str:
     shown = os.fsencode(name).decode("utf-8", "backslashreplace")
-    return (
-        f"its name is not valid UTF-8 (shown as {shown}); read as it is, but only its exact "
-        "bytes link to it: rename it in UTF-8"
-    )
+    return f"its name is not valid UTF-8 (shown as {shown}); rename it to link to it by name"
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:
