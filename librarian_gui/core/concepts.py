@@ -23,6 +23,13 @@ SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
 IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
 _SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _NOT_SLUG = re.compile(r"[\W_]+")
+# A concept is three levels deep (the file's object, the concept, its aliases). Far deeper
+# nesting is no dictionary, and Python's parser, copies and comparisons recurse on it
+# until they raise RecursionError: past this depth the file is refused.
+MAX_DEPTH = 100
+TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of brackets, where a concept needs 3"
+# A JSON string or one bracket: strings are skipped when brackets are counted.
+_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
 
 
 def dictionary_place(root: Path, chosen: Path | None) -> tuple[Path, str | None]:
@@ -126,17 +133,66 @@ def load_dictionary(path: Path) -> ConceptDictionary:
     except OSError as exc:
         return ConceptDictionary(path, error=f"{path.name}: cannot be read ({exc.strerror})")
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text)
     except UnicodeDecodeError as exc:
         return ConceptDictionary(path, error=f"{path.name}: not UTF-8 at byte {exc.start}")
     except json.JSONDecodeError as exc:
         return ConceptDictionary(
             path, error=f"{path.name}: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         )
+    except RecursionError:
+        data = None
+        deep = True
+    else:
+        deep = nested_too_deeply(data)
+    if deep:
+        line, column = text_position(text, too_deep_at(text))
+        return ConceptDictionary(
+            path, error=f"{path.name}: line {line}, column {column}: {TOO_DEEP}"
+        )
     if not isinstance(data, dict):
         return ConceptDictionary(path, error=f"{path.name}: the top level must be an object")
     concepts = [_concept(key, value) for key, value in data.items()]
     return ConceptDictionary(path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts})
+
+
+def nested_too_deeply(value: Any, level: int = 1) -> bool:
+    """Whether a parsed JSON value, itself at nesting ``level``, is or holds a list or an
+    object deeper than MAX_DEPTH. Walked with a stack of its own: no recursion."""
+    if not isinstance(value, dict | list):
+        return False
+    if level > MAX_DEPTH:
+        return True
+    stack = [(value, level)]
+    while stack:
+        item, depth = stack.pop()
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                if depth >= MAX_DEPTH:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def too_deep_at(text: str, start: int = 0, level: int = 0) -> int:
+    """The offset of the first bracket in ``text`` from ``start`` that opens a level past
+    MAX_DEPTH, counting from ``level`` (strings skipped); len(text) if there is none."""
+    for match in _NESTING.finditer(text, start):
+        char = match.group()
+        if char in "[{":
+            level += 1
+            if level > MAX_DEPTH:
+                return match.start()
+        elif char in "]}":
+            level -= 1
+    return len(text)
+
+
+def text_position(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column of an offset into ``text``."""
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 def _concept(key: str, value: Any) -> Concept:

@@ -19,7 +19,16 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
-from .concepts import Concept, ConceptDictionary, LintIssue, _concept
+from .concepts import (
+    TOO_DEEP,
+    Concept,
+    ConceptDictionary,
+    LintIssue,
+    _concept,
+    nested_too_deeply,
+    text_position,
+    too_deep_at,
+)
 from .journal import Edit, Journal, JournalEntry
 from .safewrite import (
     UTF8_BOM,
@@ -109,7 +118,7 @@ class DictionaryFile:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line, column = _position(body.decode("utf-8", "replace"), exc.start)
+            line, column = text_position(body.decode("utf-8", "replace"), exc.start)
             raise DictionaryParseError(self.path, line, column, "not UTF-8") from None
         layout.newline = "\r\n" if "\r\n" in text else "\n"
         layout.inline_lists = _INLINE_LIST.search(text) is not None or '"aliases"' not in text
@@ -144,6 +153,10 @@ class DictionaryFile:
                     value, pos = _DECODER.raw_decode(text, pos)
                 except json.JSONDecodeError as exc:
                     self._fail(text, exc.pos, exc.msg)
+                except RecursionError:
+                    self._fail(text, too_deep_at(text, value_start, level=1), TOO_DEEP)
+                if nested_too_deeply(value, level=2):
+                    self._fail(text, too_deep_at(text, value_start, level=1), TOO_DEEP)
                 if key in data:
                     duplicates.append(key)
                     del layout.members[key]  # as json.loads: the later one wins
@@ -177,7 +190,7 @@ class DictionaryFile:
         self.duplicate_ids = tuple(dict.fromkeys(duplicates))
 
     def _fail(self, text: str, pos: int, message: str) -> Any:
-        line, column = _position(text, pos)
+        line, column = text_position(text, pos)
         raise DictionaryParseError(self.path, line, column, message)
 
     # ------------------------------------------------------------ reading
@@ -362,11 +375,6 @@ class DictionaryFile:
 
 def _key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
-
-
-def _position(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 def _inside(vault: Path | None, path: Path) -> str | None:
