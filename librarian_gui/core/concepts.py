@@ -30,6 +30,10 @@ MAX_DEPTH = 100
 TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of brackets, where a concept needs 3"
 # A JSON string or one bracket: strings are skipped when brackets are counted.
 _NESTING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+# Half of a UTF-16 pair: JSON can write one ("\ud800"), but it is no character. Text that
+# holds one cannot be written as UTF-8, shown by Qt (it drops it) or found in a note.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_IS = "half of a UTF-16 pair and no character"
 
 
 def dictionary_place(root: Path, chosen: Path | None) -> tuple[Path, str | None]:
@@ -153,8 +157,8 @@ def load_dictionary(path: Path) -> ConceptDictionary:
         )
     if not isinstance(data, dict):
         return ConceptDictionary(path, error=f"{path.name}: the top level must be an object")
-    concepts = [_concept(key, value) for key, value in data.items()]
-    return ConceptDictionary(path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts})
+    concepts = concepts_of(data)
+    return ConceptDictionary(path, concepts, _by_id={c.id.lower(): c for c in concepts})
 
 
 def nested_too_deeply(value: Any, level: int = 1) -> bool:
@@ -195,6 +199,24 @@ def text_position(text: str, pos: int) -> tuple[int, int]:
     return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text`` as its JSON escape (``\\ud800``), or None."""
+    found = _SURROGATE.search(text)
+    return None if found is None else f"\\u{ord(found.group()):04x}"
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape, as the file has it:
+    printable, and valid inside a JSON string."""
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def concepts_of(data: dict[str, Any]) -> tuple[Concept, ...]:
+    """The concepts of a parsed dictionary, in file order. A concept whose id holds a lone
+    surrogate is left out: no note can link it, and the tagger could not write a link."""
+    return tuple(_concept(key, value) for key, value in data.items() if not _SURROGATE.search(key))
+
+
 def _concept(key: str, value: Any) -> Concept:
     if not isinstance(value, dict):
         return Concept(key, (), "")
@@ -205,8 +227,14 @@ def _concept(key: str, value: Any) -> Concept:
         aliases = []
     return Concept(
         key,
-        tuple(a for a in aliases if isinstance(a, str)),
-        str(value.get("category", "") or ""),
-        str(value.get("description", "") or ""),
-        str(value.get("color", "") or ""),
+        # An alias with a lone surrogate can never match a note's text: it is left out.
+        tuple(a for a in aliases if isinstance(a, str) and not _SURROGATE.search(a)),
+        _text(value.get("category", "")),
+        _text(value.get("description", "")),
+        _text(value.get("color", "")),
     )
+
+
+def _text(value: Any) -> str:
+    """A text field as shown: a lone surrogate becomes U+FFFD, since Qt could not show it."""
+    return _SURROGATE.sub("\ufffd", str(value or ""))

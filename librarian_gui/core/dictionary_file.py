@@ -20,11 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from .concepts import (
+    SURROGATE_IS,
     TOO_DEEP,
     Concept,
     ConceptDictionary,
     LintIssue,
-    _concept,
+    concepts_of,
+    escape_surrogates,
+    lone_surrogate,
     nested_too_deeply,
     text_position,
     too_deep_at,
@@ -196,16 +199,20 @@ class DictionaryFile:
     # ------------------------------------------------------------ reading
 
     def concepts(self) -> tuple[Concept, ...]:
-        return tuple(_concept(key, value) for key, value in self.data.items())
+        return concepts_of(self.data)
 
     def to_dictionary(self) -> ConceptDictionary:
         concepts = self.concepts()
         return ConceptDictionary(self.path, concepts, _by_id={c.id.lower(): c for c in concepts})
 
     def structure_issues(self) -> list[LintIssue]:
-        """What a concept's JSON holds that the format does not allow (DESIGN §3)."""
+        """What a concept's JSON holds that the format does not allow (DESIGN §3): codes
+        ``duplicate-id``, ``structure`` and ``surrogate`` (text holding a lone surrogate;
+        about the whole file, concept None, when it is in the id), all errors."""
         out: list[LintIssue] = []
         for key in self.duplicate_ids:
+            if lone_surrogate(key):
+                continue  # reported below: the concept is left out
             out.append(
                 LintIssue(
                     key,
@@ -216,6 +223,19 @@ class DictionaryFile:
                 )
             )
         for key, value in self.data.items():
+            bad = lone_surrogate(key)
+            if bad is not None:
+                out.append(
+                    LintIssue(
+                        None,
+                        "error",
+                        "surrogate",
+                        f'The id "{escape_surrogates(key)}" holds a lone surrogate ({bad}), '
+                        f"{SURROGATE_IS}: the concept is left out. Write the whole character "
+                        "in a text editor.",
+                    )
+                )
+                continue
             if not isinstance(value, dict):
                 out.append(
                     LintIssue(
@@ -238,6 +258,7 @@ class DictionaryFile:
                     out.append(
                         LintIssue(key, "error", "structure", f'"{key}": {name} must be text')
                     )
+            out.extend(_surrogate_issues(key, value))
         return out
 
     # ------------------------------------------------------------ editing
@@ -308,12 +329,15 @@ class DictionaryFile:
         for key, value in self.data.items():
             old = lay.members.get(key)
             if old is not None and old.value == value:
-                text = old.lead + old.key_raw + old.sep + old.value_raw
-            elif old is not None:
+                parts.append(old.lead + old.key_raw + old.sep + old.value_raw)
+                continue
+            if old is not None:
                 text = old.lead + old.key_raw + old.sep + self._dump(value, 1)
             else:
                 text = nl + lay.indent + _key(key) + ": " + self._dump(value, 1)
-            parts.append(text)
+            # A lone surrogate can only be in a rendered string (raw text is decoded UTF-8,
+            # which holds none); its JSON escape is what the file had.
+            parts.append(escape_surrogates(text))
         close = lay.close
         if parts and "\n" not in close and not lay.members:
             close = nl
@@ -348,8 +372,11 @@ class DictionaryFile:
         Inside the vault (``vault`` given and holding the file) the write goes through the
         vault's journal, so Edit → Undo restores the previous file; elsewhere it is an
         atomic replace with the same check. Raises ``FileChanged`` when the file changed
-        (or appeared) since it was loaded, ``WriteRefused`` when it cannot be written.
+        (or appeared) since it was loaded, ``WriteRefused`` when it cannot be written or
+        when an edited concept holds a lone surrogate (the editor cannot show it, so the
+        user would save what they cannot see).
         """
+        self._refuse_surrogates()
         data = self.render()
         rel = _inside(vault, self.path)
         if self._loaded is None:
@@ -371,6 +398,62 @@ class DictionaryFile:
         self._loaded = data
         self._parse(data)
         return entry
+
+    def _refuse_surrogates(self) -> None:
+        for key, value in self.data.items():
+            old = self._layout.members.get(key)
+            if old is not None and old.value == value:
+                continue  # written back as it was
+            bad = lone_surrogate(key) or _first_surrogate(value)
+            if bad is not None:
+                shown = escape_surrogates(key)
+                raise WriteRefused(
+                    self.path.name,
+                    f'"{shown}" holds a lone surrogate ({bad}), {SURROGATE_IS}, which '
+                    f'Librarian does not write. Undo your edits to "{shown}", or fix it in a '
+                    "text editor and reload.",
+                )
+
+
+def _surrogate_issues(key: str, value: dict[str, Any]) -> list[LintIssue]:
+    out: list[LintIssue] = []
+    aliases = value.get("aliases", [])
+    for number, alias in enumerate([aliases] if isinstance(aliases, str) else aliases, 1):
+        bad = lone_surrogate(alias) if isinstance(alias, str) else None
+        if bad is not None:
+            shown = escape_surrogates(alias)
+            message = (
+                f'Alias {number} ("{shown}") holds a lone surrogate ({bad}), {SURROGATE_IS}: '
+                "it never matches. Write the whole character or remove the alias."
+            )
+            out.append(LintIssue(key, "error", "surrogate", message, shown))
+    for name in ("category", "description", "color"):
+        field = value.get(name)
+        bad = lone_surrogate(field) if isinstance(field, str) else None
+        if bad is not None:
+            message = (
+                f'Its {name} holds a lone surrogate ({bad}), {SURROGATE_IS}, shown as "\ufffd". '
+                "Write the whole character."
+            )
+            out.append(LintIssue(key, "error", "surrogate", message))
+    return out
+
+
+def _first_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a JSON value's keys and texts (escaped), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            bad = lone_surrogate(item)
+            if bad is not None:
+                return bad
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
 
 
 def _key(key: str) -> str:

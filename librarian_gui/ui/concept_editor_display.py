@@ -113,7 +113,7 @@ class EditorDisplay:
         if dirty:
             parts.append("<i>unsaved changes</i>")
         self.summary.setText(" · ".join(parts) if self.document is not None else "")
-        whole = [i.message for i in found if i.code == "duplicate-id"]
+        whole = [i.message for i in found if i.concept is None or i.code == "duplicate-id"]
         self.file_issues.setText(" ".join(whole))
         self.file_issues.setVisible(bool(whole))
 

@@ -11,6 +11,7 @@ import pytest
 from librarian_gui.cli import main
 from librarian_gui.core.concepts import load_dictionary
 from librarian_gui.core.dictionary_file import DictionaryFile, DictionaryParseError
+from librarian_gui.core.safewrite import WriteRefused
 
 # {"a":{"aliases":[[[…]]]}}: the top object is level 1, the concept 2, the first "[" 3, so
 # the 99th "[" is level 101, the first past the limit of 100. "{"a":{"aliases":" is 16
@@ -36,8 +37,8 @@ def write(root: Path, rel: str, data: str | bytes) -> Path:
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    write(root, "a.md", "We tried RAG, then [[b]].\n")
-    write(root, "b.md", "# b\n")
+    write(root, "one.md", "We tried RAG, then [[two]].\n")
+    write(root, "two.md", "# Two\n")
     return root
 
 
@@ -118,9 +119,9 @@ def test_every_command_goes_on_with_a_dictionary_nested_too_deeply(
             "message": f"concepts.json: line 1, column 115: {DEEP_MESSAGE}",
         }
     ]
-    code, out, err = run(capsys, "backlinks", str(vault), "b")
+    code, out, err = run(capsys, "backlinks", str(vault), "two")
     assert (code, err) == (0, "")
-    assert "a.md" in out
+    assert "one.md" in out
     expected = (
         f"librarian: {vault / 'concepts.json'}: concepts.json: line 1, column 115: "
         f"{DEEP_MESSAGE}; the file was not changed\n"
@@ -129,3 +130,128 @@ def test_every_command_goes_on_with_a_dictionary_nested_too_deeply(
         code, out, err = run(capsys, *command, str(vault))
         assert (command, code, out, err) == (command, 1, "", expected)
     assert (vault / "concepts.json").read_text(encoding="utf-8") == DEEP_LISTS
+
+
+# ---------------------------------------------------------------- lone surrogates
+
+# JSON escapes of half a UTF-16 pair, written as the file holds them: "\ud800" in an alias,
+# "\udfff" in a description, "\ud83d" (half an emoji) in an id.
+SURROGATES = (
+    b"{\n"
+    b'  "a": {"aliases": ["\\ud800", "good alias"]},\n'
+    b'  "b": {"aliases": ["beta"], "description": "x\\udfffy"},\n'
+    b'  "c\\ud83d": {"aliases": ["gamma"]}\n'
+    b"}\n"
+)
+ALIAS_ISSUE = (
+    'Alias 1 ("\\ud800") holds a lone surrogate (\\ud800), half of a UTF-16 pair and no '
+    "character: it never matches. Write the whole character or remove the alias."
+)
+FIELD_ISSUE = (
+    "Its description holds a lone surrogate (\\udfff), half of a UTF-16 pair and no "
+    'character, shown as "\ufffd". Write the whole character.'
+)
+ID_ISSUE = (
+    'The id "c\\ud83d" holds a lone surrogate (\\ud83d), half of a UTF-16 pair and no '
+    "character: the concept is left out. Write the whole character in a text editor."
+)
+SAVE_REFUSED = (
+    'concepts.json: "a" holds a lone surrogate (\\ud800), half of a UTF-16 pair and no '
+    'character, which Librarian does not write. Undo your edits to "a", or fix it in a '
+    "text editor and reload."
+)
+
+
+def test_lone_surrogates_leave_out_what_they_are_in_and_say_so(tmp_path: Path) -> None:
+    path = write(tmp_path, "concepts.json", SURROGATES)
+    loaded = load_dictionary(path)
+    assert loaded.error is None
+    expected = [("a", ("good alias",), ""), ("b", ("beta",), "x\ufffdy")]
+    assert [(c.id, c.aliases, c.description) for c in loaded.concepts] == expected
+    doc = DictionaryFile.load(path)
+    assert [(c.id, c.aliases, c.description) for c in doc.concepts()] == expected
+    assert [
+        (i.concept, i.severity, i.code, i.alias, i.message) for i in doc.structure_issues()
+    ] == [
+        ("a", "error", "surrogate", "\\ud800", ALIAS_ISSUE),
+        ("b", "error", "surrogate", None, FIELD_ISSUE),
+        (None, "error", "surrogate", None, ID_ISSUE),
+    ]
+
+
+def test_concepts_check_reports_lone_surrogates_and_exits_1(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(vault, "concepts.json", SURROGATES)
+    code, out, err = run(capsys, "concepts", "check", str(vault), "--no-usage")
+    assert (code, err) == (1, "")
+    assert out == (
+        f"{vault / 'concepts.json'}: 2 concepts\n"
+        f"  error   a  [surrogate] {ALIAS_ISSUE}\n"
+        f"  error   b  [surrogate] {FIELD_ISSUE}\n"
+        f"  error   -  [surrogate] {ID_ISSUE}\n"
+        "3 errors, 0 warnings\n"
+    )
+    code, out, err = run(capsys, "concepts", "check", str(vault), "--json")
+    data = json.loads(out)
+    assert (code, err, data["errors"], data["warnings"]) == (1, "", 3, 2)
+    assert [(i["concept"], i["code"], i["alias"]) for i in data["issues"]] == [
+        ("a", "surrogate", "\\ud800"),
+        ("b", "surrogate", None),
+        (None, "surrogate", None),
+        ("a", "unused", None),  # no note writes "good alias" or "beta"
+        ("b", "unused", None),
+    ]
+
+
+def test_other_commands_go_on_with_lone_surrogates_in_the_dictionary(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(vault, "concepts.json", SURROGATES)
+    write(vault, "c.md", "Beta, then a good alias and gamma.\n")
+    code, out, err = run(capsys, "scan", str(vault), "--json")
+    assert (code, err, json.loads(out)["concepts"]) == (0, "", 2)
+    code, out, err = run(capsys, "tag", str(vault), "--dry-run")
+    assert (code, err) == (0, "")
+    assert out == (
+        "--- a/c.md\n"
+        "+++ b/c.md\n"
+        "@@ -1 +1 @@\n"
+        "-Beta, then a good alias and gamma.\n"
+        "+[[b|Beta]], then a [[a|good alias]] and gamma.\n"
+        "2 mentions in 1 of 3 notes\n"
+        "  a                              1\n"
+        "  b                              1\n"
+    )
+    code, out, err = run(capsys, "concepts", "suggest", str(vault), "--json")
+    assert (code, err, json.loads(out)["notes"]) == (0, "", 3)
+    code, out, err = run(capsys, "export", str(vault), "--format", "json")
+    assert (code, err) == (0, "")
+    assert sorted(n["concept"] for n in json.loads(out)["nodes"] if "concept" in n) == ["a", "b"]
+
+
+def test_a_save_that_would_write_a_lone_surrogate_is_refused(tmp_path: Path) -> None:
+    path = write(tmp_path, "concepts.json", SURROGATES)
+    doc = DictionaryFile.load(path)
+    assert doc.render() == SURROGATES and not doc.dirty
+    doc.set_field("b", "category", "greek")  # "b"'s description is written again
+    doc.set_field("a", "category", "letters")
+    assert doc.dirty
+    # As rendered, a lone surrogate is its JSON escape again (valid JSON, what was read).
+    assert doc.render() == (
+        b"{\n"
+        b'  "a": {\n    "aliases": ["\\ud800", "good alias"],\n    "category": "letters"\n  },\n'
+        b'  "b": {\n    "aliases": ["beta"],\n    "description": "x\\udfffy",\n'
+        b'    "category": "greek"\n  },\n'
+        b'  "c\\ud83d": {"aliases": ["gamma"]}\n'
+        b"}\n"
+    )
+    with pytest.raises(WriteRefused) as info:
+        doc.save()
+    assert str(info.value) == SAVE_REFUSED
+    assert path.read_bytes() == SURROGATES
+    # Edits elsewhere save, and the concepts holding surrogates keep their bytes.
+    doc = DictionaryFile.load(path)
+    doc.add_concept("d", ["delta"])
+    doc.save()
+    assert path.read_bytes() == SURROGATES[:-3] + b',\n  "d": {\n    "aliases": ["delta"]\n  }\n}\n'
