@@ -360,40 +360,11 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
 
 
 def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
-    """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE.
-
-    The ratio is 100 * (1 - indel distance / total length), and the indel distance is at
-    least the difference in length, so a key of length n can only be close to keys of
-    length n to n * (200 - NEAR_SCORE) / NEAR_SCORE: each length is compared with that
-    band only, a sixth to a half of all pairs for names of natural lengths.
-    """
+    """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE, each
+    once, with the ratio (see core/close_pairs: it compares far fewer than all pairs)."""
     if len(keys) < 2:
         return  # nothing to compare: and numpy and rapidfuzz need not load (0.25 s)
     # Imported here, not with the module: the GUI and the CLI import core at start-up.
-    import numpy as np
-    from rapidfuzz import fuzz, process
+    from .close_pairs import close_pairs
 
-    by_length: defaultdict[int, list[int]] = defaultdict(list)
-    for index, key in enumerate(keys):
-        by_length[len(key)].append(index)
-    for length in sorted(by_length):
-        queries = by_length[length]
-        longest = length * (200 - NEAR_SCORE) // NEAR_SCORE
-        choices = [j for n in range(length, longest + 1) for j in by_length.get(n, ())]
-        # Whole scores in one byte each: only "at least the cutoff or not" is read from
-        # them; the few hits are scored again exactly.
-        scores = process.cdist(
-            [keys[i] for i in queries],
-            [keys[j] for j in choices],
-            scorer=fuzz.ratio,
-            score_cutoff=NEAR_SCORE,
-            dtype=np.uint8,
-            workers=-1,
-        )
-        own = np.arange(len(queries))  # the choices start with the queries, in order
-        scores[own, own] = 0
-        for q in np.flatnonzero(scores.any(axis=1)):
-            for c in np.flatnonzero(scores[q]):
-                i, j = queries[q], choices[c]
-                if len(keys[j]) > length or i < j:  # each pair once within one length
-                    yield i, j, fuzz.ratio(keys[i], keys[j])
+    yield from close_pairs(keys, NEAR_SCORE)
