@@ -28,8 +28,14 @@ _NOT_SLUG = re.compile(r"[\W_]+")
 # until they raise RecursionError: past this depth the file is refused.
 MAX_DEPTH = 100
 TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of brackets, where a concept needs 3"
-# A JSON string or one bracket: strings are skipped when brackets are counted.
-_NESTING = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]')
+# A JSON string (or the rest of an unterminated one), or a bracket: strings are skipped
+# when brackets are counted.
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+# The JSON escape of a UTF-16 surrogate: a text without one holds no lone surrogate.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
 # Half of a UTF-16 pair: JSON can write one ("\ud800"), but it is no character. Text that
 # holds one cannot be written as UTF-8, shown by Qt (it drops it) or found in a note.
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -149,7 +155,7 @@ def load_dictionary(path: Path) -> ConceptDictionary:
         data = None
         deep = True
     else:
-        deep = nested_too_deeply(data)
+        deep = too_deep(text)
     if deep:
         line, column = text_position(text, too_deep_at(text))
         return ConceptDictionary(
@@ -157,26 +163,21 @@ def load_dictionary(path: Path) -> ConceptDictionary:
         )
     if not isinstance(data, dict):
         return ConceptDictionary(path, error=f"{path.name}: the top level must be an object")
-    concepts = concepts_of(data)
+    concepts = concepts_of(data, may_hold_surrogates(text))
     return ConceptDictionary(path, concepts, _by_id={c.id.lower(): c for c in concepts})
 
 
-def nested_too_deeply(value: Any, level: int = 1) -> bool:
-    """Whether a parsed JSON value, itself at nesting ``level``, is or holds a list or an
-    object deeper than MAX_DEPTH. Walked with a stack of its own: no recursion."""
-    if not isinstance(value, dict | list):
-        return False
-    if level > MAX_DEPTH:
-        return True
-    stack = [(value, level)]
-    while stack:
-        item, depth = stack.pop()
-        for child in item.values() if isinstance(item, dict) else item:
-            if isinstance(child, dict | list):
-                if depth >= MAX_DEPTH:
-                    return True
-                stack.append((child, depth + 1))
-    return False
+def too_deep(text: str) -> bool:
+    """Whether the lists and objects of a JSON text (one that parses) nest deeper than
+    MAX_DEPTH. Without its strings and everything but brackets, the text is brackets
+    only, and each pass that takes out the empty pairs ("[]", "{}") takes out one level:
+    a few passes over a few hundred kilobytes for a large dictionary, in C."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
 
 
 def too_deep_at(text: str, start: int = 0, level: int = 0) -> int:
@@ -211,13 +212,23 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
-def concepts_of(data: dict[str, Any]) -> tuple[Concept, ...]:
+def may_hold_surrogates(text: str) -> bool:
+    """Whether a JSON text can hold a lone surrogate: only as an escape, which this finds
+    (with the escapes of proper pairs, "\\ud83d\\ude00", which are characters)."""
+    return _ESCAPED_SURROGATE.search(text) is not None
+
+
+def concepts_of(data: dict[str, Any], surrogates: bool = True) -> tuple[Concept, ...]:
     """The concepts of a parsed dictionary, in file order. A concept whose id holds a lone
-    surrogate is left out: no note can link it, and the tagger could not write a link."""
+    surrogate is left out: no note can link it, and the tagger could not write a link.
+    ``surrogates=False`` says ``data`` holds none (see may_hold_surrogates): nothing is
+    searched for them (a second at 90,000 concepts)."""
+    if not surrogates:
+        return tuple(_concept(key, value, False) for key, value in data.items())
     return tuple(_concept(key, value) for key, value in data.items() if not _SURROGATE.search(key))
 
 
-def _concept(key: str, value: Any) -> Concept:
+def _concept(key: str, value: Any, surrogates: bool = True) -> Concept:
     if not isinstance(value, dict):
         return Concept(key, (), "")
     aliases = value.get("aliases", [])
@@ -225,6 +236,14 @@ def _concept(key: str, value: Any) -> Concept:
         aliases = [aliases]
     if not isinstance(aliases, list):
         aliases = []
+    if not surrogates:
+        return Concept(
+            key,
+            tuple(a for a in aliases if isinstance(a, str)),
+            str(value.get("category", "") or ""),
+            str(value.get("description", "") or ""),
+            str(value.get("color", "") or ""),
+        )
     return Concept(
         key,
         # An alias with a lone surrogate can never match a note's text: it is left out.

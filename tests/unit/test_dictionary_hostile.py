@@ -255,3 +255,17 @@ def test_a_save_that_would_write_a_lone_surrogate_is_refused(tmp_path: Path) -> 
     doc.add_concept("d", ["delta"])
     doc.save()
     assert path.read_bytes() == SURROGATES[:-3] + b',\n  "d": {\n    "aliases": ["delta"]\n  }\n}\n'
+
+
+def test_an_untouched_concept_holding_nan_keeps_its_bytes(tmp_path: Path) -> None:
+    # NaN is not JSON, but Python's parser reads it; NaN equals nothing, itself included,
+    # so an untouched concept holding one must still be seen as untouched.
+    text = b'{"a": {"aliases": ["x"], "x-score": NaN}, "b": {"aliases": ["y"]}}'
+    path = write(tmp_path, "concepts.json", text)
+    doc = DictionaryFile.load(path)
+    doc.set_field("b", "category", "z")
+    # "b" in the default indentation (the file has no line breaks to take it from).
+    assert doc.render() == (
+        b'{"a": {"aliases": ["x"], "x-score": NaN}, "b": {\n    "aliases": ["y"],\n'
+        b'    "category": "z"\n  }}'
+    )
