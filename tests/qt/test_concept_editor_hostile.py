@@ -11,6 +11,8 @@ from pytestqt.qtbot import QtBot
 from librarian_gui.ui.concept_editor import ConceptEditor
 from tests.unit.test_dictionary_hostile import (
     ALIAS_ISSUE,
+    DEEP_LISTS,
+    DEEP_MESSAGE,
     FIELD_ISSUE,
     ID_ISSUE,
     SAVE_REFUSED,
@@ -44,3 +46,27 @@ def test_the_editor_shows_lone_surrogates_and_refuses_to_write_one(
         "Not saved — " + SAVE_REFUSED  # nothing in it to escape as HTML
     )
     assert path.read_bytes() == SURROGATES
+
+
+def test_a_dictionary_nested_too_deeply_on_one_line_is_shown_in_a_narrow_excerpt(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    path = tmp_path / "concepts.json"
+    path.write_text(DEEP_LISTS, encoding="utf-8")
+    editor = ConceptEditor(tmp_path, path)
+    qtbot.addWidget(editor)
+    editor.resize(1000, 700)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert editor.document is None
+    # The line is 2,018 characters long: the excerpt shows 40 before the column and 40
+    # after, not the whole line, and the editor keeps its width.
+    start = 115 - 1 - 40
+    shown = DEEP_LISTS[start : start + 80]
+    assert editor.parse_banner.label.text() == (
+        f"<b>concepts.json does not parse: line 1, column 115</b> — {DEEP_MESSAGE}."
+        f"<pre>    1 │ …{shown}…\n      │ {' ' * 41}^</pre>"
+        f"Fix {tmp_path / 'concepts.json'} in a text editor, then Reload. Librarian will not "
+        "write over it while it is broken."
+    )
+    assert editor.width() == 1000
