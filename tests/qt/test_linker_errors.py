@@ -139,3 +139,26 @@ def test_a_batch_that_raises_is_reported_and_later_batches_are_applied(
     update = updated.args[0]
     assert isinstance(update, Update)
     assert update.delta.notes_added == ("b.md",)
+
+
+def test_the_window_indexes_a_dictionary_holding_lone_surrogates(
+    vault: Path, qtbot: QtBot, tmp_path: Path
+) -> None:
+    from tests.unit.test_dictionary_hostile import SURROGATES
+
+    (vault / "concepts.json").write_bytes(SURROGATES)
+    write(vault, "a.md", "a good alias, and beta\n")
+    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(vault, settings=settings, use_cache=False)
+    qtbot.addWidget(window)
+    try:
+        with qtbot.waitSignal(window.place_rendered, timeout=20_000):
+            window.show()
+        # "c\ud83d" is left out: its id is no text; "a" keeps its one alias that is.
+        assert window.counts.text() == "1 notes · 0 links · 0 unresolved · 2 concepts"
+        tree = window.concepts.tree
+        qtbot.waitUntil(lambda: tree.topLevelItemCount() == 1, timeout=10_000)
+        head = tree.topLevelItem(0)
+        assert [head.child(i).text(0) for i in range(head.childCount())] == ["a", "b"]
+    finally:
+        window.close()
