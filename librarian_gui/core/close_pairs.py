@@ -47,7 +47,7 @@ def close_pairs(texts: Sequence[str], score: int) -> Iterator[tuple[int, int, fl
     for index, text in enumerate(texts):
         by_length[len(text)].append(index)
     groups = {n: _Group(texts, ids) for n, ids in by_length.items()}
-    counts = _char_counts(texts)
+    counts = _Counts(texts)
     for length in sorted(groups):
         longest = length * (200 - score) // score
         for other in range(length, longest + 1):
@@ -116,24 +116,66 @@ class _Segments:
             hashes[order], return_index=True, return_counts=True
         )
         self.text = order % len(group.ids)
+        # A direct table on the hashes' top bits, 8 to 16 slots a hash: the place of the
+        # one hash in a slot (+1), or -1 where several share it (those are bisected). Two
+        # lookups a probe instead of a bisection's twenty.
+        bits = max(1, (8 * len(self.unique)).bit_length())
+        self._shift = np.uint64(64 - bits)
+        slots, first, count = np.unique(
+            (self.unique >> self._shift).astype(np.int64), return_index=True, return_counts=True
+        )
+        self._table = np.zeros(1 << bits, dtype=np.int32)
+        self._table[slots] = np.where(count == 1, first + 1, -1)
+
+    def find(self, probe: NDArray[np.uint64]) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+        """The places in ``probe`` of hashes some segment has, and for every place of
+        ``probe`` the place in ``unique`` its hash would have."""
+        entry = self._table[(probe >> self._shift).astype(np.int64)]
+        at = np.maximum(entry - 1, 0)
+        shared = np.flatnonzero(entry < 0)
+        if len(shared):
+            at[shared] = np.minimum(
+                np.searchsorted(self.unique, probe[shared]), len(self.unique) - 1
+            )
+        return np.flatnonzero((entry != 0) & (self.unique[at] == probe)), at
 
 
 def _salt(number: int) -> int:
     return ((number + 1) * _SALT) % _WORD
 
 
-def _char_counts(texts: Sequence[str]) -> NDArray[np.uint8]:
-    """Per text, how many of its characters fall in each of _BUCKETS (at most 255)."""
-    sizes = np.array([len(t) for t in texts], dtype=np.int64)
-    rows = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
-    joined = "".join(texts).encode("utf-32-le", "surrogatepass")
-    codes = np.frombuffer(joined, dtype=np.uint32).astype(np.int64)
-    counts = np.bincount(rows * _BUCKETS + codes % _BUCKETS, minlength=len(texts) * _BUCKETS)
-    return np.minimum(counts, 255).astype(np.uint8).reshape(len(texts), _BUCKETS)
+class _Counts:
+    """Per text, how many of its characters fall in each of _BUCKETS (at most 255), and
+    in each of 8 coarser buckets, packed in one 64-bit word: a first, cheaper test."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        sizes = np.array([len(t) for t in texts], dtype=np.int64)
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), sizes)
+        joined = "".join(texts).encode("utf-32-le", "surrogatepass")
+        codes = np.frombuffer(joined, dtype=np.uint32).astype(np.int64)
+        fine = np.bincount(rows * _BUCKETS + codes % _BUCKETS, minlength=len(texts) * _BUCKETS)
+        fine = fine.reshape(len(texts), _BUCKETS)
+        # Merged buckets differ by no more than the buckets they merge: still a bound.
+        coarse = fine.reshape(len(texts), 8, _BUCKETS // 8).sum(axis=2)
+        self.fine = np.minimum(fine, 255).astype(np.uint8)
+        self.coarse = np.minimum(coarse, 255).astype(np.uint8).view(np.uint64).ravel()
+
+    def close(self, q: NDArray[np.int64], r: NDArray[np.int64], tau: int) -> NDArray[np.bool_]:
+        """Which pairs (q[k], r[k]) have counts at most ``tau`` apart (L1)."""
+        keep = _l1(self.coarse[q].view(np.uint8), self.coarse[r].view(np.uint8), 8) <= tau
+        near = np.flatnonzero(keep)
+        keep[near] = _l1(self.fine[q[near]], self.fine[r[near]], _BUCKETS) <= tau
+        return keep
+
+
+def _l1(a: NDArray[np.uint8], b: NDArray[np.uint8], width: int) -> NDArray[np.int32]:
+    a, b = a.reshape(-1, width), b.reshape(-1, width)
+    distance: NDArray[np.int32] = (np.maximum(a, b) - np.minimum(a, b)).sum(axis=1, dtype=np.int32)
+    return distance
 
 
 def _block(
-    texts: Sequence[str], short: _Group, long: _Group, counts: NDArray[np.uint8], score: int
+    texts: Sequence[str], short: _Group, long: _Group, counts: _Counts, score: int
 ) -> Iterator[tuple[int, int, float]]:
     """The close pairs of a text of ``short`` and a text of ``long`` (of equal or greater
     length; each pair once when they are the same group)."""
@@ -155,10 +197,7 @@ def _block(
             probes.append(short.substring_hashes(start + shift, size, _salt(i)))
     if not probes:
         return
-    probe = np.concatenate(probes)
-    at = np.searchsorted(segments.unique, probe)
-    at[at == len(segments.unique)] = 0
-    hits = np.flatnonzero(segments.unique[at] == probe)
+    hits, at = segments.find(np.concatenate(probes))
     per_hit = segments.count[at[hits]]
     ends = np.cumsum(per_hit)
     if len(hits) and int(ends[-1]) * _DENSE_SHARE > len(short.ids) * len(long.ids):
@@ -181,7 +220,7 @@ def _block(
 def _candidates(
     short: _Group,
     long: _Group,
-    counts: NDArray[np.uint8],
+    counts: _Counts,
     tau: int,
     hits: NDArray[np.intp],
     at: NDArray[np.intp],
@@ -197,8 +236,7 @@ def _candidates(
         keep = queries < matches
         queries, matches = queries[keep], matches[keep]
     q, r = short.ids[queries], long.ids[matches]
-    a, b = counts[q], counts[r]
-    close = (np.maximum(a, b) - np.minimum(a, b)).sum(axis=1, dtype=np.int32) <= tau
+    close = counts.close(q, r, tau)
     return zip(q[close].tolist(), r[close].tolist(), strict=True)
 
 
