@@ -11,6 +11,7 @@ from typing import Any
 
 from .core.concept_lint import lint_concepts
 from .core.concepts import DEFAULT_DICTIONARY, LintIssue
+from .core.delta import gc_paused
 from .core.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.index import VaultIndex
 from .core.journal import Journal, JournalError
@@ -60,6 +61,16 @@ def _reader(root: Path) -> Callable[[str], str | None]:
 
 
 def cmd_concepts_check(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> Result:
+    # A large dictionary is hundreds of thousands of small objects, none in a cycle, made
+    # while the matcher and the linter make more: each pass of the cyclic collector would
+    # walk them all again (6 of 23 s at 90,000 concepts).
+    with gc_paused():
+        return _check(args, open_index)
+
+
+def _check(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> Result:
     vault = Path(args.vault).expanduser()

@@ -83,6 +83,7 @@ STOP_WORDS: tuple[tuple[str, frozenset[str]], ...] = (
     ("French", STOP_WORDS_FR),
     ("Spanish", STOP_WORDS_ES),
 )
+_ANY_STOP_WORD = frozenset().union(*(words for _, words in STOP_WORDS))
 
 
 def lint_concepts(
@@ -198,7 +199,12 @@ def _alias_problems(text: str) -> Iterator[tuple[str, str]]:
     case_sensitive = is_case_sensitive(text)
     if not case_sensitive:
         words = fold(text).split()
-        languages = [name for name, stop in STOP_WORDS if all(w in stop for w in words)]
+        # Most aliases hold a word of no list: one set lookup tells.
+        languages = (
+            [name for name, stop in STOP_WORDS if stop.issuperset(words)]
+            if _ANY_STOP_WORD.issuperset(words)
+            else []
+        )
         if languages:
             what = "a very common word" if len(words) == 1 else "made only of very common words"
             yield (
@@ -229,11 +235,12 @@ def _alias_problems(text: str) -> Iterator[tuple[str, str]]:
 
 def _inside_words(text: str) -> str:
     """Why the alias can match inside longer words, or "" when it cannot."""
+    bounded = bounded_ends(text)
+    if bounded == (True, True):
+        return ""  # letters or digits of a spaced script at both ends: the usual alias
     ends = [
         (name, char)
-        for name, char, bounded in zip(
-            ("start", "end"), (text[0], text[-1]), bounded_ends(text), strict=True
-        )
+        for name, char, bounded in zip(("start", "end"), (text[0], text[-1]), bounded, strict=True)
         # A Chinese or Japanese word of two characters or more is specific enough to be
         # found anywhere; a single character is part of too many other words.
         if not bounded and (_NO_SPACES_CHAR.match(char) is None or len(text) <= 1)
@@ -269,6 +276,8 @@ def _conflicts(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]:
     reported: set[tuple[int, str, int]] = set()
     found: list[tuple[int, LintIssue]] = []
     for claimants in claims.values():
+        if len(claimants) < 2:
+            continue  # the usual alias: no other claims its text
         for a, (ia, alias_a, text_a) in enumerate(claimants):
             for ib, alias_b, text_b in claimants[a + 1 :]:
                 if ia == ib or not _overlap(text_a, text_b):
@@ -291,6 +300,9 @@ def _conflicts(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]:
     return found
 
 
+_new_tuple = tuple.__new__
+
+
 class _Name(NamedTuple):
     """A concept's alias or id as near-duplicates are compared."""
 
@@ -306,12 +318,15 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
     or id counts; equal aliases do not (they are conflicts)."""
     owners: defaultdict[str, list[_Name]] = defaultdict(list)
     for index, concept in enumerate(concepts):
-        names = [_Name(index, r, a.strip(), a) for r, a in enumerate(concept.aliases)]
-        names.append(_Name(index, len(concept.aliases), concept.id, None))
-        for name in names:
-            key = fold(name.text)
+        spelled: list[tuple[int, str, str | None]] = [
+            (r, a.strip(), a) for r, a in enumerate(concept.aliases)
+        ]
+        spelled.append((len(concept.aliases), concept.id, None))
+        for rank, text, alias in spelled:
+            key = fold(text)
             if len(key) >= NEAR_MIN_LENGTH:
-                owners[key].append(name)
+                # tuple.__new__: a third of the time of _Name(...), at 270,000 names.
+                owners[key].append(_new_tuple(_Name, (index, rank, text, alias)))
     keys = list(owners)
     best: dict[tuple[int, int], tuple[tuple[float, int, int, int], _Name, _Name]] = {}
 
@@ -326,6 +341,8 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
             best[pair] = (rank, a, b)
 
     for names in owners.values():
+        if len(names) < 2:
+            continue  # the usual name: no other has its key
         for x, a in enumerate(names):
             for b in names[x + 1 :]:
                 if a.alias is None or b.alias is None:
@@ -360,40 +377,11 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
 
 
 def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
-    """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE.
-
-    The ratio is 100 * (1 - indel distance / total length), and the indel distance is at
-    least the difference in length, so a key of length n can only be close to keys of
-    length n to n * (200 - NEAR_SCORE) / NEAR_SCORE: each length is compared with that
-    band only, a sixth to a half of all pairs for names of natural lengths.
-    """
+    """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE, each
+    once, with the ratio (see core/close_pairs: it compares far fewer than all pairs)."""
     if len(keys) < 2:
         return  # nothing to compare: and numpy and rapidfuzz need not load (0.25 s)
     # Imported here, not with the module: the GUI and the CLI import core at start-up.
-    import numpy as np
-    from rapidfuzz import fuzz, process
+    from .close_pairs import close_pairs
 
-    by_length: defaultdict[int, list[int]] = defaultdict(list)
-    for index, key in enumerate(keys):
-        by_length[len(key)].append(index)
-    for length in sorted(by_length):
-        queries = by_length[length]
-        longest = length * (200 - NEAR_SCORE) // NEAR_SCORE
-        choices = [j for n in range(length, longest + 1) for j in by_length.get(n, ())]
-        # Whole scores in one byte each: only "at least the cutoff or not" is read from
-        # them; the few hits are scored again exactly.
-        scores = process.cdist(
-            [keys[i] for i in queries],
-            [keys[j] for j in choices],
-            scorer=fuzz.ratio,
-            score_cutoff=NEAR_SCORE,
-            dtype=np.uint8,
-            workers=-1,
-        )
-        own = np.arange(len(queries))  # the choices start with the queries, in order
-        scores[own, own] = 0
-        for q in np.flatnonzero(scores.any(axis=1)):
-            for c in np.flatnonzero(scores[q]):
-                i, j = queries[q], choices[c]
-                if len(keys[j]) > length or i < j:  # each pair once within one length
-                    yield i, j, fuzz.ratio(keys[i], keys[j])
+    yield from close_pairs(keys, NEAR_SCORE)

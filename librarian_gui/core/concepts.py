@@ -23,6 +23,23 @@ SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
 IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
 _SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _NOT_SLUG = re.compile(r"[\W_]+")
+# A concept is three levels deep (the file's object, the concept, its aliases). Far deeper
+# nesting is no dictionary, and Python's parser, copies and comparisons recurse on it
+# until they raise RecursionError: past this depth the file is refused.
+MAX_DEPTH = 100
+TOO_DEEP = f"nested too deeply: more than {MAX_DEPTH} levels of brackets, where a concept needs 3"
+# A JSON string (or the rest of an unterminated one), or a bracket: strings are skipped
+# when brackets are counted.
+_NESTING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"?|[\[\]{}]')
+_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_INNERMOST = re.compile(r"\[\]|\{\}")
+# The JSON escape of a UTF-16 surrogate: a text without one holds no lone surrogate.
+_ESCAPED_SURROGATE = re.compile(r"\\u[dD][89a-fA-F]")
+# Half of a UTF-16 pair: JSON can write one ("\ud800"), but it is no character. Text that
+# holds one cannot be written as UTF-8, shown by Qt (it drops it) or found in a note.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE_IS = "half of a UTF-16 pair and no character"
 
 
 def dictionary_place(root: Path, chosen: Path | None) -> tuple[Path, str | None]:
@@ -126,20 +143,92 @@ def load_dictionary(path: Path) -> ConceptDictionary:
     except OSError as exc:
         return ConceptDictionary(path, error=f"{path.name}: cannot be read ({exc.strerror})")
     try:
-        data = json.loads(raw.decode("utf-8-sig"))
+        text = raw.decode("utf-8-sig")
+        data = json.loads(text)
     except UnicodeDecodeError as exc:
         return ConceptDictionary(path, error=f"{path.name}: not UTF-8 at byte {exc.start}")
     except json.JSONDecodeError as exc:
         return ConceptDictionary(
             path, error=f"{path.name}: line {exc.lineno}, column {exc.colno}: {exc.msg}"
         )
+    except RecursionError:
+        data = None
+        deep = True
+    else:
+        deep = too_deep(text)
+    if deep:
+        line, column = text_position(text, too_deep_at(text))
+        return ConceptDictionary(
+            path, error=f"{path.name}: line {line}, column {column}: {TOO_DEEP}"
+        )
     if not isinstance(data, dict):
         return ConceptDictionary(path, error=f"{path.name}: the top level must be an object")
-    concepts = [_concept(key, value) for key, value in data.items()]
-    return ConceptDictionary(path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts})
+    concepts = concepts_of(data, may_hold_surrogates(text))
+    return ConceptDictionary(path, concepts, _by_id={c.id.lower(): c for c in concepts})
 
 
-def _concept(key: str, value: Any) -> Concept:
+def too_deep(text: str) -> bool:
+    """Whether the lists and objects of a JSON text (one that parses) nest deeper than
+    MAX_DEPTH. Without its strings and everything but brackets, the text is brackets
+    only, and each pass that takes out the empty pairs ("[]", "{}") takes out one level:
+    a few passes over a few hundred kilobytes for a large dictionary, in C."""
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return False
+        brackets = _INNERMOST.sub("", brackets)
+    return bool(brackets)
+
+
+def too_deep_at(text: str, start: int = 0, level: int = 0) -> int:
+    """The offset of the first bracket in ``text`` from ``start`` that opens a level past
+    MAX_DEPTH, counting from ``level`` (strings skipped); len(text) if there is none."""
+    for match in _NESTING.finditer(text, start):
+        char = match.group()
+        if char in "[{":
+            level += 1
+            if level > MAX_DEPTH:
+                return match.start()
+        elif char in "]}":
+            level -= 1
+    return len(text)
+
+
+def text_position(text: str, pos: int) -> tuple[int, int]:
+    """The 1-based line and column of an offset into ``text``."""
+    line = text.count("\n", 0, pos) + 1
+    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
+
+
+def lone_surrogate(text: str) -> str | None:
+    """The first lone surrogate in ``text`` as its JSON escape (``\\ud800``), or None."""
+    found = _SURROGATE.search(text)
+    return None if found is None else f"\\u{ord(found.group()):04x}"
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its JSON escape, as the file has it:
+    printable, and valid inside a JSON string."""
+    return _SURROGATE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
+def may_hold_surrogates(text: str) -> bool:
+    """Whether a JSON text can hold a lone surrogate: only as an escape, which this finds
+    (with the escapes of proper pairs, "\\ud83d\\ude00", which are characters)."""
+    return _ESCAPED_SURROGATE.search(text) is not None
+
+
+def concepts_of(data: dict[str, Any], surrogates: bool = True) -> tuple[Concept, ...]:
+    """The concepts of a parsed dictionary, in file order. A concept whose id holds a lone
+    surrogate is left out: no note can link it, and the tagger could not write a link.
+    ``surrogates=False`` says ``data`` holds none (see may_hold_surrogates): nothing is
+    searched for them (a second at 90,000 concepts)."""
+    if not surrogates:
+        return tuple(_concept(key, value, False) for key, value in data.items())
+    return tuple(_concept(key, value) for key, value in data.items() if not _SURROGATE.search(key))
+
+
+def _concept(key: str, value: Any, surrogates: bool = True) -> Concept:
     if not isinstance(value, dict):
         return Concept(key, (), "")
     aliases = value.get("aliases", [])
@@ -147,10 +236,24 @@ def _concept(key: str, value: Any) -> Concept:
         aliases = [aliases]
     if not isinstance(aliases, list):
         aliases = []
+    if not surrogates:
+        return Concept(
+            key,
+            tuple(a for a in aliases if isinstance(a, str)),
+            str(value.get("category", "") or ""),
+            str(value.get("description", "") or ""),
+            str(value.get("color", "") or ""),
+        )
     return Concept(
         key,
-        tuple(a for a in aliases if isinstance(a, str)),
-        str(value.get("category", "") or ""),
-        str(value.get("description", "") or ""),
-        str(value.get("color", "") or ""),
+        # An alias with a lone surrogate can never match a note's text: it is left out.
+        tuple(a for a in aliases if isinstance(a, str) and not _SURROGATE.search(a)),
+        _text(value.get("category", "")),
+        _text(value.get("description", "")),
+        _text(value.get("color", "")),
     )
+
+
+def _text(value: Any) -> str:
+    """A text field as shown: a lone surrogate becomes U+FFFD, since Qt could not show it."""
+    return _SURROGATE.sub("\ufffd", str(value or ""))

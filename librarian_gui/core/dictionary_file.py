@@ -19,7 +19,20 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
-from .concepts import Concept, ConceptDictionary, LintIssue, _concept
+from .concepts import (
+    SURROGATE_IS,
+    TOO_DEEP,
+    Concept,
+    ConceptDictionary,
+    LintIssue,
+    concepts_of,
+    escape_surrogates,
+    lone_surrogate,
+    may_hold_surrogates,
+    text_position,
+    too_deep,
+    too_deep_at,
+)
 from .journal import Edit, Journal, JournalEntry
 from .safewrite import (
     UTF8_BOM,
@@ -33,6 +46,9 @@ from .safewrite import (
 
 _WS = re.compile(r"[ \t\n\r]*")
 _INLINE_LIST = re.compile(r'"aliases"\s*:\s*\[[^\]\n]*\]')
+# Its NaN is one object wherever it is read (json's constants are shared): a NaN inside a
+# concept equals the one in the snapshot (``_Member.value``), as containers compare by
+# identity first.
 _DECODER = json.JSONDecoder()
 KNOWN_KEYS = ("aliases", "category", "description", "color")
 
@@ -79,6 +95,9 @@ class DictionaryFile:
         self._layout = _Layout()
         self.data: dict[str, Any] = {}
         self._loaded: bytes | None = raw
+        # Whether the values may hold a lone surrogate: the parse tells; after an edit,
+        # they are looked for again.
+        self._surrogates = True
         if raw is not None:
             self._parse(raw)
 
@@ -109,7 +128,7 @@ class DictionaryFile:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as exc:
-            line, column = _position(body.decode("utf-8", "replace"), exc.start)
+            line, column = text_position(body.decode("utf-8", "replace"), exc.start)
             raise DictionaryParseError(self.path, line, column, "not UTF-8") from None
         layout.newline = "\r\n" if "\r\n" in text else "\n"
         layout.inline_lists = _INLINE_LIST.search(text) is not None or '"aliases"' not in text
@@ -144,6 +163,8 @@ class DictionaryFile:
                     value, pos = _DECODER.raw_decode(text, pos)
                 except json.JSONDecodeError as exc:
                     self._fail(text, exc.pos, exc.msg)
+                except RecursionError:
+                    self._fail(text, too_deep_at(text, value_start, level=1), TOO_DEEP)
                 if key in data:
                     duplicates.append(key)
                     del layout.members[key]  # as json.loads: the later one wins
@@ -153,7 +174,7 @@ class DictionaryFile:
                     text[key_start:key_end],
                     text[sep_start:value_start],
                     text[value_start:pos],
-                    copy.deepcopy(value),
+                    None,  # the snapshot, below
                 )
                 after = _WS.match(text, pos).end()  # type: ignore[union-attr]
                 if text.startswith(",", after):
@@ -168,6 +189,13 @@ class DictionaryFile:
         rest = text[end:]
         if rest.strip():
             self._fail(text, end + len(rest) - len(rest.lstrip()), "text after the closing brace")
+        if too_deep(text):
+            self._fail(text, too_deep_at(text), TOO_DEEP)
+        # What each member held, to tell an edit: the file parsed again, in C, is cheaper
+        # than copying the values (3 s at 90,000 concepts), and equal to them.
+        snapshot = _DECODER.decode(text)
+        for key, member in layout.members.items():
+            member.value = snapshot[key]
         layout.tail = rest
         first = next(iter(layout.members.values()), None)
         if first is not None and "\n" in first.lead:
@@ -175,24 +203,29 @@ class DictionaryFile:
         self._layout = layout
         self.data = data
         self.duplicate_ids = tuple(dict.fromkeys(duplicates))
+        self._surrogates = may_hold_surrogates(text)
 
     def _fail(self, text: str, pos: int, message: str) -> Any:
-        line, column = _position(text, pos)
+        line, column = text_position(text, pos)
         raise DictionaryParseError(self.path, line, column, message)
 
     # ------------------------------------------------------------ reading
 
     def concepts(self) -> tuple[Concept, ...]:
-        return tuple(_concept(key, value) for key, value in self.data.items())
+        return concepts_of(self.data, self._surrogates)
 
     def to_dictionary(self) -> ConceptDictionary:
         concepts = self.concepts()
         return ConceptDictionary(self.path, concepts, _by_id={c.id.lower(): c for c in concepts})
 
     def structure_issues(self) -> list[LintIssue]:
-        """What a concept's JSON holds that the format does not allow (DESIGN §3)."""
+        """What a concept's JSON holds that the format does not allow (DESIGN §3): codes
+        ``duplicate-id``, ``structure`` and ``surrogate`` (text holding a lone surrogate;
+        about the whole file, concept None, when it is in the id), all errors."""
         out: list[LintIssue] = []
         for key in self.duplicate_ids:
+            if lone_surrogate(key):
+                continue  # reported below: the concept is left out
             out.append(
                 LintIssue(
                     key,
@@ -203,6 +236,19 @@ class DictionaryFile:
                 )
             )
         for key, value in self.data.items():
+            bad = lone_surrogate(key) if self._surrogates else None
+            if bad is not None:
+                out.append(
+                    LintIssue(
+                        None,
+                        "error",
+                        "surrogate",
+                        f'The id "{escape_surrogates(key)}" holds a lone surrogate ({bad}), '
+                        f"{SURROGATE_IS}: the concept is left out. Write the whole character "
+                        "in a text editor.",
+                    )
+                )
+                continue
             if not isinstance(value, dict):
                 out.append(
                     LintIssue(
@@ -225,6 +271,8 @@ class DictionaryFile:
                     out.append(
                         LintIssue(key, "error", "structure", f'"{key}": {name} must be text')
                     )
+            if self._surrogates:
+                out.extend(_surrogate_issues(key, value))
         return out
 
     # ------------------------------------------------------------ editing
@@ -234,11 +282,13 @@ class DictionaryFile:
         return copy.deepcopy(self.data)
 
     def set_state(self, state: dict[str, Any]) -> None:
+        self._surrogates = True
         self.data = copy.deepcopy(state)
 
     def add_concept(self, concept_id: str, aliases: list[str], category: str = "") -> None:
         if concept_id in self.data:
             raise ValueError(f'a concept "{concept_id}" exists already')
+        self._surrogates = True
         value: dict[str, Any] = {"aliases": list(aliases)}
         if category:
             value["category"] = category
@@ -246,6 +296,7 @@ class DictionaryFile:
 
     def set_field(self, concept_id: str, name: str, value: Any) -> None:
         """Set one key of a concept (None or "" removes an optional text key)."""
+        self._surrogates = True
         entry = self.data[concept_id]
         if not isinstance(entry, dict):
             entry = self.data[concept_id] = {}
@@ -258,6 +309,7 @@ class DictionaryFile:
         """Give a concept a new id in the same place of the file."""
         if new != old and new in self.data:
             raise ValueError(f'a concept "{new}" exists already')
+        self._surrogates = True
         self.data = {(new if key == old else key): value for key, value in self.data.items()}
 
     def delete_concept(self, concept_id: str) -> None:
@@ -268,6 +320,7 @@ class DictionaryFile:
         where ``into`` lacks them, ``into`` keeps its other keys; ``source`` is removed."""
         if source == into:
             raise ValueError("a concept cannot be merged into itself")
+        self._surrogates = True
         target = self.data[into]
         if not isinstance(target, dict):
             target = self.data[into] = {}
@@ -295,12 +348,15 @@ class DictionaryFile:
         for key, value in self.data.items():
             old = lay.members.get(key)
             if old is not None and old.value == value:
-                text = old.lead + old.key_raw + old.sep + old.value_raw
-            elif old is not None:
+                parts.append(old.lead + old.key_raw + old.sep + old.value_raw)
+                continue
+            if old is not None:
                 text = old.lead + old.key_raw + old.sep + self._dump(value, 1)
             else:
                 text = nl + lay.indent + _key(key) + ": " + self._dump(value, 1)
-            parts.append(text)
+            # A lone surrogate can only be in a rendered string (raw text is decoded UTF-8,
+            # which holds none); its JSON escape is what the file had.
+            parts.append(escape_surrogates(text))
         close = lay.close
         if parts and "\n" not in close and not lay.members:
             close = nl
@@ -335,8 +391,11 @@ class DictionaryFile:
         Inside the vault (``vault`` given and holding the file) the write goes through the
         vault's journal, so Edit → Undo restores the previous file; elsewhere it is an
         atomic replace with the same check. Raises ``FileChanged`` when the file changed
-        (or appeared) since it was loaded, ``WriteRefused`` when it cannot be written.
+        (or appeared) since it was loaded, ``WriteRefused`` when it cannot be written or
+        when an edited concept holds a lone surrogate (the editor cannot show it, so the
+        user would save what they cannot see).
         """
+        self._refuse_surrogates()
         data = self.render()
         rel = _inside(vault, self.path)
         if self._loaded is None:
@@ -359,14 +418,65 @@ class DictionaryFile:
         self._parse(data)
         return entry
 
+    def _refuse_surrogates(self) -> None:
+        for key, value in self.data.items():
+            old = self._layout.members.get(key)
+            if old is not None and old.value == value:
+                continue  # written back as it was
+            bad = lone_surrogate(key) or _first_surrogate(value)
+            if bad is not None:
+                shown = escape_surrogates(key)
+                raise WriteRefused(
+                    self.path.name,
+                    f'"{shown}" holds a lone surrogate ({bad}), {SURROGATE_IS}, which '
+                    f'Librarian does not write. Undo your edits to "{shown}", or fix it in a '
+                    "text editor and reload.",
+                )
+
+
+def _surrogate_issues(key: str, value: dict[str, Any]) -> list[LintIssue]:
+    out: list[LintIssue] = []
+    aliases = value.get("aliases", [])
+    for number, alias in enumerate([aliases] if isinstance(aliases, str) else aliases, 1):
+        bad = lone_surrogate(alias) if isinstance(alias, str) else None
+        if bad is not None:
+            shown = escape_surrogates(alias)
+            message = (
+                f'Alias {number} ("{shown}") holds a lone surrogate ({bad}), {SURROGATE_IS}: '
+                "it never matches. Write the whole character or remove the alias."
+            )
+            out.append(LintIssue(key, "error", "surrogate", message, shown))
+    for name in ("category", "description", "color"):
+        field = value.get(name)
+        bad = lone_surrogate(field) if isinstance(field, str) else None
+        if bad is not None:
+            message = (
+                f'Its {name} holds a lone surrogate ({bad}), {SURROGATE_IS}, shown as "\ufffd". '
+                "Write the whole character."
+            )
+            out.append(LintIssue(key, "error", "surrogate", message))
+    return out
+
+
+def _first_surrogate(value: Any) -> str | None:
+    """The first lone surrogate in a JSON value's keys and texts (escaped), or None."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            bad = lone_surrogate(item)
+            if bad is not None:
+                return bad
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
 
 def _key(key: str) -> str:
     return json.dumps(key, ensure_ascii=False)
-
-
-def _position(text: str, pos: int) -> tuple[int, int]:
-    line = text.count("\n", 0, pos) + 1
-    return line, pos - (text.rfind("\n", 0, pos) + 1) + 1
 
 
 def _inside(vault: Path | None, path: Path) -> str | None:

@@ -14,6 +14,7 @@ from .concepts import NO_SPACES, Concept, slugify
 from .index import VaultIndex
 from .mentions import _excluded_spans
 from .parser import mask_note
+from .vault import MAX_NOTE_BYTES
 
 MAX_WORDS = 3
 MIN_NOTES = 3
@@ -240,12 +241,27 @@ def vault_suggestions(
     min_notes: int = MIN_NOTES,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[list[Suggestion], int, int]:
-    """Suggestions for a vault: (suggestions, notes read, notes in the vault). Notes are
-    read outside the index lock; a large vault is sampled (``pick_sample``)."""
+    """Suggestions for a vault: (suggestions, notes read, notes that can be read). Notes
+    are read outside the index lock; a large vault is sampled (``pick_sample``).
+
+    A note with no text to read — too large to index, binary, unreadable — is no part of
+    the sample or its budget: a 50 MB note would otherwise stand for most of the budget
+    and leave the ordinary notes unread."""
     with index.lock:
         records = list(index.notes.values())
     # Records are immutable: their parses (aliases) are decoded without the lock held.
-    sizes = {record.path: record.stamp.size for record in records}
+    sizes = {
+        record.path: record.stamp.size
+        for record in records
+        if record.stamp.size <= MAX_NOTE_BYTES  # listed by the index, never read
+    }
+    # The others were parsed when indexed, unless a warning says why not (binary,
+    # unreadable): only those are read now to tell.
+    for record in records:
+        if cancelled():
+            return [], 0, 0
+        if record.warnings and record.path in sizes and read_text(record.path) is None:
+            del sizes[record.path]
     titles = [record.title for record in records]
     titles += [alias for record in records for alias in record.parsed.aliases]
     rels = pick_sample(sizes)

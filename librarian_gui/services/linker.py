@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,8 @@ from .watcher import FileBatch
 if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
     from ..core.delta import IndexDelta
     from ..core.index import VaultIndex
+
+_log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +52,13 @@ class Linker(QObject):
         files_listed(FileTreeData): the vault's notes and attachments as a sorted tree,
             known before the notes are parsed (built here, not in the GUI thread).
         scan_finished(VaultIndex): the index is built; readers hold ``index.lock``.
-        scan_failed(str): the vault could not be read at all.
+        scan_failed(str): the vault could not be read at all, or the scan raised.
         updated(Update): a batch was applied.
+        update_failed(str): a batch or a dictionary reload raised; what was not applied.
+
+    A slot that raises is reported by one of the *_failed signals (and logged with its
+    traceback) and the linker goes on serving the next request: an exception escaping a
+    slot would leave the window waiting for a scan or an update that never comes.
     """
 
     scan_progressed = Signal(int, int)
@@ -58,6 +66,7 @@ class Linker(QObject):
     scan_finished = Signal(object)
     scan_failed = Signal(str)
     updated = Signal(object)
+    update_failed = Signal(str)
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -85,6 +94,12 @@ class Linker(QObject):
         except OSError as exc:
             self.scan_failed.emit(f"{request.root}: {exc.strerror or exc}")
             return
+        except Exception as exc:
+            _log.exception("scan of %s failed", request.root)
+            self.scan_failed.emit(
+                f"{request.root}: indexing stopped by an unexpected error ({_describe(exc)})"
+            )
+            return
         self.index = index
         self.scan_finished.emit(index)
         # The window is busiest just after the scan (it fills its panes): the cache, which
@@ -105,7 +120,15 @@ class Linker(QObject):
         if self.index is None:
             return  # the scan to come reads it
         started = time.perf_counter()
-        delta = self.index.reload_dictionary()
+        try:
+            delta = self.index.reload_dictionary()
+        except Exception as exc:
+            _log.exception("reloading the dictionary failed")
+            self.update_failed.emit(
+                f"The concept dictionary was not read again: an unexpected error "
+                f"({_describe(exc)}). Open the vault again to read it."
+            )
+            return
         if not delta.empty:
             self.updated.emit(Update(delta, (), 0, time.perf_counter() - started))
 
@@ -118,7 +141,19 @@ class Linker(QObject):
             return
         for paths in _chunks(batch):
             started = time.perf_counter()
-            delta = self.index.update(paths)
+            try:
+                delta = self.index.update(paths)
+            except Exception as exc:
+                _log.exception("applying a batch of %d paths failed", len(paths))
+                files = (
+                    "1 changed file was" if len(paths) == 1 else f"{len(paths)} changed files were"
+                )
+                them = "it" if len(paths) == 1 else "them"
+                self.update_failed.emit(
+                    f"{files} not indexed: an unexpected error ({_describe(exc)}). "
+                    f"Open the vault again to index {them}."
+                )
+                continue
             known = set(delta.notes_renamed)
             renamed = delta.notes_renamed + tuple(
                 (src, dest)
@@ -133,6 +168,10 @@ class Linker(QObject):
 
 
 CHUNK_PATHS = 150
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
 def _chunks(batch: FileBatch) -> list[tuple[str, ...]]:

@@ -49,6 +49,8 @@ class VaultModel(QObject):
         scan_progressed(int, int): notes indexed so far, notes in the vault.
         files_listed(FileTreeData): the vault's files, known before they are parsed.
         scan_failed(str): the vault could not be read.
+        update_failed(str): file changes or the dictionary were not applied (the linker
+            raised; it goes on with the next change).
         job_finished(object, object): a submitted job's token and its result.
         dictionary_changed(): the concept dictionary file changed on disk (in the vault or,
             for a dictionary kept elsewhere, seen by a watch of its own).
@@ -59,6 +61,7 @@ class VaultModel(QObject):
     scan_progressed = Signal(int, int)
     files_listed = Signal(object)
     scan_failed = Signal(str)
+    update_failed = Signal(str)
     job_finished = Signal(object, object)
     dictionary_changed = Signal()
 
@@ -112,6 +115,7 @@ class VaultModel(QObject):
         linker.scan_finished.connect(self._on_linker_scan_finished)
         linker.scan_failed.connect(self.scan_failed)
         linker.updated.connect(self._on_linker_updated)
+        linker.update_failed.connect(self.update_failed)
         # Quick answers (render, backlinks, search) never wait behind a scan of the vault
         # (unlinked mentions, tag counts): two threads, one for each.
         self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-job")
@@ -155,6 +159,7 @@ class VaultModel(QObject):
             linker.scan_finished,
             linker.scan_failed,
             linker.updated,
+            linker.update_failed,
         ):
             signal.disconnect()
         self._jobs.shutdown(wait=True, cancel_futures=True)

@@ -113,7 +113,7 @@ class EditorDisplay:
         if dirty:
             parts.append("<i>unsaved changes</i>")
         self.summary.setText(" · ".join(parts) if self.document is not None else "")
-        whole = [i.message for i in found if i.code == "duplicate-id"]
+        whole = [i.message for i in found if i.concept is None or i.code == "duplicate-id"]
         self.file_issues.setText(" ".join(whole))
         self.file_issues.setVisible(bool(whole))
 
@@ -167,6 +167,9 @@ class EditorDisplay:
             self.concept_activated.emit(concept_id)
 
 
+EXCERPT_SIDE = 40  # characters shown each side of a parse error's column
+
+
 def escape_text(text: str) -> str:
     return html.escape(text, quote=False)
 
@@ -179,6 +182,17 @@ def parse_error_excerpt(path: Path, line: int, column: int) -> str:
         return "<br>"
     if not 0 < line <= len(lines):
         return "<br>"  # the end of the file: nothing to point at
-    shown = [f"{n:>5} │ {lines[n - 1]}".replace("\t", " ") for n in (line - 1, line) if n > 0]
-    shown.append("      │ " + " " * (column - 1) + "^")
+    # A long line (a minified file, nesting a thousand levels deep) is cut around the
+    # column: a <pre> is as wide as its longest line, and so would the editor be.
+    start = max(0, column - 1 - EXCERPT_SIDE)
+    caret = column - 1 - start + (start > 0)
+
+    def cut(text: str) -> str:
+        piece = text[start : column - 1 + EXCERPT_SIDE]
+        return (
+            ("…" if start else "") + piece + ("…" if len(text) > column - 1 + EXCERPT_SIDE else "")
+        )
+
+    shown = [f"{n:>5} │ {cut(lines[n - 1])}".replace("\t", " ") for n in (line - 1, line) if n > 0]
+    shown.append("      │ " + " " * caret + "^")
     return f"<pre>{escape_text(chr(10).join(shown))}</pre>"
