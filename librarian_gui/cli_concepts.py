@@ -48,7 +48,11 @@ def load_document(path: Path) -> DictionaryFile:
     try:
         return DictionaryFile.load(path)
     except DictionaryParseError as exc:
-        raise CommandFailed(EXIT_FINDINGS, f"{path}: {exc}; the file was not changed") from exc
+        raise CommandFailed(
+            EXIT_FINDINGS,
+            f"{path}: line {exc.line}, column {exc.column}: {exc.message}; fix the dictionary "
+            "(nothing was changed)",
+        ) from exc
     except OSError as exc:
         raise CommandFailed(EXIT_FINDINGS, f"{path}: cannot be read ({exc.strerror})") from exc
 

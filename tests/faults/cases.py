@@ -30,6 +30,7 @@ class Case:
     note: str | None = None  # a hostile note, listed in the index (opened in the window)
     indexed: tuple[str, ...] = ()  # notes besides GOOD the index must list
     dictionary_error: str | None = None  # words the dictionary's error must hold
+    lint: str | None = None  # an error code `concepts check` must report (the rest loads)
     window: bool = True  # also opened in the window offscreen
 
 
@@ -222,8 +223,10 @@ CASES: tuple[Case, ...] = (
     ),
     Case(
         "dictionary holding a lone surrogate",
-        lambda r: write(r, "concepts.json", '{"rag": {"aliases": ["\\ud800"], "category": "x"}}'),
-        dictionary_error="surrogate",
+        lambda r: write(
+            r, "concepts.json", '{"rag": {"aliases": ["RAG", "\\ud800"], "category": "x"}}'
+        ),
+        lint="surrogate",
     ),
     Case(
         "dictionary that is a list",

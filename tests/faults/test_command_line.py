@@ -84,11 +84,19 @@ def test_every_command_on_the_hostile_vault(
         code, out, err = run(capsys, "concepts", "check", vault)
         assert (code, out) == (1, "")
         assert err.count("\n") == 1
+    elif case.lint is not None:  # an error on that concept; the others are read
+        check = run_json(capsys, "concepts", "check", vault, codes=(1,))
+        assert case.lint in {issue["code"] for issue in check["issues"]}
     else:
         assert run_json(capsys, "concepts", "check", vault)["errors"] == 0
-    run_json(capsys, "concepts", "suggest", vault)
-    plan = run_json(capsys, "tag", vault, "--dry-run")
-    if not broken:
+    if broken:  # the commands that need the dictionary say why they cannot run
+        for command in (("concepts", "suggest", vault), ("tag", vault, "--dry-run")):
+            code, out, err = run(capsys, *command)
+            assert (code, out) == (1, "")
+            assert err.startswith(f"librarian: {hostile / 'concepts.json'}: ")
+    else:
+        run_json(capsys, "concepts", "suggest", vault)
+        plan = run_json(capsys, "tag", vault, "--dry-run")
         assert "good/A.md" in {n["path"] for n in plan["notes"]}  # "RAG" is still found
 
     assert fingerprint(tmp_path) == before, "a command changed a byte of the vault"

@@ -69,8 +69,8 @@ def test_check_exits_1_on_errors_and_on_a_file_that_does_not_parse(
     code, _, err = run(capsys, "concepts", "check", str(vault))
     assert code == 1
     assert err == (
-        f"librarian: {vault / 'concepts.json'}: concepts.json: line 2, column 2: "
-        "expected ',' or '}' after a concept; the file was not changed\n"
+        f"librarian: {vault / 'concepts.json'}: line 2, column 2: "
+        "expected ',' or '}' after a concept; fix the dictionary (nothing was changed)\n"
     )
     assert (vault / "concepts.json").read_bytes() == broken
 

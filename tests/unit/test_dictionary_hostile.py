@@ -123,8 +123,8 @@ def test_every_command_goes_on_with_a_dictionary_nested_too_deeply(
     assert (code, err) == (0, "")
     assert "one.md" in out
     expected = (
-        f"librarian: {vault / 'concepts.json'}: concepts.json: line 1, column 115: "
-        f"{DEEP_MESSAGE}; the file was not changed\n"
+        f"librarian: {vault / 'concepts.json'}: line 1, column 115: "
+        f"{DEEP_MESSAGE}; fix the dictionary (nothing was changed)\n"
     )
     for command in (["concepts", "check"], ["concepts", "suggest"], ["tag", "--dry-run"]):
         code, out, err = run(capsys, *command, str(vault))
