@@ -155,8 +155,13 @@ class Journal:
         rels = [edit.rel for edit in edits]
         if len(set(rels)) != len(rels):
             raise ValueError("one entry cannot hold two edits of the same file")
-        if not edits:
-            return JournalEntry("", description, _now_iso())
+        if all(edit.after == edit.before.data for edit in edits):
+            # Nothing to write: no lock either, so a vault never written gets no .librarian.
+            files = tuple(
+                JournalFile(e.rel, e.before.digest, e.before.digest, "skipped", "nothing to change")
+                for e in edits
+            )
+            return JournalEntry("", description, _now_iso(), files)
         with vault_lock(self.root, wait, description):
             self.finish_interrupted()
             return self._apply(description, edits, progress)
@@ -314,6 +319,8 @@ class Journal:
     def repair(self, wait: float = WAIT) -> list[str]:
         """Deal with every temporary file interrupted writes left anywhere in the vault
         (``repair_temp``), holding the vault's writer lock; one sentence per file."""
+        if not find_temps(self.root) and not (self.root / WRITING_DIR).exists():
+            return []  # nothing to repair, and no lock taken (nor .librarian made) for it
         with vault_lock(self.root, wait, "Repair"):
             said = self.finish_interrupted()
             said.extend(self.repair_temp(rel) for rel in find_temps(self.root))
@@ -467,6 +474,12 @@ class Journal:
         bytes from before, unless it changed since: that file is refused, the others are
         restored. Undoing an undone entry raises ``AlreadyUndone``. Holds the vault's
         writer lock, as ``apply`` does."""
+        if not self.folder.exists():  # a vault never written: nothing to lock for
+            raise JournalError(
+                f"there is no journal entry {entry_id}"
+                if entry_id
+                else "nothing to undo: every write in the journal is undone"
+            )
         with vault_lock(self.root, wait, "Undo"):
             self.finish_interrupted()
             return self._undo(entry_id)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .concepts import Concept
 from .index import VaultIndex
-from .journal import Edit, Journal, JournalEntry, UndoResult
+from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
 from .parser import mask_note, split_front_matter
 from .resolver import CONCEPT_PREFIX
 from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
@@ -251,6 +251,8 @@ def apply_plan(
 def undo_last_run(journal: Journal, wait: float = WAIT) -> UndoResult:
     """Undo the newest tagging run that is not undone yet; ``JournalError`` when there is
     none, or when a damaged entry is newer than it (it may be the run meant)."""
+    if not journal.folder.exists():  # a vault never written: nothing to lock for
+        raise JournalError("no tagging run to undo")
     with vault_lock(journal.root, wait, "Undo the last tagging run"):
         entry_id = journal.newest(
             lambda entry: entry.description.startswith(RUN_PREFIX), "tagging run"

@@ -9,10 +9,13 @@ there: ``GOOD`` notes, their links and backlinks.
 
 from __future__ import annotations
 
+import errno
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import pytest
 
 GOOD = {
     "good/A.md": "# A\n\nSee [[B]]. We use RAG here.\n",
@@ -31,6 +34,10 @@ class Case:
     indexed: tuple[str, ...] = ()  # notes besides GOOD the index must list
     dictionary_error: str | None = None  # words the dictionary's error must hold
     lint: str | None = None  # an error code `concepts check` must report (the rest loads)
+    undo_error: str | None = None  # words undo's refusal must hold (a damaged journal)
+    # Faults the operating system gives, injected in this process (CI runs as root, which
+    # reads any file): called with pytest's monkeypatch and the vault before anything runs.
+    inject: Callable[[pytest.MonkeyPatch, Path], None] | None = None
     window: bool = True  # also opened in the window offscreen
 
 
@@ -87,7 +94,74 @@ def _deep_dictionary(root: Path) -> None:
     write(root, "concepts.json", '{"a": {"aliases": ' + "[" * 1000 + "]" * 1000 + "}}")
 
 
+def _unreadable(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    from librarian_gui.core import vault as vault_module
+
+    real_open = os.open
+
+    def refusing(path: object, flags: int, *args: object, **kwargs: object) -> int:
+        if os.fspath(path).endswith("locked.md"):  # type: ignore[call-overload]
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))  # type: ignore[call-overload]
+        return real_open(path, flags, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vault_module.os, "open", refusing)
+
+
+def _vanishing(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
+    from librarian_gui.core import reading
+
+    real_read = reading.read_note
+
+    def read_and_delete(vault: Path, rel: str) -> object:
+        if rel != "zz-gone.md":
+            return real_read(vault, rel)
+        gone = vault / rel
+        data = gone.read_bytes()
+        gone.unlink()  # listed by the walk, deleted before it is read
+        try:
+            return real_read(vault, rel)
+        finally:
+            gone.write_bytes(data)  # and back, so that every scan meets it vanishing
+
+    monkeypatch.setattr(reading, "read_note", read_and_delete)
+
+
+def _tagged_journal(root: Path) -> Path:
+    """A real tagging run's entry in the vault's journal (the good notes mention RAG)."""
+    from librarian_gui.core.concepts import Concept
+    from librarian_gui.core.tagging import apply_plan, plan_tagging
+
+    write(root, "tagged.md", "A run linked RAG here.\n")
+    plan = plan_tagging(root, ["tagged.md"], [Concept("rag", ("RAG",), "retrieval")])
+    entry = apply_plan(root, plan)
+    return root / ".librarian" / "journal" / entry.id
+
+
 CASES: tuple[Case, ...] = (
+    Case(
+        "unreadable note",
+        lambda r: write(r, "locked.md", "secret [[good/A]]\n"),
+        (("locked.md", "unreadable", "permission denied"),),
+        note="locked.md",
+        inject=_unreadable,
+    ),
+    Case(
+        "note vanishing mid-scan",
+        lambda r: write(r, "zz-gone.md", "here, then not [[good/A]]\n"),
+        (("zz-gone.md", "vanished", "vanished while reading"),),
+        inject=_vanishing,
+    ),
+    Case(
+        "damaged journal entry",
+        lambda r: (_tagged_journal(r) / "entry.json").write_bytes(b'{"format": 1, "id"'),
+        indexed=("tagged.md",),
+        undo_error="is damaged",
+    ),
+    Case(
+        "journal that is a file",
+        lambda r: write(r, ".librarian/journal", "not a folder\n"),
+        undo_error=".librarian/journal is a file, not a folder",
+    ),
     Case(
         "latin-1 note",
         lambda r: write(r, "latin1.md", "caf\xe9 [[good/A]]\n".encode("latin-1")),

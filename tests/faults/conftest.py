@@ -18,12 +18,14 @@ def case(request: pytest.FixtureRequest) -> Case:
 
 
 @pytest.fixture
-def hostile(tmp_path: Path, case: Case) -> Path:
+def hostile(tmp_path: Path, case: Case, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The case's vault (``tmp_path/vault``); a case may put files beside it too."""
     root = tmp_path / "vault"
     root.mkdir()
     base_vault(root)
     case.build(root)
+    if case.inject is not None:
+        case.inject(monkeypatch, root)
     return root
 
 

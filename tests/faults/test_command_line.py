@@ -12,7 +12,7 @@ import pytest
 
 from librarian_gui.cli import main
 from tests.faults.cases import GOOD, Case
-from tests.faults.conftest import fingerprint
+from tests.faults.conftest import fingerprint, without_own_files
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -52,7 +52,8 @@ def check_scan(data: dict[str, Any], case: Case) -> None:
 def test_every_command_on_the_hostile_vault(
     hostile: Path, case: Case, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    before = fingerprint(tmp_path)
+    # Every byte but Librarian's own (.librarian: the journal, the writers' lock).
+    before = without_own_files(fingerprint(tmp_path), hostile)
     vault = str(hostile)
     for _ in ("cold", "warm"):  # the second scan reads the cache the first one wrote
         check_scan(run_json(capsys, "scan", vault), case)
@@ -99,19 +100,24 @@ def test_every_command_on_the_hostile_vault(
         plan = run_json(capsys, "tag", vault, "--dry-run")
         assert "good/A.md" in {n["path"] for n in plan["notes"]}  # "RAG" is still found
 
-    assert fingerprint(tmp_path) == before, "a command changed a byte of the vault"
+    code, out, err = run(capsys, "tag", vault, "--undo")
+    if case.undo_error is not None:
+        assert (code, out) == (1, "")
+        assert case.undo_error in err
+    else:
+        assert (code, err) == (1, "librarian: no tagging run to undo\n")
+
+    after = without_own_files(fingerprint(tmp_path), hostile)
+    assert after == before, "a command changed a byte of the vault"
 
 
 def test_scan_repair_leaves_every_note_as_it_was(
     hostile: Path, case: Case, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
-    before = fingerprint(tmp_path)
+    before = without_own_files(fingerprint(tmp_path), hostile)
     data = run_json(capsys, "scan", str(hostile), "--repair", "--no-cache")
     temps = [path for path, kind, _ in case.warnings if kind == "interrupted-write"]
     assert len(data["repaired"]) == len(temps)
-    after = fingerprint(tmp_path)
     gone = {os.path.join(os.fsencode(hostile), os.fsencode(t)) for t in temps}
-    own = os.path.join(os.fsencode(hostile), b".librarian")
-    assert {p: v for p, v in after.items() if not (p == own or p.startswith(own + b"/"))} == {
-        p: v for p, v in before.items() if p not in gone
-    }
+    after = without_own_files(fingerprint(tmp_path), hostile)
+    assert after == {p: v for p, v in before.items() if p not in gone}

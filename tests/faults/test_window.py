@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.items import shown_path
 from librarian_gui.ui.main_window import MainWindow
-from tests.faults.cases import Case
+from tests.faults.cases import Case, base_vault, write
 from tests.faults.conftest import fingerprint, without_own_files
 
 pytestmark = pytest.mark.gui
@@ -69,6 +69,47 @@ def test_the_window_on_the_hostile_vault(
         )
         if case.note is not None:
             assert show(window, qtbot, case.note).strip()
+        if case.undo_error is not None:  # Edit → Undo says why, and undoes nothing
+            session = window.session
+            assert session is not None
+            told: list[str] = []
+            session.message.connect(told.append)
+            with qtbot.waitSignal(session.write_finished, timeout=20_000):
+                session.undo_last()
+            assert case.undo_error in told[-1]
     finally:
         window.close()
     assert without_own_files(fingerprint(top), hostile) == before
+
+
+def test_a_burst_of_2000_files_at_once_reaches_the_window(
+    tmp_path: Path, qtbot: QtBot, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A git checkout's storm of events: every new note arrives, linked, and nothing else
+    in the vault changes."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    base_vault(root)
+    before = fingerprint(root)
+    window = open_window(root, qtbot, tmp_path_factory.mktemp("settings"))
+    try:
+        assert "We use RAG here." in show(window, qtbot, "good/A.md")
+        for n in range(2000):
+            write(root, f"burst/n{n:04d}.md", f"note {n} links [[good/A]]\n")
+        model = window.model
+        assert model is not None
+
+        def all_arrived() -> bool:
+            with model.read() as index:
+                return len(index.in_edges.get("good/A.md", {})) == 2001  # good/B and 2,000
+
+        qtbot.waitUntil(all_arrived, timeout=60_000)
+        # The open note's backlinks follow: one linking line in each of 2,001 notes.
+        header = window.backlinks.linked.header
+        qtbot.waitUntil(
+            lambda: header.text() == "Linked mentions (2001 in 2001 notes)", timeout=30_000
+        )
+    finally:
+        window.close()
+    after = fingerprint(root)
+    assert {p: v for p, v in after.items() if b"/burst" not in p} == before
