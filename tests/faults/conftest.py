@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.faults.cases import CASES, Case, base_vault
+from tests.windows import window_on  # noqa: F401  (the fixture, for the window's cases)
 
 
 @pytest.fixture(params=CASES, ids=[case.name for case in CASES])

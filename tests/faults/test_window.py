@@ -7,26 +7,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.services.settings import Settings
 from librarian_gui.ui.items import shown_path
 from librarian_gui.ui.main_window import MainWindow
 from tests.faults.cases import Case, base_vault, write
 from tests.faults.conftest import fingerprint, without_own_files
+from tests.windows import MakeWindow
 
 pytestmark = pytest.mark.gui
-
-
-def open_window(root: Path, qtbot: QtBot, settings_dir: Path) -> MainWindow:
-    settings = Settings(QSettings(str(settings_dir / "settings.ini"), QSettings.Format.IniFormat))
-    window = MainWindow(root, settings=settings, use_cache=False)
-    qtbot.addWidget(window)
-    window.resize(1200, 800)
-    window.show()
-    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=60_000)
-    return window
 
 
 def show(window: MainWindow, qtbot: QtBot, rel: str) -> str:
@@ -42,13 +31,14 @@ def show(window: MainWindow, qtbot: QtBot, rel: str) -> str:
 
 
 def test_the_window_on_the_hostile_vault(
-    hostile: Path, case: Case, qtbot: QtBot, tmp_path_factory: pytest.TempPathFactory
+    hostile: Path, case: Case, qtbot: QtBot, window_on: MakeWindow
 ) -> None:
     if not case.window:
         pytest.skip("this case is for the command line only")
     top = hostile.parent
     before = without_own_files(fingerprint(top), hostile)
-    window = open_window(hostile, qtbot, tmp_path_factory.mktemp("settings"))
+    window = window_on(hostile)
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=60_000)
     try:
         # The warnings list names each hostile item with the scan's message.
         expected = sorted(
@@ -78,12 +68,12 @@ def test_the_window_on_the_hostile_vault(
                 session.undo_last()
             assert case.undo_error in told[-1]
     finally:
-        window.close()
+        window.close()  # before the check: a window closing must write nothing either
     assert without_own_files(fingerprint(top), hostile) == before
 
 
 def test_a_burst_of_2000_files_at_once_reaches_the_window(
-    tmp_path: Path, qtbot: QtBot, tmp_path_factory: pytest.TempPathFactory
+    tmp_path: Path, qtbot: QtBot, window_on: MakeWindow
 ) -> None:
     """A git checkout's storm of events: every new note arrives, linked, and nothing else
     in the vault changes."""
@@ -91,7 +81,8 @@ def test_a_burst_of_2000_files_at_once_reaches_the_window(
     root.mkdir()
     base_vault(root)
     before = fingerprint(root)
-    window = open_window(root, qtbot, tmp_path_factory.mktemp("settings"))
+    window = window_on(root)
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=60_000)
     try:
         assert "We use RAG here." in show(window, qtbot, "good/A.md")
         for n in range(2000):

@@ -5,3 +5,5 @@ from __future__ import annotations
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from tests.windows import window_on  # noqa: F401  (the fixture, for these tests)

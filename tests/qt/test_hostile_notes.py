@@ -149,27 +149,6 @@ def test_the_preview_says_when_the_renderer_fails(
     win.close()
 
 
-@pytest.fixture
-def window_on(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[[Path], MainWindow]]:
-    """A window on a vault of the test's own, shown once its first note is drawn."""
-    made: list[MainWindow] = []
-
-    def make(vault: Path) -> MainWindow:
-        ini = tmp_path / f"settings{len(made)}.ini"
-        settings = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
-        win = MainWindow(vault, settings=settings, use_cache=False)
-        qtbot.addWidget(win)
-        made.append(win)
-        win.resize(1300, 820)
-        with qtbot.waitSignal(win.place_rendered, timeout=20_000):
-            win.show()
-        return win
-
-    yield make
-    for win in made:
-        win.close()
-
-
 def test_a_huge_note_previews_its_first_200_000_characters(
     window_on: Callable[[Path], MainWindow], tmp_path: Path, qtbot: QtBot
 ) -> None:

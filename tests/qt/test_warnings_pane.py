@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import errno
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -53,27 +53,6 @@ EXPECTED = [
     ("notes/loop", LOOP),
     ("y.md", FOLDER),
 ]
-
-
-@pytest.fixture
-def window_on(qtbot: QtBot, tmp_path: Path) -> Iterator[Callable[[Path], MainWindow]]:
-    made: list[MainWindow] = []
-
-    def make(vault: Path) -> MainWindow:
-        ini = tmp_path / f"settings{len(made)}.ini"
-        settings = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
-        win = MainWindow(vault, settings=settings, use_cache=False)
-        qtbot.addWidget(win)
-        made.append(win)
-        win.resize(1300, 820)
-        with qtbot.waitSignal(win.place_rendered, timeout=20_000):
-            win.show()
-        return win
-
-    yield make
-    for win in made:
-        win.warnings.close()
-        win.close()
 
 
 def test_the_status_bar_counts_the_warnings_and_lists_them(
