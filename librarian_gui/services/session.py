@@ -16,7 +16,6 @@ from ..core.filetree import FileTreeData
 from ..core.journal import Journal, JournalEntry, JournalError, UndoResult
 from ..core.queries import node_kind, node_label, outgoing_summary
 from ..core.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
-from ..core.safewrite import WriteRefused
 from ..core.textstore import TextStore
 from .history import History, Place
 from .linker import Update
@@ -507,7 +506,7 @@ class VaultSession(QObject):
         def run() -> None:
             try:
                 result = job()
-            except (JournalError, WriteRefused, LookupError, OSError) as exc:
+            except Exception as exc:  # told to the user; the writer thread serves the next
                 result = exc
             with contextlib.suppress(RuntimeError):  # the session is gone: nobody to tell
                 relay.emit(kind, (what, result))
