@@ -273,6 +273,13 @@ CASES: tuple[Case, ...] = (
         note="open.md",
     ),
     Case(
+        "a 4 MB paragraph of inline code",
+        lambda r: write(
+            r, "code.md", "start " + "`code` and `` a ` b `` then ` x " * 120_000 + "[[good/A]]\n"
+        ),
+        note="code.md",
+    ),
+    Case(
         "note names that differ only in case",
         lambda r: (write(r, "Note.md", "upper [[good/A]]\n"), write(r, "note.md", "lower\n")),
         indexed=("Note.md", "note.md"),
