@@ -218,6 +218,14 @@ def walk_vault(
             result.warnings.append(followed.refused)
             return result
         top_real = followed.real
+        link = _linked_through(root_real, start)
+        if link is not None and _walked_anyway(
+            root_real, os.path.realpath(root_real + "/" + link), rules
+        ):
+            # A live update inside a link to a folder the full walk reads by its own path:
+            # the same answer as the full walk gives (it skips that link).
+            result.warnings.append(ScanWarning(link, "symlink-loop", _ALREADY))
+            return result
     top = root / start if start else root
     try:
         top_st = top.stat()
@@ -275,8 +283,15 @@ def walk_vault(
                     continue
                 key = (st.st_dev, st.st_ino)
                 # A link to a folder holding it is a loop even where the walk began below
-                # that folder (a live update walks only the folder that changed).
-                if key in seen or (real is not None and _within(folder_real, real)):
+                # that folder (a live update walks only the folder that changed). A link to
+                # another folder of the vault that the walk reads anyway is one too: its
+                # notes are indexed under their own paths, never twice, whichever of the two
+                # the walk meets first — and a live update's walk agrees with a full scan.
+                if (
+                    key in seen
+                    or (real is not None and _within(folder_real, real))
+                    or (real is not None and _walked_anyway(root_real, real, rules))
+                ):
                     result.warnings.append(ScanWarning(rel, "symlink-loop", _ALREADY))
                     continue
                 seen.add(key)
@@ -302,6 +317,25 @@ def walk_vault(
             else:
                 result.attachments[rel] = stamp_of(st)
     return result
+
+
+def _linked_through(root_real: str, rel: str) -> str | None:
+    """The first part of ``rel`` (its vault path) that is a symbolic link, or None."""
+    current = root_real
+    parts = rel.split("/")
+    for i, part in enumerate(parts):
+        current = os.path.join(current, part)
+        if os.path.islink(current):
+            return "/".join(parts[: i + 1])
+    return None
+
+
+def _walked_anyway(root_real: str, real: str, rules: IgnoreRules) -> bool:
+    """Whether the folder at real path ``real`` (inside the vault) is one the walk reads by
+    its own path: not a dot-folder and not ignored. A link to a hidden or ignored folder is
+    the way to show it, so that one is followed."""
+    rel = os.path.relpath(real, root_real).replace(os.sep, "/")
+    return rel != "." and not rel.startswith("../") and not rules.ignored(rel, True)
 
 
 def _utf8(name: str) -> bool:

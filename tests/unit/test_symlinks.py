@@ -14,7 +14,7 @@ from librarian_gui.core.model import ScanWarning
 from librarian_gui.core.queries import node_kind
 from librarian_gui.core.render import render_note
 from librarian_gui.core.vault import IgnoreRules, ReadResult, classify_file, read_note
-from tests.conftest import write
+from tests.conftest import assert_same_as_fresh_scan, write
 
 ABOVE = (
     "symbolic link to the vault itself or a folder above it: following it would include the "
@@ -267,3 +267,32 @@ def test_an_embed_of_a_note_turned_into_a_link_out_is_not_shown(
     assert "TOP SECRET" not in rendered.html
     assert "This note could not be read." in rendered.html
     assert rendered.embeds == ("emb.md",)
+
+
+def test_a_link_to_a_folder_the_walk_reads_anyway_is_skipped_live_as_in_a_full_scan(
+    vault: Path,
+) -> None:
+    write(vault, "other/n.md", "[[s]]")
+    write(vault, "sub/s.md", "s")
+    index = VaultIndex.scan(vault, use_cache=False)
+    os.symlink("../other", vault / "sub" / "loop")  # made while the index is live
+    index.update(["sub/loop"])
+    assert sorted(index.notes) == ["other/n.md", "sub/s.md"]
+    assert [(w.path, w.kind) for w in index.warnings()] == [("sub/loop", "symlink-loop")]
+    assert_same_as_fresh_scan(index)
+
+
+def test_notes_behind_two_ways_in_are_indexed_by_their_own_path(vault: Path) -> None:
+    write(vault, "z-real/n.md", "n")
+    os.symlink("z-real", vault / "a-link")  # met first or not: the real path wins
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert sorted(index.notes) == ["z-real/n.md"]
+    assert [(w.path, w.kind) for w in index.warnings()] == [("a-link", "symlink-loop")]
+
+
+def test_a_link_to_a_hidden_folder_shows_it(vault: Path) -> None:
+    write(vault, ".hidden/n.md", "n")
+    os.symlink(".hidden", vault / "shown")
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert sorted(index.notes) == ["shown/n.md"]
+    assert index.warnings() == []
