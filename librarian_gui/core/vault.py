@@ -53,6 +53,7 @@ _ABOVE = (
 _LOOP = "symbolic link loop: following it never reaches a file; skipped"
 _ALREADY = "folder link points to a folder already indexed (a loop); skipped"
 _NOT_INSIDE = "is not a path inside the vault; refused"
+_FOLDER_NOTE = "a folder named like a note; read as a folder"
 
 
 class Followed(NamedTuple):
@@ -232,6 +233,9 @@ def walk_vault(
     except OSError as exc:
         result.warnings.append(ScanWarning(start or ".", "unreadable", _os_reason(exc)))
         return result
+    if start and is_note_name(start.rsplit("/", 1)[-1]) and _stat.S_ISDIR(top_st.st_mode):
+        # As the full walk says of it, met from its parent folder.
+        result.warnings.append(ScanWarning(start, "not-a-file", _FOLDER_NOTE))
     seen: set[tuple[int, int]] = {(top_st.st_dev, top_st.st_ino)}
     stack: list[tuple[str, str, str]] = [(str(top), start, top_real)]
     while stack:
@@ -296,11 +300,7 @@ def walk_vault(
                     continue
                 seen.add(key)
                 if is_note_name(name):
-                    result.warnings.append(
-                        ScanWarning(
-                            rel, "not-a-file", "a folder named like a note; read as a folder"
-                        )
-                    )
+                    result.warnings.append(ScanWarning(rel, "not-a-file", _FOLDER_NOTE))
                 stack.append((entry.path, rel, real or os.path.join(folder_real, name)))
                 continue
             if rules.ignored(rel, False) or is_temp_name(name):

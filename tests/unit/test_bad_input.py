@@ -11,7 +11,7 @@ import pytest
 from librarian_gui.core import reading as reading_module
 from librarian_gui.core import vault as vault_module
 from librarian_gui.core.index import VaultIndex
-from tests.conftest import write
+from tests.conftest import assert_same_as_fresh_scan, write
 
 
 def good_notes(root: Path) -> None:
@@ -156,3 +156,22 @@ def test_malformed_front_matter(vault: Path) -> None:
             "']'; properties ignored",
         )
     ]
+
+
+def test_hostile_files_made_while_the_index_is_live_are_reported_as_a_scan_would(
+    vault: Path,
+) -> None:
+    good_notes(vault)
+    index = VaultIndex.scan(vault, use_cache=False)
+    os.mkfifo(vault / "pipe.md")
+    write(vault, "y.md/in.md", "inside [[good/A]]")
+    os.symlink("b.md", vault / "a.md")
+    os.symlink("a.md", vault / "b.md")
+    index.update(["pipe.md", "y.md", "a.md", "b.md"])
+    assert [(w.path, w.kind) for w in index.warnings()] == [
+        ("a.md", "symlink-loop"),
+        ("b.md", "symlink-loop"),
+        ("pipe.md", "not-a-file"),
+        ("y.md", "not-a-file"),
+    ]
+    assert_same_as_fresh_scan(index)
