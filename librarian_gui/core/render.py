@@ -169,8 +169,10 @@ _SIZE = re.compile(r"(\d+)(?:x(\d+))?")
 
 
 def _cut(text: str, limit: int) -> str:
+    """The first ``limit`` characters at most, cut at a line end — unless the last one
+    comes early (a note that is one long line after its heading), then at ``limit``."""
     end = text.rfind("\n", 0, limit)
-    return text[: end if end > 0 else limit]
+    return text[: end if end > limit // 2 else limit]
 
 
 def _title(path: str) -> str:

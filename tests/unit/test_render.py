@@ -611,3 +611,10 @@ def test_a_line_of_unclosed_brackets_renders_as_text_with_its_one_link() -> None
     html = body("[[" * 20_000 + " [[My Note]]")
     assert html.count("[[") >= 19_000
     assert '<a href="note:///folder/My%20Note.md" class="internal"' in html
+
+
+def test_a_huge_note_of_one_long_line_is_cut_at_the_limit_not_after_its_heading() -> None:
+    html = render("# Head\n" + "word " * 1000, max_chars=2000).html
+    assert "showing the first 2,000 of 5,007 characters" in html
+    html = render("line\n" * 1000, max_chars=2002).html  # a line end near the limit: there
+    assert "showing the first 1,999 of 5,000 characters" in html
