@@ -21,7 +21,8 @@ from .reading import record_from_row, record_row
 
 # Bump when a cached record's shape or meaning changes; an older cache is then rebuilt.
 # 5 was used twice while these were written apart: 6 rebuilds a cache of either.
-CACHE_VERSION = 6  # 6: warnings carry their kinds; paths differing only in case resolve apart
+# 6: warnings carry their kinds; paths differing only in case resolve apart.
+CACHE_VERSION = 7  # 7: a UTF-16 note's warning says so (it said "binary content")
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime (TRAPS): files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000

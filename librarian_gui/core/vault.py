@@ -448,14 +448,25 @@ def _read_all(fd: int, size_hint: int) -> bytes:
     return b"".join(parts)
 
 
+def wide_encoding(head: bytes) -> str | None:
+    """ "UTF-32" or "UTF-16" when ``head`` (a file's first bytes) starts with that byte
+    order mark; None otherwise."""
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    return None
+
+
 def decode_note(rel: str, data: bytes, stamp: FileStamp) -> ReadResult:
     if b"\x00" in data[:_BINARY_SNIFF]:
-        return ReadResult(
-            None,
-            stamp,
-            False,
-            ScanWarning(rel, "binary", "binary content in a .md file; listed, not parsed"),
+        wide = wide_encoding(data)
+        message = (
+            f"{wide} text, not UTF-8; listed, not parsed (save it as UTF-8 to index it)"
+            if wide
+            else "binary content in a .md file; listed, not parsed"
         )
+        return ReadResult(None, stamp, False, ScanWarning(rel, "binary", message))
     try:
         return ReadResult(data.decode("utf-8"), stamp, False, None)
     except UnicodeDecodeError as exc:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.urls import url_path
-from ..core.vault import MAX_NOTE_BYTES
+from ..core.vault import MAX_NOTE_BYTES, wide_encoding
 
 BINARY_SNIFF = 8192  # as much of the start as the index looks at for NUL bytes
 
@@ -110,10 +110,9 @@ def _why_not_parsed(root: Path, rel: str) -> tuple[str, str] | LookupError:
         return "unreadable", f"{rel} cannot be read ({_reason(exc)}); not shown."
     finally:
         os.close(fd)
-    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
-        return "utf-32", f"{rel} is UTF-32 text, not UTF-8; not shown."
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return "utf-16", f"{rel} is UTF-16 text, not UTF-8; not shown."
+    wide = wide_encoding(head)
+    if wide is not None:
+        return wide.lower(), f"{rel} is {wide} text, not UTF-8; not shown."
     if b"\x00" in head:
         return "binary", f"{rel} is a binary file named .md; not shown."
     # Readable text now: it changed since the index read it, and the update is on its way.

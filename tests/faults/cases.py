@@ -179,7 +179,7 @@ CASES: tuple[Case, ...] = (
         lambda r: write(
             r, "utf16.md", "\ufeffA note saved as UTF-16 [[good/A]]\n".encode("utf-16-le")
         ),
-        (("utf16.md", "binary", "binary content"),),
+        (("utf16.md", "binary", "UTF-16 text, not UTF-8; listed, not parsed"),),
         note="utf16.md",
     ),
     Case("50 MB note", _huge, (("huge.md", "too-large", "52.4 MB"),), note="huge.md"),
