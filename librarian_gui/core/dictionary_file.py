@@ -408,7 +408,9 @@ class DictionaryFile:
             if snapshot.digest != self.loaded_digest:
                 raise FileChanged(rel, "changed on disk since it was loaded; reload or keep yours")
             journal = journal or Journal(vault)
-            entry = journal.apply(f"Save concept dictionary {rel}", [Edit(rel, snapshot, data)])
+            # JSON: text appended meanwhile must make the save stand back, not follow it.
+            edit = Edit(rel, snapshot, data, keep_appends=False)
+            entry = journal.apply(f"Save concept dictionary {rel}", [edit])
             if not entry.written and entry.skipped and entry.skipped[0][1] != "nothing to change":
                 raise WriteRefused(rel, entry.skipped[0][1])
         else:

@@ -356,3 +356,24 @@ def test_one_entry_for_a_run_over_many_files(vault: Path) -> None:
     assert all(
         (vault / f"d{i % 7}/n{i}.md").read_bytes() == f"note {i}\r\n".encode() for i in range(120)
     )
+
+
+def test_text_appended_since_the_snapshot_is_kept_after_the_edit_unless_refused(
+    vault: Path,
+) -> None:
+    note = write(vault, "n.md", "alpha\n")
+    snap = read_snapshot(vault, "n.md")
+    with open(note, "ab") as agent:
+        agent.write(b"an agent's line\n")
+    entry = Journal(vault).apply("Link", [Edit("n.md", snap, b"[[alpha]]\n")])
+    assert entry.written == ("n.md",)
+    assert note.read_bytes() == b"[[alpha]]\nan agent's line\n"
+
+    data = write(vault, "concepts.json", '{"a": {}}')
+    snap = read_snapshot(vault, "concepts.json")
+    with open(data, "ab") as agent:
+        agent.write(b"\n")
+    edit = Edit("concepts.json", snap, b'{"b": {}}', keep_appends=False)
+    entry = Journal(vault).apply("Save", [edit])
+    assert entry.written == ()
+    assert data.read_bytes() == b'{"a": {}}\n'
