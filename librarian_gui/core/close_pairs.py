@@ -34,15 +34,29 @@ _SALT = 0xD6E8FEB86659FD93  # tells the hashes of one segment number from anothe
 _BUCKETS = 32  # character counts kept per text (characters folded by code point)
 _DENSE_SHARE = 5  # candidates above a fifth of a block's pairs: compare the block in full
 _SMALL = 100_000  # pairs of a block compared in full rather than hashed (a millisecond)
+_SERIES = 64  # texts of one class in a block: compared only with the texts outside it
+_SERIES_BUDGET = 20_000_000  # pairs of two series (a second of rapidfuzz) past which: skipped
 _CHUNK = 4_000_000  # candidates, or cells of a full comparison, held at once
 _WORD = 1 << 64
 
 
-def close_pairs(texts: Sequence[str], score: int) -> Iterator[tuple[int, int, float]]:
+def close_pairs(
+    texts: Sequence[str],
+    score: int,
+    classes: Sequence[int] | None = None,
+    skipped: set[tuple[int, int]] | None = None,
+) -> Iterator[tuple[int, int, float]]:
     """Each unordered pair ``(i, j)`` of ``texts`` whose ``fuzz.ratio`` is at least
-    ``score`` (an integer, 1 to 100), with the ratio; ``len(texts[i]) <= len(texts[j])``."""
+    ``score`` (an integer, 1 to 100), with the ratio; ``len(texts[i]) <= len(texts[j])``.
+
+    ``classes`` (one number per text): pairs of one class are neither compared nor given.
+    The linter puts the names of a numbered series in one class ("topic 00001" …): they
+    are a series, not typos, and 90,000 of them alike would be compared pair by pair.
+    Two such classes whose texts alike would make more than ``_SERIES_BUDGET`` pairs are
+    not compared with each other either: their pair of classes is added to ``skipped``."""
     if len(texts) < 2:
         return
+    of_class = None if classes is None else np.asarray(classes, dtype=np.int64)
     by_length: defaultdict[int, list[int]] = defaultdict(list)
     for index, text in enumerate(texts):
         by_length[len(text)].append(index)
@@ -52,7 +66,9 @@ def close_pairs(texts: Sequence[str], score: int) -> Iterator[tuple[int, int, fl
         longest = length * (200 - score) // score
         for other in range(length, longest + 1):
             if other in groups:
-                yield from _block(texts, groups[length], groups[other], counts, score)
+                yield from _block(
+                    texts, groups[length], groups[other], counts, score, of_class, skipped
+                )
 
 
 class _Group:
@@ -175,7 +191,13 @@ def _l1(a: NDArray[np.uint8], b: NDArray[np.uint8], width: int) -> NDArray[np.in
 
 
 def _block(
-    texts: Sequence[str], short: _Group, long: _Group, counts: _Counts, score: int
+    texts: Sequence[str],
+    short: _Group,
+    long: _Group,
+    counts: _Counts,
+    score: int,
+    classes: NDArray[np.int64] | None,
+    skipped: set[tuple[int, int]] | None,
 ) -> Iterator[tuple[int, int, float]]:
     """The close pairs of a text of ``short`` and a text of ``long`` (of equal or greater
     length; each pair once when they are the same group)."""
@@ -185,7 +207,7 @@ def _block(
     if tau < delta:
         return
     if len(short.ids) * len(long.ids) <= _SMALL:
-        yield from _compare_all(texts, short, long, score)
+        yield from _compare_all(texts, short, long, score, classes, skipped)
         return
     segments = long.segments(tau)
     probes = []
@@ -201,7 +223,7 @@ def _block(
     per_hit = segments.count[at[hits]]
     ends = np.cumsum(per_hit)
     if len(hits) and int(ends[-1]) * _DENSE_SHARE > len(short.ids) * len(long.ids):
-        yield from _compare_all(texts, short, long, score)
+        yield from _compare_all(texts, short, long, score, classes, skipped)
         return
     found: set[tuple[int, int]] = set()
     begin = 0
@@ -212,6 +234,8 @@ def _block(
         found.update(_candidates(short, long, counts, tau, hits[begin:end], at, per_hit[begin:end]))
         begin = end
     for q, r in sorted(found):
+        if classes is not None and classes[q] == classes[r]:
+            continue
         value = fuzz.ratio(texts[q], texts[r], score_cutoff=score)
         if value:
             yield q, r, value
@@ -241,13 +265,67 @@ def _candidates(
 
 
 def _compare_all(
-    texts: Sequence[str], short: _Group, long: _Group, score: int
+    texts: Sequence[str],
+    short: _Group,
+    long: _Group,
+    score: int,
+    classes: NDArray[np.int64] | None,
+    skipped: set[tuple[int, int]] | None,
 ) -> Iterator[tuple[int, int, float]]:
-    """Every pair of a block, compared by rapidfuzz, so many rows at a time."""
-    choices = [texts[j] for j in long.ids.tolist()]
-    rows = max(1, _CHUNK // len(choices))
-    for top in range(0, len(short.ids), rows):
-        queries = short.ids[top : top + rows].tolist()
+    """Every pair of a block (of different classes), compared by rapidfuzz.
+
+    The members of a class with many texts in the block (a series) are compared only with
+    the texts outside it: the rest of the block's rows are compared with every column and
+    their few same-class cells dropped. Within one group each pair is taken once, in the
+    orientation whose row comes first in the group."""
+    rows = np.arange(len(short.ids))
+    if classes is None:
+        yield from _compare_rows(texts, short, long, rows, None, score, None)
+        return
+    row_class = classes[short.ids]
+    column_class = classes[long.ids]
+    values, sizes = np.unique(row_class, return_counts=True)
+    series = values[sizes >= _SERIES]
+    in_series = np.isin(row_class, series)
+    yield from _compare_rows(texts, short, long, rows[~in_series], None, score, classes)
+    column_values, column_sizes = np.unique(column_class, return_counts=True)
+    for value, size in zip(values.tolist(), sizes.tolist(), strict=True):
+        if size < _SERIES:
+            continue
+        # Two big series alike ("topic 00001" and "topic-00001"): too many pairs to score.
+        too_many = column_values[
+            (column_sizes >= _SERIES)
+            & (column_sizes * size > _SERIES_BUDGET)
+            & (column_values != value)
+        ]
+        if skipped is not None:
+            skipped.update((min(value, other), max(value, other)) for other in too_many.tolist())
+        columns = np.flatnonzero((column_class != value) & ~np.isin(column_class, too_many))
+        yield from _compare_rows(texts, short, long, rows[row_class == value], columns, score, None)
+
+
+def _compare_rows(
+    texts: Sequence[str],
+    short: _Group,
+    long: _Group,
+    rows: NDArray[np.intp],
+    columns: NDArray[np.intp] | None,
+    score: int,
+    classes: NDArray[np.int64] | None,
+) -> Iterator[tuple[int, int, float]]:
+    """The pairs of the given rows (places in ``short``) and columns (places in ``long``;
+    None: all) that reach ``score``; with ``classes``, those of one class are dropped."""
+    if len(rows) == 0:
+        return
+    picked = np.arange(len(long.ids)) if columns is None else columns
+    if len(picked) == 0:
+        return
+    choice_ids = long.ids[picked]
+    choices = [texts[j] for j in choice_ids.tolist()]
+    step = max(1, _CHUNK // len(choices))
+    for top in range(0, len(rows), step):
+        places = rows[top : top + step]
+        queries = short.ids[places].tolist()
         # Whole scores in one byte each: only "at least the cutoff or not" is read from
         # them; the few hits are scored again exactly.
         scores = process.cdist(
@@ -259,9 +337,10 @@ def _compare_all(
             # Threads start at each call: worth it for big blocks only.
             workers=-1 if len(queries) * len(choices) > _SMALL else 1,
         )
-        if short is long:  # each pair once: the choices are the queries, in order
-            rank = np.arange(len(queries))[:, None] + top
-            scores[rank >= np.arange(len(choices))[None, :]] = 0
+        if short is long:  # each pair once: its row first in the group
+            scores[places[:, None] >= picked[None, :]] = 0
+        if classes is not None:
+            scores[classes[short.ids[places]][:, None] == classes[choice_ids][None, :]] = 0
         for q, c in zip(*np.nonzero(scores), strict=True):
-            i, j = queries[q], int(long.ids[c])
+            i, j = queries[q], int(choice_ids[c])
             yield i, j, fuzz.ratio(texts[i], texts[j])

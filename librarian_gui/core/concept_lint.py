@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -347,7 +347,11 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
             for b in names[x + 1 :]:
                 if a.alias is None or b.alias is None:
                     consider(a, b, 100.0)
-    for i, j, score in _close_keys(keys):
+    # Names that differ only in a number are one class (a series): never compared.
+    series: dict[str, int] = {}
+    classes = [series.setdefault(_NUMBER.sub("0", key), len(series)) for key in keys]
+    skipped: set[tuple[int, int]] = set()
+    for i, j, score in _close_keys(keys, classes, skipped):
         # Names that differ only in a number ("python 3.11", "python 3.12"; "adr-0007",
         # "adr-0008") are a series, not a typo.
         if _NUMBER.sub("0", keys[i]) == _NUMBER.sub("0", keys[j]):
@@ -373,10 +377,35 @@ def _near_duplicates(concepts: Sequence[Concept]) -> list[tuple[int, LintIssue]]
             out.append(
                 (own.concept, _issue(concept, "warning", "near-duplicate", message, own.alias))
             )
+    out.extend(_series_not_compared(keys, classes, skipped))
     return out
 
 
-def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
+def _series_not_compared(
+    keys: list[str], classes: list[int], skipped: set[tuple[int, int]]
+) -> list[tuple[int, LintIssue]]:
+    """One issue about the whole dictionary for each two big series of names too alike to
+    be compared pair by pair (see core/close_pairs): what was not looked for is said."""
+    if not skipped:
+        return []
+    first: dict[int, str] = {}
+    size: Counter[int] = Counter(classes)
+    for key, number in zip(keys, classes, strict=True):
+        first.setdefault(number, key)
+    out = []
+    for a, b in sorted(skipped, key=lambda pair: (first[pair[0]], first[pair[1]])):
+        message = (
+            f'Near-duplicates between the {size[a]:,} names like "{first[a]}" and the '
+            f'{size[b]:,} names like "{first[b]}" were not looked for: too many pairs to '
+            "compare. Names that differ only in a number are never near-duplicates."
+        )
+        out.append((-1, LintIssue(None, "warning", "near-duplicates-skipped", message)))
+    return out
+
+
+def _close_keys(
+    keys: list[str], classes: list[int], skipped: set[tuple[int, int]]
+) -> Iterator[tuple[int, int, float]]:
     """Pairs (i, j) of different keys whose ``fuzz.ratio`` is at least NEAR_SCORE, each
     once, with the ratio (see core/close_pairs: it compares far fewer than all pairs)."""
     if len(keys) < 2:
@@ -384,4 +413,4 @@ def _close_keys(keys: list[str]) -> Iterator[tuple[int, int, float]]:
     # Imported here, not with the module: the GUI and the CLI import core at start-up.
     from .close_pairs import close_pairs
 
-    yield from close_pairs(keys, NEAR_SCORE)
+    yield from close_pairs(keys, NEAR_SCORE, classes, skipped)

@@ -90,6 +90,22 @@ def _deep_folders(root: Path) -> None:
     write(root, "/".join(["d"] * 120) + "/deep.md", "deep down [[good/A]]\n")
 
 
+def _huge_dictionary(root: Path) -> None:
+    """90,000 concepts of three names each, many a letter apart: `concepts check` did not
+    finish in 120 s (its near-duplicate search compared every name with every other)."""
+    import json
+
+    concepts = {
+        f"topic-{n:05d}": {
+            "aliases": [f"topic {n:05d}", f"subject {n:05d}x"],
+            "category": f"cat{n % 40}",
+        }
+        for n in range(90_000)
+    }
+    concepts["rag"] = {"aliases": ["RAG"], "category": "retrieval"}
+    write(root, "concepts.json", json.dumps(concepts))
+
+
 def _deep_dictionary(root: Path) -> None:
     write(root, "concepts.json", '{"a": {"aliases": ' + "[" * 1000 + "]" * 1000 + "}}")
 
@@ -308,6 +324,11 @@ CASES: tuple[Case, ...] = (
             r, "concepts.json", '{"rag": {"aliases": ["RAG", "\\ud800"], "category": "x"}}'
         ),
         lint="surrogate",
+    ),
+    Case(
+        "dictionary of 90,000 concepts",
+        _huge_dictionary,
+        window=False,  # the command line's case; the editor's lint is issue 15's to speed up
     ),
     Case(
         "dictionary that is a list",

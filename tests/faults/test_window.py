@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.ui.items import shown_path
 from librarian_gui.ui.main_window import MainWindow
-from tests.faults.cases import Case, base_vault, write
+from tests.faults.cases import CASES, Case, base_vault, write
 from tests.faults.conftest import fingerprint, without_own_files
 from tests.windows import MakeWindow
 
@@ -30,11 +30,13 @@ def show(window: MainWindow, qtbot: QtBot, rel: str) -> str:
     return window.preview.toPlainText()
 
 
+WINDOW_CASES = [case for case in CASES if case.window]
+
+
+@pytest.mark.parametrize("case", WINDOW_CASES, ids=[case.name for case in WINDOW_CASES])
 def test_the_window_on_the_hostile_vault(
     hostile: Path, case: Case, qtbot: QtBot, window_on: MakeWindow
 ) -> None:
-    if not case.window:
-        pytest.skip("this case is for the command line only")
     top = hostile.parent
     before = without_own_files(fingerprint(top), hostile)
     window = window_on(hostile)

@@ -162,3 +162,44 @@ def test_concepts_check_prints_near_duplicates_conflicts_and_stop_words_exactly(
         "nearly every note written in it. Use a longer phrase.",
         "2 errors, 13 warnings",
     ]
+
+
+def test_pairs_of_one_class_are_never_compared_nor_given() -> None:
+    # A numbered series big enough to be a class of its own in its blocks (topic 000 …),
+    # small classes, and typos of the series' names that must still be found.
+    rng = random.Random(7)
+    texts = [f"topic {n:03d}" for n in range(300)]
+    texts += [f"topix {n:03d}" for n in range(0, 300, 7)]  # a letter off: other classes
+    texts += ["".join(rng.choice("abcdef ") for _ in range(9)) for _ in range(400)]
+    texts = sorted(set(texts))
+    stems: dict[str, int] = {}
+    classes = [stems.setdefault(t.rstrip("0123456789"), len(stems)) for t in texts]
+    expected = {(i, j) for i, j in every_pair(texts, 80) if classes[i] != classes[j]}
+    found = set()
+    for i, j, ratio in close_pairs(texts, 80, classes):
+        assert classes[i] != classes[j]
+        assert ratio == fuzz.ratio(texts[i], texts[j])
+        found.add((min(i, j), max(i, j)))
+    assert found == expected
+    assert any(texts[i].startswith("topi") and texts[j].startswith("topi") for i, j in found)
+
+
+def test_two_big_series_alike_are_not_compared_and_the_check_says_so() -> None:
+    from librarian_gui.core.concept_lint import lint_concepts
+    from librarian_gui.core.concepts import Concept
+
+    # 5,000 ids "topic-00000" … and as many aliases "topic 00000" …: 25,000,000 pairs of
+    # two series, each pair a separator and a number apart. A typo of one is still found.
+    concepts = [Concept(f"topic-{n:05d}", (f"topic {n:05d}",), "x") for n in range(5000)]
+    concepts.append(Concept("other", ("tpoic 00007",), "x"))
+    issues = lint_concepts(concepts)
+    assert [(i.concept, i.code) for i in issues if i.concept is None] == [
+        (None, "near-duplicates-skipped")
+    ]
+    assert issues[0].message == (
+        'Near-duplicates between the 5,000 names like "topic 00000" and the 5,000 names like '
+        '"topic-00000" were not looked for: too many pairs to compare. Names that differ only '
+        "in a number are never near-duplicates."
+    )
+    typo = [i for i in issues if i.code == "near-duplicate" and i.concept == "other"]
+    assert [i.alias for i in typo] == ["tpoic 00007"]
