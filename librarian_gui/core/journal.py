@@ -211,14 +211,12 @@ class Journal:
             else:
                 base = len(edit.before.data) if edit.keep_appends else None
                 jobs.append(_Job(edit.rel, edit.after, edit.before.digest, number, base))
-                item["job"] = jobs[-1]
         try:
             self._write_all(entry_id, jobs, "", progress, len(edits) - len(jobs), len(edits))
         finally:
-            for item in files:
-                job = item.pop("job", None)
-                if job is not None and job.outcome != "pending":
-                    item.update(outcome=job.outcome, reason=job.reason)
+            for job in jobs:  # a job's number is its file's place in the entry
+                if job.outcome != "pending":
+                    files[job.number].update(outcome=job.outcome, reason=job.reason)
         if any(item["outcome"] == "written" for item in files):
             # The notes are written: failing now would report a done write as failed. If
             # this record cannot be saved, the entry stays "pending", and undo still works
