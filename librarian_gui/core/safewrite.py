@@ -152,10 +152,9 @@ def atomic_write(path: Path, data: bytes) -> None:
 
 # ------------------------------------------------------------------ the swap
 
-_CHANGED_DURING = (
-    "was changed by another program while Librarian was writing it; Librarian's change "
-    "was taken back and theirs kept. Look at the note again and retry."
-)
+_CHANGED_DURING = "was changed by another program while Librarian was writing it"
+_TAKEN_BACK = "; Librarian's change was taken back and theirs kept"
+_RETRY = ". Look at the note again and retry."
 
 
 class Swap:
@@ -282,11 +281,11 @@ def swap_in(
         if swap.parked is not None and _key_or_none(swap.parked) != swap.old_key:
             problem = "was replaced by another program while Librarian was writing it"
         elif _digest_fd(old_fd) != now:
-            problem = "was changed by another program while Librarian was writing it"
+            problem = _CHANGED_DURING
         else:
             return swap
         extra = _take_back(swap)
-        raise FileChanged(rel, f"{problem}; nothing of Librarian's was kept, theirs is{extra}")
+        raise FileChanged(rel, f"{problem}{_TAKEN_BACK}{extra}{_RETRY}")
     except BaseException:
         with contextlib.suppress(OSError):
             os.close(old_fd)
@@ -317,12 +316,13 @@ def settle(swaps: Sequence[Swap], grace: float | None = None) -> list[str | None
             holders = held.get(swap.old_key)
             if holders:
                 who = ", ".join(openfiles.describe(pid) for pid in holders)
+                extra = _take_back(swap)
                 outcomes.append(
-                    f"is open for writing in another program ({who}); Librarian's change was "
-                    f"taken back so nothing it writes is lost{_take_back(swap)}"
+                    f"is open for writing in another program ({who}){_TAKEN_BACK}, so nothing "
+                    f"it writes is lost{extra}{_RETRY}"
                 )
             elif _digest_fd(swap.old_fd) != swap.old_digest:
-                outcomes.append(_CHANGED_DURING + _take_back(swap))
+                outcomes.append(f"{_CHANGED_DURING}{_TAKEN_BACK}{_take_back(swap)}{_RETRY}")
             else:
                 if swap.parked is not None and _key_or_none(swap.parked) == swap.old_key:
                     os.unlink(swap.parked)

@@ -41,7 +41,8 @@ def start_appender(
 
 def appended_numbers(note: Path) -> list[int]:
     """The appended lines' numbers, sorted: two lines written at the very moment a write is
-    taken back may end up in the other order (README, "Writing"); none may be lost or doubled."""
+    taken back may end up in the other order (README, "How Librarian writes"); none may be lost
+    or doubled."""
     return sorted(int(m.group(1)) for m in _LINE.finditer(note.read_text("utf-8")))
 
 

@@ -366,3 +366,44 @@ def test_a_refused_write_names_the_note(vault: Path) -> None:
         Journal(vault).undo()
     with pytest.raises(WriteRefused):
         raise VaultBusy("v", "x")
+
+
+OPEN_FOR_WRITING = textwrap.dedent(
+    """
+    import os, sys
+    fd = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND)
+    print("open", flush=True)
+    sys.stdin.readline()
+    os.write(fd, b"written after Librarian's try\\n")
+    os.close(fd)
+    """
+)
+
+
+def test_a_note_another_program_holds_open_for_writing_is_left_to_it(vault: Path) -> None:
+    note = write(vault, "log.md", "first line\n")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", OPEN_FOR_WRITING, str(note)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert holder.stdout is not None and holder.stdout.readline() == "open\n"
+    name = Path(f"/proc/{holder.pid}/comm").read_text().strip()
+    try:
+        snap = read_snapshot(vault, "log.md")
+        entry = Journal(vault).apply("Link", [Edit("log.md", snap, b"[[first]] line\n")])
+    finally:
+        holder.communicate("\n", timeout=30)
+    assert entry.written == ()
+    assert entry.skipped == (
+        (
+            "log.md",
+            f"is open for writing in another program (pid {holder.pid} ({name})); Librarian's "
+            "change was taken back and theirs kept, so nothing it writes is lost. Look at the "
+            "note again and retry.",
+        ),
+    )
+    # What it wrote through the descriptor it held is in the note, not in a removed file.
+    assert note.read_bytes() == b"first line\nwritten after Librarian's try\n"
+    assert sorted(os.listdir(vault)) == [".librarian", "log.md"]
