@@ -45,6 +45,7 @@ from .safewrite import (
     keep_recovered,
     settle,
     swap_in,
+    write_new,
 )
 from .vaultlock import WAIT, vault_lock
 
@@ -178,7 +179,7 @@ class Journal:
         try:
             for number, edit in enumerate(edits):
                 blob = f"{number:05d}.before"
-                _write_new(folder / blob, edit.before.data)
+                write_new(folder / blob, edit.before.data)  # before the note is touched
                 files.append(
                     {
                         "rel": edit.rel,
@@ -581,18 +582,6 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
         tuple(files),
         undone=record["undo"] is not None,
     )
-
-
-def _write_new(path: Path, data: bytes) -> None:
-    """A blob: written once, durably, before the note it copies is touched."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _dump(record: dict[str, Any]) -> bytes:

@@ -421,17 +421,23 @@ def keep_recovered(root: Path, rel: str, data: bytes) -> str:
     for n in itertools.count():
         kept = f"{RECOVERED_DIR}/{stamp}-{n}-{name}"
         try:
-            fd = os.open(Path(root, kept), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            write_new(Path(root, kept), data)
         except FileExistsError:
             continue
-        try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
         _fsync_folder(folder)
         return kept
     raise AssertionError("unreachable")
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """A new private file (0600) of Librarian's, written once and durably; it must not
+    exist yet (``FileExistsError``)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    try:
+        _write_all(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def exchange_files(a: str, b: str) -> bool:

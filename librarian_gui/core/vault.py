@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
 from .model import FileStamp, ScanWarning
+from .urls import is_utf8, shown_path
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -250,7 +251,7 @@ def walk_vault(
         for entry in entries:
             name = entry.name
             rel = f"{rel_folder}/{name}" if rel_folder else name
-            if not name.isascii() and not _utf8(name) and not name.startswith("."):
+            if not name.isascii() and not is_utf8(name) and not name.startswith("."):
                 result.warnings.append(ScanWarning(rel, "file-name", _bad_name_message(name)))
             if name.startswith("."):
                 # Only a full scan: a live update's walk would catch writes under way.
@@ -338,16 +339,8 @@ def _walked_anyway(root_real: str, real: str, rules: IgnoreRules) -> bool:
     return rel != "." and not rel.startswith("../") and not rules.ignored(rel, True)
 
 
-def _utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:  # the lone surrogates os.fsdecode gives bytes that are not UTF-8
-        return False
-    return True
-
-
 def _bad_name_message(name: str) -> str:
-    shown = os.fsencode(name).decode("utf-8", "backslashreplace")
+    shown = shown_path(name)
     return f"its name is not valid UTF-8 (shown as {shown}); rename it to link to it by name"
 
 

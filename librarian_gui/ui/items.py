@@ -17,7 +17,6 @@ A child's handle stays valid only while its parent's handle lives.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from PySide6.QtCore import QModelIndex, Qt
@@ -102,16 +101,3 @@ def path_data(rel: str) -> str:
 def path_of_data(data: object) -> str:
     """The vault path stored by ``path_data`` ('' when there is none)."""
     return path_of_url(data) if isinstance(data, str) and data else ""
-
-
-def shown_path(rel: str) -> str:
-    """A vault path as text to show: a byte that is not UTF-8 as ``\\xe9``."""
-    return os.fsencode(rel).decode("utf-8", "backslashreplace") if _has_surrogate(rel) else rel
-
-
-def _has_surrogate(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False

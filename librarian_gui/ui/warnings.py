@@ -19,7 +19,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .items import path_data, path_of_data, shown_path, tree_rows
+from ..core.urls import shown_path
+from .items import path_data, path_of_data, tree_rows
 
 if TYPE_CHECKING:
     from ..core.model import ScanWarning

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.items import shown_path
+from librarian_gui.core.urls import shown_path
 from librarian_gui.ui.main_window import MainWindow
 from tests.faults.cases import CASES, Case, base_vault, write
 from tests.faults.conftest import fingerprint, without_own_files

@@ -4,38 +4,34 @@ tree and from a backlink, its page and links as for any note."""
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QUrl
+from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.services.settings import Settings
 from librarian_gui.ui.main_window import MainWindow
 from tests.conftest import write
+from tests.windows import MakeWindow
 
 pytestmark = pytest.mark.gui
 ODD = "odd/caf\udce9.md"  # the bytes b"odd/caf\xe9.md", as os.fsdecode gives them
 
 
 @pytest.fixture
-def window(qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
+def window(qtbot: QtBot, tmp_path: Path, window_on: MakeWindow) -> MainWindow:
     root = tmp_path / "vault"
     write(root, "A.md", "# A\n\nThe plain note.\n")
     os.makedirs(root / "odd")
     with open(os.path.join(os.fsencode(root), b"odd", b"caf\xe9.md"), "wb") as out:
         out.write(b"# Cafe\n\nLinks to [[A]].\n")
-    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
-    win = MainWindow(root, settings=settings, use_cache=False)
-    qtbot.addWidget(win)
-    win.show()
+    win = window_on(root)
     qtbot.waitUntil(lambda: win.model is not None and win.model.ready, timeout=20_000)
     assert win.session is not None
-    with qtbot.waitSignal(win.place_rendered, timeout=10_000):
-        win.session.open_note("A.md")
-    yield win
-    win.close()
+    if win.session.current is None or win.session.current.node != "A.md":
+        with qtbot.waitSignal(win.place_rendered, timeout=10_000):
+            win.session.open_note("A.md")
+    return win
 
 
 def test_the_tree_shows_the_odd_byte_and_opens_the_note(window: MainWindow, qtbot: QtBot) -> None:

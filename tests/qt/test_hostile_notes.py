@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,6 +18,7 @@ from librarian_gui.app import main
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.main_window import MainWindow
 from tests.conftest import REPO, write
+from tests.windows import MakeWindow
 
 pytestmark = pytest.mark.gui
 
@@ -62,15 +63,8 @@ def test_a_screenshot_of_a_note_that_is_not_parsed_exits(
 
 
 @pytest.fixture
-def window(hostile: Path, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    win = MainWindow(hostile, settings=settings, use_cache=False)
-    qtbot.addWidget(win)
-    win.resize(1300, 820)
-    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
-        win.show()
-    yield win
-    win.close()
+def window(hostile: Path, window_on: MakeWindow) -> MainWindow:
+    return window_on(hostile)
 
 
 @pytest.mark.parametrize(

@@ -4,18 +4,17 @@ a folder above it: not in the tree, not in the preview, not as an image or an em
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QUrl
+from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.services.settings import Settings
 from librarian_gui.ui.main_window import MainWindow
 from librarian_gui.ui.preview import PreviewView
 from tests.conftest import write
+from tests.windows import MakeWindow
 
 pytestmark = pytest.mark.gui
 
@@ -49,15 +48,8 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(vault: Path, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    win = MainWindow(vault, settings=settings, use_cache=False)
-    qtbot.addWidget(win)
-    win.resize(1100, 700)
-    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
-        win.show()
-    yield win
-    win.close()
+def window(vault: Path, window_on: MakeWindow) -> MainWindow:
+    return window_on(vault)
 
 
 def test_tree_and_preview_show_nothing_reached_through_a_link_out(
