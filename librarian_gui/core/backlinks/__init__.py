@@ -1,0 +1,1 @@
+"""Backlinks: linked mentions with their context and unlinked mentions."""

@@ -1,0 +1,1 @@
+"""The concept dictionary: its model, its JSON file and its checks."""

@@ -1,0 +1,1 @@
+"""The graph: nodes and edges from the index, the force layout and the export."""

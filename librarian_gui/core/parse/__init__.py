@@ -1,0 +1,1 @@
+"""Parsing one note: the Markdown masking, the link/tag/heading parser and the records it makes."""

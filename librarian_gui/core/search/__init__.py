@@ -1,0 +1,1 @@
+"""Full-text search and the quick switcher's ranking."""

@@ -1,0 +1,1 @@
+"""The auto-tagger: finding alias mentions, planning and applying tagging runs, suggestions."""

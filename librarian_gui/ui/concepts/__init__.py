@@ -1,0 +1,1 @@
+"""The concept dictionary's editor, detail page and suggestions."""

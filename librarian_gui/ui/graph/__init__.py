@@ -1,0 +1,1 @@
+"""The graph tab: the view, its canvas and the node and edge layers."""

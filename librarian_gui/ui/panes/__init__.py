@@ -1,0 +1,1 @@
+"""The side panes and the preview: one widget per file."""

@@ -1,0 +1,1 @@
+"""The tagging run's review: the view and its diff."""

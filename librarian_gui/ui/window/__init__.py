@@ -1,0 +1,1 @@
+"""The main window: it assembles the parts and wires them."""
