@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .ui.main_window import MainWindow
+    from .ui.window.main_window import MainWindow
 
 VIEWS = (
     "preview",
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .resources import user_demo_vault
     from .services.settings import Settings
     from .ui import theme
-    from .ui.main_window import MainWindow
+    from .ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)

@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import cli_concepts
-from .core.concepts import load_dictionary
-from .core.export import dump_graphml, dump_json, graph_document
-from .core.index import VaultIndex
-from .core.queries import (
+from .core.concepts.dictionary import load_dictionary
+from .core.graph.export import dump_graphml, dump_json, graph_document
+from .core.index.index import VaultIndex
+from .core.index.queries import (
     AmbiguousNote,
     NoteNotFound,
     backlinks,
@@ -154,9 +154,9 @@ def cmd_scan(args: argparse.Namespace) -> None:
 
 
 def _repair(vault: Path, wait: float) -> list[str]:
-    from .core.journal import Journal, JournalError
-    from .core.safewrite import WriteRefused
-    from .core.vaultlock import VaultBusy
+    from .core.writing.journal import Journal, JournalError
+    from .core.writing.lock import VaultBusy
+    from .core.writing.safewrite import WriteRefused
 
     if not vault.is_dir():
         raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")

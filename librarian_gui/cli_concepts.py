@@ -9,27 +9,27 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .core.concept_lint import lint_concepts
-from .core.concepts import DEFAULT_DICTIONARY, LintIssue
-from .core.delta import gc_paused
-from .core.dictionary_file import DictionaryFile, DictionaryParseError
-from .core.index import VaultIndex
-from .core.journal import Journal, JournalError
-from .core.safewrite import WriteRefused
-from .core.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
-from .core.tagging import (
+from .core.concepts.dictionary import DEFAULT_DICTIONARY, LintIssue
+from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
+from .core.concepts.lint import lint_concepts
+from .core.index.delta import gc_paused
+from .core.index.index import VaultIndex
+from .core.tagging.run import (
     apply_plan,
     concept_usage,
     plan_tagging,
     tag_candidates,
     undo_last_run,
 )
-from .core.vault import read_note
-from .core.vaultlock import WAIT, VaultBusy
+from .core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
+from .core.vault.files import read_note
+from .core.writing.journal import Journal, JournalError
+from .core.writing.lock import WAIT, VaultBusy
+from .core.writing.safewrite import WriteRefused
 
 EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
 EXIT_USAGE = 2
-EXIT_BUSY = 6  # another of Librarian's writers holds the vault (core/vaultlock.py)
+EXIT_BUSY = 6  # another of Librarian's writers holds the vault (core/writing/lock.py)
 # What a command gives the command line: the JSON document, the human text, the exit code.
 Result = tuple[dict[str, Any], str, int]
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index.index import VaultIndex
 
 # CI shares the machine's ~/.cache and ~/.config (TRAPS): every test run gets its own.
 _XDG = Path(tempfile.mkdtemp(prefix="librarian-tests-xdg-"))

@@ -10,7 +10,7 @@ from PySide6.QtCore import QSettings
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 
 MakeWindow = Callable[[Path], MainWindow]
 

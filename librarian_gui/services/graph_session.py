@@ -16,8 +16,8 @@ from ..core.courtesy import courteous
 from .model import VaultModel
 
 if TYPE_CHECKING:
-    from ..core.graphdata import GraphData, GraphFilter
-    from ..core.layout import Layout
+    from ..core.graph.graphdata import GraphData, GraphFilter
+    from ..core.graph.layout import Layout
 
 FRAME_SECONDS = 1 / 30  # positions are sent at most this often
 FIRST_PAINT_MS = 40  # a new graph is drawn once before its layout steps
@@ -51,8 +51,8 @@ class _Stepper(QObject):
 
     @Slot(object)
     def load(self, graph: GraphData) -> None:
-        from ..core.layout import Layout
-        from ..core.layout_cache import load_positions
+        from ..core.graph.layout import Layout
+        from ..core.graph.layout_cache import load_positions
 
         first = self._layout is None
         if self._layout is None:
@@ -69,7 +69,7 @@ class _Stepper(QObject):
     @Slot()
     def reset(self) -> None:
         """Lay the graph out afresh: new positions, the cache ignored, the forces kept."""
-        from ..core.layout import Layout
+        from ..core.graph.layout import Layout
 
         if self._graph is None:
             return
@@ -123,7 +123,7 @@ class _Stepper(QObject):
 
     @Slot()
     def save(self) -> None:
-        from ..core.layout_cache import save_positions
+        from ..core.graph.layout_cache import save_positions
 
         if self._layout is not None and len(self._layout.ids):
             save_positions(self._root, self._layout)
@@ -299,8 +299,8 @@ class GraphSession(QObject):
         self._generation += 1
 
         def build(_cancel: threading.Event) -> Any:
-            from ..core.delta import gc_paused
-            from ..core.graphdata import GraphFilter, global_graph, local_graph
+            from ..core.graph.graphdata import GraphFilter, global_graph, local_graph
+            from ..core.index.delta import gc_paused
 
             chosen = dataclasses.replace(filters or GraphFilter(), kinds=kinds)
             assert index is not None

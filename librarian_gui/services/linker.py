@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..core.filetree import FileTreeData
+from ..core.vault.filetree import FileTreeData
 from .watcher import FileBatch
 
 if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
-    from ..core.delta import IndexDelta
-    from ..core.index import VaultIndex
+    from ..core.index.delta import IndexDelta
+    from ..core.index.index import VaultIndex
 
 _log = logging.getLogger(__name__)
 
@@ -75,7 +75,7 @@ class Linker(QObject):
 
     @Slot(object)
     def scan(self, request: ScanRequest) -> None:
-        from ..core.index import VaultIndex
+        from ..core.index.index import VaultIndex
 
         try:
             if request.before is not None:

@@ -13,14 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
-from ..core.concepts import dictionary_place
-from ..core.model import FileStamp
-from ..core.vault import stamp_of
+from ..core.concepts.dictionary import dictionary_place
+from ..core.parse.records import FileStamp
+from ..core.vault.files import stamp_of
 from .linker import LinkerThread, ScanRequest, Update
 from .watcher import FileBatch, VaultWatcher
 
 if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the linker thread
-    from ..core.index import VaultIndex
+    from ..core.index.index import VaultIndex
 
 
 def _stamp(path: Path) -> FileStamp | None:

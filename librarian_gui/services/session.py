@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.courtesy import Courtesy
-from ..core.filetree import FileTreeData
-from ..core.journal import Journal, JournalEntry, JournalError, UndoResult
-from ..core.queries import node_kind, node_label, outgoing_summary
-from ..core.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
-from ..core.textstore import TextStore
+from ..core.index.queries import node_kind, node_label, outgoing_summary
+from ..core.index.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from ..core.render.pages import attachment_page, node_page, not_parsed_page
+from ..core.vault.filetree import FileTreeData
+from ..core.vault.textstore import TextStore
+from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
 from .history import History, Place
 from .linker import Update
 from .model import VaultModel
-from .pages import attachment_page, node_page, not_parsed_page
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
-    from ..core.index import VaultIndex
-    from ..core.mentions import Mention
-    from ..core.model import ScanWarning
+    from ..core.backlinks.unlinked import Mention
+    from ..core.index.index import VaultIndex
+    from ..core.parse.records import ScanWarning
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 # The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
@@ -293,7 +293,7 @@ class VaultSession(QObject):
             with index.lock:
                 return node_kind(index, node)
 
-        from ..core.render import render_note
+        from ..core.render.render import render_note
 
         return render_note(
             text,
@@ -315,8 +315,8 @@ class VaultSession(QObject):
             if place.kind == "concept":
                 concept = index.concepts.get(label)
         if concept is not None:
-            from ..core.concept_page import concept_page
-            from ..core.render import RenderedNote
+            from ..core.render.concept_page import concept_page
+            from ..core.render.render import RenderedNote
 
             built = concept_page(index, concept, self._reader(), cancel.is_set)
             return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
@@ -329,7 +329,7 @@ class VaultSession(QObject):
         with index.lock:
             if rel not in index.notes:
                 return [], frozenset()
-        from ..core.mentions import unlinked_mentions
+        from ..core.backlinks.unlinked import unlinked_mentions
 
         mentions = unlinked_mentions(index, rel, reader)
         with index.lock:  # read with replacement characters: the writer refuses them
@@ -489,7 +489,7 @@ class VaultSession(QObject):
         index, journal, target = self.model.index, self.journal, place.node
 
         def job() -> object:
-            from ..core.mentions import link_mention
+            from ..core.backlinks.unlinked import link_mention
 
             return link_mention(index, journal, mention, target)
 
@@ -589,8 +589,8 @@ def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTree
 
 
 def _build_switcher(index: VaultIndex) -> object:
-    from ..core.delta import gc_paused
-    from ..core.switcher import SwitcherIndex
+    from ..core.index.delta import gc_paused
+    from ..core.search.switcher import SwitcherIndex
 
     with gc_paused():  # its candidates live as long as the index: frozen with it
         return SwitcherIndex.build(index)  # copies what it needs under the index's lock
@@ -599,7 +599,7 @@ def _build_switcher(index: VaultIndex) -> object:
 def _linked(
     index: VaultIndex, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
 ) -> object:
-    from ..core.context import linked_mentions
+    from ..core.backlinks.linked import linked_mentions
 
     return linked_mentions(index, node, reader, cancelled)
 
@@ -607,7 +607,7 @@ def _linked(
 def _search(
     index: VaultIndex, store: TextStore, text: str, cancelled: Callable[[], bool]
 ) -> object:
-    from ..core.search import search
+    from ..core.search.search import search
 
     return search(index, store, text, cancelled=cancelled)
 
@@ -629,7 +629,8 @@ def _preload() -> None:
     the first note was painted. Here, while the vault indexes, pausing for the GUI thread
     (core.courtesy) and with the collector paused (a full collection would hold the lock)."""
     from ..core.courtesy import courteous
-    from ..core.delta import gc_paused
+    from ..core.index.delta import gc_paused
 
     with gc_paused(), courteous():
-        from ..core import render, switcher  # noqa: F401
+        from ..core.render import render  # noqa: F401
+        from ..core.search import switcher  # noqa: F401

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..core.vault import IGNORE_FILE, is_temp_name
+from ..core.vault.files import IGNORE_FILE, is_temp_name
 
 # TRAPS: watchdog ≥ 2.3 also reports opens and closes; only these change the vault.
 _CHANGES = frozenset({"created", "modified", "moved", "deleted"})

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QTreeWidgetItem,
 )
 
-from ..core.urls import path_of_url, url_path
+from ..core.vault.urls import path_of_url, url_path
 
 DISPLAY = int(Qt.ItemDataRole.DisplayRole)
 DECORATION = int(Qt.ItemDataRole.DecorationRole)

@@ -36,12 +36,12 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from librarian_gui.core import concept_lint  # noqa: E402
-from librarian_gui.core.concepts import load_dictionary  # noqa: E402
-from librarian_gui.core.dictionary_file import DictionaryFile  # noqa: E402
-from librarian_gui.core.index import VaultIndex  # noqa: E402
-from librarian_gui.core.tagging import concept_usage  # noqa: E402
-from librarian_gui.core.vault import read_note  # noqa: E402
+from librarian_gui.core.concepts import lint as concept_lint  # noqa: E402
+from librarian_gui.core.concepts.dictionary import load_dictionary  # noqa: E402
+from librarian_gui.core.concepts.dictionary_file import DictionaryFile  # noqa: E402
+from librarian_gui.core.index.index import VaultIndex  # noqa: E402
+from librarian_gui.core.tagging.run import concept_usage  # noqa: E402
+from librarian_gui.core.vault.files import read_note  # noqa: E402
 from tests.benchmarks.generate_vault import _CODAS, _FUNCTION_WORDS, _ONSETS, _VOWELS  # noqa: E402
 
 CATEGORIES = ("tools", "people", "places", "methods", "projects")

@@ -33,8 +33,8 @@ sys.path.insert(0, str(REPO))
 from PySide6.QtCore import QEvent, QObject  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from librarian_gui.core.layout import Layout  # noqa: E402
-from librarian_gui.ui.graph_canvas import GraphCanvas  # noqa: E402
+from librarian_gui.core.graph.layout import Layout  # noqa: E402
+from librarian_gui.ui.graph.canvas import GraphCanvas  # noqa: E402
 from tests.benchmarks.bench_layout import preferential_attachment  # noqa: E402
 
 VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
@@ -64,8 +64,8 @@ def generated(n: int) -> Graph:
 
 
 def vault(kinds: tuple[str, ...] | None) -> Graph:
-    from librarian_gui.core.graphdata import global_graph
-    from librarian_gui.core.index import VaultIndex
+    from librarian_gui.core.graph.graphdata import global_graph
+    from librarian_gui.core.index.index import VaultIndex
 
     data = global_graph(VaultIndex.scan(VAULT), kinds)
     return list(data.ids), list(data.kinds), list(data.labels), np.asarray(data.edges)

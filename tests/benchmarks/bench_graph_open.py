@@ -36,7 +36,7 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     from librarian_gui.services.settings import Settings
-    from librarian_gui.ui.main_window import MainWindow
+    from librarian_gui.ui.window.main_window import MainWindow
     from tests.benchmarks.bench_gui import LagMeter, _spin
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
@@ -61,7 +61,7 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
             # The window loads the graph's modules on a thread once the vault has been
             # quiet 3 s, then makes the view hidden; a Ctrl+G while the modules load waits
             # for them (see --no-wait).
-            from librarian_gui.ui.window_graph import graph_modules_loaded
+            from librarian_gui.ui.window.graph_tab import graph_modules_loaded
 
             _spin(app, graph_modules_loaded.is_set, 60)
             _spin(app, lambda: window.graph is not None, 5)

@@ -36,7 +36,7 @@ import sys
 from PySide6.QtCore import QEvent, QObject, QSettings
 from PySide6.QtWidgets import QApplication
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 app = QApplication(sys.argv[:1])
 marks = {}
 class Painted(QObject):
@@ -142,7 +142,7 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
     from PySide6.QtWidgets import QApplication
 
     from librarian_gui.services.settings import Settings
-    from librarian_gui.ui.main_window import MainWindow
+    from librarian_gui.ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     copy = work / "vault"

@@ -59,7 +59,7 @@ def sample():
 ME, PAGE_KB = os.getpid(), os.sysconf("SC_PAGE_SIZE") // 1024
 peak, done = [0], threading.Event()
 t0 = time.perf_counter()
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index.index import VaultIndex
 t1 = time.perf_counter()
 sampler = threading.Thread(target=sample, daemon=True)
 if os.path.isdir("/proc"):
@@ -310,7 +310,8 @@ def measure_imports(repeat: int, warnings: list[str]) -> tuple[Runs, Runs, list[
     core, cli = Runs(), Runs()
     qt: set[str] = set()
     for _ in range(repeat):
-        core.add(run_child(_IMPORT_CHILD, ["librarian_gui.core.index", qt_arg], env)["seconds"])
+        index_module = "librarian_gui.core.index.index"
+        core.add(run_child(_IMPORT_CHILD, [index_module, qt_arg], env)["seconds"])
         result = run_child(_IMPORT_CHILD, ["librarian_gui.cli", qt_arg], env)
         cli.add(result["seconds"])
         qt.update(result["qt_modules"])
@@ -627,8 +628,8 @@ def profile(vault: Path, top: int) -> None:
     sys.path.insert(0, str(REPO))
     with tempfile.TemporaryDirectory(prefix="librarian-bench-") as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
-        from librarian_gui.core.index import VaultIndex
-        from librarian_gui.core.parser import parse_note
+        from librarian_gui.core.index.index import VaultIndex
+        from librarian_gui.core.parse.parser import parse_note
 
         def show(title: str, profiler: cProfile.Profile, elapsed: float, note: str) -> None:
             print(f"\n## {title}: {elapsed:.2f} s under cProfile{note}\n")

@@ -32,8 +32,8 @@ import numpy.typing as npt
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from librarian_gui.core.layout import Layout  # noqa: E402
-from librarian_gui.core.layout_forces import Repulsion, direct_repulsion  # noqa: E402
+from librarian_gui.core.graph.forces import Repulsion, direct_repulsion  # noqa: E402
+from librarian_gui.core.graph.layout import Layout  # noqa: E402
 
 VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 MAX_STEPS = 1000  # a layout that has not settled by then is reported as not settled
@@ -81,7 +81,7 @@ def preferential_attachment(n: int = 20_000, m: int = 5, seed: int = 4) -> Graph
 
 
 def vault_graph(root: Path) -> Graph:
-    from librarian_gui.core.index import VaultIndex
+    from librarian_gui.core.index.index import VaultIndex
 
     index = VaultIndex.scan(root)
     index.wait_saved()

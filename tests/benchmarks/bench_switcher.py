@@ -28,8 +28,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from librarian_gui.core.resolver import CONCEPT_PREFIX  # noqa: E402
-from librarian_gui.core.switcher import Candidate, SwitcherIndex  # noqa: E402
+from librarian_gui.core.index.resolver import CONCEPT_PREFIX  # noqa: E402
+from librarian_gui.core.search.switcher import Candidate, SwitcherIndex  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 TARGET_MS = 10.0  # DESIGN §8: quick switcher, 50,000 candidates

@@ -7,7 +7,7 @@ phrases of one to three words (counted over every tenth note, link text left out
 neither start nor end with a function word and whose words have at least three letters,
 5,000 of them, dealt out five per concept. A dry run reads every note and plans its links
 (first mention per note, then every mention), without writing anything: in bulk
-(``core/tagger_batch.py``: numpy over notes joined into pieces of 0.5 MB, on two threads),
+(``core/tagging/batch.py``: numpy over notes joined into pieces of 0.5 MB, on two threads),
 checked against the note-by-note ``find_occurrences`` on the sample notes.
 
 Side by side, the naive approach — one compiled regular expression per alias, each run over
@@ -31,15 +31,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from librarian_gui.core.concepts import (  # noqa: E402
+from librarian_gui.core.concepts.dictionary import (  # noqa: E402
     SPACED_WORD_CHAR,
     Concept,
     bounded_ends,
     fold,
     is_case_sensitive,
 )
-from librarian_gui.core.tagger import AliasMatcher, find_occurrences  # noqa: E402
-from librarian_gui.core.tagging import plan_tagging  # noqa: E402
+from librarian_gui.core.tagging.matching import AliasMatcher, find_occurrences  # noqa: E402
+from librarian_gui.core.tagging.run import plan_tagging  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 TARGET_S = 3.0  # DESIGN §8

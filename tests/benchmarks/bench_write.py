@@ -31,8 +31,8 @@ def pct(values: list[float], q: float) -> float:
 
 
 def link_clicks(root: Path, clicks: int) -> list[float]:
-    from librarian_gui.core.journal import Edit, Journal
-    from librarian_gui.core.safewrite import encode_like, read_snapshot
+    from librarian_gui.core.writing.journal import Edit, Journal
+    from librarian_gui.core.writing.safewrite import encode_like, read_snapshot
 
     note = root / "click.md"
     note.write_text("# Click\n\nalpha is the word.\n" + "filler line\n" * 100)
@@ -52,9 +52,9 @@ def link_clicks(root: Path, clicks: int) -> list[float]:
 
 
 def tagging(root: Path, notes: int) -> tuple[float, float, int]:
-    from librarian_gui.core.concepts import Concept
-    from librarian_gui.core.journal import Journal
-    from librarian_gui.core.tagging import apply_plan, plan_tagging
+    from librarian_gui.core.concepts.dictionary import Concept
+    from librarian_gui.core.tagging.run import apply_plan, plan_tagging
+    from librarian_gui.core.writing.journal import Journal
 
     rels = []
     for n in range(notes):
@@ -75,8 +75,8 @@ def tagging(root: Path, notes: int) -> tuple[float, float, int]:
 
 def under_appender(root: Path, appends: int) -> tuple[int, int, int]:
     """(lines lost, writes kept, writes that stood back) over ``appends`` appends."""
-    from librarian_gui.core.journal import Edit, Journal
-    from librarian_gui.core.safewrite import encode_like, read_snapshot
+    from librarian_gui.core.writing.journal import Edit, Journal
+    from librarian_gui.core.writing.safewrite import encode_like, read_snapshot
 
     note = root / "hot.md"
     note.write_text("# Hot\n\nalpha is the first word.\n\n")

@@ -111,7 +111,7 @@ def _deep_dictionary(root: Path) -> None:
 
 
 def _unreadable(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
-    from librarian_gui.core import vault as vault_module
+    from librarian_gui.core.vault import files as vault_module
 
     real_open = os.open
 
@@ -124,7 +124,7 @@ def _unreadable(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
 
 
 def _vanishing(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
-    from librarian_gui.core import reading
+    from librarian_gui.core.vault import reading
 
     real_read = reading.read_note
 
@@ -144,8 +144,8 @@ def _vanishing(monkeypatch: pytest.MonkeyPatch, root: Path) -> None:
 
 def _tagged_journal(root: Path) -> Path:
     """A real tagging run's entry in the vault's journal (the good notes mention RAG)."""
-    from librarian_gui.core.concepts import Concept
-    from librarian_gui.core.tagging import apply_plan, plan_tagging
+    from librarian_gui.core.concepts.dictionary import Concept
+    from librarian_gui.core.tagging.run import apply_plan, plan_tagging
 
     write(root, "tagged.md", "A run linked RAG here.\n")
     plan = plan_tagging(root, ["tagged.md"], [Concept("rag", ("RAG",), "retrieval")])

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.core.urls import shown_path
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.core.vault.urls import shown_path
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.faults.cases import CASES, Case, base_vault, write
 from tests.faults.conftest import fingerprint, without_own_files
 from tests.windows import MakeWindow

@@ -14,10 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.core.journal import Edit, Journal, JournalError
-from librarian_gui.core.safewrite import WriteRefused, encode_like, read_snapshot
-from librarian_gui.core.tagging import apply_plan, plan_tagging
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.tagging.run import apply_plan, plan_tagging
+from librarian_gui.core.writing.journal import Edit, Journal, JournalError
+from librarian_gui.core.writing.safewrite import WriteRefused, encode_like, read_snapshot
 from tests.conftest import REPO, write
 
 APPENDS = 2000

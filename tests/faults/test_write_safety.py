@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core.journal import Edit, Journal, JournalError, temp_name
-from librarian_gui.core.safewrite import WriteRefused, encode_like, read_snapshot
-from librarian_gui.core.vaultlock import VaultBusy, vault_lock
+from librarian_gui.core.writing.journal import Edit, Journal, JournalError, temp_name
+from librarian_gui.core.writing.lock import VaultBusy, vault_lock
+from librarian_gui.core.writing.safewrite import WriteRefused, encode_like, read_snapshot
 from tests.conftest import REPO, write
 
 DICTIONARY = (
@@ -145,7 +145,7 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from librarian_gui.core.vaultlock import vault_lock
+    from librarian_gui.core.writing.lock import vault_lock
     with vault_lock(Path(sys.argv[1]), doing="a test holding the lock"):
         print("held", flush=True)
         sys.stdin.readline()
@@ -241,9 +241,9 @@ KILLED = textwrap.dedent(
     """
     import os, sys
     from pathlib import Path
-    from librarian_gui.core import safewrite
-    from librarian_gui.core.journal import Edit, Journal
-    from librarian_gui.core.safewrite import encode_like, read_snapshot
+    from librarian_gui.core.writing import safewrite
+    from librarian_gui.core.writing.journal import Edit, Journal
+    from librarian_gui.core.writing.safewrite import encode_like, read_snapshot
 
     root, point = Path(sys.argv[1]), sys.argv[2]
     real_exchange = safewrite._exchange

@@ -171,8 +171,8 @@ def test_command_line_never_imports_qt(cli_vault: Path) -> None:
 def test_core_has_no_qt_import() -> None:
     core = Path(__file__).resolve().parents[2] / "librarian_gui" / "core"
     offenders = [
-        p.name
-        for p in core.glob("*.py")
+        str(p.relative_to(core))
+        for p in core.rglob("*.py")
         for line in p.read_text(encoding="utf-8").splitlines()
         if line.lstrip().startswith(
             (

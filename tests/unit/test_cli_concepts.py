@@ -163,7 +163,7 @@ def test_tag_an_unknown_concept_fails(vault: Path, capsys: pytest.CaptureFixture
 def test_relink_rewrites_links_to_a_renamed_concept(
     tmp_path: Path, before: bytes, old: str, new: str, after: bytes
 ) -> None:
-    from librarian_gui.core.tagging import apply_plan, plan_relink
+    from librarian_gui.core.tagging.run import apply_plan, plan_relink
 
     (tmp_path / "n.md").write_bytes(before)
     apply_plan(tmp_path, plan_relink(tmp_path, ["n.md"], old, new))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.queries import unresolved
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import unresolved
 from librarian_gui.resources import bundled_demo_vault, concepts_dir
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .index import VaultIndex
+from ..index.index import VaultIndex
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,11 +7,11 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from .concepts import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR, bounded_ends
-from .index import VaultIndex
-from .journal import Edit, Journal, JournalEntry
-from .parser import mask_note
-from .safewrite import FileChanged, WriteRefused, encode_like, read_snapshot
+from ..concepts.dictionary import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR, bounded_ends
+from ..index.index import VaultIndex
+from ..parse.parser import mask_note
+from ..writing.journal import Edit, Journal, JournalEntry
+from ..writing.safewrite import FileChanged, WriteRefused, encode_like, read_snapshot
 
 MIN_NAME_LENGTH = 2
 

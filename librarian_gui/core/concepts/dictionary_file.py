@@ -19,7 +19,17 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
 
-from .concepts import (
+from ..writing.journal import Edit, Journal, JournalEntry
+from ..writing.safewrite import (
+    UTF8_BOM,
+    FileChanged,
+    WriteRefused,
+    atomic_write,
+    digest_of,
+    read_snapshot,
+    replace_file,
+)
+from .dictionary import (
     SURROGATE_IS,
     TOO_DEEP,
     Concept,
@@ -32,16 +42,6 @@ from .concepts import (
     text_position,
     too_deep,
     too_deep_at,
-)
-from .journal import Edit, Journal, JournalEntry
-from .safewrite import (
-    UTF8_BOM,
-    FileChanged,
-    WriteRefused,
-    atomic_write,
-    digest_of,
-    read_snapshot,
-    replace_file,
 )
 
 _WS = re.compile(r"[ \t\n\r]*")

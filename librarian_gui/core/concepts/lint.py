@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping, Sequence
 from typing import NamedTuple
 
-from .concepts import (
+from .dictionary import (
     NO_SPACES,
     Concept,
     LintIssue,

@@ -12,12 +12,12 @@ import os
 import re
 from typing import Any, BinaryIO, TextIO, cast
 
-from .concepts import Concept
-from .delta import gc_paused
-from .index import VaultIndex
-from .model import KIND_CODES, LINK_KINDS
-from .queries import concept_pages, degree
-from .resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX
+from ..concepts.dictionary import Concept
+from ..index.delta import gc_paused
+from ..index.index import VaultIndex
+from ..index.queries import concept_pages, degree
+from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX
+from ..parse.records import KIND_CODES, LINK_KINDS
 
 FORMAT = "librarian-graph"
 VERSION = 1

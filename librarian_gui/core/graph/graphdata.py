@@ -9,11 +9,11 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .concepts import ConceptDictionary
-from .index import VaultIndex
-from .model import NoteRecord
-from .queries import concept_pages, neighbours, node_kind, node_label
-from .resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
+from ..concepts.dictionary import ConceptDictionary
+from ..index.index import VaultIndex
+from ..index.queries import concept_pages, neighbours, node_kind, node_label
+from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
+from ..parse.records import NoteRecord
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]

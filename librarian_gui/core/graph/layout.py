@@ -10,9 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from .forces import Repulsion, link_forces
 from .layout_cache import layout_file, load_positions, save_positions
-from .layout_forces import Repulsion, link_forces
-from .layout_place import place
+from .place import place
 
 __all__ = ["Forces", "Layout", "layout_file", "load_positions", "save_positions"]
 

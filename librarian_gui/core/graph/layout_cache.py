@@ -12,7 +12,7 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from .cache import cache_file
+from ..index.cache import cache_file
 
 _MAGIC = b"LIBRARIAN-LAYOUT\n"
 LAYOUT_VERSION = 1

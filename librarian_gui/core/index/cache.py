@@ -16,8 +16,8 @@ from typing import Any, BinaryIO
 
 import platformdirs
 
-from .model import FileStamp, NoteRecord
-from .reading import record_from_row, record_row
+from ..parse.records import FileStamp, NoteRecord
+from ..vault.reading import record_from_row, record_row
 
 # Bump when a cached record's shape or meaning changes; an older cache is then rebuilt.
 # 5 was used twice while these were written apart: 6 rebuilds a cache of either.

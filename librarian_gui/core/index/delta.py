@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from .model import NoteRecord
+from ..parse.records import NoteRecord
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,13 +9,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from ..concepts.dictionary import ConceptDictionary, dictionary_place, load_dictionary
+from ..parse.records import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
+from ..vault.files import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
+from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
 from . import cache as _cache
-from .concepts import ConceptDictionary, dictionary_place, load_dictionary
 from .delta import IndexDelta, _renames, gc_paused
-from .model import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
-from .reading import POOL_THRESHOLD, ParsePool, read_many
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
-from .vault import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 
 ProgressCallback = Callable[[int, int], None]
 _KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}

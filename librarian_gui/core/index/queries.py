@@ -7,11 +7,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from .concepts import Concept
+from ..concepts.dictionary import Concept
+from ..parse.records import Link, NoteRecord
+from ..vault.files import read_note
 from .index import VaultIndex
-from .model import Link, NoteRecord
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, pick_file, pick_spelling
-from .vault import read_note
 
 
 class NoteNotFound(LookupError):

@@ -10,8 +10,11 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Iterable, Sequence
 
-from .concepts import ConceptDictionary
-from .model import Link, name_key  # defined with the records: parse workers skip this module
+from ..concepts.dictionary import ConceptDictionary
+from ..parse.records import (  # defined with the records: parse workers skip this module
+    Link,
+    name_key,
+)
 
 CONCEPT_PREFIX = "//concept/"
 UNRESOLVED_PREFIX = "//unresolved/"

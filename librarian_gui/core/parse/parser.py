@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from .masking import _ITEM_MARKER, _THEMATIC, _apply_spans, _escaped, _mask
-from .model import Heading, Link, ParsedNote, Tag
+from .records import Heading, Link, ParsedNote, Tag
 
 __all__ = ["mask_note", "parse_date_text", "parse_note"]
 

@@ -8,7 +8,7 @@ from typing import Any, Protocol
 from markdown_it.common.utils import escapeHtml, unescapeAll
 from markdown_it.token import Token
 
-from . import render_html as H
+from . import pieces as H
 
 Env = MutableMapping[str, Any]
 Rule = Callable[..., str]

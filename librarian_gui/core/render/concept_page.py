@@ -9,13 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .concepts import Concept
-from .context import linked_mentions
-from .index import VaultIndex
-from .resolver import CONCEPT_PREFIX
-from .tagger import AliasMatcher
-from .tagging import mentions_by_note
-from .urls import url_path
+from ..backlinks.linked import linked_mentions
+from ..concepts.dictionary import Concept
+from ..index.index import VaultIndex
+from ..index.resolver import CONCEPT_PREFIX
+from ..tagging.matching import AliasMatcher
+from ..tagging.run import mentions_by_note
+from ..vault.urls import url_path
 
 MAX_LINKED = 200  # notes listed with their lines; the rest are counted
 MAX_MENTIONS = 100

@@ -10,18 +10,18 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.urls import url_path
-from ..core.vault import MAX_NOTE_BYTES, wide_encoding
+from ..vault.files import MAX_NOTE_BYTES, wide_encoding
+from ..vault.urls import url_path
 
 BINARY_SNIFF = 8192  # as much of the start as the index looks at for NUL bytes
 
 if TYPE_CHECKING:  # markdown-it loads on the job threads
-    from ..core.render import RenderedNote
+    from .render import RenderedNote
 
 
 def attachment_page(rel: str) -> RenderedNote:
     """An attachment's page: the image itself, or a line saying where to open it."""
-    from ..core.render import RenderedNote
+    from .render import RenderedNote
 
     name = html.escape(rel.rsplit("/", 1)[-1])
     lower = rel.lower()
@@ -35,7 +35,7 @@ def attachment_page(rel: str) -> RenderedNote:
 
 def node_page(kind: str, label: str, sources: list[str], concept: object) -> RenderedNote:
     """The page of a concept without a note, or of a target no note exists for yet."""
-    from ..core.render import RenderedNote
+    from .render import RenderedNote
 
     title = html.escape(label)
     if kind == "concept":
@@ -71,8 +71,8 @@ def not_parsed_page(root: Path, rel: str, dark: bool) -> RenderedNote | LookupEr
     """The page of a note the index lists but does not parse: what the file is, and what
     to do about it. On a job thread: it opens the file again to see why (a look at its
     first bytes), since the index keeps only the warning's text."""
-    from ..core import render_html as H
-    from ..core.render import RenderedNote
+    from . import pieces as H
+    from .render import RenderedNote
 
     why = _why_not_parsed(root, rel)
     if isinstance(why, LookupError):

@@ -16,7 +16,7 @@ from pygments.lexer import Lexer
 from pygments.lexers import get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from ..resources import preview_css
+from ...resources import preview_css
 
 try:
     _YamlLoader: Any = yaml.CSafeLoader

@@ -22,11 +22,11 @@ from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 from mdit_py_plugins.footnote import footnote_plugin
 
-from . import render_html as H
+from ..index.resolver import CONCEPT_PREFIX
+from ..vault.urls import url_path
+from . import pieces as H
+from .blocks import BLOCK_RULES, Env, mark_list_ends
 from .mdplugins import callout_plugin, highlight_plugin, make_markdown, tasklist_plugin
-from .render_blocks import BLOCK_RULES, Env, mark_list_ends
-from .resolver import CONCEPT_PREFIX
-from .urls import url_path
 
 __all__ = ["MAX_EMBED_DEPTH", "RenderedNote", "heading_anchor", "render_note"]
 

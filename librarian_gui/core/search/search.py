@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from .index import VaultIndex
-from .model import NoteRecord
-from .textstore import TextStore
+from ..index.index import VaultIndex
+from ..parse.records import NoteRecord
+from ..vault.textstore import TextStore
 
 ClauseKind = Literal["term", "phrase", "tag", "path", "file"]
 SNIPPET_CHARS = 160  # a snippet line is cut to about this many characters around its match

@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import distance, process, utils
 
-from .index import VaultIndex
-from .queries import concept_page
-from .resolver import CONCEPT_PREFIX
+from ..index.index import VaultIndex
+from ..index.queries import concept_page
+from ..index.resolver import CONCEPT_PREFIX
 
 CandidateKind = Literal["note", "alias", "concept"]
 _KIND_RANK: dict[CandidateKind, int] = {"note": 0, "alias": 1, "concept": 2}

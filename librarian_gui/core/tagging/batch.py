@@ -28,10 +28,10 @@ from collections.abc import Sequence
 import ahocorasick_rs
 import numpy as np
 
-from .concepts import fold
-from .mentions import _EXCLUDED
-from .parser import mask_note
-from .tagger import (
+from ..backlinks.unlinked import _EXCLUDED
+from ..concepts.dictionary import fold
+from ..parse.parser import mask_note
+from .matching import (
     _WIKI_TARGET,
     AliasMatcher,
     Pattern,

@@ -17,12 +17,18 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import ahocorasick_rs
 
-from .concepts import IS_SPACED_WORD_CHAR, Concept, bounded_ends, fold, is_case_sensitive
-from .mentions import _excluded_spans
-from .parser import mask_note
+from ..backlinks.unlinked import _excluded_spans
+from ..concepts.dictionary import (
+    IS_SPACED_WORD_CHAR,
+    Concept,
+    bounded_ends,
+    fold,
+    is_case_sensitive,
+)
+from ..parse.parser import mask_note
 
 if TYPE_CHECKING:
-    from .tagger_batch import BatchMatcher
+    from .batch import BatchMatcher
 
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")
@@ -116,7 +122,7 @@ class AliasMatcher:
     def bulk(self) -> BatchMatcher:
         """This dictionary split for planning many notes at once (made once, then kept)."""
         if self._bulk is None:
-            from .tagger_batch import BatchMatcher  # numpy: not for the CLI's start-up
+            from .batch import BatchMatcher  # numpy: not for the CLI's start-up
 
             self._bulk = BatchMatcher(self)
         return self._bulk

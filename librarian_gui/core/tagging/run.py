@@ -13,23 +13,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .concepts import Concept
-from .index import VaultIndex
-from .journal import Edit, Journal, JournalEntry, JournalError, UndoResult
-from .parser import mask_note, split_front_matter
-from .resolver import CONCEPT_PREFIX
-from .safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
-from .tagger import (
+from ..concepts.dictionary import Concept
+from ..index.index import VaultIndex
+from ..index.resolver import CONCEPT_PREFIX
+from ..parse.parser import mask_note, split_front_matter
+from ..writing.journal import Edit, Journal, JournalEntry, JournalError, UndoResult
+from ..writing.lock import WAIT, vault_lock
+from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
+from .matching import (
     AliasMatcher,
     Occurrence,
     apply_occurrences,
     find_occurrences,
     occurrences_at,
 )
-from .vaultlock import WAIT, vault_lock
 
 if TYPE_CHECKING:
-    from .tagger_batch import Spans
+    from .batch import Spans
 
 INDEX_NOTE = "MEMORY.md"
 PLAN_GROUP = 400  # notes read and matched together on one thread

@@ -9,12 +9,12 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from .concept_lint import STOP_WORDS
-from .concepts import NO_SPACES, Concept, slugify
-from .index import VaultIndex
-from .mentions import _excluded_spans
-from .parser import mask_note
-from .vault import MAX_NOTE_BYTES
+from ..backlinks.unlinked import _excluded_spans
+from ..concepts.dictionary import NO_SPACES, Concept, slugify
+from ..concepts.lint import STOP_WORDS
+from ..index.index import VaultIndex
+from ..parse.parser import mask_note
+from ..vault.files import MAX_NOTE_BYTES
 
 MAX_WORDS = 3
 MIN_NOTES = 3

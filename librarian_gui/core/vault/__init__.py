@@ -1,1 +1,1 @@
-"""The vault on disk: which files count, reading them (in a worker pool), the file tree, names and URLs."""
+"""The vault on disk: which files count, reading them, the file tree, names and URLs."""

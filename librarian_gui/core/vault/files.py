@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from .model import FileStamp, ScanWarning
+from ..parse.records import FileStamp, ScanWarning
 from .urls import is_utf8, shown_path
 
 if TYPE_CHECKING:

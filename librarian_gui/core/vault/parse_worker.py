@@ -1,6 +1,6 @@
 """A parsing worker process: reads note paths on stdin, writes parsed rows to stdout.
 
-Started by ``reading.read_many`` as ``python -m librarian_gui.core.parse_worker ROOT``.
+Started by ``reading.read_many`` as ``python -m librarian_gui.core.vault.parse_worker ROOT``.
 Input: one frame, the marshalled list of vault-relative paths. Output: frames of
 marshalled ``read_chunk`` results, then end of stream."""
 

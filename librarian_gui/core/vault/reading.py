@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from .model import (
+from ..parse.parser import parse_date_text, parse_note
+from ..parse.records import (
     DateSource,
     FileStamp,
     NoteRecord,
@@ -24,8 +25,7 @@ from .model import (
     name_key,
     parse_warning_kind,
 )
-from .parser import parse_date_text, parse_note
-from .vault import read_note
+from .files import read_note
 
 # Below this many notes a process pool costs more (start-up, transfer) than it saves.
 POOL_THRESHOLD = 1500
@@ -208,7 +208,7 @@ class ParsePool:
         for _ in range(min(os.cpu_count() or 1, 4)):
             try:
                 proc = subprocess.Popen(
-                    [sys.executable, "-m", "librarian_gui.core.parse_worker", str(root)],
+                    [sys.executable, "-m", "librarian_gui.core.vault.parse_worker", str(root)],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.DEVNULL,

@@ -6,8 +6,8 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 
-from .model import FileStamp
-from .vault import read_note
+from ..parse.records import FileStamp
+from .files import read_note
 
 DEFAULT_MAX_CHARS = 200_000_000
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from .lock import WAIT, vault_lock
 from .safewrite import (
     TEMP_PREFIX,
     TEMP_SUFFIX,
@@ -47,7 +48,6 @@ from .safewrite import (
     swap_in,
     write_new,
 )
-from .vaultlock import WAIT, vault_lock
 
 JOURNAL_DIR = ".librarian/journal"
 # One empty file per run in progress, named by its entry id: a run that finds one while

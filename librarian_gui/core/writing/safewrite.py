@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
+from ..vault.files import follow_inside
 from . import openfiles
-from .vault import follow_inside
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO named x.md must not block

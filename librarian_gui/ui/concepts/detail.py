@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concepts import Concept, LintIssue, is_slug
-from .concept_widgets import (
+from ...core.concepts.dictionary import Concept, LintIssue, is_slug
+from ..items import list_row
+from .widgets import (
     SEVERITY_COLOURS,
     box,
     button,
@@ -38,7 +39,6 @@ from .concept_widgets import (
     line_edit,
     severity_icon,
 )
-from .items import list_row
 
 DESCRIPTION_DELAY_MS = 700  # a pause in typing this long ends one undoable description edit
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")

@@ -29,14 +29,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concepts import LintIssue, slugify
-from ..core.dictionary_file import DictionaryFile, DictionaryParseError
-from ..core.safewrite import FileChanged, WriteRefused, digest_of
-from ..core.suggestions import Suggestion
-from .concept_detail import ConceptDetail
-from .concept_editor_display import EditorDisplay, escape_text, parse_error_excerpt
-from .concept_suggestions import SuggestionsPanel
-from .concept_widgets import (
+from ...core.concepts.dictionary import LintIssue, slugify
+from ...core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
+from ...core.tagging.suggestions import Suggestion
+from ...core.writing.safewrite import FileChanged, WriteRefused, digest_of
+from .detail import ConceptDetail
+from .editor_display import EditorDisplay, escape_text, parse_error_excerpt
+from .suggestions import SuggestionsPanel
+from .widgets import (
     SEVERITY_COLOURS,
     Banner,
     ConceptFilter,

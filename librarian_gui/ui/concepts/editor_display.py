@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Slot
 
-from ..core.concept_lint import lint_concepts
-from ..core.concepts import LintIssue
-from .concept_widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptRow
+from ...core.concepts.dictionary import LintIssue
+from ...core.concepts.lint import lint_concepts
+from .widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptRow
 
 if TYPE_CHECKING:
-    from ..core.dictionary_file import DictionaryFile
+    from ...core.concepts.dictionary_file import DictionaryFile
 
 
 class EditorDisplay:

@@ -12,9 +12,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.suggestions import Suggestion
-from .concept_widgets import box, button, label, list_table
-from .items import table_cells
+from ...core.tagging.suggestions import Suggestion
+from ..items import table_cells
+from .widgets import box, button, label, list_table
 
 _COLUMNS = ("Phrase", "Notes", "Mentions", "For example", "")
 

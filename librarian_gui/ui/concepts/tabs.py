@@ -9,12 +9,12 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget
 
-from ..core.suggestions import vault_suggestions
-from ..core.tagging import concept_usage, plan_relink, tag_candidates
-from ..services.linker import Update
-from ..services.model import VaultModel
-from .concept_editor import ConceptEditor
-from .tagging_view import TaggingView
+from ...core.tagging.run import concept_usage, plan_relink, tag_candidates
+from ...core.tagging.suggestions import vault_suggestions
+from ...services.linker import Update
+from ...services.model import VaultModel
+from ..tagging.view import TaggingView
+from .editor import ConceptEditor
 
 USAGE_DELAY_MS = 1500  # usage reads every note: at most once per quiet second and a half
 
@@ -126,7 +126,7 @@ class ConceptTabs(QObject):
         root = model.root
 
         def usage(_cancel: threading.Event) -> object:
-            from ..core.vault import read_note
+            from ...core.vault.files import read_note
 
             with model.read() as index:
                 concepts = index.concepts.concepts
@@ -164,7 +164,7 @@ class ConceptTabs(QObject):
         root = model.root
 
         def suggest(cancel: threading.Event) -> object:
-            from ..core.vault import read_note
+            from ...core.vault.files import read_note
 
             index = model.index
             assert index is not None  # ready before; an index is never taken away

@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concepts import Concept
+from ...core.concepts.dictionary import Concept
 
 SEVERITY_COLOURS = {"error": "#d64545", "warning": "#d99a06"}
 _BANNER_COLOURS = {"error": (214, 69, 69), "warning": (217, 154, 6), "info": (47, 111, 214)}

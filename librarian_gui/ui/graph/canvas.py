@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QMouseEvent, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
-from .graph_edges import SETTLE_MS, EdgeLayer
-from .graph_nodes import NodeLayer, extent
+from .edges import SETTLE_MS, EdgeLayer
+from .nodes import NodeLayer, extent
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

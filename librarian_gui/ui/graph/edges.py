@@ -12,8 +12,8 @@ from PySide6.QtCore import QRectF, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QImage, QPainter, QPen, QTransform
 from PySide6.QtWidgets import QGraphicsView
 
-from ..core.graphdata import draw_order
-from .graph_nodes import extent
+from ...core.graph.graphdata import draw_order
+from .nodes import extent
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -26,11 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .graph_canvas import KIND_COLOURS, GraphCanvas
+from .canvas import KIND_COLOURS, GraphCanvas
 
 if TYPE_CHECKING:
-    from ..core.graphdata import GraphData, GraphFilter
-    from ..services.settings import Settings
+    from ...core.graph.graphdata import GraphData, GraphFilter
+    from ...services.settings import Settings
 
 RGB = tuple[int, int, int]
 KINDS = ("note", "concept", "tag", "unresolved", "attachment")
@@ -309,7 +309,7 @@ class GraphView(QWidget):
         return str(self.mode.currentData()), self.depth_box.value(), kinds
 
     def graph_filter(self) -> GraphFilter:
-        from ..core.graphdata import GraphFilter
+        from ...core.graph.graphdata import GraphFilter
 
         return GraphFilter(
             kinds=self.scope()[2],

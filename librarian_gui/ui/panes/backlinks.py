@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
-    from ..core.context import MentionGroup
+    from ...core.backlinks.linked import MentionGroup
 from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice

@@ -10,10 +10,10 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from ..core.concepts import ConceptDictionary
-from ..core.index import VaultIndex
-from ..core.resolver import CONCEPT_PREFIX
-from .items import tree_rows
+from ...core.concepts.dictionary import ConceptDictionary
+from ...core.index.index import VaultIndex
+from ...core.index.resolver import CONCEPT_PREFIX
+from ..items import tree_rows
 
 CONCEPT_ROLE = Qt.ItemDataRole.UserRole + 1
 NO_CATEGORY = "(no category)"

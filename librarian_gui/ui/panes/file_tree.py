@@ -20,9 +20,9 @@ from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QStyle, QTreeView, QWidget
 
-from ..core.filetree import FileNode, FileTreeData
-from ..core.urls import shown_path
-from .items import DECORATION, DISPLAY, TOOLTIP, path_data, path_of_data, standard_rows
+from ...core.vault.filetree import FileNode, FileTreeData
+from ...core.vault.urls import shown_path
+from ..items import DECORATION, DISPLAY, TOOLTIP, path_data, path_of_data, standard_rows
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 KIND_ROLE = int(Qt.ItemDataRole.UserRole) + 2

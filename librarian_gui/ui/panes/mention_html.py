@@ -6,7 +6,7 @@ import html
 from collections.abc import Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from ..core.urls import path_of_url, url_path
+from ...core.vault.urls import path_of_url, url_path
 
 # QTextBrowser's CSS subset; palette(mid) follows the light or dark theme.
 LIST_CSS = """

@@ -9,10 +9,10 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from .items import list_row
+from ..items import list_row
 
 if TYPE_CHECKING:
-    from ..core.queries import OutgoingLink
+    from ...core.index.queries import OutgoingLink
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QTreeWidget, QTreeWidgetItem, QWidget
 
-from ..core.model import Heading
-from .items import tree_rows
+from ...core.parse.records import Heading
+from ..items import tree_rows
 
 LINE_ROLE = Qt.ItemDataRole.UserRole + 1
 

@@ -17,8 +17,8 @@ from PySide6.QtCore import QSize, Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices, QImageReader, QPalette, QResizeEvent, QTextDocument
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from ..core.urls import path_of_url
-from ..core.vault import resolve_inside
+from ...core.vault.files import resolve_inside
+from ...core.vault.urls import path_of_url
 
 # The renderer's URL schemes → the kind ``link_activated`` reports.
 _KINDS = {
@@ -109,7 +109,7 @@ class PreviewView(QTextBrowser):
 
     def scroll_to_heading(self, anchor: str) -> None:
         """Scroll to a heading or block by its anchor; heading text works too."""
-        from ..core.render import heading_anchor  # markdown-it: not needed to start up
+        from ...core.render.render import heading_anchor  # markdown-it: not needed to start up
 
         name = anchor if anchor in self._anchors else heading_anchor(anchor)
         if name in self._anchors:

@@ -11,8 +11,8 @@ from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QComboBox, QListView, QVBoxLayout, QWidget
 
-from ..core.urls import shown_path
-from .items import DISPLAY, TOOLTIP, path_data, path_of_data, standard_rows
+from ...core.vault.urls import shown_path
+from ..items import DISPLAY, TOOLTIP, path_data, path_of_data, standard_rows
 
 PATH_ROLE = int(Qt.ItemDataRole.UserRole) + 1
 PERIODS = {  # key → (label, seconds; None = since the previous session)

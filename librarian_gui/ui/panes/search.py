@@ -9,7 +9,7 @@ from PySide6.QtCore import QTimer, QUrl, Signal, Slot
 from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWidget
 
 if TYPE_CHECKING:
-    from ..core.search import SearchHit
+    from ...core.search.search import SearchHit
 from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 HELP = (

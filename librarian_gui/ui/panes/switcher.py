@@ -16,10 +16,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .items import list_row
+from ..items import list_row
 
 if TYPE_CHECKING:  # rapidfuzz and numpy load when the first index is built, not at start-up
-    from ..core.switcher import Candidate, SwitcherIndex
+    from ...core.search.switcher import Candidate, SwitcherIndex
 
 NODE_ROLE = Qt.ItemDataRole.UserRole + 1
 KIND_ROLE = Qt.ItemDataRole.UserRole + 2

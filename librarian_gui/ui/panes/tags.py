@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
 
-from .items import list_row, list_rows
+from ..items import list_row, list_rows
 
 TAG_ROLE = Qt.ItemDataRole.UserRole + 1
 

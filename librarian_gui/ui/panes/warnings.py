@@ -19,11 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.urls import shown_path
-from .items import path_data, path_of_data, tree_rows
+from ...core.vault.urls import shown_path
+from ..items import path_data, path_of_data, tree_rows
 
 if TYPE_CHECKING:
-    from ..core.model import ScanWarning
+    from ...core.parse.records import ScanWarning
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # set on the rows the preview can open
 

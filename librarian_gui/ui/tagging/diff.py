@@ -36,9 +36,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.tagger import Occurrence
-from ..core.tagging import NotePlan, TagPlan
-from .items import table_cells
+from ...core.tagging.matching import Occurrence
+from ...core.tagging.run import NotePlan, TagPlan
+from ..items import table_cells
 
 CONTEXT = 20  # characters of the line shown on each side of a mention in the tree
 _HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@")

@@ -26,9 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..core.concepts import Concept
-from ..core.journal import Journal, JournalEntry, JournalError, UndoResult
-from ..core.tagging import (
+from ...core.concepts.dictionary import Concept
+from ...core.tagging.run import (
     INDEX_NOTE,
     TagPlan,
     apply_plan,
@@ -36,7 +35,8 @@ from ..core.tagging import (
     tag_candidates,
     undo_last_run,
 )
-from .tagging_diff import ConceptCounts, DiffView, PlanModel
+from ...core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
+from .diff import ConceptCounts, DiffView, PlanModel
 
 HINT = (
     "Press Preview to see, note by note, the links a run would add.\n"

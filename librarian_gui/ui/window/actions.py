@@ -11,13 +11,13 @@ from PySide6.QtCore import QUrl, Slot
 from PySide6.QtGui import QAction, QDesktopServices
 from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QStatusBar, QWidget
 
-from . import theme
+from .. import theme
 
 if TYPE_CHECKING:
-    from ..services.model import VaultModel
-    from ..services.session import VaultSession
-    from ..services.settings import Settings
-    from .concept_tabs import ConceptTabs
+    from ...services.model import VaultModel
+    from ...services.session import VaultSession
+    from ...services.settings import Settings
+    from ..concepts.tabs import ConceptTabs
 
 
 class WindowActions:

@@ -13,16 +13,16 @@ from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from ..core.courtesy import courteous
-from ..core.delta import gc_paused
-from . import theme
+from ...core.courtesy import courteous
+from ...core.index.delta import gc_paused
+from .. import theme
 
 if TYPE_CHECKING:
-    from ..services.graph_session import GraphSession
-    from ..services.session import VaultSession
-    from ..services.settings import Settings
-    from .graph_view import GraphView
-    from .preview import PreviewView
+    from ...services.graph_session import GraphSession
+    from ...services.session import VaultSession
+    from ...services.settings import Settings
+    from ..graph.view import GraphView
+    from ..panes.preview import PreviewView
 
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
 GRAPH_MODULES_POLL_MS = 20  # once the import started: how often to look whether it is done
@@ -123,7 +123,7 @@ class WindowGraph:
         return self.graph
 
     def _new_graph_view(self) -> GraphView:
-        from .graph_view import GraphView  # loaded by the import thread
+        from ..graph.view import GraphView  # loaded by the import thread
 
         return GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
 
@@ -258,7 +258,7 @@ def _import_graph_modules() -> None:
         with gc_paused(), courteous():  # the import's own code pauses for the window too
             # The layout's modules too (scipy's fft, spatial, sparse, ...: 0.5 s): imported
             # by the layout thread on the first Ctrl+G, beside the graph's first paints.
-            from ..core import layout, layout_cache  # noqa: F401
-            from . import graph_view  # noqa: F401
+            from ...core.graph import layout, layout_cache  # noqa: F401
+            from ..graph import view as graph_view  # noqa: F401
     finally:
         graph_modules_loaded.set()

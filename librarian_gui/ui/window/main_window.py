@@ -19,31 +19,31 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ..services.graph_session import GraphSession
-from ..services.history import Place
-from ..services.linker import Update
-from ..services.model import VaultModel
-from ..services.session import VaultSession
+from ...services.graph_session import GraphSession
+from ...services.history import Place
+from ...services.linker import Update
+from ...services.model import VaultModel
+from ...services.session import VaultSession
 
 if TYPE_CHECKING:
-    from .graph_view import GraphView
-from ..services.settings import THEMES, Settings
-from . import theme
-from .backlinks import BacklinksPane
-from .concept_tabs import ConceptTabs
-from .concepts_pane import ConceptsPane
-from .file_tree import FileTree
-from .outgoing import OutgoingPane
-from .outline import Outline
-from .preview import PreviewView
-from .recent import RecentChanges
-from .search import SearchPane
-from .switcher import QuickSwitcher
-from .tags import TagsPane
-from .warnings import WarningsDialog, WarningsIndicator
-from .window_actions import WindowActions
-from .window_graph import WindowGraph
-from .window_lists import WindowLists
+    from ..graph.view import GraphView
+from ...services.settings import THEMES, Settings
+from .. import theme
+from ..concepts.tabs import ConceptTabs
+from ..panes.backlinks import BacklinksPane
+from ..panes.concepts import ConceptsPane
+from ..panes.file_tree import FileTree
+from ..panes.outgoing import OutgoingPane
+from ..panes.outline import Outline
+from ..panes.preview import PreviewView
+from ..panes.recent import RecentChanges
+from ..panes.search import SearchPane
+from ..panes.switcher import QuickSwitcher
+from ..panes.tags import TagsPane
+from ..panes.warnings import WarningsDialog, WarningsIndicator
+from .actions import WindowActions
+from .graph_tab import WindowGraph
+from .side_lists import WindowLists
 
 PROGRESS_EVERY_S = 0.25
 SWITCH_INTERVAL_S = 0.001
@@ -404,7 +404,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             self.centre.setCurrentWidget(self.preview)
 
     def _open_requested(self, name: str) -> None:
-        from ..core.queries import AmbiguousNote, NoteNotFound, find_note
+        from ...core.index.queries import AmbiguousNote, NoteNotFound, find_note
 
         assert self.model is not None and self.session is not None
         with self.model.read() as index:
@@ -480,7 +480,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
                 self.concept_tabs.tag_concept(node)
             return
         if kind == "note" and self.model is not None and self.model.ready:
-            from ..core.queries import node_kind
+            from ...core.index.queries import node_kind
 
             with self.model.read() as index:
                 kind = (

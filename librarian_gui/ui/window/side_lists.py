@@ -9,13 +9,13 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from ..core.delta import gc_paused
-from .concepts_pane import ConceptsPane, concept_rows
-from .recent import RecentChanges
-from .tags import TagsPane, tag_counts
+from ...core.index.delta import gc_paused
+from ..panes.concepts import ConceptsPane, concept_rows
+from ..panes.recent import RecentChanges
+from ..panes.tags import TagsPane, tag_counts
 
 if TYPE_CHECKING:
-    from ..services.model import VaultModel
+    from ...services.model import VaultModel
 
 
 class WindowLists:

@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.concept_editor import ConceptEditor
+from librarian_gui.ui.concepts.editor import ConceptEditor
 
 pytestmark = pytest.mark.gui
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.concept_editor import ConceptEditor
-from tests.unit.test_dictionary_hostile import (
+from librarian_gui.ui.concepts.editor import ConceptEditor
+from tests.unit.concepts.test_dictionary_hostile import (
     ALIAS_ISSUE,
     DEEP_LISTS,
     DEEP_MESSAGE,

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.qt.rows import rows_made_by_python
-from tests.qt.test_window import demo, preview_text, shown, window  # noqa: F401  (fixtures)
+from tests.qt.window.test_window import demo, preview_text, shown, window  # noqa: F401  (fixtures)
 
 
 def test_the_concepts_pane_groups_the_dictionary_by_category(

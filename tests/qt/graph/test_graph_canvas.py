@@ -11,7 +11,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.graph_canvas import SETTLE_MS, GraphCanvas
+from librarian_gui.ui.graph.canvas import SETTLE_MS, GraphCanvas
 
 
 def _canvas(qtbot: QtBot) -> GraphCanvas:

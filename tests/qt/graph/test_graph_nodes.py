@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from librarian_gui.ui.graph_nodes import NodeLayer, disc_offsets
+from librarian_gui.ui.graph.nodes import NodeLayer, disc_offsets
 
 pytestmark = pytest.mark.usefixtures("qapp")  # pixmaps need the application
 

@@ -13,7 +13,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.resources import bundled_demo_vault
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 
 
@@ -234,8 +234,8 @@ def test_a_new_graph_is_drawn_in_the_turn_after_it_is_set_up(qtbot: QtBot) -> No
     made the window's worst lag when it arrived: the canvas paints in the next turn."""
     import numpy as np
 
-    from librarian_gui.core.graphdata import GraphData
-    from librarian_gui.ui.graph_view import GraphView
+    from librarian_gui.core.graph.graphdata import GraphData
+    from librarian_gui.ui.graph.view import GraphView
 
     view = GraphView()
     qtbot.addWidget(view)

@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.app import main
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 
 pytestmark = pytest.mark.gui

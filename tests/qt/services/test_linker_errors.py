@@ -14,7 +14,7 @@ from librarian_gui.services.linker import LinkerThread, ScanRequest, Update
 from librarian_gui.services.model import VaultModel
 from librarian_gui.services.settings import Settings
 from librarian_gui.services.watcher import FileBatch
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 
 DEEP = '{"a":{"aliases":' + "[" * 1000 + "]" * 1000 + "}}"
@@ -144,7 +144,7 @@ def test_a_batch_that_raises_is_reported_and_later_batches_are_applied(
 def test_the_window_indexes_a_dictionary_holding_lone_surrogates(
     vault: Path, qtbot: QtBot, tmp_path: Path
 ) -> None:
-    from tests.unit.test_dictionary_hostile import SURROGATES
+    from tests.unit.concepts.test_dictionary_hostile import SURROGATES
 
     (vault / "concepts.json").write_bytes(SURROGATES)
     write(vault, "a.md", "a good alias, and beta\n")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.core.queries import backlinks
-from librarian_gui.core.vault import stamp_of
+from librarian_gui.core.index.queries import backlinks
+from librarian_gui.core.vault.files import stamp_of
 from librarian_gui.services.linker import Update
 from librarian_gui.services.model import VaultModel
 from librarian_gui.services.watcher import FileBatch, relevant

@@ -11,8 +11,8 @@ from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.ui.tagging_view import TaggingView
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.ui.tagging.view import TaggingView
 from tests.conftest import write
 from tests.qt.rows import rows_made_by_python
 

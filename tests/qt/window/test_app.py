@@ -11,7 +11,7 @@ from pytestqt.qtbot import QtBot
 from librarian_gui.app import main
 from librarian_gui.resources import user_demo_vault
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 
 
 def test_main_window_names_the_vault(qtbot: QtBot, tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 from tests.windows import MakeWindow
 

@@ -16,7 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.app import main
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import REPO, write
 from tests.windows import MakeWindow
 
@@ -118,7 +118,7 @@ def test_a_screenshot_exits_when_the_renderer_fails(
     vault = tmp_path / "v"
     write(vault, "MEMORY.md", "# MEMORY\n\n[[odd]]\n")
     write(vault, "odd.md", "# Odd\n")
-    monkeypatch.setattr("librarian_gui.core.render.render_note", _boom)
+    monkeypatch.setattr("librarian_gui.core.render.render.render_note", _boom)
     out = tmp_path / "odd.png"
     assert main([str(vault), "--note", "odd", "--screenshot", str(out)]) == 0
     assert QImage(str(out)).width() == 1400
@@ -129,7 +129,7 @@ def test_the_preview_says_when_the_renderer_fails(
 ) -> None:
     vault = tmp_path / "v"
     write(vault, "odd.md", "# Odd\n")
-    monkeypatch.setattr("librarian_gui.core.render.render_note", _boom)
+    monkeypatch.setattr("librarian_gui.core.render.render.render_note", _boom)
     settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
     win = MainWindow(vault, settings=settings, use_cache=False)
     qtbot.addWidget(win)

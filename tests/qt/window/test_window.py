@@ -15,7 +15,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.resources import bundled_demo_vault
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.main_window import MainWindow
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 from tests.qt.rows import rows_made_by_python
 
@@ -254,7 +254,7 @@ def test_excluding_a_folder_in_the_app_drops_it_from_tree_and_index(
 def test_the_graph_modules_load_once_the_vault_is_quiet_or_on_the_first_ctrl_g(
     window: MainWindow, qtbot: QtBot, demo: Path
 ) -> None:
-    from librarian_gui.ui import window_graph
+    from librarian_gui.ui.window import graph_tab as window_graph
 
     # The index is ready: the import is scheduled, and every update puts it off again.
     window._graph_imported = False
@@ -310,7 +310,7 @@ def test_ctrl_g_while_the_graph_modules_load_shows_loading_then_the_graph(
     graph is made once the modules are loaded."""
     from PySide6.QtWidgets import QLabel
 
-    from librarian_gui.ui import window_graph
+    from librarian_gui.ui.window import graph_tab as window_graph
 
     window._graph_imported = True  # the window's import thread has started ...
     window_graph.graph_modules_loaded.clear()  # ... and is not done yet
@@ -333,7 +333,7 @@ def test_the_graph_view_is_made_and_drawn_hidden_once_its_modules_are_loaded(
     """Made and first shown on Ctrl+G, next to the graph build's thread, the view froze the
     window 100-200 ms: it is made while hidden once the modules are in, and Ctrl+G shows
     that same view."""
-    from librarian_gui.ui import window_graph
+    from librarian_gui.ui.window import graph_tab as window_graph
 
     before = window.centre.currentWidget()
     window._start_graph_import()
@@ -355,7 +355,7 @@ def test_pyside_classes_are_made_a_slice_at_a_time_in_the_gui_thread() -> None:
     making one at once crashed PySide: the window makes them first, a slice per turn."""
     from PySide6 import QtCore, QtGui, QtWidgets
 
-    from librarian_gui.ui.window_graph import make_qt_types, qt_type_names
+    from librarian_gui.ui.window.graph_tab import make_qt_types, qt_type_names
 
     names = qt_type_names()
     calls = 1

@@ -10,17 +10,17 @@ import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.journal import Journal
-from librarian_gui.core.mentions import (
+from librarian_gui.core.backlinks.unlinked import (
     Mention,
     link_mention,
     link_name,
     mention_names,
     unlinked_mentions,
 )
-from librarian_gui.core.safewrite import FileChanged, WriteRefused
-from librarian_gui.core.vault import read_note
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault.files import read_note
+from librarian_gui.core.writing.journal import Journal
+from librarian_gui.core.writing.safewrite import FileChanged, WriteRefused
 from tests.conftest import write
 
 TARGET = "Alpha Beta.md"

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from rapidfuzz import fuzz
 
-from librarian_gui.core.concept_lint import STOP_WORDS, lint_concepts
-from librarian_gui.core.concepts import Concept, LintIssue, load_dictionary
+from librarian_gui.core.concepts.dictionary import Concept, LintIssue, load_dictionary
+from librarian_gui.core.concepts.lint import STOP_WORDS, lint_concepts
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = [
     ROOT / "resources" / "demo-vault" / "concepts.json",
     *sorted((ROOT / "concepts").glob("starter-*.json")),
@@ -353,7 +353,7 @@ def test_the_bundled_dictionaries_are_all_found() -> None:
 
 
 def test_slugify_is_the_one_id_rule_of_lint_editor_and_suggestions() -> None:
-    from librarian_gui.core.concepts import is_slug, slugify
+    from librarian_gui.core.concepts.dictionary import is_slug, slugify
 
     assert slugify("Vector  Store!") == "vector-store"
     assert slugify("Wren's idea") == "wrens-idea"

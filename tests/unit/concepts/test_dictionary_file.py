@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core.dictionary_file import DictionaryFile, DictionaryParseError
-from librarian_gui.core.journal import Journal
-from librarian_gui.core.safewrite import FileChanged
+from librarian_gui.core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
+from librarian_gui.core.writing.journal import Journal
+from librarian_gui.core.writing.safewrite import FileChanged
 
 HAND_WRITTEN = (
     b"{\n"

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core.concepts import load_dictionary
-from librarian_gui.core.dictionary_file import DictionaryFile, DictionaryParseError
-from librarian_gui.core.safewrite import WriteRefused
+from librarian_gui.core.concepts.dictionary import load_dictionary
+from librarian_gui.core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
+from librarian_gui.core.writing.safewrite import WriteRefused
 
 # {"a":{"aliases":[[[…]]]}}: the top object is level 1, the concept 2, the first "[" 3, so
 # the 99th "[" is level 101, the first past the limit of 100. "{"a":{"aliases":" is 16

@@ -12,7 +12,7 @@ import pytest
 from rapidfuzz import fuzz, process
 
 from librarian_gui.cli import main
-from librarian_gui.core.close_pairs import close_pairs
+from librarian_gui.core.concepts.close_pairs import close_pairs
 
 
 def every_pair(texts: list[str], score: int) -> set[tuple[int, int]]:
@@ -185,8 +185,8 @@ def test_pairs_of_one_class_are_never_compared_nor_given() -> None:
 
 
 def test_two_big_series_alike_are_not_compared_and_the_check_says_so() -> None:
-    from librarian_gui.core.concept_lint import lint_concepts
-    from librarian_gui.core.concepts import Concept
+    from librarian_gui.core.concepts.dictionary import Concept
+    from librarian_gui.core.concepts.lint import lint_concepts
 
     # 5,000 ids "topic-00000" … and as many aliases "topic 00000" …: 25,000,000 pairs of
     # two series, each pair a separator and a number apart. A typo of one is still found.

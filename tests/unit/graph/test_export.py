@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from librarian_gui.core.export import (
+from librarian_gui.core.graph.export import (
     LIST_SEPARATOR,
     dump_graphml,
     graph_document,
@@ -24,7 +24,7 @@ from librarian_gui.core.export import (
     write_graphml,
     write_json,
 )
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index.index import VaultIndex
 from tests.conftest import REPO, shared_vault, write
 
 NOON = dt.datetime(2024, 6, 1, 12, 0, tzinfo=dt.UTC)

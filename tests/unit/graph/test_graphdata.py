@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from librarian_gui.core.graphdata import GraphFilter, global_graph, local_graph
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.graph.graphdata import GraphFilter, global_graph, local_graph
+from librarian_gui.core.index.index import VaultIndex
 from tests.conftest import write
 
 

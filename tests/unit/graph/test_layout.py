@@ -12,8 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.layout import Forces, Layout, layout_file, load_positions, save_positions
-from librarian_gui.core.layout_forces import Repulsion
+from librarian_gui.core.graph.forces import Repulsion
+from librarian_gui.core.graph.layout import (
+    Forces,
+    Layout,
+    layout_file,
+    load_positions,
+    save_positions,
+)
 
 TRIANGLES = [[0, 1], [1, 2], [2, 0], [3, 4], [4, 5], [5, 3]]
 

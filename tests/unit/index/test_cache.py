@@ -6,8 +6,8 @@ import os
 import time
 from pathlib import Path
 
-from librarian_gui.core import cache
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index import cache
+from librarian_gui.core.index.index import VaultIndex
 from tests.conftest import write
 
 

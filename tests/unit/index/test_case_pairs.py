@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.queries import AmbiguousNote, concept_page, find_note
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import AmbiguousNote, concept_page, find_note
 from tests.conftest import assert_same_as_fresh_scan, write
 
 

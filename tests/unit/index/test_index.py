@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core.concepts import ConceptDictionary, load_dictionary
-from librarian_gui.core.delta import IndexDelta
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.queries import (
+from librarian_gui.core.concepts.dictionary import ConceptDictionary, load_dictionary
+from librarian_gui.core.index.delta import IndexDelta
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import (
     AmbiguousNote,
     NoteNotFound,
     backlinks,
@@ -368,7 +368,7 @@ def _many_notes(root: Path, count: int) -> None:
 def test_worker_processes_build_the_same_index(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from librarian_gui.core import reading
+    from librarian_gui.core.vault import reading
 
     _many_notes(vault, 120)
     monkeypatch.setattr(reading, "POOL_THRESHOLD", 10**9)
@@ -392,7 +392,7 @@ def test_worker_processes_build_the_same_index(
 def test_workers_that_cannot_start_fall_back_to_reading_here(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from librarian_gui.core import reading
+    from librarian_gui.core.vault import reading
 
     _many_notes(vault, 40)
     expected = snapshot(VaultIndex.scan(vault, use_cache=False))
@@ -429,7 +429,7 @@ def test_a_bulk_build_leaves_the_collector_no_young_pile_to_walk() -> None:
     once on the next allocation: a 120 ms stop of the window at 10,000 notes)."""
     import gc
 
-    from librarian_gui.core.delta import gc_paused
+    from librarian_gui.core.index.delta import gc_paused
 
     gc.collect()
     frozen_before = gc.get_freeze_count()

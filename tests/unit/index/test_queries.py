@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.queries import UnresolvedTarget, unresolved
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import UnresolvedTarget, unresolved
 from tests.conftest import write
 
 

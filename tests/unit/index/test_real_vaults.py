@@ -5,7 +5,7 @@
    is pinned here for notes whose links were counted by hand from the raw
    files (HAND_CHECKED), so the reference itself is proven on real data.
 2. Its totals over each vault are pinned as literal numbers (REFERENCE_TOTALS).
-3. The real index (``librarian_gui.core.index.VaultIndex``) must report the
+3. The real index (``librarian_gui.core.index.index.VaultIndex``) must report the
    same literal numbers through ``stats()``. One test per statistic, so each
    can fail on its own; a failure lists the first files whose links differ
    from the reference, for diffing.
@@ -44,7 +44,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 for _path in (REPO / "tests", REPO):  # reference_counts, librarian_gui
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
@@ -56,7 +56,7 @@ from reference_counts import (  # noqa: E402
     reference_resolved,
 )
 
-# /work/main/tests/unit -> parents[3] is /work; in CI shared/ sits beside the
+# /work/main/tests/unit/index -> parents[4] is /work; in CI shared/ sits beside the
 # clone's folder, i.e. <repo>/../shared/vaults -- the same expression.
 VAULTS = REPO.parent / "shared" / "vaults"
 VAULT_NAMES = ("foam-docs", "logseq-docs")
@@ -421,7 +421,7 @@ def test_reference_rules_on_forms_the_vaults_lack(tmp_path):
 
 @functools.cache
 def _scan(name: str):
-    from librarian_gui.core.index import VaultIndex
+    from librarian_gui.core.index.index import VaultIndex
 
     return VaultIndex.scan(_vault(name), use_cache=False)
 

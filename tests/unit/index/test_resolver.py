@@ -10,8 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.resolver import Resolver
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.resolver import Resolver
 from tests.conftest import snapshot, write
 
 # Files that differ only in case, in folders that differ only in case, notes and attachments.

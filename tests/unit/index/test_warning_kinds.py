@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core import cache
-from librarian_gui.core import vault as vault_module
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index import cache
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault import files as vault_module
 from tests.conftest import write
 
 HOUR = 3600  # old enough that the warm scan trusts the cached records

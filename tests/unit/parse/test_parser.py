@@ -7,7 +7,7 @@ import datetime as dt
 from hypothesis import given
 from hypothesis import strategies as st
 
-from librarian_gui.core.parser import parse_date_text, parse_note
+from librarian_gui.core.parse.parser import parse_date_text, parse_note
 
 
 def rows(text: str) -> list[tuple[object, ...]]:

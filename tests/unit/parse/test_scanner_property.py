@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it.token import Token
 
-from librarian_gui.core.mdplugins import make_markdown
-from librarian_gui.core.parser import parse_note
+from librarian_gui.core.parse.parser import parse_note
+from librarian_gui.core.render.mdplugins import make_markdown
 
 _MD = make_markdown()
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from librarian_gui.core.mdplugins import make_markdown, split_wiki
+from librarian_gui.core.render.mdplugins import make_markdown, split_wiki
 
 MD = make_markdown()
 

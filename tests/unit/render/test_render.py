@@ -9,15 +9,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.mdplugins import (
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import node_kind
+from librarian_gui.core.render.mdplugins import (
     callout_plugin,
     highlight_plugin,
     make_markdown,
     tasklist_plugin,
 )
-from librarian_gui.core.queries import node_kind
-from librarian_gui.core.render import RenderedNote, heading_anchor, render_note
+from librarian_gui.core.render.render import RenderedNote, heading_anchor, render_note
 from librarian_gui.resources import preview_css
 from tests.conftest import write
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.search import (
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.search.search import (
     Clause,
     Query,
     SearchHit,
@@ -18,7 +18,7 @@ from librarian_gui.core.search import (
     search,
     snippets,
 )
-from librarian_gui.core.textstore import TextStore
+from librarian_gui.core.vault.textstore import TextStore
 from tests.conftest import write
 
 NOTES = {

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core import switcher
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.resolver import CONCEPT_PREFIX
-from librarian_gui.core.switcher import Candidate, SwitcherIndex, match_key
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.resolver import CONCEPT_PREFIX
+from librarian_gui.core.search import switcher
+from librarian_gui.core.search.switcher import Candidate, SwitcherIndex, match_key
 from tests.conftest import write
 
 CONCEPTS = {

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.core.suggestions import pick_sample, prose_runs, suggest_concepts
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.tagging.suggestions import pick_sample, prose_runs, suggest_concepts
 
 NOTES = {
     "a.md": "We moved the Vector Store to Postgres. The vector store is fast.\n",

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.suggestions import vault_suggestions
-from librarian_gui.core.vault import MAX_NOTE_BYTES, read_note
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.tagging.suggestions import vault_suggestions
+from librarian_gui.core.vault.files import MAX_NOTE_BYTES, read_note
 
 NOTES = {
     "n1.md": "The vector store was slow.\n",

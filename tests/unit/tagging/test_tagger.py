@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.core.tagger import AliasMatcher, apply_occurrences, find_occurrences
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.tagging.matching import AliasMatcher, apply_occurrences, find_occurrences
 
 DICT = (
     Concept("prompt-injection", ("prompt injection", "injection", "提示注入"), "security"),

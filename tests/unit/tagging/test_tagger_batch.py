@@ -8,9 +8,9 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.core.tagger import AliasMatcher, _resolve, find_occurrences
-from librarian_gui.core.tagger_batch import BatchMatcher, _longest_first, spans_plan_items
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.tagging.batch import BatchMatcher, _longest_first, spans_plan_items
+from librarian_gui.core.tagging.matching import AliasMatcher, _resolve, find_occurrences
 
 WORDS = ["memory", "agent", "vault", "graph", "link", "note", "ai", "rag", "tool", "plan"]
 ODD = ["C++", "node.js", "記憶", "検索", "ΟΔΟΣ", "İstanbul", "café", "e-mail", "x", "über"]

@@ -15,11 +15,11 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.concepts import Concept
-from librarian_gui.core.journal import Journal
-from librarian_gui.core.safewrite import read_snapshot
-from librarian_gui.core.tagger import AliasMatcher, apply_occurrences, find_occurrences
-from librarian_gui.core.tagging import apply_plan, plan_tagging, undo_last_run
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.tagging.matching import AliasMatcher, apply_occurrences, find_occurrences
+from librarian_gui.core.tagging.run import apply_plan, plan_tagging, undo_last_run
+from librarian_gui.core.writing.journal import Journal
+from librarian_gui.core.writing.safewrite import read_snapshot
 
 WORDS = ["memory", "agent", "vault", "graph", "link", "note", "ai", "rag", "tool", "plan"]
 CJK = ["记忆", "代理", "图谱", "检索"]

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core import reading as reading_module
-from librarian_gui.core import vault as vault_module
-from librarian_gui.core.index import VaultIndex
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault import files as vault_module
+from librarian_gui.core.vault import reading as reading_module
 from tests.conftest import assert_same_as_fresh_scan, write
 
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.model import ScanWarning
-from librarian_gui.core.queries import node_kind
-from librarian_gui.core.render import render_note
-from librarian_gui.core.vault import IgnoreRules, ReadResult, classify_file, read_note
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import node_kind
+from librarian_gui.core.parse.records import ScanWarning
+from librarian_gui.core.render.render import render_note
+from librarian_gui.core.vault.files import IgnoreRules, ReadResult, classify_file, read_note
 from tests.conftest import assert_same_as_fresh_scan, write
 
 ABOVE = (
@@ -213,7 +213,7 @@ def test_read_note_refuses_a_link_out_and_a_folder_link_out_on_the_way(
 
 
 def test_resolve_inside_follows_only_links_that_stay_inside(shelf: Path, tmp_path: Path) -> None:
-    from librarian_gui.core.vault import follow_inside, resolve_inside  # new in issue 13
+    from librarian_gui.core.vault.files import follow_inside, resolve_inside  # new in issue 13
 
     vault = shelf / "vault"
     real = str(vault / "real.md")

@@ -6,9 +6,9 @@ import os
 import threading
 from pathlib import Path
 
-from librarian_gui.core.model import FileStamp
-from librarian_gui.core.textstore import TextStore
-from librarian_gui.core.vault import stamp_of
+from librarian_gui.core.parse.records import FileStamp
+from librarian_gui.core.vault.files import stamp_of
+from librarian_gui.core.vault.textstore import TextStore
 from tests.conftest import write
 
 

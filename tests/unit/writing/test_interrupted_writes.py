@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from librarian_gui.core.index import VaultIndex
-from librarian_gui.core.vault import IgnoreRules, classify_file
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault.files import IgnoreRules, classify_file
 from tests.conftest import write
 
 LEFT = "left by an interrupted Librarian write; `librarian scan --repair` removes it"

@@ -9,15 +9,15 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core import journal as journal_module
-from librarian_gui.core.journal import (
+from librarian_gui.core.writing import journal as journal_module
+from librarian_gui.core.writing.journal import (
     AlreadyUndone,
     Edit,
     Journal,
     JournalError,
     JournalFile,
 )
-from librarian_gui.core.safewrite import Swap, encode_like, read_snapshot, swap_in
+from librarian_gui.core.writing.safewrite import Swap, encode_like, read_snapshot, swap_in
 from tests.conftest import write
 
 

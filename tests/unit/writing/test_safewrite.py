@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core.safewrite import (
+from librarian_gui.core.writing.safewrite import (
     FileChanged,
     WriteRefused,
     atomic_write,
@@ -191,10 +191,10 @@ def test_failed_rename_leaves_file_and_folder_as_they_were(
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if exchange:
-        monkeypatch.setattr("librarian_gui.core.safewrite._exchange", full_disk)
+        monkeypatch.setattr("librarian_gui.core.writing.safewrite._exchange", full_disk)
     else:  # a file system that cannot exchange two names: the plain rename fails
-        monkeypatch.setattr("librarian_gui.core.safewrite._exchange", lambda a, b: False)
-        monkeypatch.setattr("librarian_gui.core.safewrite.os.replace", full_disk)
+        monkeypatch.setattr("librarian_gui.core.writing.safewrite._exchange", lambda a, b: False)
+        monkeypatch.setattr("librarian_gui.core.writing.safewrite.os.replace", full_disk)
     with pytest.raises(WriteRefused) as info:
         replace_file(vault, "n.md", b"new\n", snap.digest)
     assert str(info.value) == (
