@@ -14,8 +14,10 @@ from ..core.vault.filetree import FileTreeData
 from .watcher import FileBatch
 
 if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
+    from ..core.concepts.dictionary import Concept
     from ..core.index.delta import IndexDelta
     from ..core.index.index import VaultIndex
+    from ..core.parse.records import FileStamp
 
 _log = logging.getLogger(__name__)
 
@@ -35,12 +37,47 @@ class ScanRequest:
 @dataclass(frozen=True, slots=True)
 class Update:
     """What one batch changed, with the moves the watcher saw (watchdog's moved events) and
-    those the index recognised by content."""
+    those the index recognised by content; and what the panes show of it, taken by the
+    linker as it made the change, so the GUI thread need not take the index's lock (and
+    wait for the linker's next batch) to read them."""
 
     delta: IndexDelta
     renamed: tuple[tuple[str, str], ...]
     events: int
     seconds: float
+    # the notes added or changed, with their stamps (Recent changes sorts by their times)
+    stamps: tuple[tuple[str, FileStamp], ...] = ()
+    # notes, links, unresolved targets, concepts: the status bar's counts after the change
+    summary: tuple[int, int, int, int] = (0, 0, 0, 0)
+    # every note, sorted: only when notes came or went (the tagging tab lists them)
+    notes: tuple[str, ...] | None = None
+    # the dictionary's concepts: only when the dictionary was read again
+    concepts: tuple[Concept, ...] | None = None
+
+
+def _update(
+    index: VaultIndex,
+    delta: IndexDelta,
+    renamed: tuple[tuple[str, str], ...],
+    events: int,
+    seconds: float,
+) -> Update:
+    """The update of ``delta``, read from the index by its writer (no lock needed)."""
+    notes = index.notes
+    return Update(
+        delta,
+        renamed,
+        events,
+        seconds,
+        stamps=tuple(
+            (rel, notes[rel].stamp)
+            for rel in (*delta.notes_added, *delta.notes_changed)
+            if rel in notes
+        ),
+        summary=index.summary,
+        notes=tuple(sorted(notes)) if delta.notes_added or delta.notes_removed else None,
+        concepts=tuple(index.concepts.concepts) if delta.concepts_changed else None,
+    )
 
 
 class Linker(QObject):
@@ -130,7 +167,7 @@ class Linker(QObject):
             )
             return
         if not delta.empty:
-            self.updated.emit(Update(delta, (), 0, time.perf_counter() - started))
+            self.updated.emit(_update(self.index, delta, (), 0, time.perf_counter() - started))
 
     @Slot(object)
     def apply_batch(self, batch: FileBatch) -> None:
@@ -164,7 +201,7 @@ class Linker(QObject):
             )
             seconds = time.perf_counter() - started
             if not delta.empty:
-                self.updated.emit(Update(delta, renamed, batch.events, seconds))
+                self.updated.emit(_update(self.index, delta, renamed, batch.events, seconds))
 
 
 CHUNK_PATHS = 150

@@ -1,48 +1,135 @@
-"""The main window's File, Edit and Go menu actions (open a vault, excluded folders, the
-concept dictionary, external editor, undo, history, theme): a part of ``MainWindow``."""
+"""The main window's menus (File, Edit, Go, View) and what their items do to the open vault:
+excluded folders, the external editor, undo, back and forward."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QUrl, Slot
-from PySide6.QtGui import QAction, QDesktopServices
-from PySide6.QtWidgets import QApplication, QFileDialog, QInputDialog, QStatusBar, QWidget
+from PySide6.QtCore import QObject, QUrl, Signal, Slot
+from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMenu
 
-from .. import theme
+from ...services.settings import THEMES
 
 if TYPE_CHECKING:
     from ...services.model import VaultModel
     from ...services.session import VaultSession
     from ...services.settings import Settings
-    from ..concepts.tabs import ConceptTabs
 
 
-class WindowActions:
-    """Mixed into ``MainWindow``: the slots of its menus. Uses the window's open vault
-    (``model``, ``session``, ``concept_tabs``), ``settings`` and ``open_vault``."""
+class WindowActions(QObject):
+    """The menu bar of ``window``. What concerns the whole window is asked for by a signal;
+    what concerns the open vault (``set_vault``) is done here.
 
-    model: VaultModel | None
-    session: VaultSession | None
-    concept_tabs: ConceptTabs | None
-    settings: Settings
-    _theme_actions: list[QAction]
+    Signals:
+        vault_chosen(Path): File → Open Vault… or a recent vault was picked.
+        dictionary_chosen(object): a concept dictionary file was picked (a Path), or the
+            vault's own concepts.json (None).
+        theme_chosen(str): View → Theme: "system", "light" or "dark".
+        switcher_requested(), search_requested(), graph_requested(): Go menu items.
+    """
 
-    # MainWindow's and QMainWindow's (annotations only: nothing here shadows them)
-    open_vault: Callable[[Path], None]
-    statusBar: Callable[[], QStatusBar]
+    vault_chosen = Signal(object)
+    dictionary_chosen = Signal(object)
+    theme_chosen = Signal(str)
+    switcher_requested = Signal()
+    search_requested = Signal()
+    graph_requested = Signal()
 
-    def _parent(self) -> QWidget:
-        assert isinstance(self, QWidget)
-        return self
+    def __init__(self, window: QMainWindow, settings: Settings) -> None:
+        super().__init__(window)
+        self._window = window  # the dialogs' parent
+        self.settings = settings
+        self.model: VaultModel | None = None
+        self.session: VaultSession | None = None
+        bar = window.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(
+            file_menu, "&Open Vault…", self._on_open_vault_triggered, QKeySequence.StandardKey.Open
+        )
+        self.recent_menu = file_menu.addMenu("Recent Vaults")
+        self._action(file_menu, "Excluded Folders…", self._on_excluded_triggered)
+        self._action(file_menu, "Concept Dictionary…", self._on_dictionary_triggered)
+        self.own_dictionary_action = self._action(
+            file_menu, "Use the Vault's concepts.json", self._on_own_dictionary_triggered
+        )
+        file_menu.addSeparator()
+        self._action(
+            file_menu, "Open in External Editor", self._on_external_editor_triggered, "Ctrl+E"
+        )
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
+        edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action(
+            edit_menu, "&Undo Last Write", self._on_undo_triggered, QKeySequence.StandardKey.Undo
+        )
+        go_menu = bar.addMenu("&Go")
+        self._action(go_menu, "&Quick Switcher…", self.switcher_requested.emit, "Ctrl+O")
+        self._action(go_menu, "&Search", self.search_requested.emit, "Ctrl+Shift+F")
+        self._action(go_menu, "&Graph", self.graph_requested.emit, "Ctrl+G")
+        self.back_action = self._action(go_menu, "&Back", self.go_back, "Alt+Left")
+        self.forward_action = self._action(go_menu, "&Forward", self.go_forward, "Alt+Right")
+        self.back_action.setEnabled(False)
+        self.forward_action.setEnabled(False)
+        view_menu = bar.addMenu("&View")
+        theme_menu = view_menu.addMenu("Theme")
+        for name in THEMES:
+            action = theme_menu.addAction(name.capitalize())
+            action.setCheckable(True)
+            action.setChecked(settings.theme() == name)
+            action.triggered.connect(lambda _=False, n=name: self.theme_chosen.emit(n))
+        self._theme_actions = theme_menu.actions()
+
+    def _action(
+        self, menu: QMenu, text: str, slot: Callable[..., Any], shortcut: Any = None
+    ) -> QAction:
+        action = menu.addAction(text)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def set_vault(
+        self, model: VaultModel | None, session: VaultSession | None, *, own_dictionary: bool
+    ) -> None:
+        """The vault the items act on (None: none open). ``own_dictionary``: whether
+        "Use the Vault's concepts.json" has something to go back from."""
+        self.model, self.session = model, session
+        self.own_dictionary_action.setEnabled(own_dictionary)
+        self.undo_action.setEnabled(session.can_undo() if session is not None else False)
+
+    def fill_recent_vaults(self, paths: list[Path]) -> None:
+        self.recent_menu.clear()
+        for path in paths:
+            action = self.recent_menu.addAction(str(path))
+            action.triggered.connect(lambda _=False, p=path: self.vault_chosen.emit(p))
+
+    def check_theme(self, name: str) -> None:
+        for action in self._theme_actions:
+            action.setChecked(action.text().lower() == name)
+
+    @Slot(bool, bool)
+    def show_history(self, back: bool, forward: bool) -> None:
+        self.back_action.setEnabled(back)
+        self.forward_action.setEnabled(forward)
+
+    @Slot()
+    def go_back(self) -> None:
+        if self.session is not None:
+            self.session.go_back()
+
+    @Slot()
+    def go_forward(self) -> None:
+        if self.session is not None:
+            self.session.go_forward()
 
     @Slot()
     def _on_open_vault_triggered(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self._parent(), "Open Vault")
+        folder = QFileDialog.getExistingDirectory(self._window, "Open Vault")
         if folder:
-            self.open_vault(Path(folder))
+            self.vault_chosen.emit(Path(folder))
 
     @Slot()
     def _on_excluded_triggered(self) -> None:
@@ -50,7 +137,7 @@ class WindowActions:
             return
         current = "\n".join(self.model.excluded)
         text, ok = QInputDialog.getMultiLineText(
-            self._parent(),
+            self._window,
             "Excluded Folders",
             "Folders to leave out of the index, one per line (vault paths, e.g. templates).\n"
             "A .librarianignore file in the vault can exclude more (gitignore syntax).",
@@ -61,45 +148,22 @@ class WindowActions:
             self.settings.set_excluded(self.model.root, folders)
             self.model.rescan(folders)
 
-    def use_dictionary(self, path: Path | None) -> bool:
-        """Use this concept dictionary for the open vault from now on (None: the vault's
-        own concepts.json): remembered per vault; the vault is indexed again with it.
-        False when the user kept unsaved dictionary edits instead."""
-        if self.model is None:
-            return False
-        tabs = self.concept_tabs
-        if (
-            tabs is not None
-            and tabs.editor.dirty
-            and not tabs.editor.confirm(
-                "Concept dictionary",
-                "The dictionary has unsaved edits. Discard them and switch dictionaries?",
-            )
-        ):
-            return False
-        root = self.model.root
-        self.settings.set_dictionary(root, path.expanduser().resolve() if path else None)
-        self.open_vault(root)
-        assert self.model is not None
-        self.statusBar().showMessage(f"Concept dictionary: {self.model.dictionary_path}", 8000)
-        return True
-
     @Slot()
     def _on_dictionary_triggered(self) -> None:
         if self.model is None:
             return
         path, _ = QFileDialog.getOpenFileName(
-            self._parent(),
+            self._window,
             "Concept Dictionary",
             str(self.model.dictionary_path.parent),
             "Concept dictionaries (*.json);;All files (*)",
         )
         if path:
-            self.use_dictionary(Path(path))
+            self.dictionary_chosen.emit(Path(path))
 
     @Slot()
     def _on_own_dictionary_triggered(self) -> None:
-        self.use_dictionary(None)
+        self.dictionary_chosen.emit(None)
 
     @Slot()
     def _on_external_editor_triggered(self) -> None:
@@ -113,24 +177,3 @@ class WindowActions:
     def _on_undo_triggered(self) -> None:
         if self.session is not None:
             self.session.undo_last()
-
-    @Slot()
-    def _on_back_triggered(self) -> None:
-        if self.session is not None:
-            self.session.go_back()
-
-    @Slot()
-    def _on_forward_triggered(self) -> None:
-        if self.session is not None:
-            self.session.go_forward()
-
-    def set_theme(self, name: str) -> None:
-        self.settings.set_theme(name)
-        for action in self._theme_actions:
-            action.setChecked(action.text().lower() == name)
-        dark = theme.resolve(name)
-        app = QApplication.instance()
-        if isinstance(app, QApplication):
-            theme.apply(app, dark)
-        if self.session is not None:
-            self.session.set_dark(dark)

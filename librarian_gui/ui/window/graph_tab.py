@@ -1,46 +1,42 @@
 """The main window's graph tab: its modules imported ahead on a thread, its view made while
-hidden once they are in (or on the first Ctrl+G), wired to its session: a part of
-``MainWindow``."""
+hidden once they are in (or on the first Ctrl+G), wired to the vault's graph session."""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Slot
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from ...core.courtesy import courteous
-from ...core.index.delta import gc_paused
+from ...core.index.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from ...services.preload import preload
 from .. import theme
 
 if TYPE_CHECKING:
     from ...services.graph_session import GraphSession
-    from ...services.session import VaultSession
     from ...services.settings import Settings
     from ..graph.view import GraphView
-    from ..panes.preview import PreviewView
 
 GRAPH_IMPORT_DELAY_MS = 3000  # after the index is ready, or after the last update
 GRAPH_MODULES_POLL_MS = 20  # once the import started: how often to look whether it is done
 QT_TYPES_SLICE_S = 0.004  # PySide's classes made per event-loop turn before the import
 
 
-class WindowGraph:
-    """Mixed into ``MainWindow``: the graph tab, made ahead while hidden or on the first
-    Ctrl+G."""
+class GraphTab(QObject):
+    """The centre's Graph tab: a placeholder until the graph's modules are in, then the graph
+    view, made ahead while hidden or on the first Ctrl+G, wired to the open vault's graph
+    session.
 
-    graph: GraphView | None
-    graph_session: GraphSession | None
-    session: VaultSession | None
-    settings: Settings
-    centre: QTabWidget
-    preview: PreviewView
-    _graph_placeholder: QWidget
-    _on_centre_current_changed: Callable[[int], None]  # MainWindow's (an annotation only)
+    Signals:
+        node_activated(str, str): a node's kind ("note", "concept", "unresolved") and id,
+            double-clicked on the canvas.
+    """
+
+    node_activated = Signal(str, str)
 
     # The graph's modules load on a thread ahead of the first Ctrl+G, once the vault has been
     # quiet a while: the import (pyqtgraph, scipy) takes the interpreter lock in turns for
@@ -49,170 +45,223 @@ class WindowGraph:
     # (A deadline 15 s after the index used to start it anyway: in the middle of a
     # 2,000-file burst it doubled the window's worst lag, 33 → 83 ms.)
 
-    def _init_graph_import(self) -> None:
-        assert isinstance(self, QObject)
-        self._graph_import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
-        self._graph_import_timer.timeout.connect(self._start_graph_import)
-        self._graph_imported = False
+    def __init__(self, centre: QTabWidget, settings: Settings, parent: QObject | None = None):
+        super().__init__(parent)
+        self.centre = centre
+        self.settings = settings
+        # The view's widgets pull in pyqtgraph and numpy (~0.4 s): made once they are in.
+        self.view: GraphView | None = None
+        self.placeholder = QWidget()
+        centre.addTab(self.placeholder, "Graph")
+        self._session: GraphSession | None = None
+        self._selected: str | None = None  # the place the preview shows
+        self._import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
+        self._import_timer.timeout.connect(self._on_import_timer_timeout)
+        self.imported = False
         self._qt_names: Iterator[tuple[object, str]] = iter(())
         self._qt_types_timer = QTimer(self, interval=0)
-        self._qt_types_timer.timeout.connect(self._on_qt_types_timeout)
+        self._qt_types_timer.timeout.connect(self._on_qt_types_timer_timeout)
         # Once the modules are in, the view is made, drawn once while hidden and put in its
         # tab, a step per event-loop turn (shown too if a Ctrl+G is waiting for it): made
         # and first shown on Ctrl+G, next to the graph build's thread, it froze the window
         # 100-200 ms.
-        self._graph_modules_poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
-        self._graph_modules_poll.timeout.connect(self._on_graph_modules_poll_timeout)
-        self._graph_warm = QTimer(self, singleShot=True, interval=0)
-        self._graph_warm.timeout.connect(self._on_graph_warm_timeout)
-        self._graph_show = QTimer(self, singleShot=True, interval=0)
-        self._graph_show.timeout.connect(self._on_graph_show_timeout)
-        self._graph_pending: GraphView | None = None  # made, not yet in its tab
+        self._modules_poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
+        self._modules_poll.timeout.connect(self._on_modules_poll_timeout)
+        self._warm = QTimer(self, singleShot=True, interval=0)
+        self._warm.timeout.connect(self._on_warm_timeout)
+        self._show = QTimer(self, singleShot=True, interval=0)
+        self._show.timeout.connect(self._on_show_timeout)
+        self._pending: GraphView | None = None  # made, not yet in its tab
+        centre.currentChanged.connect(self._on_centre_current_changed)
 
-    def _schedule_graph_import(self) -> None:
-        self._graph_import_timer.start()
+    def set_session(self, session: GraphSession | None) -> None:
+        """The open vault's graph session (None: no vault open)."""
+        self._session = session
+        if session is None:
+            return
+        session.graph_ready.connect(self._on_session_graph_ready)
+        session.positions_ready.connect(self._on_session_positions_ready)
+        if self.view is not None:
+            self._connect_view(self.view, session)
 
-    def _postpone_graph_import(self) -> None:
-        if self._graph_import_timer.isActive():
-            self._graph_import_timer.start()  # not while files are being saved
+    def stop(self) -> None:
+        """The window closes: no timer of the tab fires after it."""
+        for timer in (
+            self._import_timer,
+            self._qt_types_timer,
+            self._modules_poll,
+            self._warm,
+            self._show,
+        ):
+            timer.stop()
 
-    def _start_graph_import(self) -> None:
+    def select(self, node: str) -> None:
+        """The preview shows ``node``: the canvas marks it (once there is one)."""
+        self._selected = node
+        if self.view is not None:
+            self.view.canvas.select(node)
+
+    def schedule_import(self) -> None:
+        """The index is ready: load the graph's modules once the vault has been quiet."""
+        if self.view is None:  # the first Ctrl+G then only builds widgets (0.6 s → 0.15 s)
+            self._import_timer.start()
+
+    def postpone_import(self) -> None:
+        if self._import_timer.isActive():
+            self._import_timer.start()  # not while files are being saved
+
+    def show_tab(self) -> None:
+        """Ctrl+G: the graph's tab in front (the placeholder while its modules load)."""
+        self.centre.setCurrentWidget(self._ensure_view())
+        self._on_centre_current_changed(self.centre.currentIndex())
+
+    def is_shown(self) -> bool:
+        return self.view is not None and self.centre.currentWidget() is self.view
+
+    def _start_import(self) -> None:
         """PySide's classes first, here in slices; then the import thread."""
-        self._graph_import_timer.stop()
-        if not self._graph_imported:
-            self._graph_imported = True
+        self._import_timer.stop()
+        if not self.imported:
+            self.imported = True
             self._qt_names = qt_type_names()
             self._qt_types_timer.start()
 
     @Slot()
-    def _on_qt_types_timeout(self) -> None:
+    def _on_import_timer_timeout(self) -> None:
+        self._start_import()
+
+    @Slot()
+    def _on_qt_types_timer_timeout(self) -> None:
         if make_qt_types(self._qt_names, QT_TYPES_SLICE_S):
             self._qt_types_timer.stop()
             start_graph_import()
-            self._graph_modules_poll.start()
+            self._modules_poll.start()
 
-    def _connect_graph(self, graph: GraphView, graph_session: GraphSession) -> None:
+    def _connect_view(self, view: GraphView, session: GraphSession) -> None:
         """The graph tab's controls → its session (once both exist)."""
         for signal, slot in (
-            (graph.scope_changed, graph_session.set_scope),
-            (graph.paused, graph_session.set_paused),
-            (graph.filters_changed, graph_session.set_filters),
-            (graph.forces_changed, graph_session.set_forces),
-            (graph.layout_reset, graph_session.reset_layout),
-            (graph.node_dragged, graph_session.drag_node),
-            (graph.node_released, graph_session.release_node),
-            (graph.node_activated, self._on_graph_node_activated),
+            (view.scope_changed, session.set_scope),
+            (view.paused, session.set_paused),
+            (view.filters_changed, session.set_filters),
+            (view.forces_changed, session.set_forces),
+            (view.layout_reset, session.reset_layout),
+            (view.node_dragged, session.drag_node),
+            (view.node_released, session.release_node),
         ):
             signal.connect(slot)
-        graph_session.set_scope(*graph.scope())
-        graph_session.set_filters(graph.graph_filter())
-        graph_session.set_forces(graph.forces())
-        graph_session.set_active(self.centre.currentWidget() is graph)
+        session.set_scope(*view.scope())
+        session.set_filters(view.graph_filter())
+        session.set_forces(view.forces())
+        session.set_active(self.centre.currentWidget() is view)
 
-    def _ensure_graph(self) -> QWidget:
+    def _ensure_view(self) -> QWidget:
         """The graph tab's view, made if need be; the placeholder, saying so, while the
         import thread loads the graph's modules (started now if the vault never rested;
         imported here instead, they froze the window 0.4-2 s): the view is made once they
         are loaded."""
-        if self.graph is None and not graph_modules_loaded.is_set():
-            self._start_graph_import()
-            self._wait_for_graph_modules()
-            return self._graph_placeholder
-        if self.graph is None:
-            return self._make_graph_view()
-        return self.graph
+        if self.view is None and not graph_modules_loaded.is_set():
+            self._start_import()
+            self._wait_for_modules()
+            return self.placeholder
+        if self.view is None:
+            return self._make_view()
+        return self.view
 
-    def _new_graph_view(self) -> GraphView:
+    def _new_view(self) -> GraphView:
         from ..graph.view import GraphView  # loaded by the import thread
 
-        return GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+        view = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+        view.node_activated.connect(self._on_view_node_activated)
+        return view
 
-    def _make_graph_view(self) -> GraphView:
+    def _make_view(self) -> GraphView:
         """The graph view (the one made ahead if any), in the placeholder's tab, which stays
         the current one or not."""
-        self._graph_modules_poll.stop()
-        self.graph = self._graph_pending or self._new_graph_view()
-        self._graph_pending = None
-        index = self.centre.indexOf(self._graph_placeholder)
+        self._modules_poll.stop()
+        self.view = self._pending or self._new_view()
+        self._pending = None
+        index = self.centre.indexOf(self.placeholder)
         current = self.centre.currentIndex()
         self.centre.blockSignals(True)
         try:
             self.centre.removeTab(index)
-            self.centre.insertTab(index, self.graph, "Graph")
+            self.centre.insertTab(index, self.view, "Graph")
             self.centre.setCurrentIndex(current)
         finally:
             self.centre.blockSignals(False)
-        if self.graph_session is not None:
-            self._connect_graph(self.graph, self.graph_session)
-        return self.graph
+        if self._session is not None:
+            self._connect_view(self.view, self._session)
+        if self._selected is not None:
+            self.view.canvas.select(self._selected)
+        return self.view
 
     @Slot()
-    def _on_graph_modules_poll_timeout(self) -> None:
+    def _on_modules_poll_timeout(self) -> None:
         if not graph_modules_loaded.is_set():
             return
-        self._graph_modules_poll.stop()
-        if self.graph is None and self._graph_pending is None:
-            self._graph_pending = self._new_graph_view()
-            self._graph_warm.start()
+        self._modules_poll.stop()
+        if self.view is None and self._pending is None:
+            self._pending = self._new_view()
+            self._warm.start()
 
     @Slot()
-    def _on_graph_warm_timeout(self) -> None:
+    def _on_warm_timeout(self) -> None:
         """Draw the hidden view once: its widgets get polished, laid out and their fonts
         cached now rather than when first shown. It goes in its tab in the turn after."""
-        pending = self._graph_pending
+        pending = self._pending
         if pending is None:
             return
         size = self.centre.currentWidget().size()
         pending.resize(size)
         pending.render(QPixmap(size))
-        self._graph_show.start()
+        self._show.start()
 
     @Slot()
-    def _on_graph_show_timeout(self) -> None:
-        if self.graph is not None or self._graph_pending is None:
+    def _on_show_timeout(self) -> None:
+        if self.view is not None or self._pending is None:
             return
-        if self.centre.currentWidget() is self._graph_placeholder:
-            self._on_graph_triggered()  # a Ctrl+G has been waiting for it
+        if self.centre.currentWidget() is self.placeholder:
+            self.show_tab()  # a Ctrl+G has been waiting for it
         else:
-            self._make_graph_view()
+            self._make_view()
 
-    def _wait_for_graph_modules(self) -> None:
-        if self._graph_placeholder.layout() is None:
-            loading = QLabel("Loading the graph…", self._graph_placeholder)
+    def _wait_for_modules(self) -> None:
+        if self.placeholder.layout() is None:
+            loading = QLabel("Loading the graph…", self.placeholder)
             loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            QVBoxLayout(self._graph_placeholder).addWidget(loading)
-        if not self._graph_modules_poll.isActive():
-            self._graph_modules_poll.start()
+            QVBoxLayout(self.placeholder).addWidget(loading)
+        if not self._modules_poll.isActive():
+            self._modules_poll.start()
 
-    @Slot()
-    def _on_graph_triggered(self) -> None:
-        self.centre.setCurrentWidget(self._ensure_graph())
-        self._on_centre_current_changed(self.centre.currentIndex())
+    @Slot(int)
+    def _on_centre_current_changed(self, _index: int) -> None:
+        if self.centre.currentWidget() is self.placeholder:
+            self.centre.setCurrentWidget(self._ensure_view())
+            return
+        if self._session is not None:
+            self._session.set_active(self.is_shown())
 
     @Slot(str)
-    def _on_graph_node_activated(self, node: str) -> None:
-        if self.session is None:
-            return
+    def _on_view_node_activated(self, node: str) -> None:
         kind = "note"
-        if node.startswith("//concept/"):
+        if node.startswith(CONCEPT_PREFIX):
             kind = "concept"
-        elif node.startswith("//unresolved/"):
+        elif node.startswith(UNRESOLVED_PREFIX):
             kind = "unresolved"
-        self.session.open_node(kind, node, "")
-        self.centre.setCurrentWidget(self.preview)
+        self.node_activated.emit(kind, node)
 
     @Slot(object, object)
-    def _on_graph_session_graph_ready(self, graph: Any, positions: Any) -> None:
-        if self.graph is None:
+    def _on_session_graph_ready(self, graph: Any, positions: Any) -> None:
+        if self.view is None:
             return
-        self.graph.show_graph(graph, positions, fit=not self.graph.canvas.ids)
-        if self.session is not None and self.session.current is not None:
-            self.graph.canvas.select(self.session.current.node)
+        self.view.show_graph(graph, positions, fit=not self.view.canvas.ids)
+        if self._selected is not None:
+            self.view.canvas.select(self._selected)
 
     @Slot(object, bool, float)
-    def _on_graph_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
-        if self.graph is not None:
-            self.graph.show_positions(positions, settled, rate)
+    def _on_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
+        if self.view is not None:
+            self.view.show_positions(positions, settled, rate)
 
 
 # Set once the thread has loaded the graph's modules (benchmarks wait for it).
@@ -243,22 +292,15 @@ def make_qt_types(names: Iterator[tuple[object, str]], budget_s: float) -> bool:
     return True
 
 
+# What the graph tab's first showing imports: pyqtgraph and numpy (through the view's module)
+# and the layout's modules (scipy's fft, spatial, sparse, ...: 0.5 s), imported by the layout
+# thread on the first Ctrl+G, beside the graph's first paints otherwise.
+GRAPH_MODULES = (
+    "librarian_gui.core.graph.layout",
+    "librarian_gui.core.graph.layout_cache",
+    "librarian_gui.ui.graph.view",
+)
+
+
 def start_graph_import() -> None:
-    threading.Thread(target=_import_graph_modules, daemon=True).start()
-
-
-def _import_graph_modules() -> None:
-    """Load pyqtgraph and numpy (through the graph view's module) and the layout's modules
-    off the GUI thread. They define classes only; no Qt object is made here."""
-    try:
-        # The collector paused: a full collection the import's allocations set off held
-        # the lock 40-60 ms. What the import made lives as long as the process and is
-        # frozen out of the collector's sight afterwards (each full collection walked it
-        # again: 0.1 s, GIL held).
-        with gc_paused(), courteous():  # the import's own code pauses for the window too
-            # The layout's modules too (scipy's fft, spatial, sparse, ...: 0.5 s): imported
-            # by the layout thread on the first Ctrl+G, beside the graph's first paints.
-            from ...core.graph import layout, layout_cache  # noqa: F401
-            from ..graph import view as graph_view  # noqa: F401
-    finally:
-        graph_modules_loaded.set()
+    preload(GRAPH_MODULES, done=graph_modules_loaded)

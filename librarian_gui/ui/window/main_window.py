@@ -8,15 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QMouseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QMouseEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QLabel,
     QMainWindow,
-    QMenu,
     QProgressBar,
     QSplitter,
     QTabWidget,
-    QWidget,
 )
 
 from ...services.graph_session import GraphSession
@@ -24,10 +23,7 @@ from ...services.history import Place
 from ...services.linker import Update
 from ...services.model import VaultModel
 from ...services.session import VaultSession
-
-if TYPE_CHECKING:
-    from ..graph.view import GraphView
-from ...services.settings import THEMES, Settings
+from ...services.settings import Settings
 from .. import theme
 from ..concepts.tabs import ConceptTabs
 from ..panes.backlinks import BacklinksPane
@@ -42,16 +38,21 @@ from ..panes.switcher import QuickSwitcher
 from ..panes.tags import TagsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
-from .graph_tab import WindowGraph
+from .graph_tab import GraphTab
 from .side_lists import WindowLists
+
+if TYPE_CHECKING:
+    from ..graph.view import GraphView
 
 PROGRESS_EVERY_S = 0.25
 SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
-class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
-    """The application window for one vault at a time.
+class MainWindow(WindowLists, QMainWindow):
+    """The application window for one vault at a time. It makes the parts (panes, the graph
+    tab, the menus) and wires them to each other and to the open vault's services, all in
+    ``_connect_parts`` and ``_connect_vault``.
 
     Signals:
         vault_changed(Path): another vault was opened in this window.
@@ -82,15 +83,36 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self._requested_note = open_note
         self.missing_note: str | None = None  # the requested NOTE, when no note has that name
         self._init_lists()
-        self._init_graph_import()
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.graph_session: GraphSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
-        self._build_menus()
+        self.actions = WindowActions(self, self.settings)
+        self._connect_parts()
         self._restore_layout()
         self.open_vault(vault)
+
+    @property
+    def graph(self) -> GraphView | None:
+        """The graph tab's view, once made."""
+        return self.graph_tab.view
+
+    @property
+    def undo_action(self) -> QAction:
+        return self.actions.undo_action
+
+    @property
+    def back_action(self) -> QAction:
+        return self.actions.back_action
+
+    @property
+    def forward_action(self) -> QAction:
+        return self.actions.forward_action
+
+    @property
+    def own_dictionary_action(self) -> QAction:
+        return self.actions.own_dictionary_action
 
     # ------------------------------------------------------------ layout
 
@@ -112,11 +134,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.preview = PreviewView()
         self.centre = QTabWidget()
         self.centre.addTab(self.preview, "Preview")
-        # The graph tab's widgets pull in pyqtgraph and numpy (~0.4 s): built when first shown.
-        self.graph: GraphView | None = None
-        self._graph_placeholder = QWidget()
-        self.centre.addTab(self._graph_placeholder, "Graph")
-        self.centre.currentChanged.connect(self._on_centre_current_changed)
+        self.graph_tab = GraphTab(self.centre, self.settings, parent=self)
         self.backlinks = BacklinksPane()
         self.outgoing = OutgoingPane()
         self.outline = Outline()
@@ -139,61 +157,24 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
-        self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
         self.preview.viewport().installEventFilter(self)
         self.recent.set_period(self.settings.recent_period())
+
+    def _connect_parts(self) -> None:
+        """The parts to each other: what does not depend on the open vault."""
+        actions = self.actions
+        actions.vault_chosen.connect(self.open_vault)
+        actions.dictionary_chosen.connect(self.use_dictionary)
+        actions.theme_chosen.connect(self.set_theme)
+        actions.switcher_requested.connect(self.switcher.open_switcher)
+        actions.search_requested.connect(self._on_actions_search_requested)
+        actions.graph_requested.connect(self.graph_tab.show_tab)
+        self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
-
-    def _build_menus(self) -> None:
-        bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
-        self._action(
-            file_menu, "&Open Vault…", self._on_open_vault_triggered, QKeySequence.StandardKey.Open
-        )
-        self.recent_menu = file_menu.addMenu("Recent Vaults")
-        self._action(file_menu, "Excluded Folders…", self._on_excluded_triggered)
-        self._action(file_menu, "Concept Dictionary…", self._on_dictionary_triggered)
-        self.own_dictionary_action = self._action(
-            file_menu, "Use the Vault's concepts.json", self._on_own_dictionary_triggered
-        )
-        file_menu.addSeparator()
-        self._action(
-            file_menu, "Open in External Editor", self._on_external_editor_triggered, "Ctrl+E"
-        )
-        file_menu.addSeparator()
-        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
-        edit_menu = bar.addMenu("&Edit")
-        self.undo_action = self._action(
-            edit_menu, "&Undo Last Write", self._on_undo_triggered, QKeySequence.StandardKey.Undo
-        )
-        go_menu = bar.addMenu("&Go")
-        self._action(go_menu, "&Quick Switcher…", self._on_switcher_triggered, "Ctrl+O")
-        self._action(go_menu, "&Search", self._on_search_triggered, "Ctrl+Shift+F")
-        self._action(go_menu, "&Graph", self._on_graph_triggered, "Ctrl+G")
-        self.back_action = self._action(go_menu, "&Back", self._on_back_triggered, "Alt+Left")
-        self.forward_action = self._action(
-            go_menu, "&Forward", self._on_forward_triggered, "Alt+Right"
-        )
-        self.back_action.setEnabled(False)
-        self.forward_action.setEnabled(False)
-        view_menu = bar.addMenu("&View")
-        theme_menu = view_menu.addMenu("Theme")
-        for name in THEMES:
-            action = theme_menu.addAction(name.capitalize())
-            action.setCheckable(True)
-            action.setChecked(self.settings.theme() == name)
-            action.triggered.connect(lambda _=False, n=name: self.set_theme(n))
-        self._theme_actions = theme_menu.actions()
-
-    def _action(self, menu: QMenu, text: str, slot: Any, shortcut: Any = None) -> QAction:
-        action = menu.addAction(text)
-        if shortcut is not None:
-            action.setShortcut(QKeySequence(shortcut))
-        action.triggered.connect(slot)
-        return action
+        self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -219,11 +200,11 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             dictionary=dictionary,
             parent=self,
         )
-        self.own_dictionary_action.setEnabled(dictionary is not None)
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_session = GraphSession(self.model, parent=self)
         self.preview.set_vault_root(root)
-        self._connect_signals(self.model, self.session)
+        self._connect_vault(self.model, self.session, self.graph_session)
+        self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
             self.model,
             self.centre,
@@ -232,7 +213,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             parent=self,
         )
         self.settings.vault_opened(root)
-        self._fill_recent_vaults()
+        self.actions.fill_recent_vaults(self.settings.recent_vaults())
         self.recent.set_previous_session(self.settings.previous_session(root))
         self.setWindowTitle(f"{root.name} — Librarian")
         self.counts.setText("Indexing…")
@@ -269,16 +250,48 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.model = None
         self.session = None
         self.graph_session = None
+        self.graph_tab.set_session(None)
+        self.actions.set_vault(None, None, own_dictionary=False)
 
-    def _fill_recent_vaults(self) -> None:
-        self.recent_menu.clear()
-        for path in self.settings.recent_vaults():
-            action = self.recent_menu.addAction(str(path))
-            action.triggered.connect(lambda _=False, p=path: self.open_vault(p))
+    def use_dictionary(self, path: Path | None) -> bool:
+        """Use this concept dictionary for the open vault from now on (None: the vault's
+        own concepts.json): remembered per vault; the vault is indexed again with it.
+        False when the user kept unsaved dictionary edits instead."""
+        if self.model is None:
+            return False
+        tabs = self.concept_tabs
+        if (
+            tabs is not None
+            and tabs.editor.dirty
+            and not tabs.editor.confirm(
+                "Concept dictionary",
+                "The dictionary has unsaved edits. Discard them and switch dictionaries?",
+            )
+        ):
+            return False
+        root = self.model.root
+        self.settings.set_dictionary(root, path.expanduser().resolve() if path else None)
+        self.open_vault(root)
+        assert self.model is not None
+        self.statusBar().showMessage(f"Concept dictionary: {self.model.dictionary_path}", 8000)
+        return True
+
+    def set_theme(self, name: str) -> None:
+        self.settings.set_theme(name)
+        self.actions.check_theme(name)
+        dark = theme.resolve(name)
+        app = QApplication.instance()
+        if isinstance(app, QApplication):
+            theme.apply(app, dark)
+        if self.session is not None:
+            self.session.set_dark(dark)
 
     # ------------------------------------------------------------ wiring
 
-    def _connect_signals(self, model: VaultModel, session: VaultSession) -> None:
+    def _connect_vault(
+        self, model: VaultModel, session: VaultSession, graph_session: GraphSession
+    ) -> None:
+        """The parts to the open vault's services (disconnected when they are deleted)."""
         model.scan_progressed.connect(self._on_model_scan_progressed)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
@@ -291,19 +304,14 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         session.unlinked_ready.connect(self.backlinks.show_unlinked)
         session.outline_ready.connect(self.outline.show_headings)
         session.outgoing_ready.connect(self.outgoing.show_links)
-        session.history_changed.connect(self._on_session_history_changed)
+        session.history_changed.connect(self.actions.show_history)
         session.files_reset.connect(self.tree.install)
         session.message.connect(self._on_session_message)
-        session.undo_changed.connect(self.undo_action.setEnabled)
+        session.undo_changed.connect(self.actions.undo_action.setEnabled)
         session.switcher_ready.connect(self.switcher.set_index)
         session.warnings_changed.connect(self._on_session_warnings_changed)
-        assert self.graph_session is not None
-        self.graph_session.graph_ready.connect(self._on_graph_session_graph_ready)
-        self.graph_session.positions_ready.connect(self._on_graph_session_positions_ready)
-        if self.graph is not None:
-            self._connect_graph(self.graph, self.graph_session)
         session.search_ready.connect(self._on_session_search_ready)
-        self.undo_action.setEnabled(session.can_undo())
+        self.graph_tab.set_session(graph_session)
         # widgets → session (disconnected from the previous session by deleteLater)
         for signal, slot in (
             (self.tree.note_selected, session.open_note),
@@ -340,13 +348,13 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
     @Slot(object)
     def _on_model_index_ready(self, _index: object) -> None:
         self.progress.hide()
-        self._refresh_counts()
+        if self.model is not None and self.model.index is not None:
+            self._show_counts(self.model.index.summary)
         QTimer.singleShot(0, self._refresh_lists)  # its own event-loop turn: no long stall
-        if self.graph is None:  # the first Ctrl+G then only builds widgets (0.6 s → 0.15 s)
-            # Not at once: the first note's render, its backlinks and unlinked mentions run
-            # on job threads now, and every thread that runs Python keeps the GUI thread
-            # waiting for the interpreter lock a little longer.
-            self._schedule_graph_import()
+        # Not at once: the first note's render, its backlinks and unlinked mentions run on
+        # job threads now, and every thread that runs Python keeps the GUI thread waiting
+        # for the interpreter lock a little longer.
+        self.graph_tab.schedule_import()
         # Its own event-loop turn too: every slot of index_ready runs in this one.
         QTimer.singleShot(0, self._open_first_note)
 
@@ -365,19 +373,15 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
         delta = update.delta
-        self._postpone_graph_import()
+        self.graph_tab.postpone_import()
         self.tree.remove_files((*delta.notes_removed, *delta.attachments_removed))
         self.tree.add_files(delta.notes_added, "note")
         self.tree.add_files(delta.attachments_added, "attachment")
         if self.session is not None and self.session.current is not None:
             self.tree.select(self.session.current.node)
-        self._refresh_counts()
-        with self.model.read() as index:  # type: ignore[union-attr]
-            stamps = {
-                rel: index.notes[rel].stamp for rel in (*delta.notes_added, *delta.notes_changed)
-            }
+        self._show_counts(update.summary)
         self.recent.notes_changed(
-            {rel: stamp.mtime_ns / 1e9 for rel, stamp in stamps.items()}, delta.notes_removed
+            {rel: stamp.mtime_ns / 1e9 for rel, stamp in update.stamps}, delta.notes_removed
         )
         self._tags_timer.start()
 
@@ -387,12 +391,10 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.counts.setText("Not indexed")
         self.statusBar().showMessage(f"Cannot read the vault: {message}")
 
-    def _refresh_counts(self) -> None:
+    def _show_counts(self, summary: tuple[int, int, int, int]) -> None:
         """The counts the linker took after its last scan or update (walking 10,000 notes
         here took 5-10 ms of the GUI thread at every update)."""
-        if self.model is None or not self.model.ready or self.model.index is None:
-            return
-        notes, links, ghosts, concepts = self.model.index.summary
+        notes, links, ghosts, concepts = summary
         self.counts.setText(
             f"{notes:,} notes · {links:,} links · {ghosts:,} unresolved · {concepts:,} concepts"
         )
@@ -441,8 +443,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
             self.tree.select(place.node)
         if self.graph_session is not None:
             self.graph_session.set_centre(place.node)
-        if self.graph is not None:
-            self.graph.canvas.select(place.node)
+        self.graph_tab.select(place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -461,11 +462,6 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.warnings.show()
         self.warnings.raise_()
         self.warnings.activateWindow()
-
-    @Slot(bool, bool)
-    def _on_session_history_changed(self, back: bool, forward: bool) -> None:
-        self.back_action.setEnabled(back)
-        self.forward_action.setEnabled(forward)
 
     @Slot(str)
     def _on_session_message(self, text: str) -> None:
@@ -497,15 +493,11 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         else:
             self.search.show_hits(query, result)  # type: ignore[arg-type]
 
-    @Slot(int)
-    def _on_centre_current_changed(self, _index: int) -> None:
-        if self.centre.currentWidget() is self._graph_placeholder:
-            self.centre.setCurrentWidget(self._ensure_graph())
-            return
-        if self.graph_session is not None:
-            self.graph_session.set_active(
-                self.graph is not None and self.centre.currentWidget() is self.graph
-            )
+    @Slot(str, str)
+    def _on_graph_tab_node_activated(self, kind: str, node: str) -> None:
+        if self.session is not None:
+            self.session.open_node(kind, node, "")
+            self.centre.setCurrentWidget(self.preview)
 
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
@@ -518,11 +510,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.search.set_query(f"tag:{tag}")
 
     @Slot()
-    def _on_switcher_triggered(self) -> None:
-        self.switcher.open_switcher()
-
-    @Slot()
-    def _on_search_triggered(self) -> None:
+    def _on_actions_search_requested(self) -> None:
         self.left.setCurrentWidget(self.search)
         self.search.focus_query()
 
@@ -554,7 +542,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         if view == "unlinked":
             self.backlinks.splitter.setSizes([200, 600])
         if view == "graph":
-            self._on_graph_triggered()
+            self.graph_tab.show_tab()
         elif view in ("editor", "suggestions") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
@@ -570,10 +558,10 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.MouseButtonPress and isinstance(event, QMouseEvent):
             if event.button() == Qt.MouseButton.BackButton:
-                self._on_back_triggered()
+                self.actions.go_back()
                 return True
             if event.button() == Qt.MouseButton.ForwardButton:
-                self._on_forward_triggered()
+                self.actions.go_forward()
                 return True
         return super().eventFilter(watched, event)
 
@@ -582,6 +570,7 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         self.settings.set_splitter("main", self.splitter.saveState())
         self.settings.set_recent_period(str(self.recent.period.currentData()))
         self.warnings.close()
+        self.graph_tab.stop()
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)

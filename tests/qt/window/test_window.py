@@ -254,30 +254,30 @@ def test_excluding_a_folder_in_the_app_drops_it_from_tree_and_index(
 def test_the_graph_modules_load_once_the_vault_is_quiet_or_on_the_first_ctrl_g(
     window: MainWindow, qtbot: QtBot, demo: Path
 ) -> None:
-    from librarian_gui.ui.window import graph_tab as window_graph
+    from librarian_gui.ui.window import graph_tab
 
     # The index is ready: the import is scheduled, and every update puts it off again.
-    window._graph_imported = False
-    window._graph_import_timer.setInterval(1_500)
-    window._schedule_graph_import()
+    window.graph_tab.imported = False
+    window.graph_tab._import_timer.setInterval(1_500)
+    window.graph_tab.schedule_import()
     for i in range(10):  # an update every ~0.3 s for ~3 s: never 1.5 s of quiet
         write(demo, f"inbox/busy-{i}.md", f"note {i}\n")
         qtbot.waitUntil(lambda i=i: f"inbox/busy-{i}.md" in window.tree.files(), timeout=5_000)
-        assert not window._graph_imported
+        assert not window.graph_tab.imported
         qtbot.wait(200)
-    qtbot.waitUntil(lambda: window._graph_imported, timeout=5_000)  # then quiet: it loads
+    qtbot.waitUntil(lambda: window.graph_tab.imported, timeout=5_000)  # then quiet: it loads
 
     # A vault that never rests: the first Ctrl+G starts the import on its thread, and the
     # view comes once it is done.
-    window._graph_imported = False
-    window._graph_import_timer.setInterval(60_000)
-    window._schedule_graph_import()
-    window_graph.graph_modules_loaded.clear()  # as in a process that never loaded them
+    window.graph_tab.imported = False
+    window.graph_tab._import_timer.setInterval(60_000)
+    window.graph_tab.schedule_import()
+    graph_tab.graph_modules_loaded.clear()  # as in a process that never loaded them
     window.show_view("graph")
-    assert window._graph_imported
-    qtbot.waitUntil(window_graph.graph_modules_loaded.is_set, timeout=30_000)
+    assert window.graph_tab.imported
+    qtbot.waitUntil(graph_tab.graph_modules_loaded.is_set, timeout=30_000)
     qtbot.waitUntil(lambda: window.centre.currentWidget() is window.graph, timeout=5_000)
-    assert not window._graph_import_timer.isActive()
+    assert not window.graph_tab._import_timer.isActive()
 
 
 def test_the_progress_bar_moves_at_most_four_times_a_second_and_always_ends_full(
@@ -310,19 +310,19 @@ def test_ctrl_g_while_the_graph_modules_load_shows_loading_then_the_graph(
     graph is made once the modules are loaded."""
     from PySide6.QtWidgets import QLabel
 
-    from librarian_gui.ui.window import graph_tab as window_graph
+    from librarian_gui.ui.window import graph_tab
 
-    window._graph_imported = True  # the window's import thread has started ...
-    window_graph.graph_modules_loaded.clear()  # ... and is not done yet
+    window.graph_tab.imported = True  # the window's import thread has started ...
+    graph_tab.graph_modules_loaded.clear()  # ... and is not done yet
     try:
         window.show_view("graph")
         qtbot.wait(100)
         assert window.graph is None
-        assert window.centre.currentWidget() is window._graph_placeholder
-        labels = window._graph_placeholder.findChildren(QLabel)
+        assert window.centre.currentWidget() is window.graph_tab.placeholder
+        labels = window.graph_tab.placeholder.findChildren(QLabel)
         assert [label.text() for label in labels] == ["Loading the graph…"]
     finally:
-        window_graph.graph_modules_loaded.set()  # the thread is done
+        graph_tab.graph_modules_loaded.set()  # the thread is done
     qtbot.waitUntil(lambda: window.graph is not None, timeout=5_000)
     assert window.centre.currentWidget() is window.graph
 
@@ -333,11 +333,11 @@ def test_the_graph_view_is_made_and_drawn_hidden_once_its_modules_are_loaded(
     """Made and first shown on Ctrl+G, next to the graph build's thread, the view froze the
     window 100-200 ms: it is made while hidden once the modules are in, and Ctrl+G shows
     that same view."""
-    from librarian_gui.ui.window import graph_tab as window_graph
+    from librarian_gui.ui.window import graph_tab
 
     before = window.centre.currentWidget()
-    window._start_graph_import()
-    qtbot.waitUntil(window_graph.graph_modules_loaded.is_set, timeout=30_000)
+    window.graph_tab._start_import()
+    qtbot.waitUntil(graph_tab.graph_modules_loaded.is_set, timeout=30_000)
     qtbot.waitUntil(lambda: window.graph is not None, timeout=5_000)
     made = window.graph
     assert window.centre.currentWidget() is before  # nothing switched tabs
