@@ -21,6 +21,8 @@ ALLOWED_NAMES = {
     "librarian_gui.core.tagging.run": {"INDEX_NOTE", "NotePlan", "TagPlan"},
     "librarian_gui.core.tagging.matching": {"Occurrence"},
     "librarian_gui.core.tagging.suggestions": {"Suggestion"},
+    # the preview's images, asked for by QTextBrowser in the GUI thread: the scan's symlink rule
+    "librarian_gui.core.vault.files": {"resolve_inside"},
 }
 
 
