@@ -142,6 +142,40 @@ class VaultSession(QObject):
             node = CONCEPT_PREFIX + node
         self._go(Place(kind, node, None, fragment or None))
 
+    @Slot(str, str, str)
+    def follow_link(self, kind: str, node: str, fragment: str = "") -> None:
+        """A link of the preview: a note link may lead to an attachment, which opens as
+        the note kind does (its page)."""
+        if kind == "note" and self.model.ready:
+            with self.model.read() as index:
+                if node in index.notes or node in index.attachments:
+                    kind = node_kind(index, node)
+        self.open_node("note" if kind == "attachment" else kind, node, fragment)
+
+    def open_named(self, name: str) -> str | None:
+        """Open the note ``name`` stands for (a title or a vault path, as the command line
+        takes it); the first candidate when several match. The reason when none does."""
+        from ..core.index.queries import AmbiguousNote, NoteNotFound, find_note
+
+        with self.model.read() as index:
+            try:
+                rel = find_note(index, name)
+            except AmbiguousNote as exc:
+                rel = exc.candidates[0]
+            except NoteNotFound as exc:
+                return str(exc)
+        self.open_note(rel)
+        return None
+
+    def open_first_note(self, names: tuple[str, ...]) -> None:
+        """Open the first of ``names`` the vault has, else its first note by path."""
+        with self.model.read() as index:
+            first = next((n for n in names if n in index.notes), None)
+            if first is None:
+                first = min(index.notes, default=None)
+        if first is not None:
+            self.open_note(first)
+
     @Slot(str, int)
     def open_at_line(self, rel: str, line: int) -> None:
         self._go(Place("note", rel, line, None))

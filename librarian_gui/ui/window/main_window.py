@@ -363,12 +363,13 @@ class MainWindow(WindowLists, QMainWindow):
         if self.session is None or self.model is None or not self.model.ready:
             return
         if self._requested_note:
-            self._open_requested(self._requested_note)
+            missing = self.session.open_named(self._requested_note)
+            if missing is not None:
+                self.missing_note = self._requested_note
+                self.statusBar().showMessage(missing, 10_000)
             self._requested_note = None
         if self.session.current is None:
-            first = self._first_note()
-            if first is not None:
-                self.session.open_note(first)
+            self.session.open_first_note(DEFAULT_NOTES)
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
@@ -404,30 +405,6 @@ class MainWindow(WindowLists, QMainWindow):
         if self.session is not None:
             self.session.open_node("concept", concept_id)
             self.centre.setCurrentWidget(self.preview)
-
-    def _open_requested(self, name: str) -> None:
-        from ...core.index.queries import AmbiguousNote, NoteNotFound, find_note
-
-        assert self.model is not None and self.session is not None
-        with self.model.read() as index:
-            try:
-                rel = find_note(index, name)
-            except AmbiguousNote as exc:
-                rel = exc.candidates[0]
-            except NoteNotFound as exc:
-                self.missing_note = name
-                self.statusBar().showMessage(str(exc), 10_000)
-                return
-        self.session.open_note(rel)
-
-    def _first_note(self) -> str | None:
-        if self.model is None:
-            return None
-        with self.model.read() as index:
-            for name in DEFAULT_NOTES:
-                if name in index.notes:
-                    return name
-            return min(index.notes, default=None)
 
     # ------------------------------------------------------------ session events
 
@@ -469,22 +446,11 @@ class MainWindow(WindowLists, QMainWindow):
 
     @Slot(str, str, str)
     def _on_preview_link_activated(self, kind: str, node: str, fragment: str) -> None:
-        if self.session is None:
-            return
         if kind == "tag-concept":
             if self.concept_tabs is not None:
                 self.concept_tabs.tag_concept(node)
-            return
-        if kind == "note" and self.model is not None and self.model.ready:
-            from ...core.index.queries import node_kind
-
-            with self.model.read() as index:
-                kind = (
-                    node_kind(index, node)
-                    if node in index.notes or node in index.attachments
-                    else kind
-                )
-        self.session.open_node("note" if kind == "attachment" else kind, node, fragment)
+        elif self.session is not None:
+            self.session.follow_link(kind, node, fragment)
 
     @Slot(str, object)
     def _on_session_search_ready(self, query: str, result: object) -> None:
