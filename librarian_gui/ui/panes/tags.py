@@ -30,9 +30,11 @@ class TagsPane(QListWidget):
 
     Signals:
         tag_activated(str): the user chose a tag (without ``#``).
+        counts_shown(): the list shows the counts ``show_counts`` was given.
     """
 
     tag_activated = Signal(str)
+    counts_shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,6 +49,7 @@ class TagsPane(QListWidget):
             item.setData(TAG_ROLE, tag)
         if not counts:
             list_row(self, "No tags in this vault.")
+        self.counts_shown.emit()
 
     @Slot(QListWidgetItem)
     def _on_item_activated(self, item: QListWidgetItem) -> None:

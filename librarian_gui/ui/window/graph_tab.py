@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from ...core.courtesy import courteous
 from ...core.index.delta import gc_paused
+from ...services.jobs import start_daemon
 from .. import theme
 
 if TYPE_CHECKING:
@@ -244,7 +245,7 @@ def make_qt_types(names: Iterator[tuple[object, str]], budget_s: float) -> bool:
 
 
 def start_graph_import() -> None:
-    threading.Thread(target=_import_graph_modules, daemon=True).start()
+    start_daemon("librarian-graph-import", _import_graph_modules)
 
 
 def _import_graph_modules() -> None:

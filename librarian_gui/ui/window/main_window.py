@@ -284,7 +284,6 @@ class MainWindow(WindowActions, WindowGraph, WindowLists, QMainWindow):
         model.index_updated.connect(self._on_model_index_updated)
         model.scan_failed.connect(self._on_model_scan_failed)
         model.update_failed.connect(self.statusBar().showMessage)
-        model.job_finished.connect(self._on_model_job_finished)
         session.place_shown.connect(self._on_session_place_shown)
         session.note_missing.connect(self._on_session_note_missing)
         session.backlinks_ready.connect(self.backlinks.show_linked)

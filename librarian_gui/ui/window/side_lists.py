@@ -3,7 +3,6 @@ counts, concepts — gathered on the job threads: a part of ``MainWindow``."""
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from ..panes.recent import RecentChanges
 from ..panes.tags import TagsPane, tag_counts
 
 if TYPE_CHECKING:
+    from ...services.jobs import JobControl, JobHandle
     from ...services.model import VaultModel
 
 
@@ -28,7 +28,7 @@ class WindowLists:
 
     def _init_lists(self) -> None:
         assert isinstance(self, QObject)
-        self._tags_cancel = threading.Event()
+        self._tags_job: JobHandle | None = None
         self._tags_timer = QTimer(self, singleShot=True, interval=1000)
         self._tags_timer.timeout.connect(self._on_tags_timer_timeout)
 
@@ -39,11 +39,11 @@ class WindowLists:
         if model is None or not model.ready:
             return
 
-        def mtimes(_cancel: threading.Event) -> list[tuple[str, float]]:
+        def mtimes(_control: JobControl) -> list[tuple[str, float]]:
             with model.read() as index:
                 return [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
 
-        model.submit(("recent", id(self)), mtimes, threading.Event())
+        model.submit(mtimes, name="recent").finished.connect(self._on_recent_job_finished)
 
     @Slot()
     def _on_tags_timer_timeout(self) -> None:
@@ -54,7 +54,7 @@ class WindowLists:
             return
         self._refresh_concepts()
 
-        def count_tags(cancel: threading.Event) -> object:
+        def count_tags(control: JobControl) -> object:
             with model.read() as index:
                 records = list(index.notes.values())
             tags = []
@@ -63,15 +63,15 @@ class WindowLists:
             with gc_paused():
                 for i, record in enumerate(records):
                     if i % 500 == 0:
-                        if cancel.is_set():
-                            return None
+                        control.check()
                         model.pause_for_updates()
                     tags.append([t.name for t in record.parsed.tags])
             return tag_counts(tags)
 
-        self._tags_cancel.set()
-        self._tags_cancel = threading.Event()
-        model.submit(("tags", id(self)), count_tags, self._tags_cancel, slow=True)
+        if self._tags_job is not None:
+            self._tags_job.cancel()
+        self._tags_job = model.submit(count_tags, slow=True, name="tags")
+        self._tags_job.finished.connect(self._on_tags_job_finished)
 
     def _refresh_concepts(self) -> None:
         """The concepts pane: a thousand concepts count their notes in a millisecond."""
@@ -82,10 +82,11 @@ class WindowLists:
             error = index.concepts.error or ""
         self.concepts.show_concepts(rows, error)
 
-    @Slot(object, object)
-    def _on_model_job_finished(self, token: object, result: object) -> None:
-        if token == ("tags", id(self)) and isinstance(result, Counter):
-            self.tags.show_counts(result)
-        elif token == ("recent", id(self)) and isinstance(result, list):
-            self.recent.show_notes(result)
-            self._tags_timer.start()  # a second later: the first note's jobs go first
+    @Slot(object)
+    def _on_tags_job_finished(self, counts: Counter[str]) -> None:
+        self.tags.show_counts(counts)
+
+    @Slot(object)
+    def _on_recent_job_finished(self, notes: list[tuple[str, float]]) -> None:
+        self.recent.show_notes(notes)
+        self._tags_timer.start()  # a second later: the first note's jobs go first
