@@ -138,12 +138,7 @@ def _screenshot(
         session.open_node("concept", concept)
         loop.exec()
     if view in ("tags", "concepts") and window.tags.count() == 0:  # counted a second later
-
-        def on_job(token: object, _result: object) -> None:
-            if token == ("tags", id(window)):
-                QTimer.singleShot(100, loop.quit)
-
-        window.model.job_finished.connect(on_job)
+        window.tags.counts_shown.connect(lambda: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
     if view == "search" and query:
@@ -163,8 +158,10 @@ def _screenshot(
         QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
         loop.exec()
     if view == "suggestions" and window.concept_tabs is not None:
+        concepts = window.concept_tabs.service
+        concepts.suggestions_found.connect(lambda *_: QTimer.singleShot(100, loop.quit))
+        concepts.suggestions_failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
         window.concept_tabs.editor.suggest_button.setChecked(True)
-        window.model.job_finished.connect(lambda _t, _r: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(60_000, loop.quit)
         loop.exec()
     if view == "tagging-preview" and window.concept_tabs is not None:  # a dry run, shown

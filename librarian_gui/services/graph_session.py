@@ -4,7 +4,6 @@ on its own thread (forces, drags, resets)."""
 from __future__ import annotations
 
 import dataclasses
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.courtesy import courteous
+from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
 if TYPE_CHECKING:
@@ -195,7 +195,7 @@ class GraphSession(QObject):
         self.filters: GraphFilter | None = None  # None: the defaults
         self.centre: str | None = None
         self.active = False
-        self._generation = 0
+        self._build_job: JobHandle | None = None
         self._thread = QThread()
         self._thread.setObjectName("librarian-layout")
         self._stepper = _Stepper(model.root)
@@ -224,7 +224,6 @@ class GraphSession(QObject):
         self._build_soon.timeout.connect(self._on_build_soon_timeout)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
-        model.job_finished.connect(self._on_model_job_finished)
 
     def stop(self) -> None:
         self._go_soon.stop()
@@ -296,9 +295,8 @@ class GraphSession(QObject):
         mode, depth, kinds = self.scope
         centre = self.centre
         filters = self.filters
-        self._generation += 1
 
-        def build(_cancel: threading.Event) -> Any:
+        def build(_control: JobControl) -> Any:
             from ..core.graph.graphdata import GraphFilter, global_graph, local_graph
             from ..core.index.delta import gc_paused
 
@@ -311,13 +309,14 @@ class GraphSession(QObject):
                     return local_graph(index, centre, depth, filters=chosen)
                 return global_graph(index, filters=chosen)
 
-        self.model.submit(("graph", self._generation), build, threading.Event())
+        if self._build_job is not None:
+            self._build_job.cancel()  # a newer graph is on its way
+        self._build_job = self.model.submit(build, name="graph")
+        self._build_job.finished.connect(self._on_build_job_finished)
 
-    @Slot(object, object)
-    def _on_model_job_finished(self, token: object, result: object) -> None:
-        fresh = isinstance(token, tuple) and token[0] == "graph" and token[1] == self._generation
-        if fresh and not isinstance(result, Exception):
-            self._load_requested.emit(result)
+    @Slot(object)
+    def _on_build_job_finished(self, graph: object) -> None:
+        self._load_requested.emit(graph)
 
     @Slot(object, object)
     def _on_stepper_loaded(self, graph: object, positions: object) -> None:

@@ -6,7 +6,6 @@ import gc
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 from ..core.concepts.dictionary import dictionary_place
 from ..core.parse.records import FileStamp
 from ..core.vault.files import stamp_of
+from .jobs import JobControl, JobHandle, JobRunner
 from .linker import LinkerThread, ScanRequest, Update
 from .watcher import FileBatch, VaultWatcher
 
@@ -41,7 +41,8 @@ class VaultModel(QObject):
     The index itself is built and changed on the linker thread; views read it through
     ``read()``, which holds the index's lock, and are told what changed by the signals.
     Heavier questions (context lines of hundreds of backlinks, unlinked mentions across the
-    vault, search) run through ``submit`` on a background thread.
+    vault, search) run through ``submit`` on a background thread; each answer comes on the
+    ``JobHandle`` it returned.
 
     Signals:
         index_ready(VaultIndex): the first full index of the vault is available.
@@ -51,7 +52,6 @@ class VaultModel(QObject):
         scan_failed(str): the vault could not be read.
         update_failed(str): file changes or the dictionary were not applied (the linker
             raised; it goes on with the next change).
-        job_finished(object, object): a submitted job's token and its result.
         dictionary_changed(): the concept dictionary file changed on disk (in the vault or,
             for a dictionary kept elsewhere, seen by a watch of its own).
     """
@@ -62,7 +62,6 @@ class VaultModel(QObject):
     files_listed = Signal(object)
     scan_failed = Signal(str)
     update_failed = Signal(str)
-    job_finished = Signal(object, object)
     dictionary_changed = Signal()
 
     def __init__(
@@ -118,12 +117,8 @@ class VaultModel(QObject):
         linker.update_failed.connect(self.update_failed)
         # Quick answers (render, backlinks, search) never wait behind a scan of the vault
         # (unlinked mentions, tag counts): two threads, one for each.
-        self._jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-job")
-        self._slow_jobs = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-scan")
-        # Their threads start now: started by a first job, each kept the GUI thread waiting
-        # until it ran, behind the linker for the interpreter lock (up to 20 ms).
-        for pool in (self._jobs, self._slow_jobs):
-            pool.submit(lambda: None)
+        self.quick_jobs = JobRunner("librarian-job", self)
+        self.slow_jobs = JobRunner("librarian-scan", self)
         self._closed = False
 
     def start(self) -> None:
@@ -162,8 +157,8 @@ class VaultModel(QObject):
             linker.update_failed,
         ):
             signal.disconnect()
-        self._jobs.shutdown(wait=True, cancel_futures=True)
-        self._slow_jobs.shutdown(wait=True, cancel_futures=True)
+        self.quick_jobs.close()
+        self.slow_jobs.close()
         if self.index is not None:
             self.index.save_cache()  # if the linker had not come to it yet
             self.index.wait_saved()
@@ -197,27 +192,13 @@ class VaultModel(QObject):
         return self.index is not None
 
     def submit(
-        self,
-        token: object,
-        job: Callable[[threading.Event], Any],
-        cancel: threading.Event,
-        *,
-        slow: bool = False,
-    ) -> None:
-        """Run ``job(cancel)`` on the background thread; its result arrives as
-        ``job_finished(token, result)`` unless ``cancel`` was set by then (TRAPS: a queued
-        cancel would wait behind the running job, so jobs poll the event)."""
-
-        def run() -> None:
-            try:
-                result = job(cancel)
-            except Exception as exc:  # shown by the view that asked, never fatal
-                result = exc
-            if not cancel.is_set() and not self._closed:
-                self.job_finished.emit(token, result)
-
-        if not self._closed:
-            (self._slow_jobs if slow else self._jobs).submit(run)
+        self, job: Callable[[JobControl], Any], *, slow: bool = False, name: str = ""
+    ) -> JobHandle:
+        """Run ``job(control)`` on the quick job thread, or the ``slow`` one (scans of the
+        whole vault); its result comes on the handle's ``finished``, an exception on
+        ``failed``, nothing once the handle is cancelled (jobs poll ``control``). After
+        ``close()`` the handle never answers."""
+        return (self.slow_jobs if slow else self.quick_jobs).submit(job, name=name)
 
     def flush_events(self) -> None:
         """Send pending file events to the linker now, without waiting for the debounce."""

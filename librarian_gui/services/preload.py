@@ -6,17 +6,18 @@ from __future__ import annotations
 import importlib
 import threading
 from collections.abc import Sequence
+from functools import partial
 
 from ..core.courtesy import courteous
 from ..core.index.delta import gc_paused
+from .jobs import start_daemon
 
 
-def preload(modules: Sequence[str], *, done: threading.Event | None = None) -> None:
-    """Import ``modules`` (dotted names) on a new daemon thread; ``done`` is set after,
-    whether or not they imported."""
-    threading.Thread(
-        target=_load, args=(tuple(modules), done), name="librarian-preload", daemon=True
-    ).start()
+def preload(modules: Sequence[str], *, name: str, done: threading.Event | None = None) -> None:
+    """Import ``modules`` (dotted names) on a daemon thread called ``name``; ``done`` is
+    set after, whether or not they imported. They define classes only: no Qt object is
+    made on that thread."""
+    start_daemon(name, partial(_load, tuple(modules), done))
 
 
 def _load(modules: tuple[str, ...], done: threading.Event | None) -> None:

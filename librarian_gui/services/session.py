@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,8 +18,10 @@ from ..core.vault.filetree import FileTreeData
 from ..core.vault.textstore import TextStore
 from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
 from .history import History, Place
+from .jobs import JobControl, JobHandle, JobRunner
 from .linker import Update
 from .model import VaultModel
+from .preload import preload
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.backlinks.unlinked import Mention
@@ -34,10 +35,6 @@ PREVIEW_MAX_CHARS = 200_000
 LOSSY_NOTICE = (
     "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
 )
-
-
-class _Cancelled(Exception):
-    """Raised inside a job whose answer nobody wants any more."""
 
 
 class VaultSession(QObject):
@@ -84,7 +81,6 @@ class VaultSession(QObject):
     message = Signal(str)
     undo_changed = Signal(bool)
     write_finished = Signal(str)
-    _write_relay = Signal(str, object)  # internal: from the writer thread, delivered queued
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
     warnings_changed = Signal(object, object)
@@ -97,15 +93,13 @@ class VaultSession(QObject):
         self.journal = Journal(model.root)
         # Writes wait for the vault's writer lock (another window, an agent's command):
         # never in the GUI thread, and one at a time.
-        self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-write")
-        self._write_relay.connect(self._on_write_relay_finished)
+        self._writer = JobRunner("librarian-write", self)
         self.history = History()
         self.dark = dark
         self._generation = 0
-        self._cancel = threading.Event()
-        self._search_cancel = threading.Event()
-        self._search_generation = 0
-        self._unlinked_cancel = threading.Event()
+        self._place_jobs: list[JobHandle] = []  # the open place's render and backlinks
+        self._search_job: JobHandle | None = None
+        self._unlinked_job: JobHandle | None = None
         self._unlinked_timer = QTimer(self, singleShot=True, interval=700)
         self._unlinked_timer.timeout.connect(self._on_unlinked_timer_timeout)
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
@@ -121,7 +115,6 @@ class VaultSession(QObject):
         model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
-        model.job_finished.connect(self._on_model_job_finished)
 
     # ------------------------------------------------------------ opening places
 
@@ -217,24 +210,30 @@ class VaultSession(QObject):
             return  # shown once the index is ready
         if "note" in parts or not refresh:  # a new place: drop every answer still coming
             self._generation += 1
-            self._cancel.set()
-            self._cancel = threading.Event()
-        generation, cancel = self._generation, self._cancel
+            for job in self._place_jobs:
+                job.cancel()
+            self._place_jobs = []
+        generation = self._generation
         dark = self.dark
+        jobs = [job for job in self._place_jobs if not job.done]
         if "note" in parts:
             render_job = (
                 (lambda c: self._render_note(place.node, dark, c))
                 if place.kind == "note"
                 else (lambda c: self._render_node(place, c))
             )
-            self.model.submit(("note", generation, place, refresh), render_job, cancel)
+            handle = self.model.submit(render_job, name="note")
+            _deliver(handle, partial(self._on_note_job_ended, generation, place, refresh))
+            jobs.append(handle)
         if "backlinks" in parts:
             reader = self._reader()
-            self.model.submit(
-                ("backlinks", generation),
-                lambda c: _linked(self._index(), place.node, reader, c.is_set),
-                cancel,
+            handle = self.model.submit(
+                lambda c: _linked(self._index(), place.node, reader, c.cancelled),
+                name="backlinks",
             )
+            _deliver(handle, partial(self._on_backlinks_job_ended, generation))
+            jobs.append(handle)
+        self._place_jobs = jobs
         if "unlinked" in parts:
             if place.kind != "note":
                 self.unlinked_ready.emit([], frozenset())
@@ -250,25 +249,21 @@ class VaultSession(QObject):
         place = self.current
         if place is None or place.kind != "note" or not self.model.ready:
             return
-        self._unlinked_cancel.set()
-        self._unlinked_cancel = threading.Event()
-        cancel = self._unlinked_cancel
+        if self._unlinked_job is not None:
+            self._unlinked_job.cancel()
         reader = self._reader()
-
         pause = self.model.pause_for_updates
 
-        def read(rel: str) -> str | None:
-            if cancel.is_set():
-                raise _Cancelled
-            pause()  # a save on its way to the panes goes first
-            return reader(rel)
+        def unlinked(control: JobControl) -> object:
+            def read(rel: str) -> str | None:
+                control.check()
+                pause()  # a save on its way to the panes goes first
+                return reader(rel)
 
-        self.model.submit(
-            ("unlinked", self._generation),
-            lambda c: self._unlinked(place.node, read),
-            cancel,
-            slow=True,
-        )
+            return self._unlinked(place.node, read)
+
+        self._unlinked_job = handle = self.model.submit(unlinked, slow=True, name="unlinked")
+        _deliver(handle, partial(self._on_unlinked_job_ended, self._generation))
 
     def _send_sidebars(self, place: Place) -> None:
         with self.model.read() as index:
@@ -306,7 +301,7 @@ class VaultSession(QObject):
 
         return read
 
-    def _render_note(self, rel: str, dark: bool, cancel: threading.Event) -> Any:
+    def _render_note(self, rel: str, dark: bool, _control: JobControl) -> Any:
         index = self._index()
         with index.lock:
             record = index.notes.get(rel)
@@ -340,7 +335,7 @@ class VaultSession(QObject):
             notice=LOSSY_NOTICE if record.lossy else "",
         )
 
-    def _render_node(self, place: Place, cancel: threading.Event) -> Any:
+    def _render_node(self, place: Place, control: JobControl) -> Any:
         index = self._index()
         with index.lock:
             label = node_label(index, place.node)
@@ -352,7 +347,7 @@ class VaultSession(QObject):
             from ..core.render.concept_page import concept_page
             from ..core.render.render import RenderedNote
 
-            built = concept_page(index, concept, self._reader(), cancel.is_set)
+            built = concept_page(index, concept, self._reader(), control.cancelled)
             return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
         return node_page(place.kind, label, sources, concept)
 
@@ -377,15 +372,13 @@ class VaultSession(QObject):
         if not self.model.ready:
             self.search_ready.emit(text, "The vault is still being indexed.")
             return
-        self._search_cancel.set()
-        self._search_cancel = threading.Event()
-        self._search_generation += 1
+        if self._search_job is not None:
+            self._search_job.cancel()
         index, store = self._index(), self.store
-        self.model.submit(
-            ("search", self._search_generation, text),
-            lambda c: _search(index, store, text, c.is_set),
-            self._search_cancel,
+        self._search_job = handle = self.model.submit(
+            lambda c: _search(index, store, text, c.cancelled), name="search"
         )
+        _deliver(handle, partial(self._on_search_job_ended, text))
 
     @Slot()
     def _on_switcher_timer_timeout(self) -> None:
@@ -393,58 +386,57 @@ class VaultSession(QObject):
             index = self._index()
             # On the slow thread: building takes 0.3 s at 10,000 notes, and a save's
             # backlinks job on the quick thread would wait behind it.
-            self.model.submit(
-                ("switcher", 0), lambda c: _build_switcher(index), threading.Event(), slow=True
+            handle = self.model.submit(
+                lambda _c: _build_switcher(index), slow=True, name="switcher"
             )
+            handle.finished.connect(self.switcher_ready)
 
     @Slot()
     def _on_warnings_timer_timeout(self) -> None:
         if self.model.ready:
             index = self._index()
-            self.model.submit(("warnings", 0), lambda c: _vault_warnings(index), threading.Event())
+            handle = self.model.submit(lambda _c: _vault_warnings(index), name="warnings")
+            handle.finished.connect(self._on_warnings_job_finished)
 
-    @Slot(object, object)
-    def _on_model_job_finished(self, token: object, result: object) -> None:
-        if not isinstance(token, tuple):
-            return
-        if token[0] == "warnings":
-            if isinstance(result, tuple) and result[0] != self.warnings:
-                self.warnings = result[0]
-                self.warnings_changed.emit(*result)
-            return
-        if token[0] == "tree":
-            if isinstance(result, FileTreeData):
-                self._listed = result
-                self.files_reset.emit(result)
-            return
-        if token[0] == "switcher":
-            if not isinstance(result, Exception):
-                self.switcher_ready.emit(result)
-            return
-        if token[0] == "search":
-            if token[1] == self._search_generation:
-                message = f"Search failed: {result}" if isinstance(result, Exception) else None
-                self.search_ready.emit(token[2], message or result)
-            return
-        if token[1] != self._generation:
+    @Slot(object)
+    def _on_warnings_job_finished(self, result: object) -> None:
+        if isinstance(result, tuple) and result[0] != self.warnings:
+            self.warnings = result[0]
+            self.warnings_changed.emit(*result)
+
+    @Slot(object)
+    def _on_tree_job_finished(self, result: object) -> None:
+        if isinstance(result, FileTreeData):
+            self._listed = result
+            self.files_reset.emit(result)
+
+    def _on_search_job_ended(self, text: str, result: object) -> None:
+        message = f"Search failed: {result}" if isinstance(result, Exception) else None
+        self.search_ready.emit(text, message or result)
+
+    def _on_note_job_ended(
+        self, generation: int, place: Place, refresh: bool, result: object
+    ) -> None:
+        if generation != self._generation:
             return  # the user has moved on
-        kind = token[0]
-        if kind == "note":
-            place, refresh = token[2], token[3]
-            if isinstance(result, LookupError):
-                self.note_missing.emit(place.node, str(result))
-            elif isinstance(result, Exception):  # a bug, not the file: say so, name it
-                self.note_missing.emit(
-                    place.node,
-                    f"{place.node} could not be shown: the preview failed "
-                    f"({type(result).__name__}: {result}).",
-                )
-            else:
-                self._embeds = frozenset(getattr(result, "embeds", ()))
-                self.place_shown.emit(place, result, refresh)
-        elif kind == "backlinks":
+        if isinstance(result, LookupError):
+            self.note_missing.emit(place.node, str(result))
+        elif isinstance(result, Exception):  # a bug, not the file: say so, name it
+            self.note_missing.emit(
+                place.node,
+                f"{place.node} could not be shown: the preview failed "
+                f"({type(result).__name__}: {result}).",
+            )
+        else:
+            self._embeds = frozenset(getattr(result, "embeds", ()))
+            self.place_shown.emit(place, result, refresh)
+
+    def _on_backlinks_job_ended(self, generation: int, result: object) -> None:
+        if generation == self._generation:
             self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
-        elif kind == "unlinked":
+
+    def _on_unlinked_job_ended(self, generation: int, result: Any) -> None:
+        if generation == self._generation:
             mentions, read_only = ([], frozenset()) if isinstance(result, Exception) else result
             self.unlinked_ready.emit(mentions, read_only)
 
@@ -460,7 +452,8 @@ class VaultSession(QObject):
     @Slot(object)
     def _on_model_index_ready(self, index: VaultIndex) -> None:
         listed = self._listed
-        self.model.submit(("tree", 0), lambda c: _tree_if_changed(index, listed), threading.Event())
+        handle = self.model.submit(lambda _c: _tree_if_changed(index, listed), name="tree")
+        handle.finished.connect(self._on_tree_job_finished)
         self._switcher_timer.start()
         self._on_warnings_timer_timeout()
         QTimer.singleShot(0, self._on_index_ready_show)  # after the window's own handlers
@@ -535,21 +528,11 @@ class VaultSession(QObject):
         self._write("undo", None, self.journal.undo)
 
     def _write(self, kind: str, what: object, job: Callable[[], object]) -> None:
-        relay = self._write_relay
+        # An exception is told to the user; the writer thread serves the next write.
+        handle = self._writer.submit(lambda _c: job(), name=kind)
+        _deliver(handle, partial(self._on_write_job_ended, kind, what))
 
-        def run() -> None:
-            try:
-                result = job()
-            except Exception as exc:  # told to the user; the writer thread serves the next
-                result = exc
-            with contextlib.suppress(RuntimeError):  # the session is gone: nobody to tell
-                relay.emit(kind, (what, result))
-
-        self._writer.submit(run)
-
-    @Slot(str, object)
-    def _on_write_relay_finished(self, kind: str, outcome: object) -> None:
-        what, result = outcome  # type: ignore[misc]
+    def _on_write_job_ended(self, kind: str, what: Any, result: object) -> None:
         if kind == "link":
             self._show_linked(what, result)
         else:
@@ -583,14 +566,20 @@ class VaultSession(QObject):
         self.message.emit("Undo: " + ("; ".join(parts) or "nothing to restore"))
 
     def shutdown(self) -> None:
-        """Wait for a write in progress to finish (the window is closing)."""
-        self._writer.shutdown(wait=True)
+        """Wait for the writes asked for to finish (the window is closing)."""
+        self._writer.close(drop_queued=False)
 
     def can_undo(self) -> bool:
         try:
             return any(not e.undone and e.written for e in self.journal.entries())
         except (JournalError, OSError):
             return False
+
+
+def _deliver(handle: JobHandle, slot: Callable[[object], None]) -> None:
+    """Hand the job's result, or the exception it raised, to one slot."""
+    handle.finished.connect(slot)
+    handle.failed.connect(slot)
 
 
 def _vault_warnings(index: VaultIndex) -> tuple[tuple[ScanWarning, ...], frozenset[str]]:
@@ -648,23 +637,14 @@ def _search(
 
 _preloaded = threading.Event()
 
+# markdown-it and its plugins (the first note's render) and rapidfuzz (the switcher): ~90
+# modules, each read by PySide's import hook, imported on the job threads right when the
+# first note was painted. Loaded instead while the vault indexes.
+FIRST_JOBS_MODULES = ("librarian_gui.core.render.render", "librarian_gui.core.search.switcher")
+
 
 def start_preload() -> None:
-    """Load the modules the first jobs after indexing import, once per process, on a thread
-    of its own while the vault indexes (see ``_preload``)."""
+    """Load the modules the first jobs after indexing import, once per process."""
     if not _preloaded.is_set():
         _preloaded.set()
-        threading.Thread(target=_preload, name="librarian-preload", daemon=True).start()
-
-
-def _preload() -> None:
-    """markdown-it and its plugins (the first note's render) and rapidfuzz (the switcher):
-    ~90 modules, each read by PySide's import hook, imported on the job threads right when
-    the first note was painted. Here, while the vault indexes, pausing for the GUI thread
-    (core.courtesy) and with the collector paused (a full collection would hold the lock)."""
-    from ..core.courtesy import courteous
-    from ..core.index.delta import gc_paused
-
-    with gc_paused(), courteous():
-        from ..core.render import render  # noqa: F401
-        from ..core.search import switcher  # noqa: F401
+        preload(FIRST_JOBS_MODULES, name="librarian-preload")

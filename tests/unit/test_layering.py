@@ -16,9 +16,10 @@ UI = REPO / "librarian_gui" / "ui"
 
 ALLOWED_NAMES = {
     "librarian_gui.core.render.render": {"heading_anchor"},
-    "librarian_gui.core.index.queries": {"OutgoingLink"},
+    "librarian_gui.core.index.summaries": {"ConceptLinks"},
     "librarian_gui.core.index.resolver": {"CONCEPT_PREFIX", "TAG_PREFIX", "UNRESOLVED_PREFIX"},
-    "librarian_gui.core.tagging.run": {"INDEX_NOTE", "NotePlan", "TagPlan"},
+    # tag_candidates: the names a run looks at, from a list of names (no index)
+    "librarian_gui.core.tagging.run": {"INDEX_NOTE", "NotePlan", "TagPlan", "tag_candidates"},
     "librarian_gui.core.tagging.matching": {"Occurrence"},
     "librarian_gui.core.tagging.suggestions": {"Suggestion"},
     # the preview's images, asked for by QTextBrowser in the GUI thread: the scan's symlink rule
@@ -78,13 +79,13 @@ def test_the_check_sees_a_function_taken_from_a_mixed_module() -> None:
     source = (
         "from typing import TYPE_CHECKING\n"
         "from ...core.tagging.run import TagPlan, apply_plan\n"
-        "from ...core.index.queries import OutgoingLink\n"
+        "from ...core.index.summaries import ConceptLinks\n"
         "if TYPE_CHECKING:\n"
-        "    from ...core.index.queries import find_note\n"
+        "    from ...core.index.summaries import concept_links\n"
         "def f():\n"
-        "    from ...core.index.queries import node_kind\n"
+        "    from ...core.index.summaries import vault_tag_counts\n"
     )
     assert disallowed("librarian_gui.ui.panes.example", source) == [
         "librarian_gui.ui.panes.example: librarian_gui.core.tagging.run.apply_plan",
-        "librarian_gui.ui.panes.example: librarian_gui.core.index.queries.node_kind",
+        "librarian_gui.ui.panes.example: librarian_gui.core.index.summaries.vault_tag_counts",
     ]

@@ -32,7 +32,7 @@ from PySide6.QtWidgets import (
 from ...core.concepts.dictionary import LintIssue, slugify
 from ...core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
 from ...core.tagging.suggestions import Suggestion
-from ...core.writing.safewrite import FileChanged, WriteRefused, digest_of
+from ...services.concepts import DictionaryChanged, DictionaryNotSaved, DictionaryStore
 from .detail import ConceptDetail
 from .editor_display import EditorDisplay, escape_text, parse_error_excerpt
 from .suggestions import SuggestionsPanel
@@ -57,7 +57,8 @@ class _Step:
 
 class ConceptEditor(EditorDisplay, QWidget):
     """The concept dictionary editor. It loads ``dictionary_path`` at once; ``load()``
-    reloads it. Edits stay in memory (undoable) until saved through the vault's journal.
+    reloads it. Edits stay in memory (undoable) until saved (through ``store``: by default
+    a ``DictionaryStore`` of the path, which writes through the vault's journal).
 
     Signals:
         saved(object): the dictionary was written (the JournalEntry, or None outside the
@@ -88,10 +89,12 @@ class ConceptEditor(EditorDisplay, QWidget):
         parent: QWidget | None = None,
         *,
         load: bool = True,
+        store: DictionaryStore | None = None,
     ) -> None:
         super().__init__(parent)
         self.vault_root = Path(vault_root)
         self.dictionary_path = Path(dictionary_path)
+        self.store = store if store is not None else DictionaryStore(vault_root, dictionary_path)
         self.document: DictionaryFile | None = None
         # Asked before a delete, merge or revert: (title, question) -> go ahead. Tests
         # replace it; offscreen, a modal box would wait for ever.
@@ -264,7 +267,7 @@ class ConceptEditor(EditorDisplay, QWidget):
         self._undo.clear()
         self._redo.clear()
         try:
-            self.document = DictionaryFile.load(self.dictionary_path)
+            self.document = self.store.load()
         except DictionaryParseError as exc:
             excerpt = parse_error_excerpt(exc.path, exc.line, exc.column)
             self._show_unreadable(
@@ -299,17 +302,14 @@ class ConceptEditor(EditorDisplay, QWidget):
         """The watcher saw the file change: reload if nothing is unsaved, else ask."""
         if not self.loaded:
             return  # read when first shown
-        try:
-            raw: bytes | None = self.dictionary_path.read_bytes()
-        except FileNotFoundError:
-            raw = None
-        except OSError:
-            return  # mid-replace or unreadable for a moment: the next event will tell
         doc = self.document
+        differs = self.store.differs_on_disk(doc)
+        if differs is None:
+            return  # mid-replace or unreadable for a moment: the next event will tell
         if doc is None:
             self.load()
             return
-        if (None if raw is None else digest_of(raw)) == doc.loaded_digest:
+        if not differs:
             return  # our own save, or a touch that changed nothing
         if not self.dirty:
             self.load()
@@ -352,14 +352,14 @@ class ConceptEditor(EditorDisplay, QWidget):
             return False
         self.detail.flush()
         try:
-            entry = doc.save(vault=self.vault_root)
-        except FileChanged:
+            entry = self.store.save(doc)
+        except DictionaryChanged:
             self._show_changed(
                 f"{self.dictionary_path.name} changed on disk since it was loaded; "
                 "nothing was saved"
             )
             return False
-        except (WriteRefused, OSError) as exc:
+        except DictionaryNotSaved as exc:
             self.message_banner.show_message(f"Not saved — {escape_text(str(exc))}")
             return False
         self._undo.clear()
@@ -551,7 +551,7 @@ class ConceptEditor(EditorDisplay, QWidget):
             return
         self.detail.flush()
         try:
-            base = DictionaryFile.load(self.dictionary_path)
+            base = self.store.load()
         except DictionaryParseError as exc:
             self.message_banner.show_message(
                 f"{exc.path.name} on disk does not parse (line {exc.line}, column "

@@ -3,14 +3,13 @@ centre's "Concepts" and "Tagging" tabs."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable
 
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget
 
-from ...core.tagging.run import concept_usage, plan_relink, tag_candidates
-from ...core.tagging.suggestions import vault_suggestions
+from ...core.tagging.run import TagPlan, tag_candidates
+from ...services.concepts import ConceptService
 from ...services.linker import Update
 from ...services.model import VaultModel
 from ..tagging.view import TaggingView
@@ -22,9 +21,10 @@ USAGE_DELAY_MS = 1500  # usage reads every note: at most once per quiet second a
 class ConceptTabs(QObject):
     """Owns the two tabs while a vault is open; ``close()`` removes them.
 
-    The editor's counts (notes linking each concept, notes mentioning it unlinked) are
-    computed on the model's slow job thread after the index changes; the tagging preview
-    gets the vault's notes and the dictionary's concepts as they change.
+    The editor's counts (notes linking each concept, notes mentioning it unlinked),
+    suggestions and link rewrites come from a ``ConceptService`` (on the model's slow job
+    thread) after the index changes; the tagging preview gets the vault's notes and the
+    dictionary's concepts as they change.
     """
 
     def __init__(
@@ -42,16 +42,18 @@ class ConceptTabs(QObject):
         root = model.root
         self.editor = ConceptEditor(root, model.dictionary_path, load=False)
         self.tagging = TaggingView(root)
+        self.service = ConceptService(model, self)
         centre.addTab(self.editor, "Concepts")
         centre.addTab(self.tagging, "Tagging")
-        self._usage_cancel = threading.Event()
-        self._suggest_cancel = threading.Event()
         self._usage_timer = QTimer(self, singleShot=True, interval=USAGE_DELAY_MS)
         self._usage_timer.timeout.connect(self._on_usage_timer_timeout)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
         model.dictionary_changed.connect(self.editor.file_changed_on_disk)
-        model.job_finished.connect(self._on_model_job_finished)
+        self.service.usage_counted.connect(self.editor.set_usage)
+        self.service.suggestions_found.connect(self.editor.show_suggestions)
+        self.service.suggestions_failed.connect(self.editor.show_suggestions_failed)
+        self.service.relink_planned.connect(self._on_service_relink_planned)
         self.editor.first_shown.connect(self._on_editor_first_shown)
         self.editor.concept_activated.connect(self._on_editor_concept_activated)
         self.editor.tag_requested.connect(self.tag_concept)
@@ -61,8 +63,7 @@ class ConceptTabs(QObject):
         self.editor.suggestions_requested.connect(self._on_editor_suggestions_requested)
 
     def close(self) -> None:
-        self._usage_cancel.set()
-        self._suggest_cancel.set()
+        self.service.close()
         self._usage_timer.stop()
         self.tagging.shutdown()
         for widget in (self.editor, self.tagging):
@@ -85,29 +86,23 @@ class ConceptTabs(QObject):
 
     @Slot(object)
     def _on_model_index_ready(self, _index: object) -> None:
-        self._send_to_tagging(notes=True, concepts=True)
+        with self.model.read() as index:  # once per scan: every later change comes with
+            rels = tag_candidates(index.notes, include_index=True)  # its update
+            listed = index.concepts.concepts
+        self.tagging.set_notes(rels)
+        self.tagging.set_concepts(listed)
         self._usage_timer.start()
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
-        """Only what changed: refilling the tagging tab's concept list costs 10 ms at 1,000
-        concepts, and most updates are a note written, not the dictionary."""
-        delta = update.delta
-        self._send_to_tagging(
-            notes=bool(delta.notes_added or delta.notes_removed), concepts=delta.concepts_changed
-        )
+        """Only what changed, as the update carries it (the index's lock is the linker's
+        while it applies the next batch): refilling the tagging tab's concept list costs
+        10 ms at 1,000 concepts, and most updates are a note written, not the dictionary."""
+        if update.notes is not None:
+            self.tagging.set_notes(update.notes)
+        if update.concepts is not None:
+            self.tagging.set_concepts(update.concepts)
         self._usage_timer.start()
-
-    def _send_to_tagging(self, *, notes: bool, concepts: bool) -> None:
-        if not (notes or concepts):
-            return
-        with self.model.read() as index:
-            rels = tag_candidates(index.notes, include_index=True) if notes else None
-            listed = index.concepts.concepts if concepts else None
-        if rels is not None:
-            self.tagging.set_notes(rels)
-        if listed is not None:
-            self.tagging.set_concepts(listed)
 
     @Slot()
     def _on_editor_first_shown(self) -> None:
@@ -117,64 +112,15 @@ class ConceptTabs(QObject):
     def _on_usage_timer_timeout(self) -> None:
         """Counts for the editor's table: read every note, so only once the editor has been
         shown (a window that never shows it never pays for them)."""
-        model = self.model
-        if not model.ready or not self.editor.loaded:
-            return
-        self._usage_cancel.set()
-        self._usage_cancel = threading.Event()
-        cancel = self._usage_cancel
-        root = model.root
-
-        def usage(_cancel: threading.Event) -> object:
-            from ...core.vault.files import read_note
-
-            with model.read() as index:
-                concepts = index.concepts.concepts
-            return concept_usage(
-                index, concepts, lambda rel: read_note(root, rel).text, cancel.is_set
-            )
-
-        model.submit(("concept-usage", id(self)), usage, cancel, slow=True)
-
-    @Slot(object, object)
-    def _on_model_job_finished(self, token: object, result: object) -> None:
-        if token == ("concept-usage", id(self)) and isinstance(result, tuple):
-            linked, mentioned = result
-            self.editor.set_usage(linked, mentioned)
-        elif token == ("suggest", id(self)):
-            if isinstance(result, tuple):
-                self.editor.show_suggestions(*result)
-            else:
-                self.editor.show_suggestions_failed(str(result))
-        elif token == ("relink", id(self)) and isinstance(result, tuple):
-            plan, title = result
-            self.centre.setCurrentWidget(self.tagging)
-            self.tagging.show_plan(plan, title)
+        if self.editor.loaded:
+            self.service.count_usage()
 
     @Slot()
     def _on_editor_suggestions_requested(self) -> None:
-        """Candidate concepts, on the slow job thread; the editor's concepts count as they
-        are now, unsaved edits included."""
-        model = self.model
-        if not model.ready:
-            self.editor.show_suggestions_failed("the vault is still being indexed")
-            return
+        """Candidate concepts; the editor's concepts count as they are now, unsaved edits
+        included."""
         doc = self.editor.document
-        concepts = doc.concepts() if doc is not None else []
-        root = model.root
-
-        def suggest(cancel: threading.Event) -> object:
-            from ...core.vault.files import read_note
-
-            index = model.index
-            assert index is not None  # ready before; an index is never taken away
-            return vault_suggestions(
-                index, concepts, lambda rel: read_note(root, rel).text, cancelled=cancel.is_set
-            )
-
-        self._suggest_cancel.set()
-        self._suggest_cancel = cancel = threading.Event()
-        model.submit(("suggest", id(self)), suggest, cancel, slow=True)
+        self.service.find_suggestions(doc.concepts() if doc is not None else [])
 
     @Slot(str)
     def _on_editor_concept_activated(self, concept_id: str) -> None:
@@ -184,12 +130,9 @@ class ConceptTabs(QObject):
     def _on_editor_relink_requested(self, old: str, new: str) -> None:
         """Links to the old id, rewritten to the new one: previewed in the Tagging tab,
         written only when the user applies them (and undoable like any tagging run)."""
-        model = self.model
-        root = model.root
+        self.service.plan_relink(old, new)
 
-        def relink(_cancel: threading.Event) -> object:
-            with model.read() as index:
-                rels = sorted(index.notes)
-            return plan_relink(root, rels, old, new), f"Rewrite links [[{old}]] → [[{new}]]"
-
-        model.submit(("relink", id(self)), relink, threading.Event(), slow=True)
+    @Slot(object, str)
+    def _on_service_relink_planned(self, plan: TagPlan, title: str) -> None:
+        self.centre.setCurrentWidget(self.tagging)
+        self.tagging.show_plan(plan, title)

@@ -4,37 +4,16 @@ with the number of notes linking it."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
-from ...core.concepts.dictionary import ConceptDictionary
-from ...core.index.index import VaultIndex
-from ...core.index.resolver import CONCEPT_PREFIX
+from ...core.index.summaries import ConceptLinks
 from ..items import tree_rows
 
 CONCEPT_ROLE = Qt.ItemDataRole.UserRole + 1
 NO_CATEGORY = "(no category)"
-
-
-@dataclass(frozen=True, slots=True)
-class ConceptRow:
-    id: str
-    category: str
-    linked: int  # notes linking it
-    color: str = ""
-
-
-def concept_rows(index: VaultIndex, concepts: ConceptDictionary) -> list[ConceptRow]:
-    """One row per concept of the dictionary, in dictionary order (hold ``index.lock``)."""
-    rows = []
-    for concept in concepts.concepts:
-        sources = index.in_edges.get(CONCEPT_PREFIX + concept.id, {})
-        linked = sum(1 for s in sources if s in index.notes)
-        rows.append(ConceptRow(concept.id, concept.category, linked, concept.color))
-    return rows
 
 
 class ConceptsPane(QWidget):
@@ -63,13 +42,13 @@ class ConceptsPane(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.filter)
         layout.addWidget(self.tree)
-        self._rows: list[ConceptRow] = []
+        self._rows: list[ConceptLinks] = []
         self._error = ""
         self.filter.textChanged.connect(self._on_filter_text_changed)
         self.tree.itemActivated.connect(self._on_tree_item_activated)
         self.tree.itemClicked.connect(self._on_tree_item_activated)
 
-    def show_concepts(self, rows: Iterable[ConceptRow], error: str = "") -> None:
+    def show_concepts(self, rows: Iterable[ConceptLinks], error: str = "") -> None:
         self._rows = list(rows)
         self._error = error
         self._fill()
@@ -91,7 +70,7 @@ class ConceptsPane(QWidget):
             tree_rows(self.tree, None, [["No concept dictionary (concepts.json).", ""]])
             return
         needle = self.filter.text().strip().casefold()
-        groups: dict[str, list[ConceptRow]] = {}
+        groups: dict[str, list[ConceptLinks]] = {}
         for row in self._rows:
             if needle and needle not in row.id.casefold() and needle not in row.category.casefold():
                 continue

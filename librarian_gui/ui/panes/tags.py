@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QWidget
@@ -13,26 +12,16 @@ from ..items import list_row, list_rows
 TAG_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
-def tag_counts(tag_sets: Iterable[Iterable[str]]) -> Counter[str]:
-    """Notes per tag; a nested tag ``a/b`` also counts for ``a``, as in Obsidian."""
-    counts: Counter[str] = Counter()
-    for tags in tag_sets:
-        names: set[str] = set()
-        for tag in tags:
-            parts = tag.split("/")
-            names.update("/".join(parts[: i + 1]) for i in range(len(parts)))
-        counts.update(names)
-    return counts
-
-
 class TagsPane(QListWidget):
     """Tags with counts, most used first.
 
     Signals:
         tag_activated(str): the user chose a tag (without ``#``).
+        counts_shown(): the list shows the counts ``show_counts`` was given.
     """
 
     tag_activated = Signal(str)
+    counts_shown = Signal()
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -47,6 +36,7 @@ class TagsPane(QListWidget):
             item.setData(TAG_ROLE, tag)
         if not counts:
             list_row(self, "No tags in this vault.")
+        self.counts_shown.emit()
 
     @Slot(QListWidgetItem)
     def _on_item_activated(self, item: QListWidgetItem) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import html
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QModelIndex, Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -27,16 +25,13 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.concepts.dictionary import Concept
-from ...core.tagging.run import (
-    INDEX_NOTE,
-    TagPlan,
-    apply_plan,
-    plan_tagging,
-    tag_candidates,
-    undo_last_run,
-)
-from ...core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
+from ...core.tagging.run import INDEX_NOTE, TagPlan, tag_candidates
+from ...services.jobs import JobHandle
+from ...services.tagging import TaggingService, failure_text
 from .diff import ConceptCounts, DiffView, PlanModel
+
+if TYPE_CHECKING:
+    from ...services.tagging import JournalEntry, UndoResult
 
 HINT = (
     "Press Preview to see, note by note, the links a run would add.\n"
@@ -45,27 +40,6 @@ HINT = (
 REPORT_CSS = "p { margin: 0 0 2px 0; } .reason { color: palette(mid); }"
 REPORT_LINES = 6
 EXPAND_UP_TO = 400  # mentions: a bigger plan opens with its notes collapsed
-_Progress = Callable[[int, int], None]
-
-
-class _Cancelled(Exception):
-    """A newer preview replaced this one."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Done:
-    """A finished job, handed from the worker to the GUI thread."""
-
-    kind: str  # "preview", "apply" or "undo"
-    generation: int
-    result: object  # TagPlan, JournalEntry or UndoResult; the exception if it failed
-
-
-class _Relay(QObject):
-    """Carries a job's progress and result from the worker thread to the view (queued)."""
-
-    progressed = Signal(int, int, int)  # generation, done, total
-    finished = Signal(object)  # _Done
 
 
 def _plural(count: int, word: str) -> str:
@@ -75,8 +49,9 @@ def _plural(count: int, word: str) -> str:
 class TaggingView(QWidget):
     """Preview a tagging run, accept or reject each mention, apply, undo (DESIGN §3).
 
-    Reading the notes, writing them and undoing run on one worker thread, one job at a
-    time; a newer preview cancels the one running. Nothing is written before Apply.
+    Reading the notes, writing them and undoing run on the ``TaggingService``'s thread,
+    one job at a time; a newer preview cancels the one running. Nothing is written before
+    Apply.
 
     Signals:
         previewed(TagPlan): a plan is shown (from ``preview`` or ``show_plan``).
@@ -90,21 +65,23 @@ class TaggingView(QWidget):
     undone = Signal(object)
     note_activated = Signal(str)
 
-    def __init__(self, vault_root: Path, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        vault_root: Path,
+        parent: QWidget | None = None,
+        *,
+        service: TaggingService | None = None,
+    ) -> None:
         super().__init__(parent)
         self.root = Path(vault_root)
         self._concepts: tuple[Concept, ...] = ()
         self._notes: tuple[str, ...] = ()
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="librarian-tag")
-        self._relay = _Relay(self)
-        self._relay.progressed.connect(self._on_relay_progressed)
-        self._relay.finished.connect(self._on_relay_finished)
+        # Stopped by ``shutdown``, whether given or made here.
+        self.service = service if service is not None else TaggingService(self.root, self)
         self._generation = 0
-        self._closed = False
         self._pending: dict[int, str] = {}  # generation → kind, submitted and not finished
         self._preview_generation = -1
         self._preview_title = ""
-        self._cancel = threading.Event()
         self._applying: Mapping[str, frozenset[int]] = {}
         self.model = PlanModel(self)
         self.model.accepted_changed.connect(self._on_model_accepted_changed)
@@ -255,28 +232,24 @@ class TaggingView(QWidget):
         if not rels:
             self._say("There are no notes to tag.")
             return
-        root, concepts, all_mentions = self.root, self._concepts, self.all_mentions.isChecked()
+        all_mentions = self.all_mentions.isChecked()
         wanted = None if only is None else tuple(only)
         what = "all concepts" if wanted is None else ", ".join(wanted)
         how = "all mentions" if all_mentions else "first mention per note"
         self._preview_title = f"{what.capitalize() if wanted is None else what} · {how}"
-        self._cancel.set()
-        self._cancel = cancel = threading.Event()
-
-        def job(progress: _Progress) -> object:
-            return plan_tagging(
-                root, rels, concepts, all_mentions=all_mentions, only=wanted, progress=progress
-            )
-
-        self._preview_generation = self._submit("preview", job, cancel)
+        self._pending.pop(self._preview_generation, None)  # the service cancels it
+        handle = self.service.preview(rels, self._concepts, all_mentions=all_mentions, only=wanted)
+        self._preview_generation = self._track("preview", handle)
         self._say(f"Reading {_plural(len(rels), 'note')}…")
 
     def show_plan(self, plan: TagPlan, title: str) -> None:
         """Show a plan computed elsewhere (a concept rename's link rewrites, say); Apply and
         Undo work on it as on a preview. A preview still running is dropped."""
-        self._cancel.set()
+        self.service.cancel_preview()
+        self._pending.pop(self._preview_generation, None)
         self._preview_generation = self._next_generation()
         self._show(plan, title)
+        self._update_buttons()
 
     def _show(self, plan: TagPlan, title: str) -> None:
         self._idle_message = "Nothing to link: no note mentions a concept it does not link yet."
@@ -311,12 +284,7 @@ class TaggingView(QWidget):
         if plan is None or self._pending or self.model.total_accepted == 0:
             return
         accepted = self._applying = self.model.accepted_map()
-        root = self.root
-
-        def job(progress: _Progress) -> object:
-            return apply_plan(root, plan, accepted, Journal(root), progress)
-
-        self._submit("apply", job, None)
+        self._track("apply", self.service.apply(plan, accepted))
         self._say(f"Linking {_plural(self.model.total_accepted, 'mention')}…")
 
     @Slot()
@@ -324,8 +292,7 @@ class TaggingView(QWidget):
         """Undo the newest tagging run not undone yet (on the worker)."""
         if self._pending:
             return
-        root = self.root
-        self._submit("undo", lambda _progress: undo_last_run(Journal(root)), None)
+        self._track("undo", self.service.undo_last_run())
         self._say("Undoing the last tagging run…")
 
     def _show_applied(self, entry: JournalEntry) -> None:
@@ -357,75 +324,46 @@ class TaggingView(QWidget):
         self.heading.setText(heading)
         self._refresh_diff()
 
-    # ------------------------------------------------------------ the worker
+    # ------------------------------------------------------------ the service's jobs
 
     def shutdown(self) -> None:
-        """Cancel a preview, wait for a write in progress, and stop the worker thread."""
-        self._cancel.set()
-        self._closed = True
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        """Cancel a preview, wait for a write in progress, and stop the service's thread."""
+        self.service.close()
 
     def _next_generation(self) -> int:
         self._generation += 1
         return self._generation
 
-    def _submit(
-        self, kind: str, job: Callable[[_Progress], object], cancel: threading.Event | None
-    ) -> int:
+    def _track(self, kind: str, handle: JobHandle) -> int:
+        """Show the job busy until its answer comes; the generation it is known by."""
         generation = self._next_generation()
-        if self._closed:
-            return generation
-        relay = self._relay
-        last = [-1]
-
-        def progress(done: int, total: int) -> None:
-            if cancel is not None and cancel.is_set():
-                raise _Cancelled
-            percent = done * 100 // max(total, 1)
-            if percent != last[0]:  # at most 101 signals, however many notes
-                last[0] = percent
-                relay.progressed.emit(generation, done, total)
-
-        def run() -> None:
-            try:
-                if cancel is not None and cancel.is_set():
-                    raise _Cancelled
-                result = job(progress)
-            except Exception as exc:  # shown to the user; _Cancelled is dropped
-                result = exc
-            with contextlib.suppress(RuntimeError):  # the view is gone: nobody to tell
-                relay.finished.emit(_Done(kind, generation, result))
-
         self._pending[generation] = kind
-        self._executor.submit(run)
+        handle.progressed.connect(self._on_job_progressed)
+        handle.finished.connect(partial(self._on_job_finished, generation, kind))
+        handle.failed.connect(partial(self._on_job_failed, generation, kind))
         self._update_buttons()
         return generation
 
-    @Slot(int, int, int)
-    def _on_relay_progressed(self, generation: int, done: int, total: int) -> None:
-        if generation == self._generation:
-            self.progress.setRange(0, total)
-            self.progress.setValue(done)
+    @Slot(int, int)
+    def _on_job_progressed(self, done: int, total: int) -> None:
+        self.progress.setRange(0, total)
+        self.progress.setValue(done)
 
-    @Slot(object)
-    def _on_relay_finished(self, done: _Done) -> None:
-        self._pending.pop(done.generation, None)
-        result = done.result
-        if isinstance(result, _Cancelled) or (
-            done.kind == "preview" and done.generation != self._preview_generation
-        ):
-            pass  # replaced by a newer preview
-        elif isinstance(result, JournalError):
-            self._say(f"Nothing undone: {result}.")
-        elif isinstance(result, Exception):
-            action = {"preview": "Preview", "apply": "Apply", "undo": "Undo"}[done.kind]
-            self._say(f"{action} failed: {result}")
-        elif done.kind == "preview" and isinstance(result, TagPlan):
-            self._show(result, self._preview_title)
-        elif done.kind == "apply" and isinstance(result, JournalEntry):
-            self._show_applied(result)
-        elif done.kind == "undo" and isinstance(result, UndoResult):
-            self._show_undone(result)
+    def _on_job_finished(self, generation: int, kind: str, result: object) -> None:
+        self._pending.pop(generation, None)
+        if kind == "preview" and isinstance(result, TagPlan):
+            if generation == self._preview_generation:  # else replaced meanwhile
+                self._show(result, self._preview_title)
+        elif kind == "apply":
+            self._show_applied(result)  # type: ignore[arg-type]
+        elif kind == "undo":
+            self._show_undone(result)  # type: ignore[arg-type]
+        self._update_buttons()
+
+    def _on_job_failed(self, generation: int, kind: str, error: object) -> None:
+        self._pending.pop(generation, None)
+        if kind != "preview" or generation == self._preview_generation:
+            self._say(failure_text(kind, error))
         self._update_buttons()
 
     # ------------------------------------------------------------ reacting

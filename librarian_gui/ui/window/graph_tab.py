@@ -303,4 +303,4 @@ GRAPH_MODULES = (
 
 
 def start_graph_import() -> None:
-    preload(GRAPH_MODULES, done=graph_modules_loaded)
+    preload(GRAPH_MODULES, name="librarian-graph-import", done=graph_modules_loaded)

@@ -24,6 +24,7 @@ from ...services.linker import Update
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
+from ...services.vault_lists import VaultLists
 from .. import theme
 from ..concepts.tabs import ConceptTabs
 from ..panes.backlinks import BacklinksPane
@@ -39,7 +40,6 @@ from ..panes.tags import TagsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab
-from .side_lists import WindowLists
 
 if TYPE_CHECKING:
     from ..graph.view import GraphView
@@ -49,7 +49,7 @@ SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
-class MainWindow(WindowLists, QMainWindow):
+class MainWindow(QMainWindow):
     """The application window for one vault at a time. It makes the parts (panes, the graph
     tab, the menus) and wires them to each other and to the open vault's services, all in
     ``_connect_parts`` and ``_connect_vault``.
@@ -82,9 +82,9 @@ class MainWindow(WindowLists, QMainWindow):
         # ready, by the index the window builds anyway (not by a scan of its own).
         self._requested_note = open_note
         self.missing_note: str | None = None  # the requested NOTE, when no note has that name
-        self._init_lists()
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
+        self.lists: VaultLists | None = None
         self.graph_session: GraphSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
@@ -202,8 +202,9 @@ class MainWindow(WindowLists, QMainWindow):
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_session = GraphSession(self.model, parent=self)
+        self.lists = VaultLists(self.model, parent=self)
         self.preview.set_vault_root(root)
-        self._connect_vault(self.model, self.session, self.graph_session)
+        self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
             self.model,
@@ -243,13 +244,16 @@ class MainWindow(WindowLists, QMainWindow):
             self.concept_tabs.close()
             self.concept_tabs.deleteLater()
             self.concept_tabs = None
+        if self.lists is not None:
+            self.lists.close()
         self.model.close()
-        for obj in (self.session, self.graph_session, self.model):
+        for obj in (self.session, self.graph_session, self.lists, self.model):
             if obj is not None:
                 obj.deleteLater()
         self.model = None
         self.session = None
         self.graph_session = None
+        self.lists = None
         self.graph_tab.set_session(None)
         self.actions.set_vault(None, None, own_dictionary=False)
 
@@ -289,7 +293,11 @@ class MainWindow(WindowLists, QMainWindow):
     # ------------------------------------------------------------ wiring
 
     def _connect_vault(
-        self, model: VaultModel, session: VaultSession, graph_session: GraphSession
+        self,
+        model: VaultModel,
+        session: VaultSession,
+        graph_session: GraphSession,
+        lists: VaultLists,
     ) -> None:
         """The parts to the open vault's services (disconnected when they are deleted)."""
         model.scan_progressed.connect(self._on_model_scan_progressed)
@@ -297,7 +305,6 @@ class MainWindow(WindowLists, QMainWindow):
         model.index_updated.connect(self._on_model_index_updated)
         model.scan_failed.connect(self._on_model_scan_failed)
         model.update_failed.connect(self.statusBar().showMessage)
-        model.job_finished.connect(self._on_model_job_finished)
         session.place_shown.connect(self._on_session_place_shown)
         session.note_missing.connect(self._on_session_note_missing)
         session.backlinks_ready.connect(self.backlinks.show_linked)
@@ -311,6 +318,9 @@ class MainWindow(WindowLists, QMainWindow):
         session.switcher_ready.connect(self.switcher.set_index)
         session.warnings_changed.connect(self._on_session_warnings_changed)
         session.search_ready.connect(self._on_session_search_ready)
+        lists.recent_listed.connect(self.recent.show_notes)
+        lists.tags_counted.connect(self.tags.show_counts)
+        lists.concepts_counted.connect(self.concepts.show_concepts)
         self.graph_tab.set_session(graph_session)
         # widgets → session (disconnected from the previous session by deleteLater)
         for signal, slot in (
@@ -350,7 +360,8 @@ class MainWindow(WindowLists, QMainWindow):
         self.progress.hide()
         if self.model is not None and self.model.index is not None:
             self._show_counts(self.model.index.summary)
-        QTimer.singleShot(0, self._refresh_lists)  # its own event-loop turn: no long stall
+        if self.lists is not None:  # its own event-loop turn: no long stall
+            QTimer.singleShot(0, self.lists.refresh)
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -384,7 +395,6 @@ class MainWindow(WindowLists, QMainWindow):
         self.recent.notes_changed(
             {rel: stamp.mtime_ns / 1e9 for rel, stamp in update.stamps}, delta.notes_removed
         )
-        self._tags_timer.start()
 
     @Slot(str)
     def _on_model_scan_failed(self, message: str) -> None:

@@ -188,9 +188,9 @@ def test_opening_the_graph_builds_it_once(tmp_path: Path, qtbot: QtBot) -> None:
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
     assert win.model is not None and win.graph_session is not None
-    builds: list[object] = []
-    win.model.job_finished.connect(
-        lambda token, _r: builds.append(token) if token[0] == "graph" else None
+    builds: list[str] = []
+    win.model.quick_jobs.job_submitted.connect(
+        lambda name: builds.append(name) if name == "graph" else None
     )
     with qtbot.waitSignal(
         win.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s

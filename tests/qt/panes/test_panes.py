@@ -7,10 +7,10 @@ from collections import Counter
 
 from pytestqt.qtbot import QtBot
 
+from librarian_gui.core.index.summaries import tag_counts
 from librarian_gui.services.history import History, Place
 from librarian_gui.ui.panes.file_tree import FileTree
 from librarian_gui.ui.panes.recent import RecentChanges
-from librarian_gui.ui.panes.tags import tag_counts
 from tests.qt.rows import rows_made_by_python
 
 

@@ -1,0 +1,94 @@
+"""Tagging runs off the GUI thread: previews, applying a plan through the vault's journal,
+and undoing the last run."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject
+
+from ..core.concepts.dictionary import Concept
+from ..core.tagging.run import TagPlan, apply_plan, plan_tagging, undo_last_run
+from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
+from .jobs import JobControl, JobHandle, JobRunner
+
+__all__ = ["JournalEntry", "TaggingService", "UndoResult", "failure_text"]
+
+ACTIONS = {"preview": "Preview", "apply": "Apply", "undo": "Undo"}
+
+
+class TaggingService(QObject):
+    """Reads the notes for a preview, writes an applied plan and undoes the last run, on a
+    thread of its own, one job at a time; a newer preview cancels the one running.
+
+    Each request returns the ``JobHandle`` its answer comes on: a TagPlan for a preview
+    (with ``progressed`` while it reads), a JournalEntry for Apply, an UndoResult for Undo;
+    ``failed`` brings the exception (``failure_text`` words it). It has no signals itself.
+    """
+
+    def __init__(self, vault_root: Path, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.root = Path(vault_root)
+        self._runner = JobRunner("librarian-tag", self)
+        self._preview: JobHandle | None = None
+
+    def preview(
+        self,
+        rels: Sequence[str],
+        concepts: Sequence[Concept],
+        *,
+        all_mentions: bool,
+        only: Sequence[str] | None,
+    ) -> JobHandle:
+        """What a run would link in the notes ``rels`` (of the concepts ``only``, or of
+        all). Nothing is written."""
+        self.cancel_preview()
+        root, rels, concepts = self.root, tuple(rels), tuple(concepts)
+        wanted = None if only is None else tuple(only)
+
+        def job(control: JobControl) -> TagPlan:
+            return plan_tagging(
+                root,
+                rels,
+                concepts,
+                all_mentions=all_mentions,
+                only=wanted,
+                progress=control.progress,
+            )
+
+        self._preview = self._runner.submit(job, name="preview")
+        return self._preview
+
+    def cancel_preview(self) -> None:
+        """Drop the preview still running, if any: its answer will not come."""
+        if self._preview is not None:
+            self._preview.cancel()
+            self._preview = None
+
+    def apply(self, plan: TagPlan, accepted: Mapping[str, frozenset[int]]) -> JobHandle:
+        """Write the ``accepted`` occurrences of ``plan``, journaled (never cancelled: a
+        write in progress is finished)."""
+        root = self.root
+
+        def job(control: JobControl) -> JournalEntry:
+            return apply_plan(root, plan, accepted, Journal(root), control.progress)
+
+        return self._runner.submit(job, name="apply")
+
+    def undo_last_run(self) -> JobHandle:
+        """Give the notes of the newest tagging run not undone yet their bytes back."""
+        root = self.root
+        return self._runner.submit(lambda _control: undo_last_run(Journal(root)), name="undo")
+
+    def close(self) -> None:
+        """Cancel a preview, wait for a write in progress, and stop the thread."""
+        self.cancel_preview()
+        self._runner.close()
+
+
+def failure_text(kind: str, error: object) -> str:
+    """What the view says when a job of ``kind`` ("preview", "apply", "undo") failed."""
+    if isinstance(error, JournalError):
+        return f"Nothing undone: {error}."
+    return f"{ACTIONS[kind]} failed: {error}"
