@@ -111,6 +111,9 @@ class VaultSession(QObject):
         self.warnings: tuple[ScanWarning, ...] | None = None  # as last sent; None: not yet
         self._listed: FileTreeData | None = None  # the tree the view was last given
         self._sidebars_sent: tuple[object, ...] = ()  # what outline and outgoing show
+        # The notes linking the open place, as its last backlinks job found them; None
+        # while that job runs (then any changed note may be one of them).
+        self._linking: frozenset[str] | None = None
         self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
         model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
@@ -227,6 +230,7 @@ class VaultSession(QObject):
             jobs.append(handle)
         if "backlinks" in parts:
             reader = self._reader()
+            self._linking = None
             handle = self.model.submit(
                 lambda c: _linked(self._index(), place.node, reader, c.cancelled),
                 name="backlinks",
@@ -266,18 +270,34 @@ class VaultSession(QObject):
         _deliver(handle, partial(self._on_unlinked_job_ended, self._generation))
 
     def _send_sidebars(self, place: Place) -> None:
-        with self.model.read() as index:
-            record = index.notes.get(place.node) if place.kind == "note" else None
-            headings = record.parsed.headings if record is not None else ()
-            links = outgoing_summary(index, place.node) if record is not None else []
+        """The outline and the outgoing links, read on the quick job thread: after an
+        update, the index's lock may be the linker's, busy with the next batch."""
+        index = self._index()
+
+        def sidebars(_control: JobControl) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
+            with index.lock:
+                record = index.notes.get(place.node) if place.kind == "note" else None
+                headings = record.parsed.headings if record is not None else ()
+                links = outgoing_summary(index, place.node) if record is not None else []
+            return tuple(headings), tuple(links)
+
+        handle = self.model.submit(sidebars, name="sidebars")
+        handle.finished.connect(partial(self._on_sidebars_job_finished, self._generation, place))
+
+    def _on_sidebars_job_finished(
+        self, generation: int, place: Place, result: tuple[tuple[Any, ...], tuple[Any, ...]]
+    ) -> None:
+        if generation != self._generation:
+            return
+        headings, links = result
         # A note changed without a new heading or link (an agent appending a line, each
         # note of a checkout) leaves the two panes as they are: no rows made again.
-        sent = (place.node, tuple(headings), tuple(links))
+        sent = (place.node, headings, links)
         if sent == self._sidebars_sent:
             return
         self._sidebars_sent = sent
-        self.outline_ready.emit(headings)
-        self.outgoing_ready.emit(links)
+        self.outline_ready.emit(list(headings))
+        self.outgoing_ready.emit(list(links))
 
     # ------------------------------------------------------------ background jobs
 
@@ -432,8 +452,13 @@ class VaultSession(QObject):
             self.place_shown.emit(place, result, refresh)
 
     def _on_backlinks_job_ended(self, generation: int, result: object) -> None:
-        if generation == self._generation:
-            self.backlinks_ready.emit([] if isinstance(result, Exception) else result)
+        if generation != self._generation:
+            return
+        if isinstance(result, Exception):
+            self.backlinks_ready.emit([])
+            return
+        groups, self._linking = result  # type: ignore[misc]
+        self.backlinks_ready.emit(groups)
 
     def _on_unlinked_job_ended(self, generation: int, result: Any) -> None:
         if generation == self._generation:
@@ -493,16 +518,18 @@ class VaultSession(QObject):
             or not self._embeds.isdisjoint(delta.notes_changed)
         ):
             self._show(place, refresh=True)  # its text, or where its links lead, changed
-        elif place.node in targets or any(
-            rel in delta.notes_changed for rel in self._linking(place.node)
-        ):
+        elif place.node in targets or self._backlinks_may_change(delta.notes_changed):
             self._show(place, refresh=True, parts=frozenset({"backlinks", "unlinked"}))
         elif delta.notes_changed or delta.notes_added:
             self._show(place, refresh=True, parts=frozenset({"unlinked"}))
 
-    def _linking(self, node: str) -> list[str]:
-        with self.model.read() as index:
-            return list(index.in_edges.get(node, {}))
+    def _backlinks_may_change(self, changed: tuple[str, ...]) -> bool:
+        """Whether a change of these notes can change the open place's backlinks: one of
+        the notes its backlinks job found linking it changed, or that job is still running
+        (it may have read one of them before the change)."""
+        if not changed:
+            return False
+        return self._linking is None or not self._linking.isdisjoint(changed)
 
     # ------------------------------------------------------------ writing
 
@@ -621,10 +648,13 @@ def _build_switcher(index: VaultIndex) -> object:
 
 def _linked(
     index: VaultIndex, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
-) -> object:
+) -> tuple[object, frozenset[str]]:
+    """The linked mentions of ``node``, and every note linking it (by the index)."""
     from ..core.backlinks.linked import linked_mentions
 
-    return linked_mentions(index, node, reader, cancelled)
+    with index.lock:
+        sources = frozenset(index.in_edges.get(node, {}))
+    return linked_mentions(index, node, reader, cancelled), sources
 
 
 def _search(

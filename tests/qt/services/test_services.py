@@ -175,7 +175,7 @@ def test_outline_and_outgoing_are_sent_again_only_when_they_change(
     outgoing: list[list[str]] = []
     session.outline_ready.connect(lambda hs: outlines.append([h.text for h in hs]))
     session.outgoing_ready.connect(lambda ls: outgoing.append([link.node for link in ls]))
-    with qtbot.waitSignal(session.place_shown, timeout=10_000):
+    with qtbot.waitSignal(session.outline_ready, timeout=10_000):
         session.open_note("A.md")
     assert (outlines, outgoing) == ([[]], [["Hub.md"]])
     updates: list[Update] = []
@@ -183,7 +183,8 @@ def test_outline_and_outgoing_are_sent_again_only_when_they_change(
     with (model.root / "A.md").open("a", encoding="utf-8") as fh:
         fh.write("a line the agent appended\n")
     qtbot.waitUntil(lambda: bool(updates), timeout=10_000)
-    qtbot.wait(200)
+    # The update's jobs (render, backlinks, the two panes' contents) have all answered.
+    qtbot.waitUntil(lambda: model.quick_jobs.pending == 0, timeout=10_000)
     assert (outlines, outgoing) == ([[]], [["Hub.md"]])
     with (model.root / "A.md").open("a", encoding="utf-8") as fh:
         fh.write("## Later\nand [[sub/B]]\n")
