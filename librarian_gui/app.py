@@ -179,7 +179,7 @@ def _screenshot(
         loop.exec()
         window.show_view(view)
     if view == "switcher":
-        if window.switcher._index is None:
+        if not window.switcher.has_index:
             session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))
             loop.exec()
         window.switcher.open_switcher()

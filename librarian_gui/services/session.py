@@ -589,7 +589,7 @@ def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTree
 
 
 def _build_switcher(index: VaultIndex) -> object:
-    from ..core.index.delta import gc_paused
+    from ..core.courtesy import gc_paused
     from ..core.search.switcher import SwitcherIndex
 
     with gc_paused():  # its candidates live as long as the index: frozen with it
@@ -628,8 +628,7 @@ def _preload() -> None:
     ~90 modules, each read by PySide's import hook, imported on the job threads right when
     the first note was painted. Here, while the vault indexes, pausing for the GUI thread
     (core.courtesy) and with the collector paused (a full collection would hold the lock)."""
-    from ..core.courtesy import courteous
-    from ..core.index.delta import gc_paused
+    from ..core.courtesy import courteous, gc_paused
 
     with gc_paused(), courteous():
         from ..core.render import render  # noqa: F401

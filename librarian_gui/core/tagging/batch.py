@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import ahocorasick_rs
 import numpy as np
 
-from ..backlinks.unlinked import _EXCLUDED
+from ..backlinks.unlinked import EXCLUDED_PATTERNS
 from ..concepts.dictionary import fold
 from ..parse.parser import mask_note
 from .matching import (
@@ -63,7 +63,7 @@ _SETEXT_NEXT = re.compile(r"\n(?= {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$))")
 # match's preceding character must be looked at).
 _SPLIT_EXCLUDED = tuple(
     (marker, pattern, None if marker in "#^" else re.compile(f"({pattern.pattern})", pattern.flags))
-    for marker, pattern in _EXCLUDED
+    for marker, pattern in EXCLUDED_PATTERNS
 )
 _ASCII_WORD = np.array([is_word_char(chr(c)) for c in range(128)] + [False] * 128, dtype=bool)
 _ASCII_WORD_BYTES = _ASCII_WORD.astype(np.uint8).tobytes()

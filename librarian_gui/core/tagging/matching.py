@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import ahocorasick_rs
 
-from ..backlinks.unlinked import _excluded_spans
+from ..backlinks.unlinked import excluded_spans
 from ..concepts.dictionary import (
     IS_SPACED_WORD_CHAR,
     Concept,
@@ -275,7 +275,7 @@ class _Plain:
         self.text = text
         self.masked = masked
         self.unmasked = masked == text
-        self.starts, self.ends = _excluded_spans(masked)
+        self.starts, self.ends = excluded_spans(masked)
         self.at = 0
         self.headings: dict[int, bool] = {}
 

@@ -13,8 +13,7 @@ from PySide6.QtCore import QObject, Qt, QTimer, Slot
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
-from ...core.courtesy import courteous
-from ...core.index.delta import gc_paused
+from ...core.courtesy import courteous, gc_paused
 from .. import theme
 
 if TYPE_CHECKING:

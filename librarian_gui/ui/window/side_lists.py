@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, QTimer, Slot
 
-from ...core.index.delta import gc_paused
+from ...core.courtesy import gc_paused
 from ..panes.concepts import ConceptsPane, concept_rows
 from ..panes.recent import RecentChanges
 from ..panes.tags import TagsPane, tag_counts
