@@ -59,7 +59,6 @@ class VaultSession(QObject):
         outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
         history_changed(bool, bool): whether back and forward are possible.
         files_reset(FileTreeData): every note and attachment, as a sorted tree.
-        files_changed(object): an Update (files added, removed, renamed).
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
         write_finished(str): a write asked for here ("link" or "undo") is done, its outcome
@@ -80,7 +79,6 @@ class VaultSession(QObject):
     outgoing_ready = Signal(object)
     history_changed = Signal(bool, bool)
     files_reset = Signal(object)
-    files_changed = Signal(object)
     message = Signal(str)
     undo_changed = Signal(bool)
     write_finished = Signal(str)
@@ -441,7 +439,6 @@ class VaultSession(QObject):
         delta = update.delta
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
-        self.files_changed.emit(update)
         self._warnings_timer.start()
         if delta.notes_added or delta.notes_removed or delta.notes_changed:
             self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
