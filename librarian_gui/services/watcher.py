@@ -52,9 +52,16 @@ class _Handler(FileSystemEventHandler):
 class VaultWatcher(QObject):
     """Watches a vault folder recursively.
 
+    Events are gathered into a batch. The first event of a batch starts two timers: a
+    debounce of ``debounce_ms`` and a deadline of ``max_wait_ms``; whichever fires first
+    hands the batch over. Only the first event and every 16th after it wake the GUI thread
+    (and restart the debounce), so a slow trickle is handed over ``debounce_ms`` after
+    the first event of each batch, and a stream dense enough to keep restarting the
+    debounce (16 events within ``debounce_ms``, over and over) is handed over every
+    ``max_wait_ms``: a steady stream never holds updates back for longer than that.
+
     Signals:
-        batch_ready(FileBatch): paths changed; emitted ``debounce_ms`` after the last event
-            of a burst, or every ``max_wait_ms`` while events keep coming.
+        batch_ready(FileBatch): paths changed (see above for when).
         _event_taken(): internal; emitted from watchdog's thread, delivered queued.
     """
 
