@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.courtesy import Courtesy
-from ..core.index.queries import node_kind, node_label, outgoing_summary
+from ..core.index.queries import outgoing_summary
 from ..core.index.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
-from ..core.render.pages import attachment_page, node_page, not_parsed_page
+from ..core.render.pages import note_page, place_page
 from ..core.vault.filetree import FileTreeData
 from ..core.vault.textstore import TextStore
 from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
@@ -28,12 +28,6 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.parse.records import ScanWarning
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
-# The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
-# 0.3 s there, 2,000,000 took 8 s. Past it, the note is shown cut, with a notice.
-PREVIEW_MAX_CHARS = 200_000
-LOSSY_NOTICE = (
-    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
-)
 
 
 class _Cancelled(Exception):
@@ -272,53 +266,10 @@ class VaultSession(QObject):
 
     def _render_note(self, rel: str, dark: bool, cancel: threading.Event) -> Any:
         index = self._index()
-        with index.lock:
-            record = index.notes.get(rel)
-        if record is None:
-            if rel in index.attachments:
-                return attachment_page(rel)
-            return LookupError(f"{rel} is not in the vault (deleted or moved away)")
-        text = self.store.get(rel, record.stamp)
-        if text is None:  # binary, too large, unreadable: listed, not parsed
-            return not_parsed_page(self.root, rel, dark)
-        reader = self._reader()
-
-        def resolve(markdown: bool, target: str, source: str) -> str:
-            with index.lock:
-                return index.resolver.resolve_target(markdown, target, source)
-
-        def kind_of(node: str) -> str:
-            with index.lock:
-                return node_kind(index, node)
-
-        from ..core.render.render import render_note
-
-        return render_note(
-            text,
-            source=rel,
-            resolve=resolve,
-            node_exists=kind_of,
-            read_note=reader,
-            dark=dark,
-            max_chars=PREVIEW_MAX_CHARS,
-            notice=LOSSY_NOTICE if record.lossy else "",
-        )
+        return note_page(index, self.store, self.root, rel, dark=dark, read_note=self._reader())
 
     def _render_node(self, place: Place, cancel: threading.Event) -> Any:
-        index = self._index()
-        with index.lock:
-            label = node_label(index, place.node)
-            sources = sorted(s for s in index.in_edges.get(place.node, {}) if s in index.notes)
-            concept = None
-            if place.kind == "concept":
-                concept = index.concepts.get(label)
-        if concept is not None:
-            from ..core.render.concept_page import concept_page
-            from ..core.render.render import RenderedNote
-
-            built = concept_page(index, concept, self._reader(), cancel.is_set)
-            return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
-        return node_page(place.kind, label, sources, concept)
+        return place_page(self._index(), place.kind, place.node, self._reader(), cancel.is_set)
 
     def _unlinked(
         self, rel: str, reader: Callable[[str], str | None]
