@@ -18,13 +18,15 @@ from hypothesis import settings
 
 from librarian_gui.core.index.index import VaultIndex
 
-# CI shares the machine's ~/.cache and ~/.config (TRAPS): every test run gets its own.
+# CI shares the machine's ~/.cache and ~/.config with everyone's runs: every test run gets
+# its own, so no run reads another's cache or settings.
 _XDG = Path(tempfile.mkdtemp(prefix="librarian-tests-xdg-"))
 for _name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = str(_XDG / _name.lower())
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-# A loaded 2-core machine makes hypothesis's 200 ms deadline flaky (TRAPS).
+# On a loaded 2-core machine an example can take longer than hypothesis's 200 ms deadline:
+# no deadline, and a fixed, repeatable example budget instead.
 settings.register_profile("librarian", deadline=None, max_examples=200, derandomize=True)
 settings.load_profile("librarian")
 

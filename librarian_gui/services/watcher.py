@@ -12,7 +12,8 @@ from watchdog.observers import Observer
 
 from ..core.vault.files import IGNORE_FILE, is_temp_name
 
-# TRAPS: watchdog ≥ 2.3 also reports opens and closes; only these change the vault.
+# watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
+# the others would wake the linker again on its own reads.
 _CHANGES = frozenset({"created", "modified", "moved", "deleted"})
 
 
@@ -130,7 +131,8 @@ class VaultWatcher(QObject):
             observer.join(timeout=5)
 
     def stop(self) -> None:
-        """Stop and join watchdog's thread (TRAPS: inotify instances are few)."""
+        """Stop and join watchdog's thread: each observer holds an inotify instance, and a user
+        may have only 128 of them."""
         with self._lock:
             observer, self._observer = self._observer, None
             self._stopped = True

@@ -154,7 +154,7 @@ def link_mention(
         link = f"[[{name}]]"
     else:
         line_start = text.rfind("\n", 0, start) + 1
-        # In a table row a bare "|" would split the cell (TRAPS).
+        # In a table row a bare "|" would end the cell, cutting the link in two: escape it.
         bar = "\\|" if _TABLE_ROW.match(text, line_start) else "|"
         link = f"[[{name}{bar}{mention.text}]]"
     after = encode_like(snapshot, text[:start] + link + text[end:])

@@ -140,7 +140,8 @@ _NOT_PARSED_ADVICE = {
     "utf-32": "Save it as UTF-8 to read it here.",
     "unreadable": "Check its permissions.",
 }
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block (TRAPS)
+# Non-blocking, so a FIFO named x.md does not hang the open until something writes to it.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 def not_parsed_page(root: Path, rel: str, dark: bool) -> RenderedNote | LookupError:
