@@ -19,7 +19,7 @@ def test_a_tick_pauses_only_once_its_turn_is_over() -> None:
         courtesy.tick()
     assert courtesy.pauses == 0  # a long turn: no pause yet
     courtesy = Courtesy(turn_s=0.01, pause_s=0.0)
-    time.sleep(0.02)
+    time.sleep(0.02)  # the turn is measured on the clock: this lets it run out
     courtesy.tick()
     courtesy.tick()
     assert courtesy.pauses == 1  # the second tick starts a new turn
