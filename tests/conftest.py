@@ -1,5 +1,6 @@
-"""Test-wide set-up: private XDG folders, a patient hypothesis profile, offscreen Qt, and a
-check that no test leaves a thread or a timer running behind it."""
+"""Test-wide set-up: private XDG folders, a patient hypothesis profile, offscreen Qt, the
+``gui`` mark on every test that needs a QApplication, and a check that no test leaves a
+thread or a timer running behind it."""
 
 from __future__ import annotations
 
@@ -164,6 +165,22 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         _guard.test = None
+
+
+# -- the gui mark: ``pytest -m "not gui"`` runs the rest without a display -----------------
+
+_GUI_FIXTURES = frozenset({"qtbot", "qapp", "window_on"})
+_GUI_FILES = frozenset({"tests/faults/test_window.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``gui`` every test that needs a QApplication: all of tests/qt, the window's
+    fault tests, and any test that asks for a Qt fixture (directly or through another)."""
+    for item in items:
+        rel = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+        needs_qt = rel.startswith("tests/qt/") or rel in _GUI_FILES
+        if needs_qt or _GUI_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.gui)
 
 
 # -- a test leaves nothing running behind it ---------------------------------------------
