@@ -60,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
     from .resources import user_demo_vault
@@ -88,7 +89,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = MainWindow(vault, settings=settings, open_note=args.note)
     if args.screenshot:
         code = _screenshot(app, window, args.screenshot, args.view, args.query or "", args.concept)
-        if window.missing_note is not None:
+        missing = window.missing_note is not None
+        # Closed, the window still had timers pending (the graph's import, the tag counts)
+        # that fired seconds later for a caller that goes on after main() (the tests do).
+        window.deleteLater()
+        app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        if missing:
             print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
             return 4
         return code
@@ -176,7 +182,7 @@ def _screenshot(
         loop.exec()
         window.show_view(view)
     if view == "switcher":
-        if window.switcher._index is None:
+        if not window.switcher.has_index:
             session.switcher_ready.connect(lambda _i: QTimer.singleShot(50, loop.quit))
             loop.exec()
         window.switcher.open_switcher()

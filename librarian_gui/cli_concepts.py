@@ -12,7 +12,7 @@ from typing import Any
 from .core.concepts.dictionary import DEFAULT_DICTIONARY, LintIssue
 from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.concepts.lint import lint_concepts
-from .core.index.delta import gc_paused
+from .core.courtesy import gc_paused
 from .core.index.index import VaultIndex
 from .core.tagging.run import (
     apply_plan,

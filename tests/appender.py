@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
                 os.write(fd, line)
             finally:
                 os.close(fd)
-        time.sleep(pause.uniform(0.002, 0.005))
+        time.sleep(pause.uniform(0.002, 0.005))  # an agent writing line by line, not at once
     if hold:
         os.close(held)
     print("done", flush=True)

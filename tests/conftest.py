@@ -1,4 +1,6 @@
-"""Test-wide set-up: private XDG folders, a patient hypothesis profile, offscreen Qt."""
+"""Test-wide set-up: private XDG folders, a patient hypothesis profile, offscreen Qt, the
+``gui`` mark on every test that needs a QApplication, and a check that no test leaves a
+thread or a timer running behind it."""
 
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ import sys
 import tempfile
 import threading
 import time
+import weakref
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +22,15 @@ from hypothesis import settings
 
 from librarian_gui.core.index.index import VaultIndex
 
-# CI shares the machine's ~/.cache and ~/.config (TRAPS): every test run gets its own.
+# CI shares the machine's ~/.cache and ~/.config with everyone's runs: every test run gets
+# its own, so no run reads another's cache or settings.
 _XDG = Path(tempfile.mkdtemp(prefix="librarian-tests-xdg-"))
 for _name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = str(_XDG / _name.lower())
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-# A loaded 2-core machine makes hypothesis's 200 ms deadline flaky (TRAPS).
+# On a loaded 2-core machine an example can take longer than hypothesis's 200 ms deadline:
+# no deadline, and a fixed, repeatable example budget instead.
 settings.register_profile("librarian", deadline=None, max_examples=200, derandomize=True)
 settings.load_profile("librarian")
 
@@ -159,3 +165,122 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     finally:
         _guard.test = None
+
+
+# -- the gui mark: ``pytest -m "not gui"`` runs the rest without a display -----------------
+
+_GUI_FIXTURES = frozenset({"qtbot", "qapp", "window_on"})
+_GUI_FILES = frozenset({"tests/faults/test_window.py"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark ``gui`` every test that needs a QApplication: all of tests/qt, the window's
+    fault tests, and any test that asks for a Qt fixture (directly or through another)."""
+    for item in items:
+        rel = Path(str(item.path)).resolve().relative_to(REPO).as_posix()
+        needs_qt = rel.startswith("tests/qt/") or rel in _GUI_FILES
+        if needs_qt or _GUI_FIXTURES.intersection(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.gui)
+
+
+# -- a test leaves nothing running behind it ---------------------------------------------
+
+# Started once per process on purpose (it imports modules the first jobs need) and ends by
+# itself: not a leak of the test that happened to start it.
+_PROCESS_THREADS = frozenset({"librarian-preload"})
+GRACE_S = 2.0  # for threads and QThreads told to stop, to end (joined, not slept)
+
+# Every QThread and QTimer that Python code starts, by weak reference (a strong one would
+# keep an unparented timer alive): installed once Qt is imported, emptied before each test.
+_qt_started: list[weakref.ref[Any]] = []
+
+
+def _track_qt_starts() -> None:
+    qtcore = sys.modules.get("PySide6.QtCore")
+    if qtcore is None or getattr(qtcore.QTimer.start, "_tracked", False):
+        return
+    for cls in (qtcore.QTimer, qtcore.QThread):
+        original = cls.start
+
+        def start(self: Any, *args: Any, _original: Any = original) -> Any:
+            _qt_started.append(weakref.ref(self))
+            return _original(self, *args)
+
+        start._tracked = True  # type: ignore[attr-defined]
+        cls.start = start
+
+
+def _still_running() -> list[str]:
+    """What of the QThreads and QTimers this test started still runs, after the objects
+    deleted later are deleted and the garbage is collected."""
+    qtcore = sys.modules.get("PySide6.QtCore")
+    if qtcore is None or qtcore.QCoreApplication.instance() is None or not _qt_started:
+        return []
+    qtcore.QCoreApplication.sendPostedEvents(None, qtcore.QEvent.Type.DeferredDelete)
+
+    def running() -> list[Any]:
+        out = []
+        for ref in _qt_started:
+            obj = ref()
+            try:
+                if obj is not None and (
+                    obj.isActive() if isinstance(obj, qtcore.QTimer) else obj.isRunning()
+                ):
+                    out.append(obj)
+            except RuntimeError:  # its C++ object is gone: deleted with its parent
+                pass
+        return list({id(o): o for o in out}.values())
+
+    found = running()
+    if found:  # perhaps garbage not collected yet (a cycle): collect, then look again
+        del found
+        import gc
+
+        gc.collect()
+        qtcore.QCoreApplication.sendPostedEvents(None, qtcore.QEvent.Type.DeferredDelete)
+        deadline = time.monotonic() + GRACE_S
+        for obj in running():
+            if isinstance(obj, qtcore.QThread):
+                obj.wait(max(1, int((deadline - time.monotonic()) * 1000)))
+        found = running()
+    return [_describe_qt(obj, qtcore) for obj in found]
+
+
+def _describe_qt(obj: Any, qtcore: Any) -> str:
+    owner = obj.parent()
+    where = f" of {type(owner).__qualname__}" if owner is not None else ""
+    if isinstance(obj, qtcore.QTimer):
+        kind = "single-shot" if obj.isSingleShot() else "repeating"
+        return f"an active {kind} QTimer ({obj.interval()} ms){where}"
+    return f"a running {type(obj).__qualname__}{where}"
+
+
+def _new_threads(before: set[threading.Thread]) -> list[str]:
+    """Python threads started during the test and still alive after a short grace."""
+    deadline = time.monotonic() + GRACE_S
+    left = []
+    for thread in threading.enumerate():
+        if thread in before or thread.name in _PROCESS_THREADS:
+            continue
+        if isinstance(thread, threading._DummyThread):  # a foreign thread Python met once
+            continue
+        thread.join(max(0.0, deadline - time.monotonic()))
+        if thread.is_alive():
+            kind = "daemon thread" if thread.daemon else "thread"
+            left.append(f"a {kind} {thread.name!r} ({type(thread).__qualname__})")
+    return left
+
+
+@pytest.fixture(autouse=True)
+def _leaves_nothing_running() -> Iterator[None]:
+    """Fail a test that leaves a Python thread, a QThread or an active QTimer behind.
+    Autouse, so it is set up before the test's own fixtures and checks after theirs are
+    torn down (and after pytest-qt closed the widgets)."""
+    _track_qt_starts()
+    before = set(threading.enumerate())
+    _qt_started.clear()
+    yield
+    left = _still_running() + _new_threads(before)
+    _qt_started.clear()
+    if left:
+        pytest.fail("the test left running: " + "; ".join(left), pytrace=False)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..core.courtesy import courteous
+from ..core.courtesy import courteous, gc_paused
 from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
@@ -298,7 +298,6 @@ class GraphSession(QObject):
 
         def build(_control: JobControl) -> Any:
             from ..core.graph.graphdata import GraphFilter, global_graph, local_graph
-            from ..core.index.delta import gc_paused
 
             chosen = dataclasses.replace(filters or GraphFilter(), kinds=kinds)
             assert index is not None

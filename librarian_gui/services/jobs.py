@@ -19,8 +19,8 @@ class JobCancelled(Exception):
 
 class JobControl:
     """What a running job sees of its request: whether it was cancelled, and where to tell
-    its progress. Made in the GUI thread, read on the worker (an event: TRAPS, a queued
-    "cancel" would wait behind the running job)."""
+    its progress. Made in the GUI thread, read on the worker: a threading event, because a
+    "cancel" sent as a queued signal would wait in the worker's queue behind the running job."""
 
     __slots__ = ("_event", "_last", "_report")
 

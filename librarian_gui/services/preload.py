@@ -8,8 +8,7 @@ import threading
 from collections.abc import Sequence
 from functools import partial
 
-from ..core.courtesy import courteous
-from ..core.index.delta import gc_paused
+from ..core.courtesy import courteous, gc_paused
 from .jobs import start_daemon
 
 

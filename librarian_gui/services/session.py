@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from ..core.courtesy import Courtesy
-from ..core.index.queries import node_kind, node_label, outgoing_summary
+from ..core.index.queries import node_kind, outgoing_summary
 from ..core.index.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
-from ..core.render.pages import attachment_page, node_page, not_parsed_page
+from ..core.render.pages import note_page, place_page
 from ..core.vault.filetree import FileTreeData
 from ..core.vault.textstore import TextStore
 from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
@@ -29,12 +29,6 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.parse.records import ScanWarning
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
-# The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
-# 0.3 s there, 2,000,000 took 8 s. Past it, the note is shown cut, with a notice.
-PREVIEW_MAX_CHARS = 200_000
-LOSSY_NOTICE = (
-    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
-)
 
 
 class VaultSession(QObject):
@@ -56,7 +50,6 @@ class VaultSession(QObject):
         outgoing_ready(object): the open note's outgoing links (list of OutgoingLink).
         history_changed(bool, bool): whether back and forward are possible.
         files_reset(FileTreeData): every note and attachment, as a sorted tree.
-        files_changed(object): an Update (files added, removed, renamed).
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
         write_finished(str): a write asked for here ("link" or "undo") is done, its outcome
@@ -77,7 +70,6 @@ class VaultSession(QObject):
     outgoing_ready = Signal(object)
     history_changed = Signal(bool, bool)
     files_reset = Signal(object)
-    files_changed = Signal(object)
     message = Signal(str)
     undo_changed = Signal(bool)
     write_finished = Signal(str)
@@ -219,6 +211,8 @@ class VaultSession(QObject):
         generation = self._generation
         dark = self.dark
         jobs = [job for job in self._place_jobs if not job.done]
+        if "sidebars" in parts:  # first: quick, and shown with the note, not after it
+            jobs.append(self._send_sidebars(place))
         if "note" in parts:
             render_job = (
                 (lambda c: self._render_note(place.node, dark, c))
@@ -245,8 +239,6 @@ class VaultSession(QObject):
                 self._unlinked_timer.start()  # a scan of the whole vault: once things settle
             else:
                 self._on_unlinked_timer_timeout()
-        if "sidebars" in parts:
-            self._send_sidebars(place)
 
     @Slot()
     def _on_unlinked_timer_timeout(self) -> None:
@@ -269,7 +261,7 @@ class VaultSession(QObject):
         self._unlinked_job = handle = self.model.submit(unlinked, slow=True, name="unlinked")
         _deliver(handle, partial(self._on_unlinked_job_ended, self._generation))
 
-    def _send_sidebars(self, place: Place) -> None:
+    def _send_sidebars(self, place: Place) -> JobHandle:
         """The outline and the outgoing links, read on the quick job thread: after an
         update, the index's lock may be the linker's, busy with the next batch."""
         index = self._index()
@@ -283,6 +275,7 @@ class VaultSession(QObject):
 
         handle = self.model.submit(sidebars, name="sidebars")
         handle.finished.connect(partial(self._on_sidebars_job_finished, self._generation, place))
+        return handle
 
     def _on_sidebars_job_finished(
         self, generation: int, place: Place, result: tuple[tuple[Any, ...], tuple[Any, ...]]
@@ -323,53 +316,10 @@ class VaultSession(QObject):
 
     def _render_note(self, rel: str, dark: bool, _control: JobControl) -> Any:
         index = self._index()
-        with index.lock:
-            record = index.notes.get(rel)
-        if record is None:
-            if rel in index.attachments:
-                return attachment_page(rel)
-            return LookupError(f"{rel} is not in the vault (deleted or moved away)")
-        text = self.store.get(rel, record.stamp)
-        if text is None:  # binary, too large, unreadable: listed, not parsed
-            return not_parsed_page(self.root, rel, dark)
-        reader = self._reader()
-
-        def resolve(markdown: bool, target: str, source: str) -> str:
-            with index.lock:
-                return index.resolver.resolve_target(markdown, target, source)
-
-        def kind_of(node: str) -> str:
-            with index.lock:
-                return node_kind(index, node)
-
-        from ..core.render.render import render_note
-
-        return render_note(
-            text,
-            source=rel,
-            resolve=resolve,
-            node_exists=kind_of,
-            read_note=reader,
-            dark=dark,
-            max_chars=PREVIEW_MAX_CHARS,
-            notice=LOSSY_NOTICE if record.lossy else "",
-        )
+        return note_page(index, self.store, self.root, rel, dark=dark, read_note=self._reader())
 
     def _render_node(self, place: Place, control: JobControl) -> Any:
-        index = self._index()
-        with index.lock:
-            label = node_label(index, place.node)
-            sources = sorted(s for s in index.in_edges.get(place.node, {}) if s in index.notes)
-            concept = None
-            if place.kind == "concept":
-                concept = index.concepts.get(label)
-        if concept is not None:
-            from ..core.render.concept_page import concept_page
-            from ..core.render.render import RenderedNote
-
-            built = concept_page(index, concept, self._reader(), control.cancelled)
-            return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
-        return node_page(place.kind, label, sources, concept)
+        return place_page(self._index(), place.kind, place.node, self._reader(), control.cancelled)
 
     def _unlinked(
         self, rel: str, reader: Callable[[str], str | None]
@@ -493,7 +443,6 @@ class VaultSession(QObject):
         delta = update.delta
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
-        self.files_changed.emit(update)
         self._warnings_timer.start()
         if delta.notes_added or delta.notes_removed or delta.notes_changed:
             self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
@@ -639,7 +588,7 @@ def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTree
 
 
 def _build_switcher(index: VaultIndex) -> object:
-    from ..core.index.delta import gc_paused
+    from ..core.courtesy import gc_paused
     from ..core.search.switcher import SwitcherIndex
 
     with gc_paused():  # its candidates live as long as the index: frozen with it

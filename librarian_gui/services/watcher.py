@@ -12,7 +12,8 @@ from watchdog.observers import Observer
 
 from ..core.vault.files import IGNORE_FILE, is_temp_name
 
-# TRAPS: watchdog ≥ 2.3 also reports opens and closes; only these change the vault.
+# watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
+# the others would wake the linker again on its own reads.
 _CHANGES = frozenset({"created", "modified", "moved", "deleted"})
 
 
@@ -52,9 +53,16 @@ class _Handler(FileSystemEventHandler):
 class VaultWatcher(QObject):
     """Watches a vault folder recursively.
 
+    Events are gathered into a batch. The first event of a batch starts two timers: a
+    debounce of ``debounce_ms`` and a deadline of ``max_wait_ms``; whichever fires first
+    hands the batch over. Only the first event and every 16th after it wake the GUI thread
+    (and restart the debounce), so a slow trickle is handed over ``debounce_ms`` after
+    the first event of each batch, and a stream dense enough to keep restarting the
+    debounce (16 events within ``debounce_ms``, over and over) is handed over every
+    ``max_wait_ms``: a steady stream never holds updates back for longer than that.
+
     Signals:
-        batch_ready(FileBatch): paths changed; emitted ``debounce_ms`` after the last event
-            of a burst, or every ``max_wait_ms`` while events keep coming.
+        batch_ready(FileBatch): paths changed (see above for when).
         _event_taken(): internal; emitted from watchdog's thread, delivered queued.
     """
 
@@ -123,7 +131,8 @@ class VaultWatcher(QObject):
             observer.join(timeout=5)
 
     def stop(self) -> None:
-        """Stop and join watchdog's thread (TRAPS: inotify instances are few)."""
+        """Stop and join watchdog's thread: each observer holds an inotify instance, and a user
+        may have only 128 of them."""
         with self._lock:
             observer, self._observer = self._observer, None
             self._stopped = True

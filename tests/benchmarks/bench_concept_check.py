@@ -42,7 +42,7 @@ from librarian_gui.core.concepts.dictionary_file import DictionaryFile  # noqa: 
 from librarian_gui.core.index.index import VaultIndex  # noqa: E402
 from librarian_gui.core.tagging.run import concept_usage  # noqa: E402
 from librarian_gui.core.vault.files import read_note  # noqa: E402
-from tests.benchmarks.generate_vault import _CODAS, _FUNCTION_WORDS, _ONSETS, _VOWELS  # noqa: E402
+from tests.benchmarks.generate_vault import CODAS, FUNCTION_WORDS, ONSETS, VOWELS  # noqa: E402
 
 CATEGORIES = ("tools", "people", "places", "methods", "projects")
 
@@ -53,7 +53,7 @@ def generate(root: Path, concepts: int, notes: int, seed: int) -> None:
     while len(words) < 6000:
         syllables = rnd.randint(1, 3)
         word = "".join(
-            rnd.choice(_ONSETS) + rnd.choice(_VOWELS) + rnd.choice(_CODAS) for _ in range(syllables)
+            rnd.choice(ONSETS) + rnd.choice(VOWELS) + rnd.choice(CODAS) for _ in range(syllables)
         )
         if len(word) >= 3:
             words.add(word)
@@ -89,7 +89,7 @@ def generate(root: Path, concepts: int, notes: int, seed: int) -> None:
                 if roll < 0.05:
                     said.append(rnd.choice(every_alias))
                 elif roll < 0.5:
-                    said.append(rnd.choice(_FUNCTION_WORDS))
+                    said.append(rnd.choice(FUNCTION_WORDS))
                 else:
                     said.append(rnd.choice(vocabulary))
             paragraphs.append(" ".join(said) + ".")

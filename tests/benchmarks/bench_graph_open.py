@@ -37,7 +37,7 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
 
     from librarian_gui.services.settings import Settings
     from librarian_gui.ui.window.main_window import MainWindow
-    from tests.benchmarks.bench_gui import LagMeter, _spin
+    from tests.benchmarks.bench_gui import LagMeter, spin
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     work = Path(tempfile.mkdtemp(prefix="librarian-bench-graph-open-"))
@@ -51,11 +51,11 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
         assert window.model is not None
         ready: list[bool] = []
         window.model.index_ready.connect(lambda _i: ready.append(True))
-        _spin(app, lambda: bool(ready), 120)
-        _spin(app, lambda: False, 1.0)  # the panes fill (bench_gui's part)
+        spin(app, lambda: bool(ready), 120)
+        spin(app, lambda: False, 1.0)  # the panes fill (bench_gui's part)
         idle = LagMeter()
         idle.start()
-        _spin(app, lambda: False, 3.0)  # the vault at rest
+        spin(app, lambda: False, 3.0)  # the vault at rest
         waited = time.perf_counter()
         if wait_for_modules:
             # The window loads the graph's modules on a thread once the vault has been
@@ -63,9 +63,9 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
             # for them (see --no-wait).
             from librarian_gui.ui.window.graph_tab import graph_modules_loaded
 
-            _spin(app, graph_modules_loaded.is_set, 60)
-            _spin(app, lambda: window.graph is not None, 5)
-            _spin(app, lambda: False, 0.3)  # its hidden first paint
+            spin(app, graph_modules_loaded.is_set, 60)
+            spin(app, lambda: window.graph is not None, 5)
+            spin(app, lambda: False, 0.3)  # its hidden first paint
         waited = time.perf_counter() - waited
         idle.stop()
         lag = LagMeter()
@@ -73,15 +73,15 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
         started = time.perf_counter()
         window.show_view("graph")
         # While the modules still load (--no-wait), the tab says so and the view comes after.
-        _spin(app, lambda: window.graph is not None, 60)
+        spin(app, lambda: window.graph is not None, 60)
         assert window.graph_session is not None and window.graph is not None
         settled: list[float] = []
         window.graph_session.positions_ready.connect(
             lambda _p, done, _r: settled.append(time.perf_counter() - started) if done else None
         )
-        _spin(app, lambda: bool(settled), 60)
+        spin(app, lambda: bool(settled), 60)
         canvas = window.graph.canvas
-        _spin(app, canvas._edge_layer.is_current, 10)  # the settled edges drawn
+        spin(app, canvas._edge_layer.is_current, 10)  # the settled edges drawn
         drawn = time.perf_counter() - started
         lag.stop()
         window.close()

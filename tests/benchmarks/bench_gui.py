@@ -127,7 +127,7 @@ class FirstPaint:
         window.installEventFilter(self._filter)
 
 
-def _spin(app: Any, until: Any, timeout: float) -> bool:
+def spin(app: Any, until: Any, timeout: float) -> bool:
     end = time.perf_counter() + timeout
     while time.perf_counter() < end:
         app.processEvents()
@@ -160,15 +160,15 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
     window.resize(1400, 860)
     painted = FirstPaint(window)
     window.show()
-    _spin(app, lambda: painted.at is not None, 30)
+    spin(app, lambda: painted.at is not None, 30)
     lag.start()
     assert window.model is not None and painted.at is not None
     result["cold_painted_s"] = painted.at - started
     ready: list[float] = []
     window.model.index_ready.connect(lambda _i: ready.append(time.perf_counter() - started))
-    _spin(app, lambda: bool(ready), 120)
-    _spin(app, lambda: window.session is not None and window.session.current is not None, 30)
-    _spin(app, lambda: False, 1.0)  # the first note's render and backlinks
+    spin(app, lambda: bool(ready), 120)
+    spin(app, lambda: window.session is not None and window.session.current is not None, 30)
+    spin(app, lambda: False, 1.0)  # the first note's render and backlinks
     lag.stop()
     result["index_s"] = ready[0] if ready else None
     result["index_worst_lag_ms"] = lag.worst * 1000
@@ -189,10 +189,10 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
         shown.clear()
         t0 = time.perf_counter()
         (copy / name).write_text(f"bench note {i} links [[{title}]]\n", encoding="utf-8")
-        if _spin(app, lambda n=name: any(n in s for s in shown), 10):
+        if spin(app, lambda n=name: any(n in s for s in shown), 10):
             app.processEvents()  # the pane paints
             latencies.append(time.perf_counter() - t0)
-        _spin(app, lambda: False, 0.05)
+        spin(app, lambda: False, 0.05)
     result["latency_n"] = len(latencies)
     result["latency_median_ms"] = statistics.median(latencies) * 1000 if latencies else None
     result["latency_p95_ms"] = _percentile(latencies, 95) * 1000 if latencies else None
@@ -207,7 +207,7 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
     writer = subprocess.Popen(
         [sys.executable, "-c", _BURST_CHILD, str(copy), *names], stdout=subprocess.PIPE
     )
-    _spin(app, lambda: writer.poll() is not None, 60)
+    spin(app, lambda: writer.poll() is not None, 60)
     written = time.perf_counter() - t0
 
     def settled() -> bool:
@@ -222,9 +222,9 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
         finally:
             index.lock.release()
 
-    _spin(app, settled, 120)
+    spin(app, settled, 120)
     caught_up = time.perf_counter() - t0
-    _spin(app, lambda: False, 1.0)
+    spin(app, lambda: False, 1.0)
     lag.stop()
     result["burst_write_s"] = written
     result["burst_caught_up_s"] = caught_up

@@ -44,18 +44,18 @@ def _word_list(text: str) -> tuple[str, ...]:
 
 
 # The words no language does without, so the pseudo-text reads like prose in a profiler.
-_FUNCTION_WORDS = _word_list(
+FUNCTION_WORDS = _word_list(
     "the of and to a in is that it was for on are as with his they at be this from have or by "
     "one had not but what all were when we there can an your which their said if do will each "
     "about how up out them then she many some so these would other into has more her two like "
     "him see time could no make than first been its who now people my made over did down only"
 )
-_ONSETS = _word_list(
+ONSETS = _word_list(
     "b bl br c ch d dr f fl g gr h j k l m n p pl pr qu r s sh sl st t th tr v w z "
     "b c d f g l m n p r s t v"
 )
-_VOWELS = _word_list("a e i o u a e i o ou ai ea io y é ü")
-_CODAS = ("", "", "", "", "n", "r", "l", "s", "t", "m", "nd", "rk", "st", "x", "ng", "th")
+VOWELS = _word_list("a e i o u a e i o ou ai ea io y é ü")
+CODAS = ("", "", "", "", "n", "r", "l", "s", "t", "m", "nd", "rk", "st", "x", "ng", "th")
 _LANGUAGES = ("python", "js", "bash", "sql", "")
 _MAX_FOLDER_DEPTH = 3
 
@@ -109,12 +109,12 @@ class VaultSummary:
 
 def build_vocabulary(rng: random.Random, size: int = VOCABULARY_SIZE) -> list[str]:
     """``size`` distinct pseudo-words (function words first, so they are the most frequent)."""
-    words = list(_FUNCTION_WORDS)
+    words = list(FUNCTION_WORDS)
     seen = set(words)
     while len(words) < size:
         syllables = rng.choices((1, 2, 2, 3, 3, 4))[0]
         word = "".join(
-            rng.choice(_ONSETS) + rng.choice(_VOWELS) + rng.choice(_CODAS) for _ in range(syllables)
+            rng.choice(ONSETS) + rng.choice(VOWELS) + rng.choice(CODAS) for _ in range(syllables)
         )
         if 2 < len(word) < 16 and word not in seen:
             seen.add(word)
@@ -135,7 +135,7 @@ class VaultGenerator:
         self.seed = seed
         self.words = build_vocabulary(self.rng)
         self.word_weights = zipf_weights(len(self.words))
-        self.content_words = self.words[len(_FUNCTION_WORDS) :]
+        self.content_words = self.words[len(FUNCTION_WORDS) :]
         self.tags = self._make_tags()
         self.folders = self._make_folders()
         self.specs = self._make_notes(notes)

@@ -20,7 +20,7 @@ MIN_NAME_LENGTH = 2
 # a literal character (so the regex engine skips from one occurrence of it to the next) and
 # runs only when the note holds its marker; they run over the masked text, where code,
 # comments and front matter are blanks already. None of them crosses a line.
-_EXCLUDED: tuple[tuple[str, re.Pattern[str]], ...] = (
+EXCLUDED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "[",
         re.compile(
@@ -136,7 +136,7 @@ def link_mention(
             "Look for mentions again.",
         )
     masked = mask_note(text)
-    if not _plain(text, masked, _excluded_spans(masked), (start, end)):
+    if not _plain(text, masked, excluded_spans(masked), (start, end)):
         raise FileChanged(
             mention.source,
             f'"{mention.text}" at line {mention.line} is now inside a link or code; '
@@ -154,7 +154,7 @@ def link_mention(
         link = f"[[{name}]]"
     else:
         line_start = text.rfind("\n", 0, start) + 1
-        # In a table row a bare "|" would split the cell (TRAPS).
+        # In a table row a bare "|" would end the cell, cutting the link in two: escape it.
         bar = "\\|" if _TABLE_ROW.match(text, line_start) else "|"
         link = f"[[{name}{bar}{mention.text}]]"
     after = encode_like(snapshot, text[:start] + link + text[end:])
@@ -207,10 +207,10 @@ class _Name:
         return out
 
 
-def _excluded_spans(masked: str) -> tuple[list[int], list[int]]:
+def excluded_spans(masked: str) -> tuple[list[int], list[int]]:
     """Sorted, disjoint spans of ``masked`` that are links, URLs, tags or HTML tags."""
     spans: list[Span] = []
-    for marker, pattern in _EXCLUDED:
+    for marker, pattern in EXCLUDED_PATTERNS:
         if marker not in masked:
             continue
         for m in pattern.finditer(masked):
@@ -252,7 +252,7 @@ def _find(text: str, low: str, names: Iterable[_Name]) -> list[Span]:
     if not candidates:
         return []
     masked = mask_note(text)
-    excluded = _excluded_spans(masked)
+    excluded = excluded_spans(masked)
     chosen_starts: list[int] = []
     chosen_ends: list[int] = []
     # Longest first, then leftmost: each taken span shuts out whatever overlaps it.

@@ -13,7 +13,7 @@ import re
 from typing import Any, BinaryIO, TextIO, cast
 
 from ..concepts.dictionary import Concept
-from ..index.delta import gc_paused
+from ..courtesy import gc_paused
 from ..index.index import VaultIndex
 from ..index.queries import concept_pages, degree
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX

@@ -24,7 +24,7 @@ from ..vault.reading import record_from_row, record_row
 # 6: warnings carry their kinds; paths differing only in case resolve apart.
 CACHE_VERSION = 7  # 7: a UTF-16 note's warning says so (it said "binary content")
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
-# mtime (TRAPS): files modified this close to the save are parsed again on the next scan.
+# mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
 _MAGIC = b"LIBRARIAN-INDEX\n"
 FRAME_ROWS = 500  # rows per marshal frame: each dumps or loads in a few ms, holding the GIL
@@ -143,8 +143,8 @@ def save(
 
     With ``background``, a thread writes it and is returned: the caller must not change the
     maps it passed until the thread ends. The file is written in frames of FRAME_ROWS
-    rows, so the thread never holds the interpreter lock for long (TRAPS: a GUI thread
-    waiting 200 ms for one big ``marshal.dumps`` would freeze the window)."""
+    rows, so the thread never holds the interpreter lock for long: a GUI thread waiting
+    200 ms for one big ``marshal.dumps`` would freeze the window."""
     path = cache_file(root)
     if not background:
         _write(path, root, fingerprint, notes, attachments, targets, out_edges, in_edges)

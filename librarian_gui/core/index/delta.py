@@ -1,10 +1,7 @@
-"""What an incremental update changed, and the bookkeeping around it (renames, GC pauses)."""
+"""What an incremental update changed, and which of its removed and added notes are renames."""
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 from ..parse.records import NoteRecord
@@ -42,27 +39,7 @@ class IndexDelta:
         )
 
 
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector during a bulk build: the index allocates millions
-    of small tuples that hold no cycles, and each collection pass re-walks all of them
-    (measured: a third of a warm start). Afterwards what survived is frozen (``gc.freeze``):
-    cycles in it are freed only once the model lets go of its index (``gc.unfreeze``)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        # What the build made is young: re-enabled as it is, the collector's next pass
-        # would walk all of it at once (120 ms at 10,000 notes, holding the GIL, so the
-        # window froze). Frozen, it is out of the collector's sight, as the model freezes
-        # the index after every scan and update anyway.
-        gc.freeze()
-        if enabled:
-            gc.enable()
-
-
-def _renames(
+def find_renames(
     gone: dict[str, NoteRecord], new: dict[str, NoteRecord]
 ) -> tuple[tuple[str, str], ...]:
     """Pair notes that disappeared with notes that appeared in the same update: the same

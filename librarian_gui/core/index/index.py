@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from ..concepts.dictionary import ConceptDictionary, dictionary_place, load_dictionary
+from ..courtesy import gc_paused
 from ..parse.records import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
 from ..vault.files import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
 from . import cache as _cache
-from .delta import IndexDelta, _renames, gc_paused
+from .delta import IndexDelta, find_renames
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
 
 ProgressCallback = Callable[[int, int], None]
@@ -488,7 +489,7 @@ class VaultIndex:
         parsed: int,
     ) -> IndexDelta:
         """The part of an update that changes the maps (under ``lock``)."""
-        renamed = _renames(
+        renamed = find_renames(
             {rel: self.notes[rel] for rel in removed}, {rel: new_records[rel] for rel in added}
         )
         dependents = self._ensure_dependents()

@@ -191,9 +191,9 @@ def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
     ]
 
 
-def concept_page(index: VaultIndex, concept_id: str) -> str | None:
-    """The note that *is* a concept (DESIGN §2: one node, not two): found like a link to
-    the concept's id, without touching the resolver's memo."""
+def concept_page_path(index: VaultIndex, concept_id: str) -> str | None:
+    """The path of the note that *is* a concept (DESIGN §2: one node, not two): found like
+    a link to the concept's id, without touching the resolver's memo."""
     paths = _note_paths(index, concept_id)
     if paths:
         return pick_spelling(paths, concept_id)
@@ -206,7 +206,7 @@ def concept_pages(index: VaultIndex) -> dict[str, Concept]:
     a note."""
     pages: dict[str, Concept] = {}
     for concept in index.concepts.concepts:
-        page = concept_page(index, concept.id)
+        page = concept_page_path(index, concept.id)
         if page is not None and page not in pages:
             pages[page] = concept
     return pages

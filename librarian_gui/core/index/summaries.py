@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .delta import gc_paused
+from ..courtesy import gc_paused
 from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX
 

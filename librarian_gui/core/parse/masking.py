@@ -8,8 +8,8 @@ import bisect
 import re
 
 # Shared with the parser: list items and thematic breaks decide where blocks start.
-_ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
-_THEMATIC = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$")
+ITEM_MARKER = re.compile(r"^([ \t]*)([-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
+THEMATIC_BREAK = re.compile(r"^ {0,3}(?:(?:-[ \t]*){3,}|(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})\r?$")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
 # Indented code cannot interrupt a paragraph: it starts at the top of the body or after a
 # line that is no paragraph text (blank, an ATX heading, a rule or setext underline). A note
@@ -33,7 +33,7 @@ def _blank(segment: str) -> str:
     return _NON_NEWLINE.sub(" ", segment)
 
 
-def _mask(text: str, body_start: int) -> str:
+def mask_text(text: str, body_start: int) -> str:
     """A copy of ``text`` with front matter, code and comments replaced by spaces."""
     masked = _blank(text[:body_start]) + text[body_start:] if body_start else text
     # Single characters first: most notes hold none of them, and looking for one character
@@ -79,7 +79,7 @@ def _opens_block(content: str) -> bool:
     return bool(
         content.startswith(("```", "~~~", "#", "<", ">", "%%"))
         and (not content.startswith("#") or _ATX.match(content))
-    ) or bool(_THEMATIC.match(content))
+    ) or bool(THEMATIC_BREAK.match(content))
 
 
 def _mask_code_blocks(text: str, body_start: int) -> str:
@@ -141,7 +141,7 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         width = _indent_width(line) if line[0] in " \t" else 0
         content = line.lstrip(" \t")
         if items and width < items[-1]:
-            lazy = in_para and not _ITEM_MARKER.match(line) and not _opens_block(content)
+            lazy = in_para and not ITEM_MARKER.match(line) and not _opens_block(content)
             if not lazy:
                 while items and width < items[-1]:
                     items.pop()
@@ -150,11 +150,11 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             spans.append((pos, line_end))
             pos = nxt
             continue
-        if _THEMATIC.match(content):  # "- - -" is a rule, not three list items
+        if THEMATIC_BREAK.match(content):  # "- - -" is a rule, not three list items
             in_para = False
             pos = nxt
             continue
-        item = _ITEM_MARKER.match(line) if width - base < 4 else None
+        item = ITEM_MARKER.match(line) if width - base < 4 else None
         if item is not None:
             # a list item; "- - x" opens two, each content column past the last
             rest = line
@@ -166,7 +166,7 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
                 col += gap if 1 <= gap <= 4 and after else 1
                 items.append(col)
                 rest = after
-                item = _ITEM_MARKER.match(rest) if rest else None
+                item = ITEM_MARKER.match(rest) if rest else None
             in_para = False
             content = rest.lstrip(" \t")
         m = _FENCE_OPEN_LINE.match(content)
@@ -195,7 +195,7 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
         pos = nxt
     if fence is not None:  # an unclosed fence runs to the end of the document
         spans.append((fence_start, length))
-    return _apply_spans(text, spans)
+    return blank_spans(text, spans)
 
 
 _QUOTE_MARKER = re.compile(r" {0,3}> ?")
@@ -252,7 +252,7 @@ def _mask_inline(text: str) -> str:
             run_end = start + 1
             while run_end < len(text) and text[run_end] == "`":
                 run_end += 1
-            if _escaped(text, start):
+            if is_escaped(text, start):
                 pos = start + 1
                 continue
             close = closes.close(run_end, run_end - start)
@@ -273,7 +273,7 @@ def _mask_inline(text: str) -> str:
             end = len(text) if close < 0 else close + 2
             spans.append((start, end))
             pos = end
-    return _apply_spans(text, spans)
+    return blank_spans(text, spans)
 
 
 class _CodeCloses:
@@ -309,14 +309,16 @@ class _CodeCloses:
             ends.append(m.end())
 
 
-def _escaped(text: str, pos: int) -> bool:
+def is_escaped(text: str, pos: int) -> bool:
+    """Whether ``text[pos]`` follows an odd number of backslashes."""
     count = 0
     while pos - count - 1 >= 0 and text[pos - count - 1] == "\\":
         count += 1
     return count % 2 == 1
 
 
-def _apply_spans(text: str, spans: list[tuple[int, int]]) -> str:
+def blank_spans(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` with each of ``spans`` (any order, overlaps allowed) blanked, newlines kept."""
     if not spans:
         return text
     parts = []

@@ -17,7 +17,7 @@ import re
 from typing import Any
 from urllib.parse import unquote
 
-from .masking import _ITEM_MARKER, _THEMATIC, _apply_spans, _escaped, _mask
+from .masking import ITEM_MARKER, THEMATIC_BREAK, blank_spans, is_escaped, mask_text
 from .records import Heading, Link, ParsedNote, Tag
 
 __all__ = ["mask_note", "parse_date_text", "parse_note"]
@@ -77,7 +77,7 @@ def parse_note(text: str) -> ParsedNote:
             ]
             links.extend(_property_links(text, fm_text, fm_offset))
 
-    masked = _mask(text, body_start)
+    masked = mask_text(text, body_start)
     body_links, wiki_spans = _body_links(text, masked, body_start)
     if links or (wiki_spans and len(body_links) > len(wiki_spans)):  # several sources
         links.extend(body_links)
@@ -212,7 +212,7 @@ def mask_note(text: str) -> str:
     (newlines kept): offsets into it are offsets into ``text``. For writers that must find
     editable text exactly as the scanner reads it."""
     body_start, _, _ = split_front_matter(text)
-    return _mask(text, body_start)
+    return mask_text(text, body_start)
 
 
 # ---------------------------------------------------------------- links
@@ -253,9 +253,9 @@ def _body_links(
             embed = False
             if bracket and masked[bracket - 1] in "\\!":  # rare: look closer
                 if masked[bracket - 1] == "\\":
-                    if _escaped(masked, bracket):
+                    if is_escaped(masked, bracket):
                         continue
-                elif not _escaped(masked, bracket - 1):
+                elif not is_escaped(masked, bracket - 1):
                     embed = True
                     start = bracket - 1
             inner = m.group(1)
@@ -291,7 +291,7 @@ def _body_links(
                 )
             )
     if "](" in masked:
-        scan = _apply_spans(masked, wiki_spans) if wiki_spans else masked
+        scan = blank_spans(masked, wiki_spans) if wiki_spans else masked
         line = text.count("\n", 0, body_start) + 1
         line_pos = body_start
 
@@ -303,7 +303,7 @@ def _body_links(
                 dest = dest[1:-1]
             if not dest or dest.startswith(("#", "//")) or _SCHEME.match(dest):
                 return
-            embed = bracket > 0 and scan[bracket - 1] == "!" and not _escaped(scan, bracket - 1)
+            embed = bracket > 0 and scan[bracket - 1] == "!" and not is_escaped(scan, bracket - 1)
             start = bracket - 1 if embed else bracket
             path, _, fragment = dest.partition("#")
             line += text.count("\n", line_pos, start)
@@ -324,7 +324,7 @@ def _body_links(
             )
 
         for m in _MD_LINK.finditer(scan, body_start):
-            if _escaped(scan, m.start()):
+            if is_escaped(scan, m.start()):
                 continue
             label = m.group(1)
             if "](" in label:  # an image as the link's text: "[![badge](b.png)](page.md)"
@@ -333,7 +333,7 @@ def _body_links(
                     for im in _MD_LINK.finditer(scan, m.start(1), m.end(1))
                     if im.start() > m.start(1)
                     and scan[im.start() - 1] == "!"
-                    and not _escaped(scan, im.start() - 1)
+                    and not is_escaped(scan, im.start() - 1)
                 ]
                 if images:  # first the image, then the link (as markdown-it lists them)
                     for im in images:
@@ -429,9 +429,9 @@ def _setext_heading(masked: str, start: int, underline: str) -> Heading | None:
     if not prev.strip() or len(prev) - len(prev.lstrip(" ")) >= 4:
         return None
     stripped = prev.lstrip()
-    if stripped.startswith(("#", ">", "|", "```", "~~~")) or _ITEM_MARKER.match(prev):
+    if stripped.startswith(("#", ">", "|", "```", "~~~")) or ITEM_MARKER.match(prev):
         return None
-    if _THEMATIC.match(prev) or _SETEXT.fullmatch(prev):
+    if THEMATIC_BREAK.match(prev) or _SETEXT.fullmatch(prev):
         return None
     level = 1 if underline.startswith("=") else 2
     return Heading(level, stripped.strip(), masked.count("\n", 0, prev_start) + 1)

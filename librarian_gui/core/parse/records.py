@@ -85,7 +85,8 @@ class ParsedNote:
 
 
 class FileStamp(NamedTuple):
-    """What identifies a file's version without reading it (TRAPS: mtime_ns + size + inode)."""
+    """What identifies a file's version without reading it. Nanosecond mtime, size and inode:
+    size and a coarse mtime miss a same-size rewrite, or a file replaced by another."""
 
     size: int
     mtime_ns: int

@@ -1,5 +1,6 @@
-"""Pages the preview shows for places that are not a rendered note: attachments, concepts
-without a note, targets no note exists for yet, notes the index lists but cannot parse."""
+"""The pages the preview shows: a note rendered, a concept's page, and the pages of places
+that are not a rendered note (attachments, concepts without a note, targets no note exists
+for yet, notes the index lists but cannot parse). Built on job threads."""
 
 from __future__ import annotations
 
@@ -7,16 +8,91 @@ import errno
 import html
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..index.queries import node_kind, node_label
 from ..vault.files import MAX_NOTE_BYTES, wide_encoding
 from ..vault.urls import url_path
 
 BINARY_SNIFF = 8192  # as much of the start as the index looks at for NUL bytes
+# The preview lays out its page in the GUI thread (setHtml): 200,000 characters take about
+# 0.3 s there, 2,000,000 took 8 s. Past it, the note is shown cut, with a notice.
+PREVIEW_MAX_CHARS = 200_000
+LOSSY_NOTICE = (
+    "Not UTF-8: shown with replacement characters; Librarian never writes this note back."
+)
 
 if TYPE_CHECKING:  # markdown-it loads on the job threads
+    from ..index.index import VaultIndex
+    from ..vault.textstore import TextStore
     from .render import RenderedNote
+
+
+def note_page(
+    index: VaultIndex,
+    store: TextStore,
+    root: Path,
+    rel: str,
+    *,
+    dark: bool,
+    read_note: Callable[[str], str | None],
+) -> RenderedNote | LookupError:
+    """The preview's page of the note or attachment at ``rel``; a LookupError (to show
+    instead) when the vault no longer holds it. ``read_note`` reads embedded notes."""
+    with index.lock:
+        record = index.notes.get(rel)
+    if record is None:
+        if rel in index.attachments:
+            return attachment_page(rel)
+        return LookupError(f"{rel} is not in the vault (deleted or moved away)")
+    text = store.get(rel, record.stamp)
+    if text is None:  # binary, too large, unreadable: listed, not parsed
+        return not_parsed_page(root, rel, dark)
+
+    def resolve(markdown: bool, target: str, source: str) -> str:
+        with index.lock:
+            return index.resolver.resolve_target(markdown, target, source)
+
+    def kind_of(node: str) -> str:
+        with index.lock:
+            return node_kind(index, node)
+
+    from .render import render_note
+
+    return render_note(
+        text,
+        source=rel,
+        resolve=resolve,
+        node_exists=kind_of,
+        read_note=read_note,
+        dark=dark,
+        max_chars=PREVIEW_MAX_CHARS,
+        notice=LOSSY_NOTICE if record.lossy else "",
+    )
+
+
+def place_page(
+    index: VaultIndex,
+    kind: str,
+    node: str,
+    read_note: Callable[[str], str | None],
+    cancelled: Callable[[], bool],
+) -> RenderedNote:
+    """The preview's page of a graph node that is no note: a concept (its full page when
+    the dictionary holds it), a tag, a link target no note exists for yet."""
+    with index.lock:
+        label = node_label(index, node)
+        sources = sorted(s for s in index.in_edges.get(node, {}) if s in index.notes)
+        concept = index.concepts.get(label) if kind == "concept" else None
+    if concept is not None:
+        from .concept_page import concept_page
+        from .render import RenderedNote
+
+        built = concept_page(index, concept, read_note, cancelled)
+        return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
+    return node_page(kind, label, sources, concept)
 
 
 def attachment_page(rel: str) -> RenderedNote:
@@ -64,7 +140,8 @@ _NOT_PARSED_ADVICE = {
     "utf-32": "Save it as UTF-8 to read it here.",
     "unreadable": "Check its permissions.",
 }
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO must not block (TRAPS)
+# Non-blocking, so a FIFO named x.md does not hang the open until something writes to it.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 
 
 def not_parsed_page(root: Path, rel: str, dark: bool) -> RenderedNote | LookupError:

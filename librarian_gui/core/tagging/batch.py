@@ -1,4 +1,4 @@
-"""Tagging plans for many notes at once: what ``tagger.find_occurrences`` finds, note for
+"""Tagging plans for many notes at once: what ``matching.find_occurrences`` finds, note for
 note (a property test holds the two to the same results), with the per-mention work done
 in numpy over many notes joined into one text (DESIGN §8: a dry run of 1,000 concepts × 5
 aliases over 10,000 notes in seconds; a Python object per match costs ten times that).
@@ -28,17 +28,17 @@ from collections.abc import Sequence
 import ahocorasick_rs
 import numpy as np
 
-from ..backlinks.unlinked import _EXCLUDED
+from ..backlinks.unlinked import EXCLUDED_PATTERNS
 from ..concepts.dictionary import fold
 from ..parse.parser import mask_note
 from .matching import (
-    _WIKI_TARGET,
+    WIKI_TARGET,
     AliasMatcher,
     Pattern,
-    _is_word,
     alias_at,
     checked_matches,
     find_occurrences,
+    is_word_char,
     note_concept,
 )
 
@@ -53,8 +53,8 @@ _WIDEST = 1 << 24  # sort key: start, then longest first (no alias is 16 M chara
 _DENSE_FIRST = 1 << 21  # (notes × concepts) of a piece up to which a table finds firsts
 _MAX_ROUNDS = 64  # overlap rounds before the rest is settled one span at a time
 
-# ``tagger._WIKI_TARGET`` with the whole match captured too, for ``re.split``
-_WIKI_TARGET_SPLIT = re.compile(f"({_WIKI_TARGET.pattern})")
+# ``matching.WIKI_TARGET`` with the whole match captured too, for ``re.split``
+_WIKI_TARGET_SPLIT = re.compile(f"({WIKI_TARGET.pattern})")
 _LINK_THEN_SPACE = re.compile(r"\[\[(?=\s)")  # a target that str.strip() shortens
 _ATX_NEXT = re.compile(r"\n(?= {0,3}#{1,6}(?:[ \t\r\n]|$))")
 _SETEXT_NEXT = re.compile(r"\n(?= {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$))")
@@ -63,9 +63,9 @@ _SETEXT_NEXT = re.compile(r"\n(?= {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$))")
 # match's preceding character must be looked at).
 _SPLIT_EXCLUDED = tuple(
     (marker, pattern, None if marker in "#^" else re.compile(f"({pattern.pattern})", pattern.flags))
-    for marker, pattern in _EXCLUDED
+    for marker, pattern in EXCLUDED_PATTERNS
 )
-_ASCII_WORD = np.array([_is_word(chr(c)) for c in range(128)] + [False] * 128, dtype=bool)
+_ASCII_WORD = np.array([is_word_char(chr(c)) for c in range(128)] + [False] * 128, dtype=bool)
 _ASCII_WORD_BYTES = _ASCII_WORD.astype(np.uint8).tobytes()
 _BANG, _OPEN, _CLOSE = ord("!"), ord("["), ord("]")
 
@@ -115,7 +115,7 @@ def _word_count(key: str) -> int:
     runs = 0
     inside = False
     for char in key:
-        word = _is_word(char)
+        word = is_word_char(char)
         runs += word and not inside
         inside = word
     return runs
@@ -141,7 +141,7 @@ class BatchMatcher:
             self._folded_ids.setdefault(fold(cid), []).append(i)
         openers = ["[[" + key for key in self._folded_ids if key]
         self._openers = ahocorasick_rs.AhoCorasick(openers) if openers else None
-        patterns: list[Pattern] = matcher._patterns
+        patterns: list[Pattern] = matcher.patterns
         hashed: dict[int, dict[int, tuple[int, int]]] = {}  # words → hash → (pattern, length)
         slow_keys: list[str] = []
         self._slow_patterns: list[Pattern] = []
@@ -154,8 +154,8 @@ class BatchMatcher:
             value = _hash(key)
             if (
                 len(key) <= MAX_HASHED
-                and _is_word(key[0])
-                and _is_word(key[-1])
+                and is_word_char(key[0])
+                and is_word_char(key[-1])
                 and all(a.bounded_start and a.bounded_end for a in aliases)
                 and value not in hashed.setdefault(words, {})
             ):
@@ -425,7 +425,7 @@ class BatchMatcher:
                 run -= 1
             if (place - run) % 2:
                 continue
-            m = _WIKI_TARGET.match(low, place)
+            m = WIKI_TARGET.match(low, place)
             concepts = folded_ids.get(m.group(1).strip()) if m else None
             if concepts:
                 note = int(np.searchsorted(offsets, place, side="right")) - 1
@@ -490,7 +490,7 @@ def _wordness(text: str, codes: np.ndarray) -> np.ndarray:
     high = np.flatnonzero(~low)
     if high.size:
         values, inverse = np.unique(codes[high], return_inverse=True)
-        table = np.array([_is_word(chr(v)) for v in values.tolist()], dtype=bool)
+        table = np.array([is_word_char(chr(v)) for v in values.tolist()], dtype=bool)
         word[high] = table[inverse]
     return word
 
@@ -554,7 +554,7 @@ def _unblocked(
 
 def _heading_lines(masked: str, note_starts: set[int]) -> list[tuple[int, int]]:
     """(start, end) of each heading line (ATX, or a setext heading's text) of the notes
-    joined in ``masked`` (each after a newline), as ``tagger._is_heading`` decides it."""
+    joined in ``masked`` (each after a newline), as ``matching._is_heading`` decides it."""
     starts: list[int] = []
     if "#" in masked:
         starts.extend(m.start() + 1 for m in _ATX_NEXT.finditer(masked))
@@ -575,7 +575,7 @@ def _heading_lines(masked: str, note_starts: set[int]) -> list[tuple[int, int]]:
 
 def _longest_first(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     """Indexes of the spans kept where spans overlap: the longest, then the leftmost, each
-    shutting out whatever overlaps it (as ``tagger._resolve``). ``starts`` is sorted, and
+    shutting out whatever overlaps it (as ``matching._resolve``). ``starts`` is sorted, and
     where two start together the longer comes first. Returns the kept indexes in order."""
     alive = np.arange(len(starts))
     kept: list[np.ndarray] = []

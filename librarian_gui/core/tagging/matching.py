@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 import ahocorasick_rs
 
-from ..backlinks.unlinked import _excluded_spans
+from ..backlinks.unlinked import excluded_spans
 from ..concepts.dictionary import (
     IS_SPACED_WORD_CHAR,
     Concept,
@@ -27,12 +27,9 @@ from ..concepts.dictionary import (
 )
 from ..parse.parser import mask_note
 
-if TYPE_CHECKING:
-    from .batch import BatchMatcher
-
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")
-_WIKI_TARGET = re.compile(r"\[\[([^\[\]|#\\\r\n]*)")
+WIKI_TARGET = re.compile(r"\[\[([^\[\]|#\\\r\n]*)")
 _HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t\r\n]|$)")
 _SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$)")
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
@@ -105,34 +102,25 @@ class AliasMatcher:
                 usable = True
             if usable:
                 ids.append(concept.id)
-        self._patterns: list[Pattern] = []
+        self.patterns: list[Pattern] = []
         for aliases in keys.values():
             simple = None
             if len(aliases) == 1 and not aliases[0].exact:
                 one = aliases[0]
                 simple = (one.concept, one.bounded_start, one.bounded_end)
-            self._patterns.append((simple, tuple(aliases)))
+            self.patterns.append((simple, tuple(aliases)))
         self.empty = not keys
-        self.keys: tuple[str, ...] = tuple(keys)  # folded aliases, in the order of _patterns
+        self.keys: tuple[str, ...] = tuple(keys)  # folded aliases, in the order of patterns
         self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
         self.concept_ids = tuple(ids)
         self._folded_ids = {i: fold(i) for i in ids}
-        self._bulk: BatchMatcher | None = None
-
-    def bulk(self) -> BatchMatcher:
-        """This dictionary split for planning many notes at once (made once, then kept)."""
-        if self._bulk is None:
-            from .batch import BatchMatcher  # numpy: not for the CLI's start-up
-
-            self._bulk = BatchMatcher(self)
-        return self._bulk
 
     def candidates(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """Every alias occurrence with its case and word boundaries right: (start, end,
         concept id), overlapping ones included, sorted by start, longest first."""
         if self._automaton is None:
             return []
-        out = checked_matches(self._automaton, self._patterns, text, folded)
+        out = checked_matches(self._automaton, self.patterns, text, folded)
         out.sort(key=_by_start_longest)
         return out
 
@@ -141,7 +129,7 @@ class AliasMatcher:
         not in code)."""
         if "[[" not in masked:
             return set()
-        targets = {fold(t).strip() for t in _WIKI_TARGET.findall(masked)}
+        targets = {fold(t).strip() for t in WIKI_TARGET.findall(masked)}
         return {c for c in concepts if self._folded_ids[c] in targets}
 
 
@@ -151,7 +139,7 @@ def checked_matches(
     """The automaton's matches in ``folded`` (``text`` folded) that pass the case and word
     boundary rules of their alias: (start, end, concept id), in the automaton's order."""
     out = []
-    is_word = _is_word
+    is_word = is_word_char
     size = len(text)
     for index, start, end in automaton.find_matches_as_indexes(folded, overlapping=True):
         simple, aliases = patterns[index]
@@ -172,7 +160,7 @@ def checked_matches(
 def alias_at(aliases: Sequence[_Alias], text: str, start: int, end: int) -> str | None:
     """The concept of the first alias (of one folded key) that ``text[start:end]`` is, its
     case and word boundaries included; None when none is."""
-    is_word = _is_word
+    is_word = is_word_char
     for alias in aliases:
         if alias.exact and text[start:end] != alias.text:
             continue
@@ -287,7 +275,7 @@ class _Plain:
         self.text = text
         self.masked = masked
         self.unmasked = masked == text
-        self.starts, self.ends = _excluded_spans(masked)
+        self.starts, self.ends = excluded_spans(masked)
         self.at = 0
         self.headings: dict[int, bool] = {}
 
@@ -343,7 +331,7 @@ def _by_start_longest(c: tuple[int, int, str]) -> tuple[int, int]:
 _WORD_CACHE: dict[str, bool] = {}
 
 
-def _is_word(char: str) -> bool:
+def is_word_char(char: str) -> bool:
     """A letter or digit of a script that spaces its words (memoised per character)."""
     known = _WORD_CACHE.get(char)
     if known is None:

@@ -29,7 +29,7 @@ from .matching import (
 )
 
 if TYPE_CHECKING:
-    from .batch import Spans
+    from .batch import BatchMatcher, Spans
 
 INDEX_NOTE = "MEMORY.md"
 PLAN_GROUP = 400  # notes read and matched together on one thread
@@ -155,10 +155,20 @@ def tag_candidates(
     return sorted(r for r in rels if include_index or r.lower() != skip)
 
 
+def batch_matcher(concepts: Sequence[Concept] | AliasMatcher | BatchMatcher) -> BatchMatcher:
+    """The dictionary split for planning many notes at once (one given is used as it is):
+    build it once to plan with the same dictionary again and again."""
+    from .batch import BatchMatcher  # numpy: not for the CLI's start-up
+
+    if isinstance(concepts, BatchMatcher):
+        return concepts
+    return BatchMatcher(concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts))
+
+
 def plan_tagging(
     root: Path,
     rels: Iterable[str],
-    concepts: Sequence[Concept] | AliasMatcher,
+    concepts: Sequence[Concept] | AliasMatcher | BatchMatcher,
     *,
     all_mentions: bool = False,
     only: Sequence[str] | None = None,
@@ -170,8 +180,7 @@ def plan_tagging(
     This thread reads the notes, group by group; two threads match what it read (numpy
     lets go of the GIL). ``progress(done, total)`` is called on this thread, and an
     exception it raises (a cancel) stops the run."""
-    matcher = concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts)
-    batch = matcher.bulk()
+    batch = batch_matcher(concepts)
     ids = batch.ids
     rels = list(rels)
 
@@ -301,7 +310,7 @@ def concept_usage(
         }
         rels = sorted(index.notes)
     mentioned = dict.fromkeys(ids, 0)
-    batch = AliasMatcher(concepts).bulk()
+    batch = batch_matcher(concepts)
     # First mentions only: each note names each concept it mentions once.
     found: list[Any] = []
     for at in range(0, len(rels), PLAN_GROUP):

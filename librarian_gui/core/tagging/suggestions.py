@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from ..backlinks.unlinked import _excluded_spans
+from ..backlinks.unlinked import excluded_spans
 from ..concepts.dictionary import NO_SPACES, Concept, slugify
 from ..concepts.lint import STOP_WORDS
 from ..index.index import VaultIndex
@@ -77,7 +77,7 @@ def prose_runs(text: str) -> list[str]:
     """The runs of words of a note's plain prose: no front matter, code, comments, links,
     URLs, tags or HTML; each run ends where punctuation or a line end breaks the clause."""
     masked = mask_note(text)
-    starts, ends = _excluded_spans(masked)
+    starts, ends = excluded_spans(masked)
     if starts:
         parts = []
         at = 0

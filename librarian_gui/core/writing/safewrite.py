@@ -456,8 +456,8 @@ def _append(target: str, data: bytes) -> None:
 
 
 def _write_temp(folder: str | Path, data: bytes, mode: int | None, name: str | None) -> str:
-    """A new temporary dot-file in ``folder`` (TRAPS: same folder, so the rename is atomic;
-    a dot-name the watcher ignores) holding ``data``, fsynced, with ``mode`` (mkstemp
+    """A new temporary dot-file in ``folder`` (the same folder, so the rename is atomic; a
+    dot-name, which the watcher ignores) holding ``data``, fsynced, with ``mode`` (mkstemp
     makes 0600). ``name`` (``.librarian-….tmp``) is taken, or ``…-1.tmp`` and so on when a
     file of that name exists."""
     if name is None:

@@ -12,7 +12,7 @@ from PySide6.QtCore import QModelIndex, QSignalBlocker, Slot
 
 from ...core.concepts.dictionary import LintIssue
 from ...core.concepts.lint import lint_concepts
-from .widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptRow
+from .widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptTableRow
 
 if TYPE_CHECKING:
     from ...core.concepts.dictionary_file import DictionaryFile
@@ -66,7 +66,7 @@ class EditorDisplay:
             linked = self._usage(self._linked, concept.id)
             severities = {i.severity for i in issues}
             rows.append(
-                ConceptRow(
+                ConceptTableRow(
                     concept,
                     linked,
                     self._usage(self._mentioned, concept.id),

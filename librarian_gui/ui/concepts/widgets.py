@@ -150,7 +150,7 @@ class Banner(QFrame):
 
 
 @dataclass(frozen=True, slots=True)
-class ConceptRow:
+class ConceptTableRow:
     """One concept as the table shows it; counts are None until usage is known."""
 
     concept: Concept
@@ -166,11 +166,11 @@ class ConceptTableModel(QAbstractTableModel):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.rows: list[ConceptRow] = []
+        self.rows: list[ConceptTableRow] = []
         self.isolated_max = 2
         self._icons = {severity: severity_icon(severity) for severity in SEVERITY_COLOURS}
 
-    def set_rows(self, rows: list[ConceptRow]) -> None:
+    def set_rows(self, rows: list[ConceptTableRow]) -> None:
         """Replace the rows; the same ids in the same order only repaint (the view keeps
         its selection and scroll position), anything else resets."""
         if [r.concept.id for r in rows] == [r.concept.id for r in self.rows]:
@@ -226,7 +226,7 @@ class ConceptTableModel(QAbstractTableModel):
         return None
 
 
-def _display(row: ConceptRow, column: int) -> str:
+def _display(row: ConceptTableRow, column: int) -> str:
     concept = row.concept
     if column == 0:
         return concept.id

@@ -82,7 +82,7 @@ class GraphCanvas(pg.GraphicsView):
         # 0.1 s to make on the first Ctrl+G.
         view = self._view = _GraphViewBox()
         self.setCentralItem(view)
-        self.setAntialiasing(False)  # TRAPS: antialiasing doubles the cost of the edges
+        self.setAntialiasing(False)  # antialiased, the edges take twice as long to paint
         view.setAspectLocked(True)
         self._dark = dark
         self.ids: list[str] = []

@@ -18,9 +18,10 @@ from .nodes import extent
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-# TRAPS: ~150 ms to paint 100,000 edges. While anything moves, a frame draws at most this
-# many (a fixed random subset of those on screen); at rest the whole set is drawn once into
-# an image, a slice per event-loop turn so no slice blocks the GUI thread for long.
+# Painting 100,000 edges takes ~150 ms, far too long for one frame. While anything moves, a
+# frame draws at most this many (a fixed random subset of those on screen); at rest the
+# whole set is drawn once into an image, a slice per event-loop turn so no slice blocks the
+# GUI thread for long.
 LIVE_BUDGET = (12_000, 300_000.0)  # lines, pixels of length: ~15 ms
 SLICE_EDGES = 4_000
 SETTLE_MS = 150  # the camera and the positions still this long: draw every edge

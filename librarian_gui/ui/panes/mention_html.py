@@ -23,7 +23,8 @@ p { margin: 0 0 2px 0; }
 
 
 def open_url(rel: str, line: int) -> str:
-    """The link that opens a note at a line (path in the URL path: TRAPS)."""
+    """The link that opens a note at a line. The path goes in the URL's path, not its host:
+    Qt would mangle a non-ASCII host name (IDNA)."""
     return f"open:///{url_path(rel)}?line={line}"
 
 

@@ -174,7 +174,8 @@ class PreviewView(QTextBrowser):
             st = os.stat(path)
         except OSError:
             return None
-        # A FIFO named x.png would block the GUI thread forever (TRAPS).
+        # Opening a FIFO named x.png blocks until something writes to it: the GUI thread would
+        # hang forever. Only regular files are opened.
         if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_IMAGE_BYTES:
             return None
         return Path(path)

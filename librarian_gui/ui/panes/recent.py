@@ -74,11 +74,9 @@ class RecentChanges(QWidget):
 
     Signals:
         note_selected(str): the user chose a note.
-        period_changed(str): the user chose another period (a key of PERIODS).
     """
 
     note_selected = Signal(object)  # a path (see file_tree)
-    period_changed = Signal(str)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -154,7 +152,6 @@ class RecentChanges(QWidget):
     @Slot(int)
     def _on_period_changed(self, _index: int) -> None:
         self._refresh()
-        self.period_changed.emit(self.period.currentData())
 
     @Slot(QModelIndex)
     def _on_list_activated(self, index: QModelIndex) -> None:

@@ -57,6 +57,11 @@ class QuickSwitcher(QDialog):
         self.results.itemActivated.connect(self._on_results_item_activated)
         self.input.installEventFilter(self)
 
+    @property
+    def has_index(self) -> bool:
+        """Whether the names to search are here (they come once the vault is indexed)."""
+        return self._index is not None
+
     def set_index(self, index: SwitcherIndex | None) -> None:
         self._index = index
         self._on_input_text_changed(self.input.text())

@@ -151,7 +151,8 @@ def test_results_and_progress_are_delivered_in_the_gui_thread(
 
     handle = runner.submit(job, name="counted")
     progress: list[tuple[int, int]] = []
-    # Lambdas run in the emitter's thread (TRAPS): the handle must emit in the GUI thread.
+    # A lambda has no thread of its own: it runs in the thread that emits, so the handle
+    # must emit in the GUI thread.
     handle.progressed.connect(lambda done, total: progress.append((done, total)))
     handle.progressed.connect(lambda *_: seen.append(("progress", threading.current_thread())))
     handle.finished.connect(lambda _r: seen.append(("finished", threading.current_thread())))

@@ -4,11 +4,12 @@ by someone else reach the model, coalesced, and leave the index equal to a fresh
 from __future__ import annotations
 
 import os
-import time
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index.queries import backlinks
@@ -130,8 +131,14 @@ def test_nothing_arrives_from_the_linker_after_close(model: VaultModel, qtbot: Q
     write(model.root, "Late.md", "about [[Hub]]\n")
     model._watcher.start()  # already watching; a second start is a no-op
     qtbot.waitUntil(lambda: len(model._watcher._paths) > 0, timeout=10_000)
+    applied = threading.Event()
+    # Heard on the linker's thread (a direct connection), so its answer stays queued for
+    # the GUI thread, which does not run its event loop until close().
+    model._linker.linker.updated.connect(
+        lambda _update: applied.set(), Qt.ConnectionType.DirectConnection
+    )
     model.flush_events()
-    time.sleep(1.0)  # the linker applies the batch; its answer waits in the GUI queue
+    assert applied.wait(10)  # the linker applied the batch; its answer waits in the GUI queue
     model.close()
     model.rescan()  # after close: ignored, not a scan on a stopped thread
     qtbot.wait(300)
@@ -190,4 +197,5 @@ def test_outline_and_outgoing_are_sent_again_only_when_they_change(
         fh.write("## Later\nand [[sub/B]]\n")
     qtbot.waitUntil(lambda: len(outlines) == 2, timeout=10_000)
     assert (outlines, outgoing) == ([[], ["Later"]], [["Hub.md"], ["Hub.md", "sub/B.md"]])
+    session.shutdown()
     session.deleteLater()

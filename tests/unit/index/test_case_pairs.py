@@ -11,7 +11,7 @@ import pytest
 
 from librarian_gui.cli import main
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.index.queries import AmbiguousNote, concept_page, find_note
+from librarian_gui.core.index.queries import AmbiguousNote, concept_page_path, find_note
 from tests.conftest import assert_same_as_fresh_scan, write
 
 
@@ -195,6 +195,6 @@ def test_the_page_of_a_concept_among_case_variants(vault: Path) -> None:
     write(vault, "s.md", "[[rag]] [[memory]]\n")
     index = VaultIndex.scan(vault, use_cache=False)
     # "rag" first differs from "Rag" at its first letter only, from "RAG" at every letter
-    assert concept_page(index, "rag") == "Rag.md"
-    assert concept_page(index, "memory") == "memory.md"
+    assert concept_page_path(index, "rag") == "Rag.md"
+    assert concept_page_path(index, "memory") == "memory.md"
     assert targets_of(index, "s.md") == ["Rag.md", "memory.md"]

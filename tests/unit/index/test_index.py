@@ -418,27 +418,3 @@ def test_delete_and_unrelated_create_is_no_rename(small: VaultIndex) -> None:
     delta = small.update(["B.md", "new.md"])
     assert delta.notes_renamed == ()
     assert delta.notes_removed == ("B.md",) and delta.notes_added == ("new.md",)
-
-
-# ------------------------------------------------------------------ garbage collector
-
-
-def test_a_bulk_build_leaves_the_collector_no_young_pile_to_walk() -> None:
-    """After a build with the collector paused, what survived is frozen: the collector's
-    young generation is empty instead of holding every object the build made (walked at
-    once on the next allocation: a 120 ms stop of the window at 10,000 notes)."""
-    import gc
-
-    from librarian_gui.core.index.delta import gc_paused
-
-    gc.collect()
-    frozen_before = gc.get_freeze_count()
-    try:
-        with gc_paused():
-            kept = [[i] for i in range(50_000)]  # 50,001 tracked lists
-            assert gc.get_count()[0] >= 50_000
-        assert gc.get_count()[0] < 100
-        assert gc.get_freeze_count() - frozen_before >= 50_001
-        assert len(kept) == 50_000
-    finally:
-        gc.unfreeze()
