@@ -162,3 +162,36 @@ def test_the_window_indexes_a_dictionary_holding_lone_surrogates(
         assert [head.child(i).text(0) for i in range(head.childCount())] == ["a", "b"]
     finally:
         window.close()
+
+
+def test_an_update_carries_the_stamps_counts_notes_and_concepts_the_panes_show(
+    vault: Path, linker: tuple[LinkerThread, Relay], qtbot: QtBot
+) -> None:
+    """The panes take these from the update instead of reading the index under its lock."""
+    import os
+
+    from librarian_gui.core.vault.files import stamp_of
+
+    thread, relay = linker
+    write(vault, "a.md", "see [[b]] and [[ghost]]\n")
+    write(vault, "concepts.json", '{"alpha": {"aliases": ["Alpha"]}}')
+    with qtbot.waitSignal(relay.scan_finished, timeout=10_000):
+        thread.scan_requested.emit(ScanRequest(vault, use_cache=False))
+    write(vault, "b.md", "# b\nback to [[a]]\n")
+    with qtbot.waitSignal(relay.updated, timeout=10_000) as updated:
+        thread.batch_arrived.emit(FileBatch(("b.md",), (), 1))
+    update = updated.args[0]
+    assert update.stamps == (("b.md", stamp_of(os.stat(vault / "b.md"))),)
+    # 2 notes; a.md's two links and b.md's one; "ghost" unresolved; one concept
+    assert update.summary == (2, 3, 1, 1)
+    assert update.notes == ("a.md", "b.md")  # a note came
+    assert update.concepts is None  # the dictionary did not change
+    write(vault, "a.md", "see [[b]]\n")
+    write(vault, "concepts.json", '{"alpha": {"aliases": ["Alpha"]}, "beta": {"aliases": []}}')
+    with qtbot.waitSignal(relay.updated, timeout=10_000) as updated:
+        thread.batch_arrived.emit(FileBatch(("a.md", "concepts.json"), (), 2))
+    update = updated.args[0]
+    assert update.stamps == (("a.md", stamp_of(os.stat(vault / "a.md"))),)
+    assert update.summary == (2, 2, 0, 2)
+    assert update.notes is None  # no note came or went
+    assert [c.id for c in update.concepts] == ["alpha", "beta"]
