@@ -185,9 +185,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 # -- a test leaves nothing running behind it ---------------------------------------------
 
-# Started once per process on purpose (it imports modules the first jobs need) and ends by
-# itself: not a leak of the test that happened to start it.
-_PROCESS_THREADS = frozenset({"librarian-preload"})
+# Module preloads (services/preload.py): they import modules for the process, touch no Qt
+# object and end by themselves: not a leak of the test that happened to start one. The graph
+# modules' import takes 0.5-2 s; a window test that ran past the 3 s quiet delay started it.
+_PROCESS_THREADS = frozenset({"librarian-preload", "librarian-graph-import"})
 GRACE_S = 2.0  # for threads and QThreads told to stop, to end (joined, not slept)
 
 # Every QThread and QTimer that Python code starts, by weak reference (a strong one would
