@@ -306,6 +306,58 @@ def cmd_export(args: argparse.Namespace) -> None:
     print(f"exported {nodes} nodes and {edges} edges to {output}")
 
 
+def cmd_cooccur(args: argparse.Namespace) -> None:
+    from .core.insight.cooccurrence import all_pairs, cooccurring, counted_notes, found_in
+
+    if (args.concept is None) == (not args.all):
+        raise _Failure(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
+    try:  # a dictionary that does not parse: say where, as the other concept commands do
+        cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
+    except cli_concepts.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
+    index = _open_index(args)
+    found = found_in(index, include_index=args.include_index)
+    total = counted_notes(index, include_index=args.include_index)
+    if args.all:
+        pairs = all_pairs(found, total, min_count=args.min_count)
+    else:
+        if args.concept not in found:
+            raise _Failure(EXIT_NO_NOTE, f"{args.concept!r}: no such concept in the dictionary")
+        pairs = [p for p in cooccurring(found, args.concept, total) if p.count >= args.min_count]
+
+    def row(pair: Any) -> dict[str, Any]:
+        entry = {} if not args.all else {"a": pair.a}
+        entry.update(
+            {
+                ("b" if args.all else "concept"): pair.b,
+                "count": pair.count,
+                "jaccard": round(pair.jaccard, 4),
+                "lift": round(pair.lift, 4),
+                "notes": list(pair.notes),
+            }
+        )
+        return entry
+
+    data: Any = [row(p) for p in pairs]
+    if not args.all:
+        data = {"concept": args.concept, "found_in": len(found[args.concept]), "with": data}
+
+    def human() -> str:
+        if not pairs:
+            return (
+                "no concepts share a note"
+                if args.all
+                else f"no concept shares a note with {args.concept}"
+            )
+        lines = [f"{'notes':>5}  {'jaccard':>7}  {'lift':>6}  concept"]
+        for p in pairs:
+            name = f"{p.a} + {p.b}" if args.all else p.b
+            lines.append(f"{p.count:>5}  {p.jaccard:>7.3f}  {p.lift:>6.2f}  {name}")
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+
+
 # ------------------------------------------------------------------ parser
 
 
@@ -314,7 +366,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
         epilog="Exit codes: 0 ok, 1 findings (dictionary errors, files refused by tag), "
-        "2 usage, 3 vault not found, 4 note not found, 5 note name ambiguous, "
+        "2 usage, 3 vault not found, 4 note (or concept) not found, 5 note name ambiguous, "
         "6 another Librarian is writing the vault.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -355,6 +407,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "graphml"), default="json", help="default: json"
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
+    cooccur = add(
+        "cooccur",
+        cmd_cooccur,
+        "concepts found in the same notes as CONCEPT (or --all pairs): count, Jaccard, lift",
+    )
+    cooccur.add_argument("concept", metavar="CONCEPT", nargs="?", help="a concept id")
+    cooccur.add_argument("--all", action="store_true", help="every pair of concepts")
+    cooccur.add_argument(
+        "--min-count", type=int, default=1, metavar="N", help="pairs sharing at least N notes"
+    )
+    cooccur.add_argument(
+        "--include-index",
+        action="store_true",
+        help="count the index note (MEMORY.md), which links everything",
+    )
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

@@ -91,12 +91,17 @@ def test_every_command_on_the_hostile_vault(
     else:
         assert run_json(capsys, "concepts", "check", vault)["errors"] == 0
     if broken:  # the commands that need the dictionary say why they cannot run
-        for command in (("concepts", "suggest", vault), ("tag", vault, "--dry-run")):
+        for command in (
+            ("concepts", "suggest", vault),
+            ("tag", vault, "--dry-run"),
+            ("cooccur", vault, "--all"),
+        ):
             code, out, err = run(capsys, *command)
             assert (code, out) == (1, "")
             assert err.startswith(f"librarian: {hostile / 'concepts.json'}: ")
     else:
         run_json(capsys, "concepts", "suggest", vault)
+        run_json(capsys, "cooccur", vault, "--all")
         plan = run_json(capsys, "tag", vault, "--dry-run")
         assert "good/A.md" in {n["path"] for n in plan["notes"]}  # "RAG" is still found
 
