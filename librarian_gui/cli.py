@@ -311,10 +311,7 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
 
     if (args.concept is None) == (not args.all):
         raise _Failure(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
-    try:  # a dictionary that does not parse: say where, as the other concept commands do
-        cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
-    except cli_concepts.CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
+    _check_dictionary(args)
     index = _open_index(args)
     found = found_in(index, include_index=args.include_index)
     total = counted_notes(index, include_index=args.include_index)
@@ -356,6 +353,61 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
         return "\n".join(lines)
 
     _emit(args, data, human)
+
+
+def cmd_isolated(args: argparse.Namespace) -> None:
+    from .core.insight.cooccurrence import INDEX_NOTE, found_in
+    from .core.insight.isolation import isolated_concepts
+    from .core.tagging.run import concept_usage
+    from .core.vault.files import read_note
+
+    if args.max_notes < 0:
+        raise _Failure(EXIT_USAGE, "--max-notes must be 0 or more")
+    _check_dictionary(args)
+    index = _open_index(args)
+    found = found_in(index, include_index=args.include_index)
+    concepts = index.concepts.concepts
+    skip = None if args.include_index else INDEX_NOTE.lower()
+
+    def read(rel: str) -> str | None:
+        return None if rel.lower() == skip else read_note(index.root, rel).text
+
+    _, mentioned = concept_usage(index, concepts, read)
+    rows = isolated_concepts(concepts, found, mentioned, max_notes=args.max_notes)
+    data = {
+        "max_notes": args.max_notes,
+        "concepts": len(concepts),
+        "isolated": [
+            {
+                "concept": r.id,
+                "category": r.category,
+                "status": r.status,
+                "found_in": len(r.notes),
+                "mentioned": r.mentioned,
+                "notes": list(r.notes),
+            }
+            for r in rows
+        ],
+    }
+
+    def human() -> str:
+        head = f"{len(rows)} of {len(concepts)} concepts found in at most {args.max_notes} notes"
+        lines = [head]
+        if rows:
+            lines.append(f"{'notes':>5}  {'mentioned':>9}  concept (status)")
+        for r in rows:
+            lines.append(f"{len(r.notes):>5}  {r.mentioned:>9}  {r.id} ({r.status})")
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+
+
+def _check_dictionary(args: argparse.Namespace) -> None:
+    """A dictionary that does not parse stops a concept command, saying where."""
+    try:
+        cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
+    except cli_concepts.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
 
 
 # ------------------------------------------------------------------ parser
@@ -418,6 +470,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--min-count", type=int, default=1, metavar="N", help="pairs sharing at least N notes"
     )
     cooccur.add_argument(
+        "--include-index",
+        action="store_true",
+        help="count the index note (MEMORY.md), which links everything",
+    )
+    isolated = add(
+        "isolated",
+        cmd_isolated,
+        "concepts found in at most N notes: never linked, mentioned but never linked, rare",
+    )
+    isolated.add_argument(
+        "--max-notes", type=int, default=2, metavar="N", help="at most N notes (default 2)"
+    )
+    isolated.add_argument(
         "--include-index",
         action="store_true",
         help="count the index note (MEMORY.md), which links everything",

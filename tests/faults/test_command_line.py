@@ -95,6 +95,7 @@ def test_every_command_on_the_hostile_vault(
             ("concepts", "suggest", vault),
             ("tag", vault, "--dry-run"),
             ("cooccur", vault, "--all"),
+            ("isolated", vault),
         ):
             code, out, err = run(capsys, *command)
             assert (code, out) == (1, "")
@@ -102,6 +103,7 @@ def test_every_command_on_the_hostile_vault(
     else:
         run_json(capsys, "concepts", "suggest", vault)
         run_json(capsys, "cooccur", vault, "--all")
+        assert "rag" in {r["concept"] for r in run_json(capsys, "isolated", vault)["isolated"]}
         plan = run_json(capsys, "tag", vault, "--dry-run")
         assert "good/A.md" in {n["path"] for n in plan["notes"]}  # "RAG" is still found
 
