@@ -598,12 +598,28 @@ def _build_switcher(index: VaultIndex) -> object:
 def _linked(
     index: VaultIndex, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
 ) -> tuple[object, frozenset[str]]:
-    """The linked mentions of ``node``, and every note linking it (by the index)."""
+    """The linked mentions of ``node``, and every note linking it (by the index). For a
+    concept, the links to its note count too (DESIGN §2)."""
     from ..core.backlinks.linked import linked_mentions
 
     with index.lock:
-        sources = frozenset(index.in_edges.get(node, {}))
-    return linked_mentions(index, node, reader, cancelled), sources
+        sources = set(index.in_edges.get(node, {}))
+        concept = (
+            index.concepts.get(node[len(CONCEPT_PREFIX) :])
+            if node.startswith(CONCEPT_PREFIX)
+            else None
+        )
+        if concept is not None:
+            from ..core.insight.cooccurrence import concept_note
+
+            note = concept_note(index, concept)
+            if note is not None:
+                sources.update(index.in_edges.get(note, {}))
+    if concept is not None:
+        from ..core.render.concept_page import linking_groups
+
+        return linking_groups(index, concept, reader, cancelled), frozenset(sources)
+    return linked_mentions(index, node, reader, cancelled), frozenset(sources)
 
 
 def _search(

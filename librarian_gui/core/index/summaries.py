@@ -7,8 +7,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from ..courtesy import gc_paused
+from ..insight.cooccurrence import found_in
 from .index import VaultIndex
-from .resolver import CONCEPT_PREFIX
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,13 +22,12 @@ class ConceptLinks:
 
 
 def concept_links(index: VaultIndex) -> list[ConceptLinks]:
-    """One row per concept of the dictionary, in dictionary order (hold ``index.lock``)."""
-    rows = []
-    for concept in index.concepts.concepts:
-        sources = index.in_edges.get(CONCEPT_PREFIX + concept.id, {})
-        linked = sum(1 for s in sources if s in index.notes)
-        rows.append(ConceptLinks(concept.id, concept.category, linked, concept.color))
-    return rows
+    """One row per concept of the dictionary, in dictionary order: the notes linking it or
+    its note (DESIGN §2), the index note included (hold ``index.lock``)."""
+    found = found_in(index, include_index=True)
+    return [
+        ConceptLinks(c.id, c.category, len(found[c.id]), c.color) for c in index.concepts.concepts
+    ]
 
 
 def tag_counts(tag_sets: Iterable[Iterable[str]]) -> Counter[str]:

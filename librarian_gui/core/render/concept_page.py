@@ -4,42 +4,67 @@ linking line), where it is mentioned without a link, and the concepts it appears
 from __future__ import annotations
 
 import html
-from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from ..backlinks.linked import linked_mentions
+from ..backlinks.linked import MentionGroup, linked_mentions
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..insight.cooccurrence import Pair, concept_note, cooccurring, counted_notes, found_in
 from ..tagging.matching import AliasMatcher
 from ..tagging.run import mentions_by_note
 from ..vault.urls import url_path
 
 MAX_LINKED = 200  # notes listed with their lines; the rest are counted
 MAX_MENTIONS = 100
+MAX_FOUND_WITH = 10
 TAG_SCHEME = "tagconcept"  # the preview reports a click on it as a "tag-concept" request
 
 
 @dataclass(frozen=True, slots=True)
 class ConceptPage:
     html: str
-    linked: int  # notes linking the concept
+    linked: int  # notes linking the concept or its note
     mentioned: int  # notes mentioning an alias without linking it
-    related: tuple[tuple[str, int], ...]  # (concept id, notes shared), most first
+    found_with: tuple[Pair, ...]  # the concepts sharing notes with it, most shared first
 
 
-def related_concepts(index: VaultIndex, concept_id: str, limit: int = 10) -> list[tuple[str, int]]:
-    """Concepts linked by the notes that link this one, by how many such notes."""
-    node = CONCEPT_PREFIX + concept_id
-    counts: Counter[str] = Counter()
+def linking_groups(
+    index: VaultIndex,
+    concept: Concept,
+    read_text: Callable[[str], str | None],
+    cancelled: Callable[[], bool] = lambda: False,
+) -> list[MentionGroup]:
+    """The notes linking the concept or its note (a link to the note is a link to the
+    concept, DESIGN §2), with their linking lines, by path; the note itself left out."""
     with index.lock:
-        for source in index.in_edges.get(node, {}):
-            for target in index.out_edges.get(source, {}):
-                if target.startswith(CONCEPT_PREFIX) and target != node:
-                    counts[target[len(CONCEPT_PREFIX) :]] += 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:limit]
+        note = concept_note(index, concept)
+    groups = linked_mentions(index, CONCEPT_PREFIX + concept.id, read_text, cancelled)
+    if note is None:
+        return groups
+    by_source = {g.source: g for g in groups}
+    for group in linked_mentions(index, note, read_text, cancelled):
+        if group.source == note:
+            continue
+        same = by_source.get(group.source)
+        if same is None:
+            by_source[group.source] = group
+        else:  # it links both: one entry, its lines in order
+            lines = tuple(sorted((*same.lines, *group.lines), key=lambda line: line.line))
+            by_source[group.source] = MentionGroup(same.source, same.title, lines)
+    return [by_source[s] for s in sorted(by_source)]
+
+
+def found_with(index: VaultIndex, concept_id: str, limit: int = MAX_FOUND_WITH) -> list[Pair]:
+    """The concepts found in the same notes as this one (the index note left out)."""
+    with index.lock:
+        found = found_in(index)
+        total = counted_notes(index)
+    if concept_id not in found:
+        return []
+    return cooccurring(found, concept_id, total)[:limit]
 
 
 def concept_page(
@@ -50,8 +75,7 @@ def concept_page(
 ) -> ConceptPage:
     """Build the page; reads every note once (for the unlinked mentions), so call it off
     the GUI thread."""
-    node = CONCEPT_PREFIX + concept.id
-    groups = linked_mentions(index, node, read_text, cancelled)
+    groups = linking_groups(index, concept, read_text, cancelled)
     mentions: list[tuple[str, int, str]] = []  # (note, line, context)
     mentioned = 0
     matcher = AliasMatcher([concept])
@@ -63,7 +87,7 @@ def concept_page(
             end = body.find("\n", occ.end)
             line = body[start : len(body) if end < 0 else end].rstrip("\r")
             mentions.append((rel, occ.line, _mark(line, occ.column, len(occ.text))))
-    related = related_concepts(index, concept.id)
+    partners = found_with(index, concept.id)
 
     esc = html.escape
     parts = [f"<h1>{esc(concept.id)}</h1>"]
@@ -110,16 +134,22 @@ def concept_page(
             parts.append(f"<p>… and {mentioned - len(mentions)} more notes.</p>")
     else:
         parts.append("<p>No unlinked mention of its aliases.</p>")
-    if related:
-        parts.append("<h2>Related concepts</h2><p>")
+    if partners:
         parts.append(
-            " · ".join(
-                f'<a href="concept:///{quote(cid, safe="")}">{esc(cid)}</a> ({count})'
-                for cid, count in related
-            )
+            "<h2>Found with</h2><p><small>notes shared · Jaccard (shared / in either) · "
+            "lift (× what chance would give); the index note left out</small></p>"
         )
-        parts.append("</p>")
-    return ConceptPage("".join(parts), len(groups), mentioned, tuple(related))
+        rows = "".join(
+            f'<tr><td><a href="concept:///{quote(p.b, safe="")}">{esc(p.b)}</a></td>'
+            f'<td align="right">{p.count}</td><td align="right">{p.jaccard:.2f}</td>'
+            f'<td align="right">{p.lift:.1f}</td></tr>'
+            for p in partners
+        )
+        parts.append(
+            '<table cellpadding="3"><tr><th align="left">concept</th><th>notes</th>'
+            f"<th>Jaccard</th><th>lift</th></tr>{rows}</table>"
+        )
+    return ConceptPage("".join(parts), len(groups), mentioned, tuple(partners))
 
 
 def _note_link(rel: str) -> str:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
-from ..index.resolver import CONCEPT_PREFIX
+from ..insight.cooccurrence import found_in
 from ..parse.parser import mask_note, split_front_matter
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError, UndoResult
 from ..writing.lock import WAIT, vault_lock
@@ -298,16 +298,15 @@ def concept_usage(
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
 ) -> tuple[dict[str, int], dict[str, int]]:
-    """Per concept id: how many notes link it, and how many mention one of its aliases
-    without a link (where the tagger would link it)."""
+    """Per concept id: how many notes link it (or its note), and how many mention one of
+    its aliases without a link (where the tagger would link it)."""
     ids = [c.id for c in concepts]
     if not ids:
         return {}, {}  # no concept: no note need be read
     with index.lock:
-        linked = {
-            cid: sum(1 for s in index.in_edges.get(CONCEPT_PREFIX + cid, {}) if s in index.notes)
-            for cid in ids
-        }
+        # A link to a concept's note is a link to the concept (DESIGN §2).
+        found_notes = found_in(index, include_index=True)
+        linked = {cid: len(found_notes.get(cid, ())) for cid in ids}
         rels = sorted(index.notes)
     mentioned = dict.fromkeys(ids, 0)
     batch = batch_matcher(concepts)

@@ -51,6 +51,14 @@ def test_clicking_a_concept_opens_its_page_with_unlinked_mentions(
     for note in ("diary/2026-10-09", "diary/2026-11-25", "people/Hiro Tanaka"):
         assert note in text
     assert "Tag this concept now" in text
+    # grep -rl '\[\[prompt-injection' resources/demo-vault: six notes link its note
+    # (research/prompt-injection.md), and a link to the note is a link to the concept; the
+    # backlinks pane lists the same six.
+    assert "Linked from 6 notes" in text
+    header = window.backlinks.linked.header
+    qtbot.waitUntil(lambda: header.text().endswith("in 6 notes)"), timeout=10_000)
+    # projects/Eval Harness links [[rag]] too: one note shared (the numbers: tests/unit/insight).
+    assert "Found with" in text and "rag" in text
 
 
 def test_tag_this_concept_now_previews_applies_and_the_links_arrive_live(

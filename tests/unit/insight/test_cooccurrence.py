@@ -10,6 +10,7 @@ import pytest
 
 from librarian_gui.cli import main
 from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.summaries import concept_links
 from librarian_gui.core.insight.cooccurrence import (
     all_pairs,
     concept_note,
@@ -17,6 +18,7 @@ from librarian_gui.core.insight.cooccurrence import (
     counted_notes,
     found_in,
 )
+from librarian_gui.core.tagging.run import concept_usage
 from librarian_gui.resources import bundled_demo_vault
 from tests.conftest import write
 
@@ -120,6 +122,11 @@ def test_on_the_demo_vault_a_concept_with_a_note_is_found_through_it() -> None:
     (grep -rl '\\[\\[prompt-injection' resources/demo-vault); MEMORY.md is the index note."""
     index = VaultIndex.scan(bundled_demo_vault(), use_cache=False)
     found = found_in(index)
+    # The editor's and the concepts pane's counts take the index note too: six.
+    linked, _ = concept_usage(index, index.concepts.concepts, lambda rel: None)
+    assert linked["prompt-injection"] == 6
+    rows = {row.id: row.linked for row in concept_links(index)}
+    assert rows["prompt-injection"] == 6
     assert found["prompt-injection"] == {
         "decisions/tool-output-quarantine.md",
         "diary/2026-10-01.md",
