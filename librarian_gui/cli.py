@@ -356,7 +356,8 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
 
 
 def cmd_isolated(args: argparse.Namespace) -> None:
-    from .core.insight.cooccurrence import INDEX_NOTE, found_in
+    from .core.index.queries import is_index_note
+    from .core.insight.cooccurrence import found_in
     from .core.insight.isolation import isolated_concepts
     from .core.tagging.run import concept_usage
     from .core.vault.files import read_note
@@ -367,10 +368,11 @@ def cmd_isolated(args: argparse.Namespace) -> None:
     index = _open_index(args)
     found = found_in(index, include_index=args.include_index)
     concepts = index.concepts.concepts
-    skip = None if args.include_index else INDEX_NOTE.lower()
 
     def read(rel: str) -> str | None:
-        return None if rel.lower() == skip else read_note(index.root, rel).text
+        if not args.include_index and is_index_note(rel):
+            return None
+        return read_note(index.root, rel).text
 
     _, mentioned = concept_usage(index, concepts, read)
     rows = isolated_concepts(concepts, found, mentioned, max_notes=args.max_notes)

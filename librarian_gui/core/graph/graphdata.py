@@ -11,15 +11,13 @@ import numpy.typing as npt
 
 from ..concepts.dictionary import ConceptDictionary
 from ..index.index import VaultIndex
-from ..index.queries import concept_pages, neighbours, node_kind, node_label
+from ..index.queries import INDEX_NOTE, concept_pages, neighbours, node_kind, node_label
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
 from ..parse.records import NoteRecord
 
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-# DESIGN §4: the index note links everything, so it is left out of isolation counts.
-INDEX_NOTE = "MEMORY.md"
 DEFAULT_KINDS = ("note", "concept", "unresolved")
 
 

@@ -13,6 +13,14 @@ from ..vault.files import read_note
 from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, pick_file, pick_spelling
 
+# The index note (DESIGN §6) links everything: left out of co-occurrence, isolation and
+# tagging unless the user includes it (DESIGN §4).
+INDEX_NOTE = "MEMORY.md"
+
+
+def is_index_note(rel: str) -> bool:
+    return len(rel) == len(INDEX_NOTE) and rel.lower() == INDEX_NOTE.lower()
+
 
 class NoteNotFound(LookupError):
     """No note matches the name; ``hint`` says what does exist under it, if anything."""
@@ -194,6 +202,8 @@ def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
 def concept_page_path(index: VaultIndex, concept_id: str) -> str | None:
     """The path of the note that *is* a concept (DESIGN §2: one node, not two): found like
     a link to the concept's id, without touching the resolver's memo."""
+    if not index.resolver.names_a_file(concept_id):  # most aliases: no file of that name
+        return None
     paths = _note_paths(index, concept_id)
     if paths:
         return pick_spelling(paths, concept_id)

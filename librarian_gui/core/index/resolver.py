@@ -147,6 +147,11 @@ class Resolver:
         self._memo[written] = node
         return node
 
+    def names_a_file(self, target: str) -> bool:
+        """Whether some file's name is ``target``'s last segment (up to case and ``.md``):
+        a dictionary lookup, false for most phrases, before the path and name rules."""
+        return name_key(target.strip().lstrip("/")) in self._by_name
+
     def path_matches(self, target: str) -> list[str]:
         """The files whose vault path is ``target`` (``.md`` optional): the one spelled
         exactly so, else every one spelled so up to case (several on Linux), else none."""

@@ -8,10 +8,8 @@ from dataclasses import dataclass
 
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
-from ..index.queries import concept_page_path
+from ..index.queries import concept_page_path, is_index_note
 from ..index.resolver import CONCEPT_PREFIX
-
-INDEX_NOTE = "MEMORY.md"  # links everything: left out unless asked for (DESIGN §4, §6)
 
 
 def concept_note(index: VaultIndex, concept: Concept) -> str | None:
@@ -29,7 +27,6 @@ def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, fro
     """Concept id → the notes it is found in: those linking the concept, or its note (a
     link to the note is a link to the concept). Its own note is not one of them, nor the
     index note unless ``include_index`` (hold ``index.lock``)."""
-    skip = None if include_index else INDEX_NOTE.lower()
     found: dict[str, frozenset[str]] = {}
     for concept in index.concepts.concepts:
         note = concept_note(index, concept)
@@ -38,7 +35,7 @@ def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, fro
             s
             for target in targets
             for s in index.in_edges.get(target, {})
-            if s in index.notes and s != note and s.lower() != skip
+            if s in index.notes and s != note and (include_index or not is_index_note(s))
         }
         found[concept.id] = frozenset(sources)
     return found
@@ -100,5 +97,4 @@ def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int
 
 def counted_notes(index: VaultIndex, *, include_index: bool = False) -> int:
     """The notes co-occurrence counts over (hold ``index.lock``)."""
-    skip = None if include_index else INDEX_NOTE.lower()
-    return sum(1 for rel in index.notes if rel.lower() != skip)
+    return sum(1 for rel in index.notes if include_index or not is_index_note(rel))

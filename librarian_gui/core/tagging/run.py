@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
+from ..index.queries import INDEX_NOTE
 from ..insight.cooccurrence import found_in
 from ..parse.parser import mask_note, split_front_matter
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError, UndoResult
@@ -31,7 +32,6 @@ from .matching import (
 if TYPE_CHECKING:
     from .batch import BatchMatcher, Spans
 
-INDEX_NOTE = "MEMORY.md"
 PLAN_GROUP = 400  # notes read and matched together on one thread
 RUN_PREFIX = "Tag concepts"  # every tagging entry's description starts with it
 

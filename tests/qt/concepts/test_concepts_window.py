@@ -57,7 +57,7 @@ def test_clicking_a_concept_opens_its_page_with_unlinked_mentions(
     assert "Linked from 6 notes" in text
     header = window.backlinks.linked.header
     qtbot.waitUntil(lambda: header.text().endswith("in 6 notes)"), timeout=10_000)
-    # projects/Eval Harness links [[rag]] too: one note shared (the numbers: tests/unit/insight).
+    # projects/Eval Harness links [[rag]] as well: rag is listed as found with it.
     assert "Found with" in text and "rag" in text
 
 
