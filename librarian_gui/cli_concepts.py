@@ -14,6 +14,7 @@ from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.concepts.lint import lint_concepts
 from .core.courtesy import gc_paused
 from .core.index.index import VaultIndex
+from .core.index.queries import concept_notes, named_note
 from .core.tagging.run import (
     apply_plan,
     concept_usage,
@@ -85,10 +86,18 @@ def _check(
     concepts = doc.concepts()
     issues: list[LintIssue] = doc.structure_issues()
     linked = mentioned = None
+    missing: list[LintIssue] = []
     if not args.no_usage:
         index = open_index(args)
         linked, mentioned = concept_usage(index, concepts, _reader(index.root))
+        with index.lock:
+            missing = [
+                LintIssue(c.id, "warning", "no-note", _no_note(c.note))
+                for c in concepts
+                if c.note.strip() and named_note(index, c.note) is None
+            ]
     issues += lint_concepts(concepts, linked=linked, mentioned=mentioned)
+    issues += missing
     errors = sum(1 for i in issues if i.severity == "error")
     data = {
         "dictionary": str(path),
@@ -112,6 +121,13 @@ def _check(
             for c in concepts
         }
     return data, human_check(data), EXIT_FINDINGS if errors else 0
+
+
+def _no_note(note: str) -> str:
+    return (
+        f'"note" names "{note}", which is no note of the vault: its note is looked for by '
+        "its id and aliases instead. Fix the path or remove the key."
+    )
 
 
 def human_check(data: dict[str, Any]) -> str:
@@ -196,8 +212,14 @@ def cmd_tag(
     index = open_index(args)
     with index.lock:
         rels = tag_candidates(index.notes, include_index=args.include_index)
+        pages = concept_notes(index)
     plan = plan_tagging(
-        index.root, rels, concepts, all_mentions=args.all_mentions, only=args.concept or None
+        index.root,
+        rels,
+        concepts,
+        all_mentions=args.all_mentions,
+        only=args.concept or None,
+        pages=pages,
     )
     counts = plan.counts()
     data: dict[str, Any] = {

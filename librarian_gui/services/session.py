@@ -217,7 +217,7 @@ class VaultSession(QObject):
             render_job = (
                 (lambda c: self._render_note(place.node, dark, c))
                 if place.kind == "note"
-                else (lambda c: self._render_node(place, c))
+                else (lambda c: self._render_node(place, dark, c))
             )
             handle = self.model.submit(render_job, name="note")
             _deliver(handle, partial(self._on_note_job_ended, generation, place, refresh))
@@ -318,8 +318,18 @@ class VaultSession(QObject):
         index = self._index()
         return note_page(index, self.store, self.root, rel, dark=dark, read_note=self._reader())
 
-    def _render_node(self, place: Place, control: JobControl) -> Any:
-        return place_page(self._index(), place.kind, place.node, self._reader(), control.cancelled)
+    def _render_node(self, place: Place, dark: bool, control: JobControl) -> Any:
+        index, reader = self._index(), self._reader()
+
+        def note_body(rel: str) -> str:
+            page = note_page(
+                index, self.store, self.root, rel, dark=dark, read_note=reader, body_only=True
+            )
+            return "" if isinstance(page, LookupError) else page.html
+
+        return place_page(
+            index, place.kind, place.node, reader, control.cancelled, note_body=note_body, dark=dark
+        )
 
     def _unlinked(
         self, rel: str, reader: Callable[[str], str | None]
@@ -610,9 +620,9 @@ def _linked(
             else None
         )
         if concept is not None:
-            from ..core.insight.cooccurrence import concept_note
+            from ..core.index.queries import concept_notes
 
-            note = concept_note(index, concept)
+            note = concept_notes(index).get(concept.id)
             if note is not None:
                 sources.update(index.in_edges.get(note, {}))
     if concept is not None:

@@ -9,9 +9,11 @@ from pathlib import Path
 from PySide6.QtCore import QObject
 
 from ..core.concepts.dictionary import Concept
+from ..core.index.queries import concept_notes
 from ..core.tagging.run import TagPlan, apply_plan, plan_tagging, undo_last_run
 from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
 from .jobs import JobControl, JobHandle, JobRunner
+from .model import VaultModel
 
 __all__ = ["JournalEntry", "TaggingService", "UndoResult", "failure_text"]
 
@@ -27,9 +29,18 @@ class TaggingService(QObject):
     ``failed`` brings the exception (``failure_text`` words it). It has no signals itself.
     """
 
-    def __init__(self, vault_root: Path, parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        vault_root: Path,
+        parent: QObject | None = None,
+        *,
+        model: VaultModel | None = None,
+    ) -> None:
+        """``model``: the vault's index, asked on the job thread for each concept's note
+        (``queries.concept_notes``), so a note linking a concept's note has it already."""
         super().__init__(parent)
         self.root = Path(vault_root)
+        self._model = model
         self._runner = JobRunner("librarian-tag", self)
         self._preview: JobHandle | None = None
 
@@ -46,6 +57,7 @@ class TaggingService(QObject):
         self.cancel_preview()
         root, rels, concepts = self.root, tuple(rels), tuple(concepts)
         wanted = None if only is None else tuple(only)
+        model = self._model
 
         def job(control: JobControl) -> TagPlan:
             return plan_tagging(
@@ -55,6 +67,7 @@ class TaggingService(QObject):
                 all_mentions=all_mentions,
                 only=wanted,
                 progress=control.progress,
+                pages=_concept_notes(model),
             )
 
         self._preview = self._runner.submit(job, name="preview")
@@ -85,6 +98,13 @@ class TaggingService(QObject):
         """Cancel a preview, wait for a write in progress, and stop the thread."""
         self.cancel_preview()
         self._runner.close()
+
+
+def _concept_notes(model: VaultModel | None) -> dict[str, str] | None:
+    if model is None or model.index is None:
+        return None
+    with model.read() as index:
+        return concept_notes(index)
 
 
 def failure_text(kind: str, error: object) -> str:

@@ -115,6 +115,7 @@ class Concept:
     category: str
     description: str = ""
     color: str = ""
+    note: str = ""  # the vault path of the concept's own note, if the dictionary names one
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,6 +244,7 @@ def _concept(key: str, value: Any, surrogates: bool = True) -> Concept:
             str(value.get("category", "") or ""),
             str(value.get("description", "") or ""),
             str(value.get("color", "") or ""),
+            str(value.get("note", "") or ""),
         )
     return Concept(
         key,
@@ -251,6 +253,7 @@ def _concept(key: str, value: Any, surrogates: bool = True) -> Concept:
         _text(value.get("category", "")),
         _text(value.get("description", "")),
         _text(value.get("color", "")),
+        _text(value.get("note", "")),
     )
 
 

@@ -50,7 +50,7 @@ _INLINE_LIST = re.compile(r'"aliases"\s*:\s*\[[^\]\n]*\]')
 # concept equals the one in the snapshot (``_Member.value``), as containers compare by
 # identity first.
 _DECODER = json.JSONDecoder()
-KNOWN_KEYS = ("aliases", "category", "description", "color")
+KNOWN_KEYS = ("aliases", "category", "description", "color", "note")
 
 
 class DictionaryParseError(Exception):
@@ -266,7 +266,7 @@ class DictionaryFile:
                         key, "error", "structure", f'"{key}": aliases must be a list of texts'
                     )
                 )
-            for name in ("category", "description", "color"):
+            for name in ("category", "description", "color", "note"):
                 if name in value and not isinstance(value[name], str):
                     out.append(
                         LintIssue(key, "error", "structure", f'"{key}": {name} must be text')
@@ -448,7 +448,7 @@ def _surrogate_issues(key: str, value: dict[str, Any]) -> list[LintIssue]:
                 "it never matches. Write the whole character or remove the alias."
             )
             out.append(LintIssue(key, "error", "surrogate", message, shown))
-    for name in ("category", "description", "color"):
+    for name in ("category", "description", "color", "note"):
         field = value.get(name)
         bad = lone_surrogate(field) if isinstance(field, str) else None
         if bad is not None:

@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from ..concepts.dictionary import ConceptDictionary
 from ..index.index import VaultIndex
-from ..index.queries import INDEX_NOTE, concept_pages, neighbours, node_kind, node_label
+from ..index.queries import INDEX_NOTE, concept_notes, neighbours, node_kind, node_label
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
 from ..parse.records import NoteRecord
 
@@ -95,11 +95,14 @@ class _Snapshot:
     in_edges: Mapping[str, Mapping[str, int]]  # concept nodes and concept pages only
     concepts: ConceptDictionary
     concept_of: Mapping[str, str]  # concept node or concept page → its category
+    # A concept node → its concept's note: the two are one node, the note (DESIGN §2).
+    page_of: Mapping[str, str]
 
 
 def _snapshot(index: VaultIndex) -> _Snapshot:
     """Take under ``index.lock``."""
-    concept_of = _concept_of(index)
+    page_of = {CONCEPT_PREFIX + cid: note for cid, note in concept_notes(index).items()}
+    concept_of = _concept_of(index, page_of)
     in_edges = index.in_edges
     return _Snapshot(
         dict(index.notes),
@@ -107,6 +110,7 @@ def _snapshot(index: VaultIndex) -> _Snapshot:
         {node: dict(in_edges.get(node, {})) for node in concept_of},
         index.concepts,
         concept_of,
+        page_of,
     )
 
 
@@ -114,9 +118,10 @@ def global_graph(
     index: VaultIndex, kinds: Iterable[str] | None = None, filters: GraphFilter | None = None
 ) -> GraphData:
     """Every node of the vault (of the given kinds, as filtered), with every distinct edge
-    between them."""
+    between them; every concept of the dictionary too, linked or not."""
     with index.lock:
         nodes = set(index.notes) | set(index.attachments) | set(index.in_edges)
+        nodes.update(CONCEPT_PREFIX + c.id for c in index.concepts.concepts)
         snapshot = _snapshot(index)
     return _build(snapshot, nodes, _merged(kinds, filters))
 
@@ -130,8 +135,13 @@ def local_graph(
 ) -> GraphData:
     """The nodes within ``depth`` hops of ``centre`` (links followed both ways), filtered."""
     with index.lock:
-        nodes = set(neighbours(index, centre, depth)) | {centre}
         snapshot = _snapshot(index)
+        # A concept and its note are one node: around either, the neighbours of both.
+        same = {centre} | {n for n, page in snapshot.page_of.items() if centre in (n, page)}
+        same |= {snapshot.page_of[n] for n in same if n in snapshot.page_of}
+        nodes = set(same)
+        for node in same:
+            nodes.update(neighbours(index, node, depth))
     return _build(snapshot, nodes, _merged(kinds, filters))
 
 
@@ -159,30 +169,46 @@ def _merged(kinds: Iterable[str] | None, filters: GraphFilter | None) -> GraphFi
     return filters
 
 
-def _concept_of(index: VaultIndex) -> dict[str, str]:
-    """Concept node or concept page (see ``queries.concept_pages``) → its category."""
-    out = {rel: concept.category for rel, concept in concept_pages(index).items()}
-    for node in index.in_edges:
-        if node.startswith(CONCEPT_PREFIX):
-            concept = index.concepts.get(node[len(CONCEPT_PREFIX) :])
-            out[node] = concept.category if concept is not None else ""
+def _concept_of(index: VaultIndex, page_of: Mapping[str, str]) -> dict[str, str]:
+    """Concept node or concept page (see ``queries.concept_notes``) → its category; every
+    concept of the dictionary has its node here, linked or not."""
+    out: dict[str, str] = {}
+    for concept in index.concepts.concepts:
+        node = CONCEPT_PREFIX + concept.id
+        out[node] = concept.category
+        if node in page_of:
+            out.setdefault(page_of[node], concept.category)
+    for node in index.in_edges:  # a concept node the dictionary no longer holds
+        if node.startswith(CONCEPT_PREFIX) and node not in out:
+            out[node] = ""
     return out
 
 
 def _linked_by(snapshot: _Snapshot, node: str) -> int:
-    """Distinct notes linking ``node``, the index note and the node itself left out."""
+    """Distinct notes linking ``node`` (for a concept with a note: the concept or its note),
+    the index note and the node itself left out."""
     notes = snapshot.notes
+    page = snapshot.page_of.get(node)
+    sources = set(snapshot.in_edges.get(node, {}))
+    if page is not None:
+        sources.update(snapshot.in_edges.get(page, {}))
     return sum(
-        1
-        for source in snapshot.in_edges.get(node, {})
-        if source in notes and source not in (INDEX_NOTE, node)
+        1 for source in sources if source in notes and source not in (INDEX_NOTE, node, page)
     )
 
 
 def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData:
     wanted = set(filters.kinds)
     concept_of = index.concept_of
-    linked = {node: _linked_by(index, node) for node in concept_of}
+    page_of = index.page_of
+    # A concept with a note is drawn as the note: its node is replaced by the note's, and
+    # the links to it point at the note.
+    nodes = {page_of.get(node, node) for node in nodes}
+    linked: dict[str, int] = {}
+    for node in concept_of:
+        shown = page_of.get(node, node)
+        if node.startswith(CONCEPT_PREFIX) or shown not in linked:
+            linked[shown] = _linked_by(index, node)
     isolated_ids = {node for node, count in linked.items() if count <= filters.isolated_max}
     kind_of = {node: node_kind(index, node) for node in nodes}
     nodes = {n for n in nodes if kind_of[n] in wanted}
@@ -209,12 +235,14 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
 
     ids = tuple(sorted(nodes))
     row = {node: i for i, node in enumerate(ids)}
-    pairs = [
-        (row[source], row[target])
-        for source in ids
-        for target in index.out_edges.get(source, ())
-        if target != source and target in row
-    ]
+    pairs = list(
+        dict.fromkeys(
+            (row[source], row[target])
+            for source in ids
+            for target in (page_of.get(t, t) for t in index.out_edges.get(source, ()))
+            if target != source and target in row
+        )
+    )
     pairs.extend(dict.fromkeys((row[s], row[t]) for s, t in tag_edges))
     edges = _pair_array(pairs)
     degree = np.bincount(edges.ravel(), minlength=len(ids)).astype(np.int64)
@@ -229,10 +257,6 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
     def label(node: str) -> str:
         return tag_labels[node] if node in tag_labels else node_label(index, node)
 
-    used = {
-        index.notes[n].title.lower() if n in index.notes else n[len(CONCEPT_PREFIX) :].lower()
-        for n in concept_of
-    }
     return GraphData(
         ids,
         tuple(kind_of[n] for n in ids),
@@ -244,7 +268,11 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
         linked_by=np.array([linked.get(n, 0) for n in ids], np.int64),
         isolated=np.array([n in isolated_ids for n in ids], bool),
         isolated_total=len(isolated_ids),
-        unused=sum(1 for c in index.concepts.concepts if c.id.lower() not in used),
+        unused=sum(
+            1
+            for c in index.concepts.concepts
+            if not linked.get(page_of.get(CONCEPT_PREFIX + c.id, CONCEPT_PREFIX + c.id))
+        ),
         category_colours=category_colours(index.concepts),
         draw_edges=draw_order(edges),
         rows=dict(zip(ids, range(len(ids)), strict=True)),
@@ -271,9 +299,12 @@ def draw_order(edges: IntArray) -> IntArray:
 
 
 def _notes_linking(index: _Snapshot, chosen: set[str]) -> set[str]:
+    """The notes linking the chosen nodes; for a concept's note, those linking the concept
+    too (they are one node)."""
+    merged = {node for node, page in index.page_of.items() if page in chosen}
     return {
         source
-        for node in chosen
+        for node in chosen | merged
         for source in index.in_edges.get(node, {})
         if source in index.notes and source != INDEX_NOTE
     }

@@ -211,12 +211,44 @@ def concept_page_path(index: VaultIndex, concept_id: str) -> str | None:
     return pick_file(pages, "", concept_id) if pages else None
 
 
-def concept_pages(index: VaultIndex) -> dict[str, Concept]:
-    """Note path → the concept it is the page of; the first concept in file order claims
-    a note."""
-    pages: dict[str, Concept] = {}
+def concept_note(index: VaultIndex, concept: Concept) -> str | None:
+    """The note that *is* ``concept`` (DESIGN §2): the one its ``note`` key names (a vault
+    path, ``.md`` optional), else the one whose title or vault path equals its id, else one
+    of its aliases, in that order (hold ``index.lock``). A ``note`` naming no note is passed
+    over (``concepts check`` reports it)."""
+    if concept.note.strip():
+        path = named_note(index, concept.note)
+        if path is not None:
+            return path
+    for name in (concept.id, *concept.aliases):
+        if name.strip():
+            path = concept_page_path(index, name)
+            if path is not None:
+                return path
+    return None
+
+
+def named_note(index: VaultIndex, path: str) -> str | None:
+    """The note at vault path ``path`` (``.md`` optional, case as the resolver allows)."""
+    text = path.strip().replace("\\", "/").lstrip("/")
+    paths = _note_paths(index, text)
+    return pick_spelling(paths, text) if paths else None
+
+
+def concept_notes(index: VaultIndex) -> dict[str, str]:
+    """Concept id → its note (see ``concept_note``); a note is the page of one concept only,
+    the first in file order that claims it (hold ``index.lock``)."""
+    notes: dict[str, str] = {}
+    claimed: set[str] = set()
     for concept in index.concepts.concepts:
-        page = concept_page_path(index, concept.id)
-        if page is not None and page not in pages:
-            pages[page] = concept
-    return pages
+        note = concept_note(index, concept)
+        if note is not None and note not in claimed:
+            claimed.add(note)
+            notes[concept.id] = note
+    return notes
+
+
+def concept_pages(index: VaultIndex) -> dict[str, Concept]:
+    """Note path → the concept it is the page of (see ``concept_notes``)."""
+    by_id = {concept.id: concept for concept in index.concepts.concepts}
+    return {note: by_id[cid] for cid, note in concept_notes(index).items()}

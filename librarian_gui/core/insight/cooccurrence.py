@@ -6,21 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
-from ..index.queries import concept_page_path, is_index_note
+from ..index.queries import concept_notes, is_index_note
 from ..index.resolver import CONCEPT_PREFIX
-
-
-def concept_note(index: VaultIndex, concept: Concept) -> str | None:
-    """The note that *is* ``concept`` (DESIGN §2): the one whose title or vault path equals
-    its id, else one of its aliases, in that order (hold ``index.lock``)."""
-    for name in (concept.id, *concept.aliases):
-        if name.strip():
-            path = concept_page_path(index, name)
-            if path is not None:
-                return path
-    return None
 
 
 def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, frozenset[str]]:
@@ -28,8 +16,9 @@ def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, fro
     link to the note is a link to the concept). Its own note is not one of them, nor the
     index note unless ``include_index`` (hold ``index.lock``)."""
     found: dict[str, frozenset[str]] = {}
+    notes = concept_notes(index)
     for concept in index.concepts.concepts:
-        note = concept_note(index, concept)
+        note = notes.get(concept.id)
         targets = [CONCEPT_PREFIX + concept.id] + ([note] if note is not None else [])
         sources = {
             s

@@ -11,8 +11,9 @@ from urllib.parse import quote
 from ..backlinks.linked import MentionGroup, linked_mentions
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
+from ..index.queries import concept_notes
 from ..index.resolver import CONCEPT_PREFIX
-from ..insight.cooccurrence import Pair, concept_note, cooccurring, counted_notes, found_in
+from ..insight.cooccurrence import Pair, cooccurring, counted_notes, found_in
 from ..tagging.matching import AliasMatcher
 from ..tagging.run import mentions_by_note
 from ..vault.urls import url_path
@@ -40,7 +41,7 @@ def linking_groups(
     """The notes linking the concept or its note (a link to the note is a link to the
     concept, DESIGN §2), with their linking lines, by path; the note itself left out."""
     with index.lock:
-        note = concept_note(index, concept)
+        note = concept_notes(index).get(concept.id)
     groups = linked_mentions(index, CONCEPT_PREFIX + concept.id, read_text, cancelled)
     if note is None:
         return groups
@@ -72,13 +73,19 @@ def concept_page(
     concept: Concept,
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
+    *,
+    note: str | None = None,
+    note_html: str = "",
 ) -> ConceptPage:
     """Build the page; reads every note once (for the unlinked mentions), so call it off
-    the GUI thread."""
+    the GUI thread. ``note``: the concept's note, named under the header, with its rendered
+    body ``note_html`` shown there (the note *is* the concept's page, DESIGN §2)."""
     groups = linking_groups(index, concept, read_text, cancelled)
     mentions: list[tuple[str, int, str]] = []  # (note, line, context)
     mentioned = 0
-    matcher = AliasMatcher([concept])
+    with index.lock:
+        own = concept_notes(index).get(concept.id)
+    matcher = AliasMatcher([concept], {concept.id: own} if own is not None else None)
     for rel, body, found in mentions_by_note(index, matcher, read_text, cancelled):
         mentioned += 1
         if len(mentions) < MAX_MENTIONS:
@@ -101,6 +108,10 @@ def concept_page(
         parts.append(f"<p>{esc(concept.description)}</p>")
     if concept.aliases:
         parts.append("<p><b>Aliases:</b> " + " · ".join(esc(a) for a in concept.aliases) + "</p>")
+    if note is not None:
+        parts.append(f"<p><b>Its note:</b> {_note_link(note)}</p>")
+        if note_html:
+            parts.append(f'<div class="concept-note">{note_html}</div><hr>')
     parts.append(f"<h2>Linked from {len(groups)} note{'s' * (len(groups) != 1)}</h2>")
     if groups:
         items = []

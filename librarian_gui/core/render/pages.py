@@ -12,7 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..index.queries import node_kind, node_label
+from ..index.queries import concept_notes, node_kind, node_label
 from ..vault.files import MAX_NOTE_BYTES, wide_encoding
 from ..vault.urls import url_path
 
@@ -38,9 +38,11 @@ def note_page(
     *,
     dark: bool,
     read_note: Callable[[str], str | None],
+    body_only: bool = False,
 ) -> RenderedNote | LookupError:
     """The preview's page of the note or attachment at ``rel``; a LookupError (to show
-    instead) when the vault no longer holds it. ``read_note`` reads embedded notes."""
+    instead) when the vault no longer holds it. ``read_note`` reads embedded notes;
+    ``body_only`` leaves out the document around the body (see ``render_note``)."""
     with index.lock:
         record = index.notes.get(rel)
     if record is None:
@@ -70,6 +72,7 @@ def note_page(
         dark=dark,
         max_chars=PREVIEW_MAX_CHARS,
         notice=LOSSY_NOTICE if record.lossy else "",
+        body_only=body_only,
     )
 
 
@@ -79,19 +82,31 @@ def place_page(
     node: str,
     read_note: Callable[[str], str | None],
     cancelled: Callable[[], bool],
+    *,
+    note_body: Callable[[str], str] | None = None,
+    dark: bool = False,
 ) -> RenderedNote:
     """The preview's page of a graph node that is no note: a concept (its full page when
-    the dictionary holds it), a tag, a link target no note exists for yet."""
+    the dictionary holds it, with its note's preview under its header: ``note_body(rel)``
+    gives the note's rendered body), a tag, a link target no note exists for yet."""
     with index.lock:
         label = node_label(index, node)
         sources = sorted(s for s in index.in_edges.get(node, {}) if s in index.notes)
         concept = index.concepts.get(label) if kind == "concept" else None
+        note = concept_notes(index).get(concept.id) if concept is not None else None
     if concept is not None:
+        from . import pieces
         from .concept_page import concept_page
         from .render import RenderedNote
 
-        built = concept_page(index, concept, read_note, cancelled)
-        return RenderedNote(html=built.html, title=concept.id, truncated=False, headings=())
+        body = note_body(note) if note is not None and note_body is not None else ""
+        built = concept_page(index, concept, read_note, cancelled, note=note, note_html=body)
+        return RenderedNote(
+            html=pieces.page(built.html, dark=dark),
+            title=concept.id,
+            truncated=False,
+            headings=(),
+        )
     return node_page(kind, label, sources, concept)
 
 

@@ -92,6 +92,7 @@ def render_note(
     dark: bool = False,
     max_chars: int = 2_000_000,
     notice: str = "",
+    body_only: bool = False,
 ) -> RenderedNote:
     """Render the note at vault path ``source`` whose text is ``text``.
 
@@ -100,6 +101,7 @@ def render_note(
     "unresolved") and ``read_note(path)`` gives an embedded note's text (``None`` if it
     cannot be read). Text past ``max_chars`` is cut at a line end, with a notice.
     ``notice`` (plain text) is shown above the note, e.g. that it is not UTF-8.
+    ``body_only``: the body's HTML without the document around it, to go inside a page.
     """
     size = len(text)
     truncated = size > max_chars
@@ -117,7 +119,7 @@ def render_note(
     if notice:
         body = H.notice(escapeHtml(notice)) + body
     return RenderedNote(
-        H.page(body, dark=dark),
+        body if body_only else H.page(body, dark=dark),
         _title(source),
         truncated,
         tuple(headings),

@@ -14,7 +14,7 @@ import numpy.typing as npt
 from rapidfuzz import distance, process, utils
 
 from ..index.index import VaultIndex
-from ..index.queries import concept_page_path
+from ..index.queries import concept_notes
 from ..index.resolver import CONCEPT_PREFIX
 
 CandidateKind = Literal["note", "alias", "concept"]
@@ -127,7 +127,8 @@ class SwitcherIndex:
         notes are what an empty query shows."""
         with index.lock:  # a consistent snapshot; records are immutable, read them after
             notes = list(index.notes.items())
-            concepts = [(c, concept_page_path(index, c.id)) for c in index.concepts.concepts]
+            pages = concept_notes(index)
+            concepts = [(c, pages.get(c.id)) for c in index.concepts.concepts]
         notes.sort(key=lambda item: (-item[1].stamp.mtime_ns, item[0]))
         cands = [Candidate(record.title, "note", rel, rel) for rel, record in notes]
         for rel, record in notes:

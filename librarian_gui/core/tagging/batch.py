@@ -40,6 +40,7 @@ from .matching import (
     find_occurrences,
     is_word_char,
     note_concept,
+    with_front_matter_links,
 )
 
 CHUNK_CHARS = 1 << 19  # notes are joined into pieces of about this many characters
@@ -136,9 +137,11 @@ class BatchMatcher:
             [groups.setdefault(cid.lower(), len(groups)) for cid in self.ids], dtype=np.int64
         )
         self._groups = groups
+        # Each link target that names a concept (its id, its note's names) → the concepts.
         self._folded_ids: dict[str, list[int]] = {}
         for i, cid in enumerate(self.ids):
-            self._folded_ids.setdefault(fold(cid), []).append(i)
+            for name in sorted(matcher.link_names[cid]):
+                self._folded_ids.setdefault(name, []).append(i)
         openers = ["[[" + key for key in self._folded_ids if key]
         self._openers = ahocorasick_rs.AhoCorasick(openers) if openers else None
         patterns: list[Pattern] = matcher.patterns
@@ -261,8 +264,13 @@ class BatchMatcher:
             keep &= wanted[concepts]
         own = np.array([self._groups.get(note_concept(rel), -1) for rel in rels], dtype=np.int64)
         keep &= self.group[concepts] != own[note]
+        if self.matcher.page_of:  # a concept's note is never tagged with it either
+            page_of = self.matcher.page_of
+            page = np.array([self._groups.get(page_of.get(rel, ""), -1) for rel in rels])
+            keep &= self.group[concepts] != page[note]
 
-        masked = "\n" + "\n".join(map(mask_note, texts)) + "\n"
+        masks = list(map(mask_note, texts))
+        masked = "\n" + "\n".join(masks) + "\n"
         before = codes[starts - 1]
         keep &= (before != _BANG) & (before != _OPEN) & (codes[ends] != _CLOSE)
         order = np.flatnonzero(keep)
@@ -278,7 +286,11 @@ class BatchMatcher:
         if not all_mentions and len(starts):
             width = len(self.ids)
             pair = note * width + concepts
-            linked = self._linked_pairs(masked, offsets, lengths, width)
+            shown = [with_front_matter_links(t, m) for t, m in zip(texts, masks, strict=True)]
+            links = masked
+            if any(a is not b for a, b in zip(shown, masks, strict=True)):  # front matter
+                links = "\n" + "\n".join(shown) + "\n"
+            linked = self._linked_pairs(links, offsets, lengths, width)
             if linked.size:
                 fresh = ~np.isin(pair, linked)
                 starts, ends, concepts, note = (

@@ -12,7 +12,7 @@ note already links the concept, so a second run changes nothing.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 import ahocorasick_rs
@@ -25,7 +25,7 @@ from ..concepts.dictionary import (
     fold,
     is_case_sensitive,
 )
-from ..parse.parser import mask_note
+from ..parse.parser import mask_note, split_front_matter
 
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")
@@ -73,9 +73,13 @@ def link_for(concept_id: str, text: str, in_table: bool) -> str:
 class AliasMatcher:
     """Every alias of a dictionary in one automaton. An alias claimed by two concepts goes
     to the first in dictionary order (the linter reports the conflict); an alias the link
-    syntax cannot carry, or of a concept whose id it cannot carry, is left out."""
+    syntax cannot carry, or of a concept whose id it cannot carry, is left out.
 
-    def __init__(self, concepts: Iterable[Concept]) -> None:
+    ``notes`` maps a concept id to its note (``queries.concept_notes``): a link to that note
+    is a link to the concept (so it is "already linked"), and the note itself is never
+    tagged with its own concept (DESIGN §2)."""
+
+    def __init__(self, concepts: Iterable[Concept], notes: Mapping[str, str] | None = None) -> None:
         self.concept_ids: tuple[str, ...] = ()
         keys: dict[str, list[_Alias]] = {}
         ids: list[str] = []
@@ -113,7 +117,13 @@ class AliasMatcher:
         self.keys: tuple[str, ...] = tuple(keys)  # folded aliases, in the order of patterns
         self._automaton = ahocorasick_rs.AhoCorasick(list(keys)) if keys else None
         self.concept_ids = tuple(ids)
-        self._folded_ids = {i: fold(i) for i in ids}
+        notes = notes or {}
+        # The link targets that name each concept: its id, and the names of its note.
+        self.link_names: dict[str, frozenset[str]] = {
+            i: frozenset({fold(i), *(note_link_names(notes[i]) if i in notes else ())}) for i in ids
+        }
+        # A note → the (lowercased) concept it is the page of, by the dictionary.
+        self.page_of: dict[str, str] = {rel: i.lower() for i, rel in notes.items() if i in ids}
 
     def candidates(self, text: str, folded: str) -> list[tuple[int, int, str]]:
         """Every alias occurrence with its case and word boundaries right: (start, end,
@@ -130,7 +140,14 @@ class AliasMatcher:
         if "[[" not in masked:
             return set()
         targets = {fold(t).strip() for t in WIKI_TARGET.findall(masked)}
-        return {c for c in concepts if self._folded_ids[c] in targets}
+        return {c for c in concepts if not self.link_names[c].isdisjoint(targets)}
+
+    def own_concepts(self, rel: str) -> tuple[str, ...]:
+        """The lowercased concepts a note is the page of: the one it is named after, and
+        the one whose note it is."""
+        named = note_concept(rel)
+        page = self.page_of.get(rel)
+        return (named,) if page is None or page == named else (named, page)
 
 
 def checked_matches(
@@ -189,8 +206,8 @@ def find_occurrences(
         wanted = set(only)
         found = [c for c in found if c[2] in wanted]
     if source is not None:
-        own = note_concept(source)
-        found = [c for c in found if c[2].lower() != own]
+        own = matcher.own_concepts(source)
+        found = [c for c in found if c[2].lower() not in own]
     if not found:
         return []
     masked = mask_note(text)
@@ -199,7 +216,8 @@ def find_occurrences(
     first_only = not all_mentions
     # First mention only: a concept the note links already gets no second link, so a
     # second run changes nothing.
-    seen = matcher.linked(masked, {item[2] for item in found}) if first_only else set()
+    links = with_front_matter_links(text, masked)
+    seen = matcher.linked(links, {item[2] for item in found}) if first_only else set()
     # Overlapping candidates form clusters (on one line, as no alias holds a line break);
     # in a cluster the longest wins, then the leftmost. Most clusters hold one candidate.
     i = 0
@@ -297,9 +315,36 @@ class _Plain:
         return not heading
 
 
+def with_front_matter_links(text: str, masked: str) -> str:
+    """``masked`` with the front matter's lines shown again, except YAML comment lines:
+    property values hold links (the index counts them): a rename must follow them, and a
+    note linking a concept there has it already."""
+    _, front, offset = split_front_matter(text)
+    if front is None:
+        return masked
+    lines = text[offset : offset + len(front)].splitlines(keepends=True)
+    shown = "".join(
+        " " * len(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
+        if line.lstrip().startswith("#")
+        else line
+        for line in lines
+    )
+    return masked[:offset] + shown + masked[offset + len(shown) :]
+
+
 def note_concept(rel: str) -> str:
     """The lowercased concept id a note would be the page of: its file name."""
     return rel.rsplit("/", 1)[-1].removesuffix(".md").lower()
+
+
+def note_link_names(rel: str) -> tuple[str, ...]:
+    """The folded wiki-link targets that can name the note at ``rel``: its path and every
+    tail of it from a folder on (``b/c`` of ``a/b/c.md``), each with and without ``.md``."""
+    path = fold(rel)
+    bare = path.removesuffix(".md")
+    parts = bare.split("/")
+    tails = ["/".join(parts[i:]) for i in range(len(parts))]
+    return tuple(dict.fromkeys(name for tail in tails for name in (tail, tail + ".md")))
 
 
 def apply_occurrences(text: str, occurrences: Iterable[Occurrence]) -> str:

@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 from ..concepts.dictionary import Concept
 from ..index.index import VaultIndex
-from ..index.queries import INDEX_NOTE
+from ..index.queries import INDEX_NOTE, concept_notes
 from ..insight.cooccurrence import found_in
-from ..parse.parser import mask_note, split_front_matter
+from ..parse.parser import mask_note
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError, UndoResult
 from ..writing.lock import WAIT, vault_lock
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
@@ -27,6 +27,7 @@ from .matching import (
     apply_occurrences,
     find_occurrences,
     occurrences_at,
+    with_front_matter_links,
 )
 
 if TYPE_CHECKING:
@@ -155,14 +156,20 @@ def tag_candidates(
     return sorted(r for r in rels if include_index or r.lower() != skip)
 
 
-def batch_matcher(concepts: Sequence[Concept] | AliasMatcher | BatchMatcher) -> BatchMatcher:
+def batch_matcher(
+    concepts: Sequence[Concept] | AliasMatcher | BatchMatcher,
+    notes: Mapping[str, str] | None = None,
+) -> BatchMatcher:
     """The dictionary split for planning many notes at once (one given is used as it is):
-    build it once to plan with the same dictionary again and again."""
+    build it once to plan with the same dictionary again and again. ``notes``: each
+    concept's note (see ``AliasMatcher``), for a dictionary given as concepts."""
     from .batch import BatchMatcher  # numpy: not for the CLI's start-up
 
     if isinstance(concepts, BatchMatcher):
         return concepts
-    return BatchMatcher(concepts if isinstance(concepts, AliasMatcher) else AliasMatcher(concepts))
+    if isinstance(concepts, AliasMatcher):
+        return BatchMatcher(concepts)
+    return BatchMatcher(AliasMatcher(concepts, notes))
 
 
 def plan_tagging(
@@ -173,14 +180,16 @@ def plan_tagging(
     all_mentions: bool = False,
     only: Sequence[str] | None = None,
     progress: Callable[[int, int], None] | None = None,
+    pages: Mapping[str, str] | None = None,
 ) -> TagPlan:
     """Read each note and find what a run would link. Nothing is written. A note that
-    cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``.
+    cannot be edited (binary, not UTF-8, gone) is listed in ``warnings``. ``pages``: each
+    concept's note (``queries.concept_notes``): a note linking it has the concept already.
 
     This thread reads the notes, group by group; two threads match what it read (numpy
     lets go of the GIL). ``progress(done, total)`` is called on this thread, and an
     exception it raises (a cancel) stops the run."""
-    batch = batch_matcher(concepts)
+    batch = batch_matcher(concepts, pages)
     ids = batch.ids
     rels = list(rels)
 
@@ -308,8 +317,9 @@ def concept_usage(
         found_notes = found_in(index, include_index=True)
         linked = {cid: len(found_notes.get(cid, ())) for cid in ids}
         rels = sorted(index.notes)
+        pages = concept_notes(index)
     mentioned = dict.fromkeys(ids, 0)
-    batch = batch_matcher(concepts)
+    batch = batch_matcher(concepts, pages)
     # First mentions only: each note names each concept it mentions once.
     found: list[Any] = []
     for at in range(0, len(rels), PLAN_GROUP):
@@ -331,22 +341,6 @@ def concept_usage(
     return linked, mentioned
 
 
-def _with_front_matter_links(text: str, masked: str) -> str:
-    """``masked`` with the front matter's lines shown again, except YAML comment lines:
-    property values hold links a rename must follow."""
-    _, front, offset = split_front_matter(text)
-    if front is None:
-        return masked
-    lines = text[offset : offset + len(front)].splitlines(keepends=True)
-    shown = "".join(
-        " " * len(line.rstrip("\r\n")) + line[len(line.rstrip("\r\n")) :]
-        if line.lstrip().startswith("#")
-        else line
-        for line in lines
-    )
-    return masked[:offset] + shown + masked[offset + len(shown) :]
-
-
 def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
     """The rewrite of every ``[[old]]``, ``[[old|text]]``, ``[[old#h]]`` and ``![[old]]``
     link (any case, not in code or comments) into a link to ``new``, after a concept was
@@ -365,7 +359,7 @@ def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
         text = snapshot.text
         if "[[" not in text:
             continue
-        masked = _with_front_matter_links(text, mask_note(text))
+        masked = with_front_matter_links(text, mask_note(text))
         found = []
         for m in pattern.finditer(masked):
             line_start = text.rfind("\n", 0, m.start()) + 1

@@ -12,6 +12,7 @@ from ...core.tagging.run import TagPlan, tag_candidates
 from ...services.concepts import ConceptService
 from ...services.linker import Update
 from ...services.model import VaultModel
+from ...services.tagging import TaggingService
 from ..tagging.view import TaggingView
 from .editor import ConceptEditor
 
@@ -41,7 +42,7 @@ class ConceptTabs(QObject):
         self._open_concept = open_concept
         root = model.root
         self.editor = ConceptEditor(root, model.dictionary_path, load=False)
-        self.tagging = TaggingView(root)
+        self.tagging = TaggingView(root, service=TaggingService(root, self, model=model))
         self.service = ConceptService(model, self)
         centre.addTab(self.editor, "Concepts")
         centre.addTab(self.tagging, "Tagging")

@@ -43,6 +43,8 @@ def test_the_graph_shows_notes_concepts_and_ghosts_and_settles(window: MainWindo
         expected = set(index.notes) | {
             n for n in index.in_edges if n.startswith(("//concept/", "//unresolved/"))
         }
+        # Every concept is drawn, linked or not; the three with a note are that note.
+        expected |= {"//concept/" + c.id for c in index.concepts.concepts} - set(WITH_A_NOTE)
     assert ids == expected
     assert len([n for n in ids if n.startswith("//unresolved/")]) == 4  # the demo's ghosts
     assert "settled" in window.graph.status.text()
@@ -84,6 +86,39 @@ ISOLATED_DEMO = {
 }
 
 
+# The demo's concepts with a note: by its title (prompt-injection), by the "note" key.
+WITH_A_NOTE = ("//concept/prompt-injection", "//concept/rate-limiting", "//concept/vector-index")
+# The demo dictionary's concepts no note links (nor their notes), by grep.
+NEVER_LINKED_DEMO = tuple(
+    "//concept/" + c
+    for c in [
+        "adr",
+        "backups",
+        "columnar-storage",
+        "contamination",
+        "data-exfiltration",
+        "embeddings",
+        "episodic-memory",
+        "eval-variance",
+        "golden-set",
+        "hybrid-search",
+        "index-note",
+        "least-privilege",
+        "memory-compaction",
+        "observability",
+        "pair-review",
+        "pass-at-k",
+        "postmortem",
+        "reranking",
+        "runbook",
+        "sandboxing",
+        "secret-management",
+        "tool-use",
+        "trajectory-eval",
+    ]
+)
+
+
 def _wait_for_graph(window: MainWindow, qtbot: QtBot, change: object) -> None:
     """Make a change (a callable) and wait until the graph it asks for is shown."""
     assert window.graph_session is not None
@@ -94,18 +129,20 @@ def _wait_for_graph(window: MainWindow, qtbot: QtBot, change: object) -> None:
 def test_only_isolated_concepts_shows_them_and_their_notes(
     window: MainWindow, qtbot: QtBot
 ) -> None:
-    assert window.graph.isolated_label.text().startswith(
-        "<a href='isolated'>8 isolated concepts</a> (in ≤ 2 notes)"
+    assert window.graph.isolated_label.text() == (
+        "<a href='isolated'>31 isolated concepts</a> (in ≤ 2 notes)<br>23 never linked"
     )
     _wait_for_graph(window, qtbot, lambda: window.graph.isolated_only.setChecked(True))
     expected = set(ISOLATED_DEMO) | {n for notes in ISOLATED_DEMO.values() for n in notes}
-    assert set(window.graph.canvas.ids) == expected
+    assert set(window.graph.canvas.ids) == expected | set(NEVER_LINKED_DEMO)
     _wait_for_graph(window, qtbot, lambda: window.graph.isolated_max.setValue(1))
     assert window.graph.isolated_label.text().startswith(
-        "<a href='isolated'>6 isolated concepts</a> (in ≤ 1 note)"
+        "<a href='isolated'>29 isolated concepts</a> (in ≤ 1 note)"
     )
     single = {c: n for c, n in ISOLATED_DEMO.items() if len(n) == 1}
-    assert set(window.graph.canvas.ids) == set(single) | {n for (n,) in single.values()}
+    assert set(window.graph.canvas.ids) == (
+        set(single) | {n for (n,) in single.values()} | set(NEVER_LINKED_DEMO)
+    )
 
 
 def test_colour_by_category_lists_the_dictionary_categories(window: MainWindow) -> None:

@@ -82,6 +82,7 @@ def test_categories_folders_degrees_and_notes_linking_each_concept(vault: Path) 
     assert graph.ids == (
         "//concept/alpha",
         "//concept/beta",
+        "//concept/delta",  # never linked, drawn all the same
         "//unresolved/ghost",
         "A.md",
         "B.md",
@@ -91,17 +92,19 @@ def test_categories_folders_degrees_and_notes_linking_each_concept(vault: Path) 
         "lonely.md",
         "notes/gamma.md",
     )
-    assert graph.categories == ("sec", "ret", "", "", "", "", "", "", "", "sec")
-    assert graph.folders == ("", "", "", "", "", "", "docs", "docs", "", "notes")
-    assert graph.degree is not None and graph.degree.tolist() == [4, 3, 1, 4, 2, 4, 3, 1, 0, 2]
+    assert graph.categories == ("sec", "ret", "ops", "", "", "", "", "", "", "", "sec")
+    assert graph.folders == ("", "", "", "", "", "", "", "docs", "docs", "", "notes")
+    assert graph.degree is not None
+    assert graph.degree.tolist() == [4, 3, 0, 1, 4, 2, 4, 3, 1, 0, 2]
     assert graph.linked_by is not None
-    assert graph.linked_by.tolist() == [3, 2, 0, 0, 0, 0, 0, 0, 0, 1]
+    assert graph.linked_by.tolist() == [3, 2, 0, 0, 0, 0, 0, 0, 0, 0, 1]
     assert graph.isolated is not None
     assert [n for n, i in zip(graph.ids, graph.isolated, strict=True) if i] == [
         "//concept/beta",
+        "//concept/delta",
         "notes/gamma.md",
     ]
-    assert (graph.isolated_total, graph.unused) == (2, 1)
+    assert (graph.isolated_total, graph.unused) == (3, 1)
     assert graph.category_colours == (("sec", ""), ("ret", "#112233"), ("ops", ""))
 
 
@@ -144,12 +147,20 @@ def test_hide_orphans_drops_nodes_without_an_edge_in_the_graph_shown(vault: Path
 def test_only_isolated_concepts_with_n_1_and_n_2(vault: Path) -> None:
     index = _concept_vault(vault)
     one = global_graph(index, filters=GraphFilter(kinds=NOTES, isolated_only=True, isolated_max=1))
-    assert one.ids == ("B.md", "notes/gamma.md")
-    assert one.isolated_total == 1
+    assert one.ids == ("//concept/delta", "B.md", "notes/gamma.md")
+    assert one.isolated_total == 2
     two = global_graph(index, filters=GraphFilter(kinds=NOTES, isolated_only=True))
-    assert two.ids == ("//concept/beta", "A.md", "B.md", "docs/C.md", "notes/gamma.md")
-    assert two.isolated is not None and two.isolated.tolist() == [True, False, False, False, True]
-    assert two.isolated_total == 2
+    assert two.ids == (
+        "//concept/beta",
+        "//concept/delta",
+        "A.md",
+        "B.md",
+        "docs/C.md",
+        "notes/gamma.md",
+    )
+    assert two.isolated is not None
+    assert two.isolated.tolist() == [True, True, False, False, False, True]
+    assert two.isolated_total == 3
 
 
 def test_tags_become_nodes_linked_from_their_notes(vault: Path) -> None:
@@ -169,3 +180,60 @@ def test_tags_become_nodes_linked_from_their_notes(vault: Path) -> None:
         ("B.md", "//tag/todo"),
     ]
     assert "//tag/todo" not in global_graph(index).ids  # tags only when asked for
+
+
+def _noted_vault(root: Path) -> VaultIndex:
+    """rag's note is found by its alias, ops's by its ``note`` key; X links rag, Y its note,
+    Z both; W links ops, V its note (by a tail of its path), U neither."""
+    write(
+        root,
+        "concepts.json",
+        '{"rag": {"aliases": ["Retrieval Augmented Generation"], "category": "ret"},'
+        ' "ops": {"aliases": ["operations"], "category": "ops", "note": "misc/runbook"}}',
+    )
+    write(root, "notes/Retrieval Augmented Generation.md", "What RAG is.\n")
+    write(root, "misc/runbook.md", "How we run things.\n")
+    write(root, "X.md", "[[rag]]\n")
+    write(root, "Y.md", "[[Retrieval Augmented Generation]]\n")
+    write(root, "Z.md", "[[rag]] and [[notes/Retrieval Augmented Generation|RAG]]\n")
+    write(root, "W.md", "[[ops]]\n")
+    write(root, "V.md", "[[misc/runbook]]\n")
+    write(root, "U.md", "nothing\n")
+    return VaultIndex.scan(root, use_cache=False)
+
+
+def test_a_concept_and_its_note_are_one_node(vault: Path) -> None:
+    graph = global_graph(_noted_vault(vault), filters=GraphFilter(kinds=NOTES))
+    assert graph.ids == (
+        "U.md",
+        "V.md",
+        "W.md",
+        "X.md",
+        "Y.md",
+        "Z.md",
+        "misc/runbook.md",
+        "notes/Retrieval Augmented Generation.md",
+    )
+    pairs = sorted((graph.ids[s], graph.ids[t]) for s, t in graph.edges.tolist())
+    assert pairs == [
+        ("V.md", "misc/runbook.md"),
+        ("W.md", "misc/runbook.md"),
+        ("X.md", "notes/Retrieval Augmented Generation.md"),
+        ("Y.md", "notes/Retrieval Augmented Generation.md"),
+        ("Z.md", "notes/Retrieval Augmented Generation.md"),  # one edge for its two links
+    ]
+    assert graph.categories == ("", "", "", "", "", "", "ops", "ret")
+    assert graph.linked_by is not None
+    assert graph.linked_by.tolist() == [0, 0, 0, 0, 0, 0, 2, 3]
+    assert graph.isolated is not None
+    assert [n for n, i in zip(graph.ids, graph.isolated, strict=True) if i] == ["misc/runbook.md"]
+    assert (graph.isolated_total, graph.unused) == (1, 0)
+
+
+def test_the_local_graph_of_a_concept_is_that_of_its_note(vault: Path) -> None:
+    index = _noted_vault(vault)
+    expected = ("X.md", "Y.md", "Z.md", "notes/Retrieval Augmented Generation.md")
+    assert local_graph(index, "//concept/rag", 1).ids == expected
+    assert local_graph(index, "notes/Retrieval Augmented Generation.md", 1).ids == expected
+    ops = local_graph(index, "//concept/ops", 1, filters=GraphFilter(kinds=NOTES))
+    assert ops.ids == ("V.md", "W.md", "misc/runbook.md")

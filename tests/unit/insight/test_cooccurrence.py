@@ -10,10 +10,10 @@ import pytest
 
 from librarian_gui.cli import main
 from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.index.queries import concept_note
 from librarian_gui.core.index.summaries import concept_links
 from librarian_gui.core.insight.cooccurrence import (
     all_pairs,
-    concept_note,
     cooccurring,
     counted_notes,
     found_in,

@@ -131,3 +131,59 @@ def test_a_second_run_changes_nothing() -> None:
     )
     assert tag(once, all_mentions=True) == once
     assert tag(tag(text)) == tag(text)
+
+
+# ------------------------------------------------------------ a concept's note (DESIGN §2)
+
+NOTES = {"rag": "research/Retrieval Notes.md"}
+
+
+def _both(text: str, rel: str = "x.md", notes: dict[str, str] | None = NOTES) -> tuple[str, str]:
+    """The note tagged one by one and by the bulk planner: the two must agree."""
+    from librarian_gui.core.tagging.batch import BatchMatcher, spans_plan_items
+
+    matcher = AliasMatcher(DICT, notes)
+    one = apply_occurrences(text, find_occurrences(text, matcher, source=rel))
+    batch = BatchMatcher(matcher)
+    items = spans_plan_items(batch.plan([text], [rel])[0], batch.ids)
+    out, at = [], 0
+    for start, end, cid in items:
+        out += [
+            text[at:start],
+            f"[[{cid}|{text[start:end]}]]" if text[start:end] != cid else f"[[{cid}]]",
+        ]
+        at = end
+    return one, "".join(out) + text[at:]
+
+
+def test_a_note_linking_the_concepts_note_has_the_concept_already() -> None:
+    for link in (
+        "[[Retrieval Notes]]",
+        "[[research/Retrieval Notes|notes]]",
+        "[[retrieval notes.md]]",
+    ):
+        text = f"See {link}. RAG again. Sandbox too.\n"
+        expected = f"See {link}. RAG again. [[sandboxing|Sandbox]] too.\n"
+        assert _both(text) == (expected, expected)
+    # Without the concept's note, the same link is no link to rag.
+    text = "See [[Retrieval Notes]]. RAG again.\n"
+    tagged = "See [[Retrieval Notes]]. [[rag|RAG]] again.\n"
+    assert _both(text, notes=None) == (tagged, tagged)
+
+
+def test_a_concepts_note_is_never_tagged_with_its_own_concept() -> None:
+    text = "RAG, done right. A sandbox.\n"
+    expected = "RAG, done right. A [[sandboxing|sandbox]].\n"
+    assert _both(text, rel="research/Retrieval Notes.md") == (expected, expected)
+
+
+def test_a_link_in_the_front_matter_is_a_link_already() -> None:
+    """The index counts a property's link (as Obsidian does): the tagger did not, and linked
+    the concept a second time in the body."""
+    text = '---\nrelated: "[[rag]]"\n---\nRAG again. Sandbox.\n'
+    expected = '---\nrelated: "[[rag]]"\n---\nRAG again. [[sandboxing|Sandbox]].\n'
+    assert _both(text, notes=None) == (expected, expected)
+    # A YAML comment is no property: its link does not count.
+    text = "---\n# [[rag]]\n---\nRAG again.\n"
+    expected = "---\n# [[rag]]\n---\n[[rag|RAG]] again.\n"
+    assert _both(text, notes=None) == (expected, expected)
