@@ -234,11 +234,11 @@ def main() -> None:
             bench.canvas.fit()
             bench.canvas.grab()
             named = len(bench.canvas.labelled())
-            median, worst = float(np.median(times)), float(times.max())
-            ok = "yes" if worst <= LABEL_TARGET_MS else "no"
+            median, p95 = float(np.median(times)), float(np.percentile(times, 95))
+            ok = "yes" if p95 <= LABEL_TARGET_MS else "no"
             label_rows.append(
                 f"| {name}: label placement per frame | {nodes:,} | {len(times)} | "
-                f"{median:.2f} | {worst:.2f} | {named} | {ok} |"
+                f"{median:.2f} | {p95:.2f} | {float(times.max()):.2f} | {named} | {ok} |"
             )
             print(label_rows[-1], file=sys.stderr, flush=True)
         row(f"{name}: zoom", nodes, edges, *bench.zoom())
@@ -255,8 +255,11 @@ def main() -> None:
     print("|---|---:|---:|---:|---:|---|---|")
     print("\n".join(rows))
     print(f"\nLabel placement (target: ≤ {LABEL_TARGET_MS:g} ms per frame)\n")
-    print("| run | nodes | frames | median (ms) | worst (ms) | names at fit | target met |")
-    print("|---|---:|---:|---:|---:|---:|---|")
+    print(
+        "| run | nodes | frames | median (ms) | p95 (ms) | worst (ms) | names at fit "
+        "| target met (p95) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     print("\n".join(label_rows))
 
 

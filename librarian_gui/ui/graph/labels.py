@@ -26,11 +26,12 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-CELL_PX = 4  # the occupancy bitmap's resolution: boxes are rounded out to whole cells
-THIN_PX = (36, 16)  # the thinning cells: one candidate per cell this size (w, h)
+CELL_SHIFT = 2  # the occupancy bitmap's cells are 1 << CELL_SHIFT pixels square: boxes
+CELL_PX = 1 << CELL_SHIFT  # are rounded out to whole cells
+THIN_PX = (48, 18)  # the thinning cells: one candidate per cell this size (w, h)
 AREA_PER_LABEL_PX = 150 * 50  # past the forced names, about one name per this much screen
 MIN_LABELS = 12
-CANDIDATES_PER_LABEL = 4  # the thinned candidates tried, per name the cap allows
+CANDIDATES_PER_LABEL = 3  # the thinned candidates tried, per name the cap allows
 HUBS = 10  # the best-connected nodes of the graph: named before every other node
 PAD_PX = 2  # the name's margin inside its box (the box has the backing colour)
 GAP_PX = 2  # between a dot and its name
@@ -63,27 +64,35 @@ def place_labels(
         taken[forced] = True
         rest = rest[~taken[rest]]
     cap = max(MIN_LABELS, width * height_px // AREA_PER_LABEL_PX)
-    rest = _thinned(x, y, rest)[: cap * CANDIDATES_PER_LABEL]
+    rest = _thinned(x, y, rest, width)[: cap * CANDIDATES_PER_LABEL]
     rows = np.concatenate([forced, rest])
     if not len(rows):
         return rows, np.empty((0, 4))
     w = np.asarray(widths(rows), np.float64) + 2 * PAD_PX
     h = float(height) + 2 * PAD_PX
-    occupied = np.zeros((height_px // CELL_PX + 2, width // CELL_PX + 2), bool)
+    # The bitmap: one Python int per row of cells, a bit per cell (a box's test is a few
+    # integer operations; numpy's slicing costs more than the test itself at this size).
+    occupied = [0] * (height_px // CELL_PX + 2)
+    last_row = len(occupied)
     chosen: list[int] = []
     boxes: list[tuple[float, float, float, float]] = []
     n_forced = len(forced)
     others = 0
     xs, ys, rs = x[rows].tolist(), y[rows].tolist(), radius[rows].tolist()
     for i, (row, cx, cy, r, bw) in enumerate(zip(rows.tolist(), xs, ys, rs, w.tolist())):
-        tries = _anchors(cx, cy, r, bw, h) if i < n_forced else _anchors(cx, cy, r, bw, h)[:2]
-        for left, top in tries:
-            c0, r0 = max(int(left // CELL_PX), 0), max(int(top // CELL_PX), 0)
-            c1, r1 = int((left + bw) // CELL_PX) + 1, int((top + h) // CELL_PX) + 1
-            cells = occupied[r0:r1, c0:c1]
-            if cells.size and cells.any():
-                continue
-            cells[...] = True
+        tries = _anchors(cx, cy, r, bw, h)
+        for left, top in tries if i < n_forced else tries[:2]:
+            c0, r0 = int(left) >> CELL_SHIFT, int(top) >> CELL_SHIFT
+            c1, r1 = (int(left + bw) >> CELL_SHIFT) + 1, (int(top + h) >> CELL_SHIFT) + 1
+            c0, r0, r1 = max(c0, 0), max(r0, 0), min(r1, last_row)
+            if c1 <= c0 or r1 <= r0:  # wholly off the bitmap: nothing to collide with
+                mask = 0
+            else:
+                mask = ((1 << (c1 - c0)) - 1) << c0
+                if any(occupied[k] & mask for k in range(r0, r1)):
+                    continue
+                for k in range(r0, r1):
+                    occupied[k] |= mask
             chosen.append(row)
             boxes.append((left, top, bw, h))
             break
@@ -113,14 +122,17 @@ def _unique_in_order(rows: IntArray) -> IntArray:
     return rows[np.sort(first)]
 
 
-def _thinned(x: FloatArray, y: FloatArray, rows: IntArray) -> IntArray:
-    """The first row (best ranked) of each thinning cell, in rank order."""
+def _thinned(x: FloatArray, y: FloatArray, rows: IntArray, width: int) -> IntArray:
+    """The first row (best ranked) of each thinning cell, in rank order (rows on screen,
+    ``width`` pixels wide)."""
     if len(rows) < 2:
         return rows
     cw, ch = THIN_PX
-    cell = (y[rows] // ch).astype(np.int64) * 1_000_003 + (x[rows] // cw).astype(np.int64)
-    _values, first = np.unique(cell, return_index=True)
-    return rows[np.sort(first)]
+    across = width // cw + 1
+    cell = (y[rows] // ch).astype(np.int64) * across + (x[rows] // cw).astype(np.int64)
+    first = np.full(int(cell.max()) + 1, len(rows), np.int64)
+    np.minimum.at(first, cell, np.arange(len(rows)))
+    return rows[np.sort(first[first < len(rows)])]
 
 
 class LabelLayer(pg.GraphicsObject):

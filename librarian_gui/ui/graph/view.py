@@ -337,7 +337,7 @@ class GraphView(QWidget):
             graph.labels,
             graph.edges,
             positions,
-            fit=fit,
+            fit=False,
             draw_edges=graph.draw_edges,
             rows=graph.rows,
         )
@@ -345,6 +345,9 @@ class GraphView(QWidget):
         self._show_colours()
         rings = graph.isolated
         self.canvas.set_rings(rings if rings is not None and rings.any() else None)
+        self.canvas.set_main(graph.main)
+        if fit:
+            self.canvas.fit()  # once the main component is known: it frames that
         self._show_highlight()
         n = self.isolated_max.value()
         notes = "note" if n == 1 else "notes"

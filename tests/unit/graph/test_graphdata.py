@@ -169,3 +169,18 @@ def test_tags_become_nodes_linked_from_their_notes(vault: Path) -> None:
         ("B.md", "//tag/todo"),
     ]
     assert "//tag/todo" not in global_graph(index).ids  # tags only when asked for
+
+
+def test_the_main_component_is_the_largest_set_of_linked_nodes() -> None:
+    import numpy as np
+
+    from librarian_gui.core.graph.graphdata import GraphData, with_main_component
+
+    ids = ("a", "b", "c", "d", "e", "f")
+    # a-b-c linked (c → a too), d-e linked, f alone: the main component is a, b, c.
+    edges = np.array([[0, 1], [1, 2], [2, 0], [3, 4]], np.int64)
+    graph = with_main_component(GraphData(ids, ("note",) * 6, ids, edges))
+    assert graph.main is not None
+    assert graph.main.tolist() == [True, True, True, False, False, False]
+    alone = with_main_component(GraphData(ids, ("note",) * 6, ids, np.empty((0, 2), np.int64)))
+    assert alone.main is None
