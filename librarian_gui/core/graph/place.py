@@ -171,7 +171,7 @@ def orphan_block(linked: FloatArray, count: int, spacing: float) -> FloatArray:
         return np.empty((0, 2))
     side = math.ceil(math.sqrt(count))
     if len(linked):
-        x_min, y_min = float(linked[:, 0].min()), float(linked[:, 1].min())
+        y_min = float(linked[:, 1].min())
         x_max, y_max = float(linked[:, 0].max()), float(linked[:, 1].max())
         rows = max(1, min(side, int((y_max - y_min) // spacing) + 1))
     else:

@@ -79,9 +79,13 @@ def place_labels(
     n_forced = len(forced)
     others = 0
     xs, ys, rs = x[rows].tolist(), y[rows].tolist(), radius[rows].tolist()
-    for i, (row, cx, cy, r, bw) in enumerate(zip(rows.tolist(), xs, ys, rs, w.tolist())):
+    for i, (row, cx, cy, r, bw) in enumerate(
+        zip(rows.tolist(), xs, ys, rs, w.tolist(), strict=True)
+    ):
         tries = _anchors(cx, cy, r, bw, h)
         for left, top in tries if i < n_forced else tries[:2]:
+            if left < 0 or top < 0 or left + bw > width or top + h > height_px:
+                continue  # a name cut by the edge of the view: another place, or none
             c0, r0 = int(left) >> CELL_SHIFT, int(top) >> CELL_SHIFT
             c1, r1 = (int(left + bw) >> CELL_SHIFT) + 1, (int(top + h) >> CELL_SHIFT) + 1
             c0, r0, r1 = max(c0, 0), max(r0, 0), min(r1, last_row)

@@ -304,6 +304,12 @@ class GraphView(QWidget):
 
     # ------------------------------------------------------------ reading the controls
 
+    def set_mode(self, mode: str) -> None:
+        """ "global" (the whole vault) or "local" (around the open note), as if chosen."""
+        index = self.mode.findData(mode)
+        if index >= 0:
+            self.mode.setCurrentIndex(index)
+
     def scope(self) -> tuple[str, int, tuple[str, ...]]:
         kinds = tuple(k for k, box in self.kind_boxes.items() if box.isChecked())
         return str(self.mode.currentData()), self.depth_box.value(), kinds
