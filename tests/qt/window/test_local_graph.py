@@ -91,8 +91,6 @@ def test_the_graph_tab_opened_from_a_note_starts_around_it(
     assert window.graph is not None
     assert window.graph.scope()[0] == "local"
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md"]
-    with qtbot.waitSignal(
-        window.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
-    ):
-        window.graph.set_mode("global")
+    with qtbot.waitSignal(window.graph_session.graph_ready, timeout=30_000):
+        window.graph.set_mode("global")  # the next graph built is the whole vault's
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md", "C.md", "D.md"]
