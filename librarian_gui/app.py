@@ -23,6 +23,8 @@ VIEWS = (
     "search",
     "switcher",
     "graph",
+    "graph-global",
+    "local-graph",
     "concepts",
     "editor",
     "suggestions",
@@ -151,7 +153,11 @@ def _screenshot(
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
         loop.exec()
-    if view == "graph" and window.graph_session is not None:  # until the layout settles
+    if view == "local-graph" and window.local_graph_session is not None:
+        window.local_graph_session.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
+        QTimer.singleShot(30_000, loop.quit)
+        loop.exec()
+    if view in ("graph", "graph-global") and window.graph_session is not None:  # until settled
 
         def on_positions(_p: object, settled: bool, _rate: float) -> None:
             if settled:

@@ -56,7 +56,7 @@ class _Stepper(QObject):
 
         first = self._layout is None
         if self._layout is None:
-            self._layout = Layout(seed=1)
+            self._layout = Layout(seed=1, orphan_block=True)
             self._layout.set_forces(**self._forces)
         cached = load_positions(self._root) if first else None
         self._graph = graph
@@ -73,7 +73,7 @@ class _Stepper(QObject):
 
         if self._graph is None:
             return
-        self._layout = Layout(seed=1)
+        self._layout = Layout(seed=1, orphan_block=True)
         self._layout.set_forces(**self._forces)
         self._layout.set_graph(self._graph.ids, self._graph.edges)
         self.loaded.emit(self._graph, self._layout.positions)  # stepping starts on go()
@@ -297,7 +297,12 @@ class GraphSession(QObject):
         filters = self.filters
 
         def build(_control: JobControl) -> Any:
-            from ..core.graph.graphdata import GraphFilter, global_graph, local_graph
+            from ..core.graph.graphdata import (
+                GraphFilter,
+                global_graph,
+                local_graph,
+                with_main_component,
+            )
 
             chosen = dataclasses.replace(filters or GraphFilter(), kinds=kinds)
             assert index is not None
@@ -305,8 +310,8 @@ class GraphSession(QObject):
             # objects that each full collection walked (0.1-0.2 s, GIL held) until frozen.
             with gc_paused():
                 if mode == "local" and centre is not None:
-                    return local_graph(index, centre, depth, filters=chosen)
-                return global_graph(index, filters=chosen)
+                    return with_main_component(local_graph(index, centre, depth, filters=chosen))
+                return with_main_component(global_graph(index, filters=chosen))
 
         if self._build_job is not None:
             self._build_job.cancel()  # a newer graph is on its way

@@ -5,7 +5,9 @@ Run from the repository: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/ben
 (``--seconds S`` per measurement, default 3). Graphs: a generated one of 20,000 nodes and
 99,985 edges (bench_layout's preferential attachment), ../shared/vaults/interconnected-10k
 as the graph view shows it (with its unresolved targets, and notes only), and a generated
-2,000-node graph for the animation. Each is laid out until settled first (positions are kept
+2,000-node graph for the animation. Label placement: the time each frame of the pans spent
+choosing which nodes to name (``labels.place_labels``), median and worst, with the names
+drawn at the whole-graph zoom. Each is laid out until settled first (positions are kept
 in the system's temporary folder for the next run). A frame is a completed paint of the
 canvas's viewport, counted by an event filter; the camera moves with ``ViewBox.translateBy``
 and ``scaleBy`` between event-loop turns, as a mouse drag or the wheel would. Prints a
@@ -41,6 +43,7 @@ VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 CACHE = Path(tempfile.gettempdir()) / "librarian-bench-graph"
 FPS_TARGET = 30.0
 STALL_TARGET_MS = 50.0
+LABEL_TARGET_MS = 8.0
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 Graph = tuple[list[str], list[str], list[str], IntArray]  # ids, kinds, labels, edges
@@ -206,6 +209,7 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     bench = Bench(app, args.seconds)
     rows: list[str] = []
+    label_rows: list[str] = []
 
     def row(name: str, nodes: int, edges: int, fps: float, worst: float, extra: str = "") -> None:
         ok = "yes" if fps >= FPS_TARGET and worst <= STALL_TARGET_MS else "no"
@@ -223,7 +227,20 @@ def main() -> None:
         positions = settled(graph)
         bench.show(graph, positions)
         nodes, edges = len(graph[0]), len(graph[3])
+        bench.canvas._labels.place_seconds.clear()
         row(f"{name}: pan", nodes, edges, *bench.pan())
+        times = np.array(bench.canvas.label_place_seconds()) * 1000
+        if len(times):
+            bench.canvas.fit()
+            bench.canvas.grab()
+            named = len(bench.canvas.labelled())
+            median, p95 = float(np.median(times)), float(np.percentile(times, 95))
+            ok = "yes" if p95 <= LABEL_TARGET_MS else "no"
+            label_rows.append(
+                f"| {name}: label placement per frame | {nodes:,} | {len(times)} | "
+                f"{median:.2f} | {p95:.2f} | {float(times.max()):.2f} | {named} | {ok} |"
+            )
+            print(label_rows[-1], file=sys.stderr, flush=True)
         row(f"{name}: zoom", nodes, edges, *bench.zoom())
         if name.startswith("generated"):
             fps, worst, rate = live_layout(bench, graph, positions)
@@ -237,6 +254,13 @@ def main() -> None:
     print("| run | nodes | edges | frames/s | worst frame (ms) | layout | target met |")
     print("|---|---:|---:|---:|---:|---|---|")
     print("\n".join(rows))
+    print(f"\nLabel placement (target: ≤ {LABEL_TARGET_MS:g} ms per frame)\n")
+    print(
+        "| run | nodes | frames | median (ms) | p95 (ms) | worst (ms) | names at fit "
+        "| target met (p95) |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("\n".join(label_rows))
 
 
 if __name__ == "__main__":

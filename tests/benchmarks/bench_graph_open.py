@@ -71,7 +71,7 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
         lag = LagMeter()
         lag.start()
         started = time.perf_counter()
-        window.show_view("graph")
+        window.show_view("graph-global")
         # While the modules still load (--no-wait), the tab says so and the view comes after.
         spin(app, lambda: window.graph is not None, 60)
         assert window.graph_session is not None and window.graph is not None

@@ -4,7 +4,7 @@ edges as row pairs; and the display filters that choose its nodes."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
@@ -71,6 +71,9 @@ class GraphData:
     draw_edges: IntArray | None = None
     # Each id's row, made here too (a dict of 23,700 took the GUI thread 5-10 ms).
     rows: Mapping[str, int] | None = None
+    # The rows of the largest connected component (of two nodes or more): the view's Fit
+    # frames it. None: not worked out (see ``with_main_component``), or no edge at all.
+    main: BoolArray | None = None
 
     def __post_init__(self) -> None:
         self.edges.setflags(write=False)
@@ -277,6 +280,22 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
         draw_edges=draw_order(edges),
         rows=dict(zip(ids, range(len(ids)), strict=True)),
     )
+
+
+def with_main_component(graph: GraphData) -> GraphData:
+    """``graph`` with ``main`` set: its largest connected component, edges taken both ways
+    (scipy is imported here, not with the module: the command line never needs it)."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    n, edges = len(graph.ids), graph.edges
+    if not len(edges):
+        return graph
+    matrix = sp.coo_array((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
+    labels = connected_components(matrix, directed=False)[1]
+    main = labels == int(np.argmax(np.bincount(labels)))
+    main.setflags(write=False)
+    return replace(graph, main=main)
 
 
 PAIR_CHUNK = 8_192

@@ -12,7 +12,7 @@ import numpy.typing as npt
 
 from .forces import Repulsion, link_forces
 from .layout_cache import layout_file, load_positions, save_positions
-from .place import place
+from .place import orphan_block, place
 
 __all__ = ["Forces", "Layout", "layout_file", "load_positions", "save_positions"]
 
@@ -34,6 +34,7 @@ SETTLE_STEPS = 10
 # No node moves more than this many link distances in one step: a node dropped into a
 # crowd, or a slider pulled to its end, must not fling the layout apart.
 MAX_SPEED = 10.0
+ORPHAN_SPACING = 0.75  # link distances between neighbours of the orphans' block
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,9 +61,19 @@ class Layout:
     The same graph, changes and seed give the same positions, bit for bit. Not thread-safe:
     one thread drives it; ``positions`` is never written after it is returned, so it can
     be handed to another thread as it is.
+
+    With ``orphan_block``, nodes with no edge (and not pinned) take no part in the
+    simulation: they stand in a tidy grid right of the others (``place.orphan_block``, in
+    row order), rather than in the ring the repulsion and the centring push them into.
     """
 
-    def __init__(self, seed: int = 0, forces: Forces | None = None) -> None:
+    def __init__(
+        self, seed: int = 0, forces: Forces | None = None, *, orphan_block: bool = False
+    ) -> None:
+        self._orphan_block = orphan_block
+        self._linked: IntArray | None = None  # rows simulated with orphan_block; None: all
+        self._sub_src: IntArray = np.zeros(0, dtype=np.intp)
+        self._sub_dst: IntArray = np.zeros(0, dtype=np.intp)
         self._rng = np.random.default_rng(seed)
         self._forces = forces or Forces()
         self._repulsion = Repulsion()
@@ -169,6 +180,8 @@ class Layout:
         self._ids, self._row = ids, {node: i for i, node in enumerate(ids)}
         self._pos, self._vel, self._pinned = _frozen(placed), vel, pinned
         self._use_edges(src, dst, weight)
+        if self._linked is not None:
+            self._pos = _frozen(self._with_orphans_placed(placed.copy()))
         new = n - int((known | cached).sum())
         self.reheat(min(1.0, REHEAT + (1 - REHEAT) * new / n) if new else REHEAT)
 
@@ -226,6 +239,8 @@ class Layout:
         moved = bool((self._pos[i] != (x, y)).any())
         self._pinned[i] = True
         self._vel[i] = 0.0
+        if self._orphan_block:  # a pinned orphan leaves the block while it is held
+            self._use_edges(self._src, self._dst, self._weight)
         if moved:
             pos = self._pos.copy()
             pos[i] = x, y
@@ -234,6 +249,10 @@ class Layout:
 
     def unpin(self, node: str) -> None:
         self._pinned[self._row[node]] = False
+        if self._orphan_block:
+            self._use_edges(self._src, self._dst, self._weight)
+            if self._linked is not None:
+                self._pos = _frozen(self._with_orphans_placed(self._pos.copy()))
 
     def set_forces(
         self,
@@ -273,31 +292,45 @@ class Layout:
             self._step()
 
     def _step(self) -> None:
-        if not len(self._ids):
+        rows = self._linked
+        if not len(self._ids) or (rows is not None and not len(rows)):
             self._last_fraction, self._calm = 0.0, self._calm + 1
             return
         forces = self._forces
         self.alpha += (self.alpha_target - self.alpha) * ALPHA_DECAY
         alpha = self.alpha
-        pos = self._pos
+        if rows is None:
+            pos, old_vel, pinned = self._pos, self._vel, self._pinned
+            src, dst = self._src, self._dst
+        else:
+            pos, old_vel, pinned = self._pos[rows], self._vel[rows], self._pinned[rows]
+            src, dst = self._sub_src, self._sub_dst
         push = self._repulsion(pos)
         push *= forces.repel * alpha
         push += alpha * link_forces(
-            pos, self._vel, self._src, self._dst, self._strength, self._bias, forces.link_distance
+            pos, old_vel, src, dst, self._strength, self._bias, forces.link_distance
         )
         push -= (forces.centre * alpha) * pos
-        vel = self._vel + push
+        vel = old_vel + push
         vel *= 1 - VELOCITY_DECAY
         speed = np.sqrt(np.einsum("ij,ij->i", vel, vel))
         limit = MAX_SPEED * max(forces.link_distance, 1.0)
         if speed.max() > limit:
             vel *= (limit / np.maximum(speed, limit))[:, None]
             speed = np.minimum(speed, limit)
-        vel[self._pinned] = 0.0
-        speed[self._pinned] = 0.0
-        self._vel = vel
-        self._pos = _frozen(pos + vel)
-        lo, hi = self._pos.min(axis=0), self._pos.max(axis=0)
+        vel[pinned] = 0.0
+        speed[pinned] = 0.0
+        moved = pos + vel
+        if rows is None:
+            self._vel = vel
+            self._pos = _frozen(moved)
+        else:
+            self._vel = self._vel.copy()
+            self._vel[rows] = vel
+            full = self._pos.copy()
+            full[rows] = moved
+            self._pos = _frozen(self._with_orphans_placed(full))
+        lo, hi = moved.min(axis=0), moved.max(axis=0)
         diagonal = max(math.hypot(*(hi - lo)), forces.link_distance, 1.0)
         self._last_fraction = float(speed.max()) / diagonal
         self._calm = self._calm + 1 if self._last_fraction < SETTLE_FRACTION else 0
@@ -307,6 +340,28 @@ class Layout:
     def _use_edges(self, src: IntArray, dst: IntArray, weight: FloatArray) -> None:
         self._src, self._dst, self._weight = src, dst, weight
         self._strength, self._bias = self._link_terms()
+        self._linked = None
+        if self._orphan_block:
+            n = len(self._ids)
+            simulated = np.zeros(n, dtype=bool)
+            simulated[src] = True
+            simulated[dst] = True
+            simulated |= self._pinned
+            if not simulated.all():
+                rows = np.flatnonzero(simulated)
+                sub_row = np.cumsum(simulated) - 1
+                self._linked = rows
+                self._sub_src, self._sub_dst = sub_row[src], sub_row[dst]
+
+    def _with_orphans_placed(self, pos: FloatArray) -> FloatArray:
+        """``pos`` with the rows left out of the simulation moved into their block."""
+        rows = self._linked
+        assert rows is not None
+        orphans = np.ones(len(pos), dtype=bool)
+        orphans[rows] = False
+        spacing = ORPHAN_SPACING * max(self._forces.link_distance, 1.0)
+        pos[orphans] = orphan_block(pos[rows], int(orphans.sum()), spacing)
+        return pos
 
     def _link_terms(self) -> tuple[FloatArray, FloatArray]:
         """d3's defaults: a link's pull is 1 / the smaller degree of its ends, and the

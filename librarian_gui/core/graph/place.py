@@ -157,3 +157,32 @@ def _put_on_spiral(
     pos[rows, 0] = centre[0] + radius * np.cos(angle)
     pos[rows, 1] = centre[1] + radius * np.sin(angle)
     placed[rows] = True
+
+
+BLOCK_GAP = 3  # the orphans' block starts this many spacings right of the linked nodes
+
+
+def orphan_block(linked: FloatArray, count: int, spacing: float) -> FloatArray:
+    """``count`` positions in a grid, ``spacing`` apart, filled left to right and top to
+    bottom (y up): right of the box the ``linked`` positions span and centred on its
+    height, about square but no taller than that box; centred on the origin when nothing is
+    linked. Nodes with no edge stand apart there instead of in a ring around the graph."""
+    if count <= 0:
+        return np.empty((0, 2))
+    side = math.ceil(math.sqrt(count))
+    if len(linked):
+        y_min = float(linked[:, 1].min())
+        x_max, y_max = float(linked[:, 0].max()), float(linked[:, 1].max())
+        rows = max(1, min(side, int((y_max - y_min) // spacing) + 1))
+    else:
+        rows = side
+    cols = math.ceil(count / rows)
+    i = np.arange(count)
+    col, row = i % cols, i // cols
+    if len(linked):
+        x = x_max + BLOCK_GAP * spacing + col * spacing
+        y = (y_min + y_max) / 2 + ((rows - 1) / 2 - row) * spacing
+    else:
+        x = (col - (cols - 1) / 2) * spacing
+        y = ((rows - 1) / 2 - row) * spacing
+    return np.column_stack([x, y]).astype(np.float64)

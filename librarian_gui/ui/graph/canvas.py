@@ -14,6 +14,7 @@ from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
 from .edges import SETTLE_MS, EdgeLayer
+from .labels import HUBS, LabelLayer
 from .nodes import NodeLayer, extent
 
 FloatArray = npt.NDArray[np.float64]
@@ -29,8 +30,6 @@ KIND_COLOURS = {  # node kind → fill colour
 }
 HOVER_RADIUS_PX = 12.0
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
-MAX_LABELS = 30  # degree labels: the best-connected nodes on screen, never one per node
-LABEL_MAX_VISIBLE = 2_000  # more nodes on screen than this: too far out for labels
 
 
 class _GraphViewBox(pg.ViewBox):
@@ -59,8 +58,11 @@ class GraphCanvas(pg.GraphicsView):
 
     Positions arrive from a layout running elsewhere (``set_positions``); the canvas only
     draws. Hovering a node highlights it and its neighbours and dims the rest; a click emits
-    its id; dragging a node reports where it goes (the layout pins it). Labels: the hovered
-    and the selected node, and the best-connected nodes on screen once zoomed in enough.
+    its id; dragging a node reports where it goes (the layout pins it). Names (see
+    ``labels.place_labels``), never overlapping: the hovered node, its neighbours and the
+    selected node first, then the rows given to ``set_label_priority``, the hubs, the ringed
+    (isolated) nodes, then every node on screen by degree as the zoom gives it room.
+    ``set_main`` marks the main component: ``fit`` frames it.
 
     Signals:
         node_activated(str): the user clicked a node (its id).
@@ -93,6 +95,8 @@ class GraphCanvas(pg.GraphicsView):
         self._index_of: Mapping[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
         self._by_degree: IntArray = np.empty(0, np.int64)
+        self._priority: IntArray = np.empty(0, np.int64)
+        self._main: BoolArray | None = None
         self._hovered = -1
         self._selected = -1
         self._dragging = -1
@@ -113,27 +117,17 @@ class GraphCanvas(pg.GraphicsView):
         self._nodes = NodeLayer(self._background)
         self._nodes.setZValue(2)
         text = (230, 230, 230) if dark else (20, 20, 20)
-        self._label = pg.TextItem(color=text, anchor=(0, 1))
-        self._label.setZValue(4)
-        self._select_label = pg.TextItem(color=text, anchor=(0, 1))
-        self._select_label.setZValue(4)
-        self._muted = (175, 178, 184) if dark else (70, 72, 76)
-        # Made as labels are first needed: 30 text items took 0.1 s of the first Ctrl+G.
-        self._degree_labels: list[pg.TextItem] = []
-        self._labelled: list[int] = []  # the node under each degree label in use
-        for graphics in (
-            self._edge_layer,
-            self._focus_edges,
-            self._nodes,
-            self._label,
-            self._select_label,
-        ):
+        muted = (175, 178, 184) if dark else (70, 72, 76)
+        self._labels = LabelLayer(text, muted, self._background)
+        self._labels.setZValue(3)
+        for graphics in (self._edge_layer, self._focus_edges, self._nodes):
             view.addItem(graphics)
+        view.addItem(self._labels, ignoreBounds=True)
         self._sizes = np.empty(0)
         self._full_sizes = np.empty(0)
         self._shrink = 1.0
         self._label_timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
-        self._label_timer.timeout.connect(self._refresh_degree_labels)
+        self._label_timer.timeout.connect(self._refresh_sizes)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
         view.drag_handler = self._on_view_drag
         view.click_handler = self._on_view_click
@@ -179,11 +173,12 @@ class GraphCanvas(pg.GraphicsView):
         self._colours = None
         self._rings = None
         self._highlight = None
+        self._main = None
+        self._priority = np.empty(0, np.int64)
         self._fills = _kind_fills(self.kinds)
         self._neighbours = _Adjacency(count, self.edges)
         self._hovered = self._selected = self._dragging = -1
-        self._label.setText("")
-        self._select_label.setText("")
+        self._labels.set_labels(self.labels, self._by_degree)
         self._focus_edges.setData([], [])
         self.positions = np.empty((0, 2))
         self._nodes.set_positions(self.positions)  # nothing drawn from the old graph's rows
@@ -205,9 +200,8 @@ class GraphCanvas(pg.GraphicsView):
         span = extent(pos)
         self._nodes.set_positions(pos, span)
         self._edge_layer.set_positions(pos, span)
+        self._labels.set_positions(pos, span)
         self._refresh_labels()
-        for label, index in zip(self._degree_labels, self._labelled, strict=False):
-            label.setPos(*pos[index])
         self._label_timer.start()
 
     def set_node_colours(self, colours: Sequence[tuple[int, int, int]] | None) -> None:
@@ -225,9 +219,32 @@ class GraphCanvas(pg.GraphicsView):
         self._refresh_focus()
 
     def set_rings(self, mask: BoolArray | None) -> None:
-        """Nodes drawn with a ring (isolated concepts), as a bool mask in row order."""
+        """Nodes drawn with a ring (isolated concepts), as a bool mask in row order: they
+        are named whenever there is room."""
         self._rings = None if mask is None else self._checked_mask(mask)
         self._apply_style()
+        self._refresh_labels()
+
+    def set_main(self, mask: BoolArray | None) -> None:
+        """The main component's rows (a bool mask): ``fit`` frames them; None: every node."""
+        self._main = None if mask is None else self._checked_mask(mask)
+
+    def set_label_priority(self, rows: Sequence[int]) -> None:
+        """Rows named before the hubs (after the hovered and selected node)."""
+        self._priority = np.asarray(rows, np.int64).reshape(-1)
+        self._refresh_labels()
+
+    def labelled(self) -> list[str]:
+        """The names drawn by the last paint, in the order they were placed."""
+        return [self.labels[i] for i in self._labels.rows.tolist()]
+
+    def label_boxes(self) -> list[tuple[float, float, float, float]]:
+        """Each drawn name's box (left, top, width, height) in the viewport's pixels."""
+        return [(a, b, c, d) for a, b, c, d in self._labels.boxes.tolist()]
+
+    def label_place_seconds(self) -> list[float]:
+        """How long each recent label placement took (benchmarks)."""
+        return list(self._labels.place_seconds)
 
     def set_highlight(self, mask: BoolArray | None) -> None:
         """Nodes matching a filter stay bright and the rest are dimmed; None: all bright."""
@@ -248,8 +265,14 @@ class GraphCanvas(pg.GraphicsView):
         return np.zeros(count, bool)
 
     def fit(self) -> None:
-        if len(self.positions):
+        """Frame the main component (``set_main``), else every node."""
+        if not len(self.positions):
+            return
+        main = self._main
+        if main is None or int(main.sum()) < 2 or len(main) != len(self.positions):
             self._view.autoRange(padding=0.12)  # room for the labels at the edges
+            return
+        self._view.setRange(extent(self.positions[main]), padding=0.12)
 
     def select(self, node: str) -> None:
         self._selected = self._index_of.get(node, -1)
@@ -386,12 +409,17 @@ class GraphCanvas(pg.GraphicsView):
         self._refresh_labels()
 
     def _refresh_labels(self) -> None:
-        for index, label in ((self._hovered, self._label), (self._selected, self._select_label)):
-            if 0 <= index < len(self.positions):
-                label.setText(self.labels[index])
-                label.setPos(*self.positions[index])
-            else:
-                label.setText("")
+        count = len(self.ids)
+        focus = [i for i in (self._hovered, self._selected) if 0 <= i < count]
+        parts = [self._priority[self._priority < count]]
+        if self._hovered >= 0:
+            near = self._neighbours[self._hovered]
+            parts.insert(0, near[np.argsort(-self._full_sizes[near], kind="stable")])
+        parts.append(self._by_degree[:HUBS])
+        if self._rings is not None:
+            parts.append(np.flatnonzero(self._rings))
+        forced = np.concatenate([np.asarray(part, np.int64) for part in parts])
+        self._labels.set_focus(focus, forced, np.maximum(np.rint(self._sizes), 2) / 2)
         if self._hovered >= 0 and len(self.edges):
             mask = (self.edges[:, 0] == self._hovered) | (self.edges[:, 1] == self._hovered)
             pairs = self.positions[self.edges[mask].ravel()]
@@ -402,9 +430,8 @@ class GraphCanvas(pg.GraphicsView):
     def _shrunk_sizes(self) -> FloatArray:
         return np.maximum(self._shrink * self._full_sizes, 2.5)
 
-    def _refresh_degree_labels(self) -> None:
-        """Dot sizes for the nodes on screen, and labels under the best-connected of them
-        that do not overlap."""
+    def _refresh_sizes(self) -> None:
+        """Dot sizes for the number of nodes on screen (the camera has come to rest)."""
         view = self._view
         (x0, x1), (y0, y1) = view.viewRange()
         pos = self.positions
@@ -413,48 +440,7 @@ class GraphCanvas(pg.GraphicsView):
         if shrink != self._shrink:
             self._shrink = shrink
             self._sizes = self._shrunk_sizes()
-            self._apply_style()
-        chosen = self._label_rows(inside)
-        self._labelled = chosen
-        while len(self._degree_labels) < len(chosen):
-            label = pg.TextItem(color=self._muted, anchor=(0.5, 0))
-            label.setZValue(3)
-            self._view.addItem(label)
-            self._degree_labels.append(label)
-        for label, index in zip(self._degree_labels, chosen, strict=False):
-            if label.textItem.toPlainText() != self.labels[index]:
-                label.setText(self.labels[index])
-            label.setPos(*self.positions[index])
-            label.show()
-        for label in self._degree_labels[len(chosen) :]:
-            label.hide()
-
-    def _label_rows(self, inside: BoolArray) -> list[int]:
-        if not len(self.positions) or not self.isVisible():
-            return []
-        view = self._view
-        pos = self.positions
-        if int(inside.sum()) > LABEL_MAX_VISIBLE:
-            return []
-        ranked = self._by_degree[inside[self._by_degree]][: MAX_LABELS * 8]
-        width, height = view.viewPixelSize()
-        boxes: list[tuple[float, float, float, float]] = []
-        chosen: list[int] = []
-        for index in ranked.tolist():
-            if index in (self._hovered, self._selected):
-                continue
-            half = 3.5 * len(self.labels[index]) * width + 4 * width
-            x, y = pos[index]
-            box = (x - half, x + half, y - 20 * height, y + 2 * height)
-            if any(
-                b[0] < box[1] and box[0] < b[1] and b[2] < box[3] and box[2] < b[3] for b in boxes
-            ):
-                continue
-            boxes.append(box)
-            chosen.append(index)
-            if len(chosen) == MAX_LABELS:
-                break
-        return chosen
+            self._refresh_focus()
 
 
 def _shrink(visible: int) -> float:

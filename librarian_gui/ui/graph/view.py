@@ -304,6 +304,12 @@ class GraphView(QWidget):
 
     # ------------------------------------------------------------ reading the controls
 
+    def set_mode(self, mode: str) -> None:
+        """ "global" (the whole vault) or "local" (around the open note), as if chosen."""
+        index = self.mode.findData(mode)
+        if index >= 0:
+            self.mode.setCurrentIndex(index)
+
     def scope(self) -> tuple[str, int, tuple[str, ...]]:
         kinds = tuple(k for k, box in self.kind_boxes.items() if box.isChecked())
         return str(self.mode.currentData()), self.depth_box.value(), kinds
@@ -337,7 +343,7 @@ class GraphView(QWidget):
             graph.labels,
             graph.edges,
             positions,
-            fit=fit,
+            fit=False,
             draw_edges=graph.draw_edges,
             rows=graph.rows,
         )
@@ -345,6 +351,9 @@ class GraphView(QWidget):
         self._show_colours()
         rings = graph.isolated
         self.canvas.set_rings(rings if rings is not None and rings.any() else None)
+        self.canvas.set_main(graph.main)
+        if fit:
+            self.canvas.fit()  # once the main component is known: it frames that
         self._show_highlight()
         n = self.isolated_max.value()
         notes = "note" if n == 1 else "notes"

@@ -55,6 +55,7 @@ class GraphTab(QObject):
         centre.addTab(self.placeholder, "Graph")
         self._session: GraphSession | None = None
         self._selected: str | None = None  # the place the preview shows
+        self._wanted_mode: str | None = None  # set by show_tab, applied once the view is made
         self._import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
         self._import_timer.timeout.connect(self._on_import_timer_timeout)
         self.imported = False
@@ -110,10 +111,25 @@ class GraphTab(QObject):
         if self._import_timer.isActive():
             self._import_timer.start()  # not while files are being saved
 
-    def show_tab(self) -> None:
-        """Ctrl+G: the graph's tab in front (the placeholder while its modules load)."""
+    def show_tab(self, mode: str | None = None) -> None:
+        """Ctrl+G: the graph's tab in front (the placeholder while its modules load), around
+        the open note (``mode`` "local") if there is one, else as it was; ``mode``
+        "global": the whole vault."""
+        if mode is None:  # a Ctrl+G waiting for the view keeps what it asked for
+            mode = self._wanted_mode or ("local" if self._selected is not None else None)
+        self._wanted_mode = mode
         self.centre.setCurrentWidget(self._ensure_view())
+        self._apply_wanted_mode()
         self._on_centre_current_changed(self.centre.currentIndex())
+
+    def start_import(self) -> None:
+        """Load the graph's modules now (another part of the window needs them)."""
+        self._start_import()
+
+    def _apply_wanted_mode(self) -> None:
+        if self.view is not None and self._wanted_mode is not None:
+            self.view.set_mode(self._wanted_mode)
+            self._wanted_mode = None
 
     def is_shown(self) -> bool:
         return self.view is not None and self.centre.currentWidget() is self.view
@@ -193,6 +209,7 @@ class GraphTab(QObject):
             self._connect_view(self.view, self._session)
         if self._selected is not None:
             self.view.canvas.select(self._selected)
+        self._apply_wanted_mode()
         return self.view
 
     @Slot()
@@ -243,12 +260,7 @@ class GraphTab(QObject):
 
     @Slot(str)
     def _on_view_node_activated(self, node: str) -> None:
-        kind = "note"
-        if node.startswith(CONCEPT_PREFIX):
-            kind = "concept"
-        elif node.startswith(UNRESOLVED_PREFIX):
-            kind = "unresolved"
-        self.node_activated.emit(kind, node)
+        self.node_activated.emit(kind_of_node(node), node)
 
     @Slot(object, object)
     def _on_session_graph_ready(self, graph: Any, positions: Any) -> None:
@@ -262,6 +274,15 @@ class GraphTab(QObject):
     def _on_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
         if self.view is not None:
             self.view.show_positions(positions, settled, rate)
+
+
+def kind_of_node(node: str) -> str:
+    """ "note", "concept" or "unresolved", by the node id's prefix."""
+    if node.startswith(CONCEPT_PREFIX):
+        return "concept"
+    if node.startswith(UNRESOLVED_PREFIX):
+        return "unresolved"
+    return "note"
 
 
 # Set once the thread has loaded the graph's modules (benchmarks wait for it).

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 from ...services.graph_session import GraphSession
 from ...services.history import Place
 from ...services.linker import Update
+from ...services.local_graph import LocalGraphSession
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
@@ -39,7 +40,8 @@ from ..panes.switcher import QuickSwitcher
 from ..panes.tags import TagsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
-from .graph_tab import GraphTab
+from .graph_tab import GraphTab, kind_of_node
+from .local_graph_tab import LocalGraphTab
 
 if TYPE_CHECKING:
     from ..graph.view import GraphView
@@ -86,6 +88,7 @@ class MainWindow(QMainWindow):
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
         self.graph_session: GraphSession | None = None
+        self.local_graph_session: LocalGraphSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -142,6 +145,7 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.backlinks, "Backlinks")
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
+        self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for pane in (self.left, self.centre, self.right):
             self.splitter.addWidget(pane)
@@ -173,6 +177,7 @@ class MainWindow(QMainWindow):
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
+        self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
 
@@ -202,6 +207,7 @@ class MainWindow(QMainWindow):
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_session = GraphSession(self.model, parent=self)
+        self.local_graph_session = LocalGraphSession(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
@@ -238,6 +244,8 @@ class MainWindow(QMainWindow):
             self.settings.set_last_note(root, current.node)
         if self.graph_session is not None:
             self.graph_session.stop()
+        if self.local_graph_session is not None:
+            self.local_graph_session.stop()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -247,14 +255,22 @@ class MainWindow(QMainWindow):
         if self.lists is not None:
             self.lists.close()
         self.model.close()
-        for obj in (self.session, self.graph_session, self.lists, self.model):
+        for obj in (
+            self.session,
+            self.graph_session,
+            self.local_graph_session,
+            self.lists,
+            self.model,
+        ):
             if obj is not None:
                 obj.deleteLater()
         self.model = None
         self.session = None
         self.graph_session = None
+        self.local_graph_session = None
         self.lists = None
         self.graph_tab.set_session(None)
+        self.local_graph.set_session(None)
         self.actions.set_vault(None, None, own_dictionary=False)
 
     def use_dictionary(self, path: Path | None) -> bool:
@@ -322,6 +338,8 @@ class MainWindow(QMainWindow):
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
         self.graph_tab.set_session(graph_session)
+        if self.local_graph_session is not None:
+            self.local_graph.set_session(self.local_graph_session)
         # widgets → session (disconnected from the previous session by deleteLater)
         for signal, slot in (
             (self.tree.note_selected, session.open_note),
@@ -430,6 +448,8 @@ class MainWindow(QMainWindow):
             self.tree.select(place.node)
         if self.graph_session is not None:
             self.graph_session.set_centre(place.node)
+        if self.local_graph_session is not None:
+            self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
@@ -475,6 +495,11 @@ class MainWindow(QMainWindow):
             self.session.open_node(kind, node, "")
             self.centre.setCurrentWidget(self.preview)
 
+    @Slot(str)
+    def _on_local_graph_node_activated(self, node: str) -> None:
+        if self.session is not None:
+            self.session.open_node(kind_of_node(node), node, "")
+
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
         if self.session is not None:
@@ -497,7 +522,8 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
-        recent, tags, files, search, concepts, graph, editor, tagging, warnings."""
+        recent, tags, files, search, concepts, graph (around the open note), graph-global,
+        local-graph (the sidebar's), editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -517,8 +543,12 @@ class MainWindow(QMainWindow):
             self.right.setCurrentWidget(right[view])
         if view == "unlinked":
             self.backlinks.splitter.setSizes([200, 600])
+        if view == "local-graph":
+            self.local_graph.show_tab()
         if view == "graph":
             self.graph_tab.show_tab()
+        elif view == "graph-global":
+            self.graph_tab.show_tab("global")
         elif view in ("editor", "suggestions") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
@@ -547,6 +577,7 @@ class MainWindow(QMainWindow):
         self.settings.set_recent_period(str(self.recent.period.currentData()))
         self.warnings.close()
         self.graph_tab.stop()
+        self.local_graph.stop()
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)

@@ -43,7 +43,8 @@ def test_hover_highlights_the_node_and_its_neighbours(qtbot: QtBot) -> None:
     canvas.scene().sigMouseMoved.emit(_scene_pos(canvas, 0.0, 0.0))
     assert hovered == ["a"]
     assert canvas._nodes.dimmed.tolist() == [False, False, False, True]  # d: no neighbour
-    assert canvas._label.textItem.toPlainText() == "A"
+    canvas.grab()
+    assert canvas.labelled()[:3] == ["A", "B", "C"]  # the hovered node, then its neighbours
     canvas.scene().sigMouseMoved.emit(_scene_pos(canvas, 30.0, 30.0))  # empty space
     assert hovered == ["a", ""]
     assert canvas._nodes.dimmed.tolist() == [False, False, False, False]
@@ -166,12 +167,20 @@ def test_the_edge_image_is_reused_until_positions_change(qtbot: QtBot) -> None:
     assert layer.renders == renders + 1
 
 
-def test_degree_labels_name_the_best_connected_nodes_on_screen(qtbot: QtBot) -> None:
+def test_every_node_is_named_when_the_zoom_gives_room_best_connected_first(
+    qtbot: QtBot,
+) -> None:
     canvas = _canvas(qtbot)
-    qtbot.waitUntil(lambda: bool(canvas._labelled), timeout=5_000)
-    shown = [label.textItem.toPlainText() for label in canvas._degree_labels if label.isVisible()]
-    assert shown[0] == "A"  # a has two links: first
-    assert sorted(shown) == ["A", "B", "C", "D"]
+    canvas.grab()  # a paint places the names
+    # a has two links, b and c one, d none: the hubs in that order (ties by row).
+    assert canvas.labelled() == ["A", "B", "C", "D"]
+
+
+def test_the_selected_node_is_named_first(qtbot: QtBot) -> None:
+    canvas = _canvas(qtbot)
+    canvas.select("d")
+    canvas.grab()
+    assert canvas.labelled() == ["D", "A", "B", "C"]
 
 
 def test_clicking_a_node_with_the_mouse_emits_its_id(qtbot: QtBot) -> None:
@@ -183,7 +192,8 @@ def test_clicking_a_node_with_the_mouse_emits_its_id(qtbot: QtBot) -> None:
     assert activated == ["c"]
     qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, pos=_widget_pos(canvas, 30.0, 30.0))
     assert activated == ["c"]  # empty space: nothing opens
-    assert canvas._select_label.textItem.toPlainText() == "C"
+    canvas.grab()
+    assert canvas.labelled()[0] == "C"  # the clicked node is named first
 
 
 def test_a_big_graph_is_drawn_whole_in_its_first_paint(qtbot: QtBot) -> None:

@@ -31,7 +31,7 @@ def window(tmp_path: Path, qtbot: QtBot) -> Iterator[MainWindow]:
     with qtbot.waitSignal(
         win.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
     ):
-        win.show_view("graph")  # the tab is built when first shown
+        win.show_view("graph-global")  # the tab is built when first shown
     yield win
     win.close()
 
@@ -201,7 +201,7 @@ def test_the_controls_come_back_in_a_new_window(
     settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
     again = MainWindow(root, settings=settings, use_cache=False)
     qtbot.addWidget(again)
-    again.show_view("graph")  # the graph tab is built when first shown
+    again.show_view("graph-global")  # the graph tab is built when first shown
     view = again.graph
     assert view is not None
     assert view.isolated_only.isChecked() and view.hide_orphans.isChecked()

@@ -237,3 +237,18 @@ def test_the_local_graph_of_a_concept_is_that_of_its_note(vault: Path) -> None:
     assert local_graph(index, "notes/Retrieval Augmented Generation.md", 1).ids == expected
     ops = local_graph(index, "//concept/ops", 1, filters=GraphFilter(kinds=NOTES))
     assert ops.ids == ("V.md", "W.md", "misc/runbook.md")
+
+
+def test_the_main_component_is_the_largest_set_of_linked_nodes() -> None:
+    import numpy as np
+
+    from librarian_gui.core.graph.graphdata import GraphData, with_main_component
+
+    ids = ("a", "b", "c", "d", "e", "f")
+    # a-b-c linked (c → a too), d-e linked, f alone: the main component is a, b, c.
+    edges = np.array([[0, 1], [1, 2], [2, 0], [3, 4]], np.int64)
+    graph = with_main_component(GraphData(ids, ("note",) * 6, ids, edges))
+    assert graph.main is not None
+    assert graph.main.tolist() == [True, True, True, False, False, False]
+    alone = with_main_component(GraphData(ids, ("note",) * 6, ids, np.empty((0, 2), np.int64)))
+    assert alone.main is None

@@ -468,3 +468,51 @@ def test_random_small_graphs_stay_finite(
     x0, y0, x1, y1 = layout.bounds()
     assert all(math.isfinite(v) for v in (x0, y0, x1, y1))
     assert math.isfinite(layout.max_step_fraction())
+
+
+# ------------------------------------------------------------------ the orphans' block
+
+
+def test_orphan_block_is_a_grid_right_of_the_linked_nodes() -> None:
+    from librarian_gui.core.graph.place import orphan_block
+
+    linked = np.array([[0.0, 0.0], [100.0, 50.0]])
+    # 5 orphans: at most ceil(sqrt(5)) = 3 rows (the box is 50 high: room for 6), so 3 rows
+    # of 2; x from 100 + 3 spacings; rows centred on y = 25, top first.
+    assert orphan_block(linked, 5, 10.0).tolist() == [
+        [130.0, 35.0],
+        [140.0, 35.0],
+        [130.0, 25.0],
+        [140.0, 25.0],
+        [130.0, 15.0],
+    ]
+    # Nothing linked: 4 orphans as a 2 × 2 square around the origin.
+    assert orphan_block(np.empty((0, 2)), 4, 10.0).tolist() == [
+        [-5.0, 5.0],
+        [5.0, 5.0],
+        [-5.0, -5.0],
+        [5.0, -5.0],
+    ]
+
+
+def test_with_orphan_block_nodes_without_edges_stand_in_it_and_leave_it_when_pinned() -> None:
+    from librarian_gui.core.graph.place import orphan_block
+
+    layout = Layout(seed=1, orphan_block=True)
+    ids = ["a", "b", "c", "x", "y"]  # a triangle and two orphans
+    layout.set_graph(ids, [[0, 1], [1, 2], [2, 0]])
+    for _ in range(60):
+        layout.step()
+        pos = np.array(layout.positions)
+        spacing = 0.75 * 30.0
+        assert pos[3:].tolist() == orphan_block(pos[:3], 2, spacing).tolist()
+    assert pos[3:, 0].min() >= pos[:3, 0].max() + 3 * spacing
+    layout.pin("x", (500.0, 500.0))
+    layout.step()
+    assert layout.position("x") == (500.0, 500.0)
+    assert layout.position("y") == tuple(
+        orphan_block(np.array(layout.positions)[:4], 1, spacing)[0]
+    )
+    layout.unpin("x")
+    pos = np.array(layout.positions)
+    assert pos[3:].tolist() == orphan_block(pos[:3], 2, spacing).tolist()

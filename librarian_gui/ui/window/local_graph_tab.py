@@ -1,0 +1,119 @@
+"""The right sidebar's Graph tab: the open note's local graph, made once the graph's modules
+are in (never importing them on the way to the first window), built only while shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from .. import theme
+from .graph_tab import GRAPH_MODULES_POLL_MS, GraphTab, graph_modules_loaded
+
+if TYPE_CHECKING:
+    from ...services.local_graph import LocalGraphSession
+    from ...services.settings import Settings
+    from ..graph.local_view import LocalGraphView
+
+
+class LocalGraphTab(QObject):
+    """A placeholder in the sidebar until the graph's modules are in, then the local graph
+    view, wired to the vault's local graph session.
+
+    Signals:
+        node_activated(str): a node of the local graph was clicked (its id).
+    """
+
+    node_activated = Signal(str)
+
+    def __init__(
+        self,
+        sidebar: QTabWidget,
+        graph_tab: GraphTab,
+        settings: Settings,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.sidebar = sidebar
+        self.graph_tab = graph_tab
+        self.settings = settings
+        self.view: LocalGraphView | None = None
+        self.placeholder = QWidget()
+        loading = QLabel("Loading the graph…", self.placeholder)
+        loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(self.placeholder).addWidget(loading)
+        sidebar.addTab(self.placeholder, "Graph")
+        self._session: LocalGraphSession | None = None
+        self._poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
+        self._poll.timeout.connect(self._on_poll_timeout)
+        sidebar.currentChanged.connect(self._on_sidebar_current_changed)
+
+    def set_session(self, session: LocalGraphSession | None) -> None:
+        self._session = session
+        if session is None:
+            return
+        session.view_ready.connect(self._on_session_view_ready)
+        session.set_depth(int(self.settings.graph_option("local_depth", 1)))
+        if self.view is not None:
+            self.view.depth_changed.connect(session.set_depth)
+        session.set_active(self.is_shown())
+
+    def stop(self) -> None:
+        self._poll.stop()
+        if self.view is not None:
+            self.view.canvas.close()
+
+    def is_shown(self) -> bool:
+        return self.view is not None and self.sidebar.currentWidget() is self.view
+
+    def show_tab(self) -> None:
+        self.sidebar.setCurrentWidget(self.view or self.placeholder)
+        self._on_sidebar_current_changed(self.sidebar.currentIndex())
+
+    @Slot(int)
+    def _on_sidebar_current_changed(self, _index: int) -> None:
+        if self.sidebar.currentWidget() is self.placeholder:
+            if graph_modules_loaded.is_set():
+                self._make_view()
+            else:
+                self.graph_tab.start_import()
+                self._poll.start()
+        if self._session is not None:
+            self._session.set_active(self.is_shown())
+
+    @Slot()
+    def _on_poll_timeout(self) -> None:
+        if graph_modules_loaded.is_set():
+            self._poll.stop()
+            if self.view is None and self.sidebar.currentWidget() is self.placeholder:
+                self._make_view()
+                if self._session is not None:
+                    self._session.set_active(True)
+
+    def _make_view(self) -> None:
+        from ..graph.local_view import LocalGraphView  # loaded by the import thread
+
+        depth = int(self.settings.graph_option("local_depth", 1))
+        view = self.view = LocalGraphView(dark=theme.resolve(self.settings.theme()), depth=depth)
+        view.node_activated.connect(self.node_activated)
+        view.depth_changed.connect(self._on_view_depth_changed)
+        if self._session is not None:
+            view.depth_changed.connect(self._session.set_depth)
+        index = self.sidebar.indexOf(self.placeholder)
+        self.sidebar.blockSignals(True)
+        try:
+            self.sidebar.removeTab(index)
+            self.sidebar.insertTab(index, view, "Graph")
+            self.sidebar.setCurrentIndex(index)
+        finally:
+            self.sidebar.blockSignals(False)
+
+    @Slot(int)
+    def _on_view_depth_changed(self, depth: int) -> None:
+        self.settings.set_graph_option("local_depth", depth)
+
+    @Slot(object)
+    def _on_session_view_ready(self, view: Any) -> None:
+        if self.view is not None:
+            self.view.show_view(view)
