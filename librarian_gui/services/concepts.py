@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 
 from ..core.concepts.dictionary_file import DictionaryFile
+from ..core.insight.cooccurrence import found_in
 from ..core.tagging.run import concept_usage, plan_relink
 from ..core.tagging.suggestions import vault_suggestions
 from ..core.writing.safewrite import FileChanged, WriteRefused, digest_of
@@ -28,6 +29,9 @@ class ConceptService(QObject):
     Signals:
         usage_counted(object, object): per concept id, the notes linking it and the notes
             mentioning it without a link (two dicts).
+        found_counted(object, object): with the same count, per concept id the notes it is
+            found in, the index note left out (frozensets), and the notes mentioning it
+            without a link: what isolation is measured by (DESIGN §4).
         suggestions_found(object, int, int): candidate concepts (list of Suggestion), the
             notes read, the notes there are.
         suggestions_failed(str): why no suggestions came.
@@ -36,6 +40,7 @@ class ConceptService(QObject):
     """
 
     usage_counted = Signal(object, object)
+    found_counted = Signal(object, object)
     suggestions_found = Signal(object, int, int)
     suggestions_failed = Signal(str)
     relink_planned = Signal(object, str)
@@ -58,9 +63,12 @@ class ConceptService(QObject):
 
             with model.read() as index:
                 concepts = index.concepts.concepts
-            return concept_usage(
+            linked, mentioned = concept_usage(
                 index, concepts, lambda rel: read_note(root, rel).text, control.cancelled
             )
+            with model.read() as index:
+                found = found_in(index)
+            return linked, mentioned, found
 
         if self._usage_job is not None:
             self._usage_job.cancel()
@@ -112,7 +120,9 @@ class ConceptService(QObject):
     @Slot(object)
     def _on_usage_job_finished(self, result: object) -> None:
         if isinstance(result, tuple):
-            self.usage_counted.emit(*result)
+            linked, mentioned, found = result
+            self.usage_counted.emit(linked, mentioned)
+            self.found_counted.emit(found, mentioned)
 
     @Slot(object)
     def _on_suggest_job_finished(self, result: object) -> None:
