@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from .services.settings import Settings
     from .ui.window.main_window import MainWindow
 
 VIEWS = (
@@ -49,7 +50,12 @@ def build_parser() -> argparse.ArgumentParser:
         "to a PNG once the note is shown, and exit",
     )
     parser.add_argument("--note", metavar="NOTE", help="open this note (title or vault path)")
-    parser.add_argument("--concept", metavar="ID", help="open this concept's page")
+    parser.add_argument(
+        "--concept",
+        metavar="ID",
+        help="open this concept's page and select it in the concept editor (exit 4 if the "
+        "dictionary has no such concept)",
+    )
     parser.add_argument(
         "--view", choices=VIEWS, default="preview", help="the pane to show (with --screenshot)"
     )
@@ -68,7 +74,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     from .resources import user_demo_vault
     from .services.settings import Settings
     from .ui import theme
-    from .ui.window.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
@@ -87,10 +92,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not vault.is_dir():
         print(f"librarian-gui: {vault}: no such vault folder", file=sys.stderr)
         return 3
+    concept = args.concept
+    if concept is not None:
+        found, problem = _known_concept(vault, settings.dictionary(vault.resolve()), concept)
+        if found is None:
+            print(f"librarian-gui: {problem}", file=sys.stderr)
+            return 4
+        concept = found
     theme.apply(app, theme.resolve(settings.theme()))
-    window = MainWindow(vault, settings=settings, open_note=args.note)
+    window = open_window(vault, settings, note=args.note, concept=concept)
     if args.screenshot:
-        code = _screenshot(app, window, args.screenshot, args.view, args.query or "", args.concept)
+        code = _screenshot(app, window, args.screenshot, args.view, args.query or "", concept)
         missing = window.missing_note is not None
         # Closed, the window still had timers pending (the graph's import, the tag counts)
         # that fired seconds later for a caller that goes on after main() (the tests do).
@@ -100,12 +112,42 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
             return 4
         return code
-    if args.concept and window.model is not None and window.session is not None:
+    if concept is not None and window.model is not None and window.session is not None:
         session = window.session
-        window.model.index_ready.connect(lambda _i: session.open_node("concept", args.concept))
+        window.model.index_ready.connect(lambda _i: session.open_node("concept", concept))
     window.resize(1400, 860)
     window.show()
     return app.exec()
+
+
+def open_window(
+    vault: Path, settings: Settings, *, note: str | None = None, concept: str | None = None
+) -> MainWindow:
+    """The window on ``vault``, opening ``note`` once indexed, with ``concept`` (an id of
+    the dictionary) selected in the concept editor."""
+    from .ui.window.main_window import MainWindow
+
+    window = MainWindow(vault, settings=settings, open_note=note)
+    if concept is not None and window.concept_tabs is not None:
+        window.concept_tabs.editor.preselect(concept)
+    return window
+
+
+def _known_concept(vault: Path, chosen: Path | None, concept: str) -> tuple[str | None, str]:
+    """The dictionary's id for ``concept`` (ids match case-insensitively, as links do), or
+    None and why not: before the window opens, so a mistyped id fails at once."""
+    from .core.concepts.dictionary import dictionary_place, load_dictionary
+
+    path, _rel = dictionary_place(vault.resolve(), chosen)
+    dictionary = load_dictionary(path)
+    found = dictionary.get(concept)
+    if found is not None:
+        return found.id, ""
+    if dictionary.error is not None:
+        return None, f"no concept {concept!r}: the dictionary cannot be used ({dictionary.error})"
+    if dictionary.path is None:
+        return None, f"no concept {concept!r}: {vault} has no concept dictionary ({path.name})"
+    return None, f"no concept {concept!r} in {path}"
 
 
 def _screenshot(

@@ -419,7 +419,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
-        epilog="Exit codes: 0 ok, 1 findings (dictionary errors, files refused by tag), "
+        epilog="Exit codes: 0 ok, 1 findings (dictionary errors or none, files refused by tag), "
         "2 usage, 3 vault not found, 4 note (or concept) not found, 5 note name ambiguous, "
         "6 another Librarian is writing the vault.",
     )

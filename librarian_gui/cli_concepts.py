@@ -84,7 +84,6 @@ def _check(
         raise CommandFailed(EXIT_FINDINGS, f"{path}: no concept dictionary there")
     doc = load_document(path)
     concepts = doc.concepts()
-    issues: list[LintIssue] = doc.structure_issues()
     linked = mentioned = None
     missing: list[LintIssue] = []
     if not args.no_usage:
@@ -96,8 +95,7 @@ def _check(
                 for c in concepts
                 if c.note.strip() and named_note(index, c.note) is None
             ]
-    issues += lint_concepts(concepts, linked=linked, mentioned=mentioned)
-    issues += missing
+    issues = dictionary_issues(doc, linked, mentioned) + missing
     errors = sum(1 for i in issues if i.severity == "error")
     data = {
         "dictionary": str(path),
@@ -130,12 +128,27 @@ def _no_note(note: str) -> str:
     )
 
 
+def dictionary_issues(
+    doc: DictionaryFile,
+    linked: dict[str, int] | None = None,
+    mentioned: dict[str, int] | None = None,
+) -> list[LintIssue]:
+    """What ``concepts check`` reports for ``doc``: its structure, then each concept's lint
+    (the unused-concept warnings only with the usage counts)."""
+    issues: list[LintIssue] = doc.structure_issues()
+    issues += lint_concepts(doc.concepts(), linked=linked, mentioned=mentioned)
+    return issues
+
+
+def issue_line(severity: str, concept: str | None, code: str, message: str) -> str:
+    """One issue as ``concepts check`` prints it."""
+    return f"  {severity:<7} {concept or '-'}  [{code}] {message}"
+
+
 def human_check(data: dict[str, Any]) -> str:
     lines = [f"{data['dictionary']}: {data['concepts']} concepts"]
     for item in data["issues"]:
-        lines.append(
-            f"  {item['severity']:<7} {item['concept'] or '-'}  [{item['code']}] {item['message']}"
-        )
+        lines.append(issue_line(item["severity"], item["concept"], item["code"], item["message"]))
     lines.append(f"{data['errors']} errors, {data['warnings']} warnings")
     return "\n".join(lines)
 
@@ -203,7 +216,7 @@ def cmd_tag(
         lines = [f"undid tagging run {result.entry_id}: {len(result.restored)} notes restored"]
         lines += [f"  refused {p}: {r}" for p, r in result.refused]
         return data, "\n".join(lines), EXIT_FINDINGS if result.refused else 0
-    doc = load_document(dictionary_path(args, vault))
+    doc = _usable_dictionary(dictionary_path(args, vault), vault)
     concepts = doc.concepts()
     known = {c.id for c in concepts}
     unknown = [c for c in args.concept or () if c not in known]
@@ -261,6 +274,32 @@ def cmd_tag(
     lines = [*summary, f"wrote {len(entry.written)} notes (undo: librarian tag VAULT --undo)"]
     lines += [f"  skipped {s['path']}: {s['reason']}" for s in data["skipped"]]
     return data, "\n".join(lines), EXIT_FINDINGS if data["skipped"] else 0
+
+
+def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
+    """The dictionary a tagging run may use: one that exists and that ``concepts check``
+    finds no errors in (an alias claimed by two concepts would link the wrong one)."""
+    if not path.is_file():
+        raise CommandFailed(
+            EXIT_FINDINGS,
+            f"{path}: no concept dictionary there, so there is nothing to tag; write one "
+            f"(a starter is in the concepts/ folder of Librarian's repository), or give "
+            "--concepts PATH",
+        )
+    doc = load_document(path)
+    errors = [i for i in dictionary_issues(doc) if i.severity == "error"]
+    if errors:
+        # Every line of an error starts with "librarian:", as the command line's errors do.
+        listed = "".join(
+            f"\nlibrarian: {issue_line(i.severity, i.concept, i.code, i.message)}" for i in errors
+        )
+        raise CommandFailed(
+            EXIT_FINDINGS,
+            f"{path}: {len(errors)} error{'s' if len(errors) != 1 else ''} in the dictionary; "
+            f"fix {'them' if len(errors) != 1 else 'it'} first (librarian concepts check "
+            f"{vault}), nothing was changed:{listed}",
+        )
+    return doc
 
 
 def add_commands(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import shutil
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -24,6 +26,33 @@ def resources_dir() -> Path:
 
 def concepts_dir() -> Path:
     return _bundled("concepts")
+
+
+@dataclass(frozen=True, slots=True)
+class Starter:
+    """A starter concept dictionary of the ``concepts/`` folder."""
+
+    title: str
+    path: Path
+    concepts: int
+
+
+# The starters offered to a vault without a dictionary, in the order offered.
+STARTERS = (("AI agents", "starter-ai-agents.json"), ("Research", "starter-research.json"))
+
+
+def starter_dictionaries() -> list[Starter]:
+    """The starter dictionaries that are there and parse, each with its number of concepts."""
+    found = []
+    for title, name in STARTERS:
+        path = concepts_dir() / name
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        if isinstance(data, dict):
+            found.append(Starter(title, path, len(data)))
+    return found
 
 
 def preview_css(dark: bool) -> str:

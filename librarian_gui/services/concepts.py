@@ -13,7 +13,8 @@ from ..core.concepts.dictionary_file import DictionaryFile
 from ..core.insight.cooccurrence import found_in
 from ..core.tagging.run import concept_usage, plan_relink
 from ..core.tagging.suggestions import vault_suggestions
-from ..core.writing.safewrite import FileChanged, WriteRefused, digest_of
+from ..core.writing.safewrite import FileChanged, WriteRefused, create_file, digest_of
+from ..resources import Starter, starter_dictionaries
 from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
@@ -172,6 +173,28 @@ class DictionaryStore:
             raise DictionaryChanged(str(exc)) from exc
         except (WriteRefused, OSError) as exc:
             raise DictionaryNotSaved(str(exc)) from exc
+
+    def starters(self) -> list[Starter]:
+        """The starter dictionaries a vault without one can begin from."""
+        return starter_dictionaries()
+
+    def create_from(self, starter: Starter) -> None:
+        """Copy ``starter`` to the dictionary's path, which must not exist: an existing
+        file (one that appeared since it was loaded, too) is never replaced. Raises
+        ``DictionaryChanged`` when the file exists, ``DictionaryNotSaved`` when it cannot
+        be written."""
+        try:
+            data = starter.path.read_bytes()
+        except OSError as exc:
+            raise DictionaryNotSaved(f"{starter.path}: cannot be read ({exc.strerror})") from exc
+        try:
+            create_file(self.path, data)
+        except FileExistsError as exc:
+            raise DictionaryChanged(
+                f"{self.path.name} exists already; it was left as it is"
+            ) from exc
+        except OSError as exc:
+            raise DictionaryNotSaved(f"{self.path}: {exc.strerror or exc}") from exc
 
     def differs_on_disk(self, document: DictionaryFile | None) -> bool | None:
         """Whether the file now holds other bytes than ``document`` was loaded from (a file

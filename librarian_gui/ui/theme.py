@@ -43,7 +43,23 @@ def _light_palette() -> QPalette:
     }
     for role, colour in base.items():
         p.setColor(role, QColor(colour))
+    _disabled(p, text="#a4a8ae", button="#f1f1ef", base="#f6f6f4")
     return p
+
+
+def _disabled(p: QPalette, *, text: str, button: str, base: str) -> None:
+    """The Disabled group: setColor without a group sets all three, so without this a
+    disabled button's text is as dark as an enabled one's and it looks clickable."""
+    disabled = QPalette.ColorGroup.Disabled
+    for role in (
+        QPalette.ColorRole.Text,
+        QPalette.ColorRole.WindowText,
+        QPalette.ColorRole.ButtonText,
+        QPalette.ColorRole.PlaceholderText,
+    ):
+        p.setColor(disabled, role, QColor(text))
+    p.setColor(disabled, QPalette.ColorRole.Button, QColor(button))
+    p.setColor(disabled, QPalette.ColorRole.Base, QColor(base))
 
 
 def _dark_palette() -> QPalette:
@@ -67,10 +83,5 @@ def _dark_palette() -> QPalette:
     }
     for role, colour in base.items():
         p.setColor(role, QColor(colour))
-    for role in (
-        QPalette.ColorRole.Text,
-        QPalette.ColorRole.WindowText,
-        QPalette.ColorRole.ButtonText,
-    ):
-        p.setColor(QPalette.ColorGroup.Disabled, role, QColor("#6f7378"))
+    _disabled(p, text="#6f7378", button="#26282b", base="#1d1f20")
     return p

@@ -104,6 +104,11 @@ def test_every_command_on_the_hostile_vault(
         run_json(capsys, "concepts", "suggest", vault)
         run_json(capsys, "cooccur", vault, "--all")
         assert "rag" in {r["concept"] for r in run_json(capsys, "isolated", vault)["isolated"]}
+    if case.lint is not None:  # tagging with a dictionary that has errors is refused
+        code, out, err = run(capsys, "tag", vault, "--dry-run")
+        assert (code, out) == (1, "")
+        assert f"[{case.lint}]" in err
+    elif not broken:
         plan = run_json(capsys, "tag", vault, "--dry-run")
         assert "good/A.md" in {n["path"] for n in plan["notes"]}  # "RAG" is still found
 

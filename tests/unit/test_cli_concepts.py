@@ -136,6 +136,64 @@ def test_tag_an_unknown_concept_fails(vault: Path, capsys: pytest.CaptureFixture
     assert (code, err) == (1, "librarian: no concept nope in the dictionary\n")
 
 
+@pytest.mark.parametrize("mode", [(), ("--apply",)], ids=["dry-run", "apply"])
+def test_tag_refuses_a_dictionary_with_errors_and_lists_them(
+    vault: Path, capsys: pytest.CaptureFixture[str], mode: tuple[str, ...]
+) -> None:
+    # "RAG" claimed by two concepts (a conflict, on both) and an empty alias: three errors
+    broken = (
+        b'{"rag": {"aliases": ["RAG"]}, "rag-2": {"aliases": ["rag"]},\n'
+        b' "sandboxing": {"aliases": ["sandbox", " "]}}\n'
+    )
+    (vault / "concepts.json").write_bytes(broken)
+    code, out, err = run(capsys, "tag", str(vault), *mode)
+    assert (code, out) == (1, "")
+    lines = err.splitlines()
+    assert lines[0] == (
+        f"librarian: {vault / 'concepts.json'}: 3 errors in the dictionary; fix them first "
+        f"(librarian concepts check {vault}), nothing was changed:"
+    )
+    assert [line.split("]")[0] for line in lines[1:]] == [
+        "librarian:   error   rag  [conflict",
+        "librarian:   error   rag-2  [conflict",
+        "librarian:   error   sandboxing  [empty-alias",
+    ]
+    for rel, data in NOTES.items():
+        assert (vault / rel).read_bytes() == data
+    assert not (vault / ".librarian").exists()
+
+
+def test_tag_lists_the_same_errors_as_concepts_check(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / "concepts.json").write_bytes(b'{"rag": {"aliases": ["RAG"], "category": 3}}')
+    _, out, _ = run(capsys, "concepts", "check", str(vault), "--no-usage")
+    checked = [line for line in out.splitlines() if line.startswith("  error")]
+    code, _, err = run(capsys, "tag", str(vault))
+    assert code == 1
+    assert err.splitlines()[1:] == [f"librarian: {line}" for line in checked]
+    assert [line.split("]")[0] for line in checked] == ["  error   rag  [structure"]
+
+
+def test_tag_without_a_dictionary_says_so_and_exits_1(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (vault / "concepts.json").unlink()
+    code, out, err = run(capsys, "tag", str(vault), "--apply")
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f"librarian: {vault / 'concepts.json'}: no concept dictionary there, so there is "
+        "nothing to tag; "
+    )
+    assert err.count("\n") == 1
+    missing = vault.parent / "elsewhere.json"
+    code, _, err = run(capsys, "tag", str(vault), "--concepts", str(missing))
+    assert code == 1
+    assert err.startswith(f"librarian: {missing}: no concept dictionary there")
+    for rel, data in NOTES.items():
+        assert (vault / rel).read_bytes() == data
+
+
 @pytest.mark.parametrize(
     ("before", "old", "new", "after"),
     [

@@ -19,6 +19,8 @@ def test_installed_wheel_carries_its_resources() -> None:
         "assert (r.bundled_demo_vault() / 'MEMORY.md').is_file(); "
         "assert (r.bundled_demo_vault() / 'concepts.json').is_file(); "
         "assert (r.concepts_dir() / 'concepts.schema.json').is_file(); "
+        "assert [s.path.name for s in r.starter_dictionaries()] == "
+        "['starter-ai-agents.json', 'starter-research.json']; "
         "assert 'font' in r.preview_css(False) and 'font' in r.preview_css(True)"
     )
     result = subprocess.run(

@@ -440,6 +440,34 @@ def write_new(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+NEW_FILE_MODE = 0o644  # a file of the user's, as cp makes one (not umask: it is per process)
+
+
+def create_file(path: Path, data: bytes) -> None:
+    """A new file of the user's (a starter dictionary copied into the vault), which never
+    replaces one: ``FileExistsError`` when ``path`` exists, even if it appeared a moment
+    ago. It appears whole: the bytes go to a temporary dot-file beside it, fsynced, which is
+    then hard-linked to its name (a link, unlike a rename, fails on an existing name).
+    Where the file system has no hard links, the name is opened exclusive and written."""
+    folder = os.path.dirname(path) or "."
+    tmp = _write_temp(folder, data, NEW_FILE_MODE, None)
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        raise
+    except OSError:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    _fsync_folder(folder)
+
+
 def exchange_files(a: str, b: str) -> bool:
     """Swap the files named ``a`` and ``b`` atomically (same folder); False where this
     system or file system cannot."""

@@ -42,6 +42,7 @@ from .widgets import (
 
 DESCRIPTION_DELAY_MS = 700  # a pause in typing this long ends one undoable description edit
 _COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+MERGE_TARGET_CHARS = 10  # the merge list's width, in characters, whatever its ids
 
 
 class ConceptDetail(QWidget):
@@ -126,7 +127,11 @@ class ConceptDetail(QWidget):
         self.tag_button = button("Tag mentions…", "Preview linking its mentions in the notes")
         self.merge_target = QComboBox()
         self.merge_target.setToolTip("The concept that takes this one's aliases and links")
-        self.merge_target.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        # A long id must not widen the panel (it scrolled sideways): the list shows them whole.
+        self.merge_target.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.merge_target.setMinimumContentsLength(MERGE_TARGET_CHARS)
         self.merge_button = button("Merge into")
         self.delete_button = button("Delete…", "Remove the concept from the dictionary")
         self.delete_button.setStyleSheet(f"QPushButton {{ color: {SEVERITY_COLOURS['error']}; }}")
@@ -156,7 +161,8 @@ class ConceptDetail(QWidget):
             self.issues_heading,
             self.issues,
             10,
-            box(False, self.tag_button, self.merge_button, self.merge_target, None),
+            box(False, self.tag_button, None),
+            box(False, self.merge_button, (self.merge_target, 1)),
             box(False, self.delete_button, None),
             parent=self.fields,
         )
@@ -233,6 +239,7 @@ class ConceptDetail(QWidget):
         ):
             if edit.text() != text and not (same and edit.hasFocus()):
                 edit.setText(text)
+                edit.setCursorPosition(0)  # a long id shows its start, not its end
         fill = concept.color if _COLOUR.fullmatch(concept.color) else "transparent"
         self.colour_button.setStyleSheet(
             f"QToolButton {{ background: {fill}; border: 1px solid palette(mid);"

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPlainTextEdit,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QWidget,
@@ -32,11 +33,13 @@ from PySide6.QtWidgets import (
 from ...core.concepts.dictionary import LintIssue, slugify
 from ...core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
 from ...core.tagging.suggestions import Suggestion
+from ...resources import Starter
 from ...services.concepts import DictionaryChanged, DictionaryNotSaved, DictionaryStore
 from .detail import ConceptDetail
 from .editor_display import EditorDisplay, escape_text, parse_error_excerpt
 from .suggestions import SuggestionsPanel
 from .widgets import (
+    ALIASES_COLUMN,
     SEVERITY_COLOURS,
     Banner,
     ConceptFilter,
@@ -47,6 +50,8 @@ from .widgets import (
     line_edit,
     list_table,
 )
+
+DETAIL_WIDTH = 270  # pixels: the detail panel's width at first, and its least
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +128,16 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.changed_banner = Banner("warning", "Reload theirs", "Keep mine")
         self.relink_banner = Banner("info", "Rewrite links…", "Not now")
         self.message_banner = Banner("error", "Dismiss")
+        self.starters = self.store.starters()
+        self.starter_banner = Banner(
+            "info", *(f"{s.title} ({s.concepts} concepts)" for s in self.starters)
+        )
+        self.starter_banner.show_message(
+            f"<b>This vault has no concept dictionary yet.</b> Start from one of Librarian's "
+            f"starters — copied into the vault as {escape_text(name)}, yours to edit — or add "
+            "concepts one by one with New concept…"
+        )
+        self.starter_banner.hide()
         self.reload_button = self.parse_banner.buttons[0]
         self.reload_theirs_button, self.keep_mine_button = self.changed_banner.buttons
         self.relink_button, self.relink_dismiss_button = self.relink_banner.buttons
@@ -131,6 +146,7 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.filter_edit.setMinimumWidth(150)
         self.category_filter = QComboBox()
         self.category_filter.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.category_filter.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
         self.new_button = button("New concept…", "Add a concept with an id and a first alias")
         self.new_button.setCheckable(True)
         self.undo_button = button("Undo", "Undo the last edit (Ctrl+Z)")
@@ -148,6 +164,9 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.add_button = button("Add")
         self.add_hint = label(colour=SEVERITY_COLOURS["error"])
         self.summary = label()
+        self.select_hint = label("· select one to edit it")
+        self.select_hint.setToolTip("Select a concept to edit it; double-click opens its page")
+        self.select_hint.setEnabled(False)  # the palette's greyed text: a hint, not a state
         self.file_issues = label(colour=SEVERITY_COLOURS["error"], wrap=True)
         self.model = ConceptTableModel(self)
         self.proxy = ConceptFilter(self)
@@ -156,18 +175,22 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.table.setModel(self.proxy)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # file order until asked
-        list_table(self.table, (180, 110, 0, 95, 130, 70), stretch=2)
+        list_table(self.table, (), stretch=ALIASES_COLUMN)  # the others fit their content
         self.detail = ConceptDetail()
-        scroll = QScrollArea()
+        # Shown while a concept is selected: empty, it took the table's room for its aliases.
+        self.detail_scroll = scroll = QScrollArea()
         scroll.setWidget(self.detail)
         scroll.setWidgetResizable(True)
-        scroll.setMinimumWidth(290)
+        scroll.setMinimumWidth(DETAIL_WIDTH)
+        scroll.hide()
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.table)
         self.splitter.addWidget(scroll)
         self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
         self.splitter.setChildrenCollapsible(False)
-        self.splitter.setSizes([900, 300])
+        # The detail starts at its least width: the table's counts need the room more.
+        self.splitter.setSizes([4 * DETAIL_WIDTH, DETAIL_WIDTH])
         self.vertical = QSplitter(Qt.Orientation.Vertical)
         self.vertical.addWidget(self.splitter)
         self.vertical.addWidget(self.suggestions)
@@ -186,16 +209,15 @@ class ConceptEditor(EditorDisplay, QWidget):
         )
         self.add_row.hide()
         self.body = QWidget()  # everything but the banners: hidden while the file is unreadable
+        # Two rows, the actions above the filters: on one row they made the editor 840
+        # pixels wide at least, which squeezed the sidebars of a 1400-pixel window.
         box(
             True,
             box(
                 False,
-                (self.filter_edit, 1),
-                self.category_filter,
-                12,
                 self.new_button,
                 self.suggest_button,
-                12,
+                None,
                 self.undo_button,
                 self.redo_button,
                 12,
@@ -203,11 +225,25 @@ class ConceptEditor(EditorDisplay, QWidget):
                 self.save_button,
             ),
             self.add_row,
-            box(False, self.summary, (self.file_issues, 1)),
+            box(
+                False,
+                (self.filter_edit, 1),
+                self.category_filter,
+                12,
+                self.summary,
+                self.select_hint,
+            ),
+            self.file_issues,
             (self.vertical, 1),
             parent=self.body,
         )
-        banners = (self.parse_banner, self.changed_banner, self.relink_banner, self.message_banner)
+        banners = (
+            self.parse_banner,
+            self.starter_banner,
+            self.changed_banner,
+            self.relink_banner,
+            self.message_banner,
+        )
         layout = box(True, *banners, (self.body, 1), parent=self)
         layout.setContentsMargins(8, 8, 8, 8)
         layout.addStretch(0)  # takes the space only while the body is hidden
@@ -223,6 +259,9 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.relink_button.clicked.connect(self._on_relink_clicked)
         self.relink_dismiss_button.clicked.connect(self._hide_relink)
         self.message_banner.buttons[0].clicked.connect(self.message_banner.hide)
+        for starter, starter_button in zip(self.starters, self.starter_banner.buttons, strict=True):
+            starter_button.setToolTip(f"Copy {starter.path.name} to {self.dictionary_path}")
+            starter_button.clicked.connect(lambda _=False, s=starter: self.start_from(s))
         self.filter_edit.textChanged.connect(self._on_filter_changed)
         self.category_filter.currentIndexChanged.connect(self._on_filter_changed)
         self.new_button.toggled.connect(self._on_new_toggled)
@@ -328,6 +367,14 @@ class ConceptEditor(EditorDisplay, QWidget):
             self.load()
             self.first_shown.emit()
 
+    def preselect(self, concept_id: str) -> None:
+        """Select this concept now if the file is read, else as soon as it is (the editor
+        reads it when first shown)."""
+        if self.loaded:
+            self.select_concept(concept_id)
+        else:
+            self._current = concept_id  # the first load selects it
+
     def select_concept(self, concept_id: str) -> None:
         self.ensure_loaded()
         row = next((i for i, r in enumerate(self.model.rows) if r.concept.id == concept_id), None)
@@ -344,6 +391,23 @@ class ConceptEditor(EditorDisplay, QWidget):
             | QItemSelectionModel.SelectionFlag.Rows,
         )
         self.table.scrollTo(index)
+
+    def start_from(self, starter: Starter) -> bool:
+        """Copy a starter dictionary to the (missing) dictionary file and load it; False,
+        with a banner saying why, when nothing was written. A file that appeared meanwhile
+        is never replaced: it is loaded instead."""
+        try:
+            self.store.create_from(starter)
+        except DictionaryChanged as exc:
+            self.load()
+            self.message_banner.show_message(f"Not copied — {escape_text(str(exc))}")
+            return False
+        except DictionaryNotSaved as exc:
+            self.message_banner.show_message(f"Not copied — {escape_text(str(exc))}")
+            return False
+        self.load()
+        self.saved.emit(None)
+        return True
 
     def save(self) -> bool:
         """Write the edits; False (with a banner saying why) when nothing was written."""

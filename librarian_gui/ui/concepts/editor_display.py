@@ -14,6 +14,11 @@ from ...core.concepts.dictionary import LintIssue
 from ...core.concepts.lint import lint_concepts
 from .widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptTableRow
 
+# Columns sized to their content, at most this wide (0: no limit); the aliases, last, take
+# the rest.
+FITTED_COLUMNS = {0: 240, 1: 160, 2: 0, 3: 0, 4: 0}
+FIT_ROWS = 300  # rows measured beyond the visible ones: a long dictionary stays quick
+
 if TYPE_CHECKING:
     from ...core.concepts.dictionary_file import DictionaryFile
 
@@ -76,6 +81,7 @@ class EditorDisplay:
                 )
             )
         self.model.set_rows(rows)
+        self._fit_columns()
         self._categories = sorted({c.category for c in concepts if c.category}, key=str.casefold)
         self._fill_categories(self._categories)
         dirty = self.dirty
@@ -86,6 +92,16 @@ class EditorDisplay:
         self._current = self._selected_id()
         self._show_detail()
         self._update_buttons(dirty)
+
+    def _fit_columns(self) -> None:
+        table = self.table
+        header = table.horizontalHeader()
+        header.setResizeContentsPrecision(FIT_ROWS)
+        # The aliases may shrink to "…" rather than push the table into scrolling sideways.
+        header.setMinimumSectionSize(table.fontMetrics().horizontalAdvance("……"))
+        for column, cap in FITTED_COLUMNS.items():
+            width = max(table.sizeHintForColumn(column), header.sectionSizeHint(column))
+            header.resizeSection(column, min(width, cap) if cap else width)
 
     def _fill_categories(self, names: list[str]) -> None:
         """The category filter's choices; the chosen one stays chosen while it exists."""
@@ -126,6 +142,8 @@ class EditorDisplay:
             self._categories,
             [r.concept.id for r in self.model.rows],
         )
+        self.detail_scroll.setVisible(concept is not None)
+        self.select_hint.setVisible(concept is None and bool(self.model.rows))
 
     def _update_buttons(self, dirty: bool) -> None:
         editable = self.document is not None
@@ -137,6 +155,10 @@ class EditorDisplay:
             widget.setEnabled(editable)
         if not editable:
             self.new_button.setChecked(False)
+        doc = self.document
+        self.starter_banner.setVisible(
+            doc is not None and not doc.exists and not dirty and bool(self.starters)
+        )
         if dirty != self._was_dirty:
             self._was_dirty = dirty
             self.dirty_changed.emit(dirty)

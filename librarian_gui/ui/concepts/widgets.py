@@ -30,11 +30,21 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.concepts.dictionary import Concept
+from ..swatch import SIDE, paint_swatch, valid_colour
 
 SEVERITY_COLOURS = {"error": "#d64545", "warning": "#d99a06"}
 _BANNER_COLOURS = {"error": (214, 69, 69), "warning": (217, 154, 6), "info": (47, 111, 214)}
 Item = QWidget | QLayout | int | tuple[QWidget, int] | None
-COLUMNS = ("Id", "Category", "Aliases", "Notes linked", "Unlinked mentions", "Isolated")
+# The aliases come last and take the width left: the counts and the Isolated flag stay in
+# sight however narrow the table, and the whole alias list is the cell's tooltip.
+COLUMNS = ("Id", "Category", "Linked", "Unlinked", "Isolated", "Aliases")
+LINKED_COLUMN, UNLINKED_COLUMN, ISOLATED_COLUMN, ALIASES_COLUMN = 2, 3, 4, 5
+HEADER_TIPS = {
+    LINKED_COLUMN: "Notes that link the concept (or its note)",
+    UNLINKED_COLUMN: "Notes that write an alias without linking it",
+}
+COUNT_COLUMNS = (LINKED_COLUMN, UNLINKED_COLUMN, ISOLATED_COLUMN)
+COUNTING = "counting…"  # a usage column until the counts come
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ALIAS_JOINER = " · "
 NO_CATEGORY = "\0"  # the category filter's value for concepts without a category
@@ -125,6 +135,25 @@ def severity_icon(severity: str) -> QIcon:
     return QIcon(pixmap)
 
 
+def concept_icon(colour: str, severity: str | None, slots: tuple[bool, bool]) -> QIcon:
+    """The concept's colour swatch, then its worst lint severity's dot. ``slots`` says
+    which of the two the table shows at all: a slot shown is kept empty in a row without
+    one, so every row's id starts at the same place, and one no row needs takes no room."""
+    swatches, dots = slots
+    pixmap = QPixmap((SIDE + 2) * (swatches + dots) - 2, SIDE)
+    pixmap.fill(Qt.GlobalColor.transparent)
+    painter = QPainter(pixmap)
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if swatches and valid_colour(colour):
+        paint_swatch(painter, 0, 0, colour)
+    if dots and severity is not None:
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(SEVERITY_COLOURS[severity]))
+        painter.drawEllipse((SIDE + 2) * swatches + 1, 1, SIDE - 2, SIDE - 2)
+    painter.end()
+    return QIcon(pixmap)
+
+
 class Banner(QFrame):
     """A coloured strip with a message and buttons; hidden until ``show_message``."""
 
@@ -168,11 +197,16 @@ class ConceptTableModel(QAbstractTableModel):
         super().__init__(parent)
         self.rows: list[ConceptTableRow] = []
         self.isolated_max = 2
-        self._icons = {severity: severity_icon(severity) for severity in SEVERITY_COLOURS}
+        self._icons: dict[tuple[str, str | None, tuple[bool, bool]], QIcon] = {}
+        self._slots = (False, False)  # whether any row has a colour, a lint severity
 
     def set_rows(self, rows: list[ConceptTableRow]) -> None:
         """Replace the rows; the same ids in the same order only repaint (the view keeps
         its selection and scroll position), anything else resets."""
+        self._slots = (
+            any(valid_colour(r.concept.color) for r in rows),
+            any(r.severity is not None for r in rows),
+        )
         if [r.concept.id for r in rows] == [r.concept.id for r in self.rows]:
             self.rows = rows
             if rows:
@@ -196,9 +230,20 @@ class ConceptTableModel(QAbstractTableModel):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section]
-        if role == Qt.ItemDataRole.ToolTipRole and section == 5:
-            return f"Linked from at most {self.isolated_max} notes"
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if section == ISOLATED_COLUMN:
+                return f"Linked from at most {self.isolated_max} notes"
+            return HEADER_TIPS.get(section)
         return None
+
+    def icon(self, row: ConceptTableRow) -> QIcon | None:
+        if self._slots == (False, False):
+            return None
+        key = (row.concept.color, row.severity, self._slots)
+        found = self._icons.get(key)
+        if found is None:
+            found = self._icons[key] = concept_icon(*key)
+        return found
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
@@ -208,19 +253,26 @@ class ConceptTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return _display(row, column)
         if role == SORT_ROLE:
-            if column in (3, 4):
-                value = row.linked if column == 3 else row.mentioned
+            if column in (LINKED_COLUMN, UNLINKED_COLUMN):
+                value = row.linked if column == LINKED_COLUMN else row.mentioned
                 return -1 if value is None else value
-            if column == 5:
+            if column == ISOLATED_COLUMN:
                 return int(row.isolated)
             return _display(row, column).casefold()
-        if role == Qt.ItemDataRole.DecorationRole and column == 0 and row.severity:
-            return self._icons[row.severity]
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0 and row.issues:
-            return "\n".join(row.issues)
-        if role == Qt.ItemDataRole.TextAlignmentRole and column >= 3:
+        if role == Qt.ItemDataRole.DecorationRole and column == 0:
+            return self.icon(row)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == 0 and row.issues:
+                return "\n".join(row.issues)
+            if column == ALIASES_COLUMN and row.concept.aliases:
+                return "\n".join(row.concept.aliases)  # the whole list, where the cell cuts it
+            if column == 0 and valid_colour(row.concept.color):
+                return f"{row.concept.id} · colour {row.concept.color}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and column in COUNT_COLUMNS:
             horizontal = (
-                Qt.AlignmentFlag.AlignRight if column < 5 else Qt.AlignmentFlag.AlignHCenter
+                Qt.AlignmentFlag.AlignRight
+                if column != ISOLATED_COLUMN
+                else Qt.AlignmentFlag.AlignHCenter
             )
             return int(horizontal | Qt.AlignmentFlag.AlignVCenter)
         return None
@@ -232,11 +284,13 @@ def _display(row: ConceptTableRow, column: int) -> str:
         return concept.id
     if column == 1:
         return concept.category
-    if column == 2:
+    if column == ALIASES_COLUMN:
         return ALIAS_JOINER.join(concept.aliases)
-    if column in (3, 4):
-        value = row.linked if column == 3 else row.mentioned
-        return "" if value is None else str(value)
+    if column in (LINKED_COLUMN, UNLINKED_COLUMN):
+        value = row.linked if column == LINKED_COLUMN else row.mentioned
+        return COUNTING if value is None else str(value)
+    if row.linked is None:
+        return COUNTING
     return "✓" if row.isolated else ""
 
 

@@ -28,6 +28,7 @@ from ...core.concepts.dictionary import Concept
 from ...core.tagging.run import INDEX_NOTE, TagPlan, tag_candidates
 from ...services.jobs import JobHandle
 from ...services.tagging import TaggingService, failure_text
+from ..elided import ElidedLabel
 from .diff import ConceptCounts, DiffView, PlanModel
 
 if TYPE_CHECKING:
@@ -140,7 +141,7 @@ class TaggingView(QWidget):
         left_splitter.setSizes([500, 200])
         left_layout.addWidget(left_splitter)
 
-        self.diff_title = QLabel("")
+        self.diff_title = ElidedLabel()  # a note's path: a long one must not widen the window
         self.diff_title.setObjectName("sectionHeader")
         self.diff_title.setMinimumHeight(self.accept_all.sizeHint().height())
         self.diff = DiffView()
@@ -442,7 +443,9 @@ class TaggingView(QWidget):
         note = self.model.note(row)
         accepted = self.model.accepted_in(row)
         focus = note.occurrences[index.row()].line if index.internalId() else None
-        self.diff_title.setText(f"{note.rel} · {len(accepted)} of {_plural(note.count, 'mention')}")
+        self.diff_title.set_path(
+            note.rel, f" · {len(accepted)} of {_plural(note.count, 'mention')}"
+        )
         if accepted:
             self.diff.show_diff(note.diff(accepted), focus)
         else:

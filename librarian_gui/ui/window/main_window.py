@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QMouseEvent
+from PySide6.QtGui import QAction, QCloseEvent, QMouseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from ..graph.view import GraphView
 
 PROGRESS_EVERY_S = 0.25
+SIDEBAR_WIDTHS = (270, 330)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
@@ -129,7 +130,7 @@ class MainWindow(QMainWindow):
         self.left.addTab(self.tags, "Tags")
         self.concepts = ConceptsPane()
         self.left.addTab(self.concepts, "Concepts")
-        # Five tabs in a 270-pixel sidebar: narrower tabs keep them all in sight.
+        # Five tabs in the 270-pixel sidebar: narrower tabs keep them all in sight.
         self.left.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
@@ -152,7 +153,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setStretchFactor(2, 0)
-        self.splitter.setSizes([270, 640, 370])
+        self._default_split = True  # until a saved layout is restored
         self.setCentralWidget(self.splitter)
         self.counts = QLabel()
         self.progress = QProgressBar()
@@ -179,6 +180,7 @@ class MainWindow(QMainWindow):
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
         self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
+        self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
 
     def _restore_layout(self) -> None:
@@ -189,7 +191,18 @@ class MainWindow(QMainWindow):
             self.restoreState(state)
         splitter = self.settings.splitter("main")
         if splitter is not None:
-            self.splitter.restoreState(splitter)
+            self._default_split = not self.splitter.restoreState(splitter)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        """The sidebars' default widths, set once the window has its size: set before, they
+        were scaled down to the unsized window's and the centre took all the growth, which
+        left the left sidebar too narrow for its tabs (scroll arrows)."""
+        super().showEvent(event)
+        if self._default_split:
+            self._default_split = False
+            left, right = SIDEBAR_WIDTHS
+            centre = max(200, self.splitter.width() - left - right)
+            self.splitter.setSizes([left, centre, right])
 
     # ------------------------------------------------------------ vaults
 
@@ -509,6 +522,11 @@ class MainWindow(QMainWindow):
     def _on_tags_tag_activated(self, tag: str) -> None:
         self.left.setCurrentWidget(self.search)
         self.search.set_query(f"tag:{tag}")
+
+    @Slot()
+    def _on_concepts_dictionary_requested(self) -> None:
+        if self.concept_tabs is not None:
+            self.concept_tabs.show_editor()
 
     @Slot()
     def _on_actions_search_requested(self) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtGui import QColor, QIcon
 from PySide6.QtWidgets import QLineEdit
 from pytestqt.qtbot import QtBot
 
@@ -43,6 +44,13 @@ def column(editor: ConceptEditor, number: int) -> list[str]:
     return [proxy.index(row, number).data() for row in range(proxy.rowCount())]
 
 
+def pixel(icon: QIcon, x: int, y: int) -> str | None:
+    """The colour of one pixel of a table icon (its natural size), None where transparent."""
+    image = icon.pixmap(icon.availableSizes()[0]).toImage()
+    colour = QColor.fromRgba(image.pixel(x, y))
+    return colour.name() if colour.alpha() == 255 else None
+
+
 def save(qtbot: QtBot, editor: ConceptEditor) -> None:
     with qtbot.waitSignal(editor.saved, timeout=5000):
         qtbot.mouseClick(editor.save_button, LEFT)
@@ -52,7 +60,7 @@ def test_an_alias_edited_in_place_is_saved_and_other_concepts_keep_their_bytes(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
     editor = open_editor(qtbot, tmp_path, TWO)
-    assert column(editor, 2) == ["alpha one · first letter", "beta two"]
+    assert column(editor, 5) == ["alpha one · first letter", "beta two"]
     editor.select_concept("alpha")
     aliases = editor.detail.aliases
     assert editor.detail.alias_texts() == ["alpha one", "first letter"]
@@ -63,7 +71,7 @@ def test_an_alias_edited_in_place_is_saved_and_other_concepts_keep_their_bytes(
         qtbot.keyClicks(field, "the first letter")
         qtbot.keyClick(field, Qt.Key.Key_Return)
     assert dirty.args == [True]
-    assert column(editor, 2) == ["alpha one · the first letter", "beta two"]
+    assert column(editor, 5) == ["alpha one · the first letter", "beta two"]
     assert editor.save_button.isEnabled()
     save(qtbot, editor)
     assert (tmp_path / "concepts.json").read_bytes() == (
@@ -132,26 +140,26 @@ def test_undo_and_redo_of_edits_before_saving(qtbot: QtBot, tmp_path: Path) -> N
     editor.select_concept("beta")
     editor.detail.new_alias.setText("second letter")
     qtbot.mouseClick(editor.detail.add_alias_button, LEFT)
-    assert column(editor, 2) == ["alpha one · first letter", "beta two · second letter"]
+    assert column(editor, 5) == ["alpha one · first letter", "beta two · second letter"]
     editor.select_concept("alpha")
     editor.detail.aliases.setCurrentRow(0)
     qtbot.mouseClick(editor.detail.remove_alias_button, LEFT)
-    assert column(editor, 2) == ["first letter", "beta two · second letter"]
+    assert column(editor, 5) == ["first letter", "beta two · second letter"]
     assert editor.undo_button.isEnabled()
     with qtbot.waitSignal(editor.dirty_changed) as dirty:
         qtbot.keyClick(editor.table, Qt.Key.Key_Z, CTRL)
-        assert column(editor, 2) == ["alpha one · first letter", "beta two · second letter"]
+        assert column(editor, 5) == ["alpha one · first letter", "beta two · second letter"]
         qtbot.mouseClick(editor.undo_button, LEFT)
     assert dirty.args == [False]
-    assert column(editor, 2) == ["alpha one · first letter", "beta two"]
+    assert column(editor, 5) == ["alpha one · first letter", "beta two"]
     assert editor.document is not None
     assert editor.document.render() == TWO
     assert not editor.undo_button.isEnabled()
     assert not editor.save_button.isEnabled()
     qtbot.keyClick(editor.table, Qt.Key.Key_Z, CTRL | Qt.KeyboardModifier.ShiftModifier)
-    assert column(editor, 2) == ["alpha one · first letter", "beta two · second letter"]
+    assert column(editor, 5) == ["alpha one · first letter", "beta two · second letter"]
     qtbot.mouseClick(editor.redo_button, LEFT)
-    assert column(editor, 2) == ["first letter", "beta two · second letter"]
+    assert column(editor, 5) == ["first letter", "beta two · second letter"]
     qtbot.mouseClick(editor.revert_button, LEFT)
     assert editor.document.render() == TWO
     assert not editor.undo_button.isEnabled()
@@ -225,7 +233,7 @@ def test_a_rename_with_known_links_offers_to_rewrite_them_and_undo_takes_it_back
     assert editor.detail.id_hint.text() == ""
     assert not editor.relink_banner.isVisible()  # no note links beta
     assert column(editor, 0) == ["alpha", "Beta"]
-    assert column(editor, 4) == ["1", "2"]  # the counts follow the rename
+    assert column(editor, 3) == ["1", "2"]  # the counts follow the rename
     editor.select_concept("alpha")
     editor.detail.id_edit.setText("alef")
     editor.detail.id_edit.returnPressed.emit()
@@ -233,7 +241,7 @@ def test_a_rename_with_known_links_offers_to_rewrite_them_and_undo_takes_it_back
         'Renamed "alpha" to "alef". 3 notes still link <b>[[alpha]]</b>: rewrite those '
         "links to [[alef]]? You will see the changes before they are made."
     )
-    assert column(editor, 3) == ["3", "0"]
+    assert column(editor, 2) == ["3", "0"]
     qtbot.mouseClick(editor.undo_button, LEFT)
     assert not editor.relink_banner.isVisible()
     assert column(editor, 0) == ["alpha", "Beta"]
@@ -249,7 +257,7 @@ def test_an_external_change_reloads_or_asks_when_there_are_unsaved_edits(
     theirs = TWO.replace(b"beta two", b"beta 2")
     path.write_bytes(theirs)
     editor.file_changed_on_disk()
-    assert column(editor, 2) == ["alpha one · first letter", "beta 2"]
+    assert column(editor, 5) == ["alpha one · first letter", "beta 2"]
     assert not editor.changed_banner.isVisible()
     assert editor.detail.title.text() == "beta"  # the selection survives the reload
 
@@ -260,10 +268,10 @@ def test_an_external_change_reloads_or_asks_when_there_are_unsaved_edits(
     editor.file_changed_on_disk()
     assert editor.changed_banner.isVisible()
     assert "concepts.json changed on disk" in editor.changed_banner.label.text()
-    assert column(editor, 2) == ["alpha one · first letter", "beta 2 · b"]  # mine, still
+    assert column(editor, 5) == ["alpha one · first letter", "beta 2 · b"]  # mine, still
     qtbot.mouseClick(editor.reload_theirs_button, LEFT)
     assert not editor.changed_banner.isVisible()
-    assert column(editor, 2) == ["first letter", "beta 2"]
+    assert column(editor, 5) == ["first letter", "beta 2"]
     assert not editor.dirty
     assert not editor.undo_button.isEnabled()
 
@@ -313,9 +321,13 @@ def test_a_conflict_shows_on_both_rows_and_in_the_detail_panel(
     ]
     proxy = editor.proxy
     decoration = Qt.ItemDataRole.DecorationRole
-    assert proxy.index(0, 0).data(decoration) is not None
-    assert proxy.index(1, 0).data(decoration) is not None
-    assert proxy.index(2, 0).data(decoration) is None
+    # no concept has a colour: the icon is the severity's dot alone (its centre: x 6, y 6),
+    # and the clean row keeps the slot empty, so the ids stay aligned
+    assert [pixel(proxy.index(row, 0).data(decoration), 6, 6) for row in range(3)] == [
+        "#d64545",
+        "#d64545",
+        None,
+    ]
     assert proxy.index(1, 0).data(Qt.ItemDataRole.ToolTipRole) == on_beta
     editor.select_concept("beta")
     assert editor.detail.issue_messages == [on_beta]
@@ -337,15 +349,17 @@ def test_usage_fills_the_counts_flags_isolated_concepts_and_reports_unused_ones(
         b' "beta": {"aliases": ["beta two"], "category": "greek"},\n'
         b' "gamma": {"aliases": ["gamma three"], "category": "other"}}\n',
     )
-    assert column(editor, 3) == ["", "", ""]
+    assert column(editor, 2) == ["counting…"] * 3  # never blank: the counts are on their way
+    assert column(editor, 3) == ["counting…"] * 3
+    assert column(editor, 4) == ["counting…"] * 3
     editor.set_usage({"alpha": 5, "beta": 2}, {"alpha": 1}, isolated_max=2)
-    assert column(editor, 3) == ["5", "2", "0"]
-    assert column(editor, 4) == ["1", "0", "0"]
-    assert column(editor, 5) == ["", "✓", "✓"]
+    assert column(editor, 2) == ["5", "2", "0"]
+    assert column(editor, 3) == ["1", "0", "0"]
+    assert column(editor, 4) == ["", "✓", "✓"]
     assert [r.severity for r in editor.model.rows] == [None, None, "warning"]
-    editor.table.sortByColumn(3, Qt.SortOrder.DescendingOrder)
+    editor.table.sortByColumn(2, Qt.SortOrder.DescendingOrder)
     assert column(editor, 0) == ["alpha", "beta", "gamma"]
-    editor.table.sortByColumn(3, Qt.SortOrder.AscendingOrder)
+    editor.table.sortByColumn(2, Qt.SortOrder.AscendingOrder)
     assert column(editor, 0) == ["gamma", "beta", "alpha"]
     editor.filter_edit.setText("TWO")
     assert column(editor, 0) == ["beta"]
@@ -378,5 +392,61 @@ def test_an_id_defined_twice_is_reported_above_the_table(qtbot: QtBot, tmp_path:
     assert editor.file_issues.isVisible()
     assert editor.file_issues.text() == message
     assert column(editor, 0) == ["a", "b"]  # where "a" first stood, as json.loads keeps it
-    assert column(editor, 2) == ["why", ""]
+    assert column(editor, 5) == ["why", ""]
     assert [r.severity for r in editor.model.rows] == ["error", "warning"]
+
+
+WIDE = (
+    b'{"retrieval-augmented-generation": {"aliases": ["RAG"], "category": "retrieval",'
+    b' "color": "#c0392b"},\n'
+    b' "crdt": {"aliases": ["CRDT", "conflict-free replicated data type"],'
+    b' "category": "infrastructure"}}\n'
+)
+
+
+def test_columns_fit_their_content_and_the_isolated_flag_stays_in_sight(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    editor = open_editor(qtbot, tmp_path, WIDE)
+    editor.resize(1000, 700)
+    table, header = editor.table, editor.table.horizontalHeader()
+    metrics = table.fontMetrics()
+    # the id and the category are whole (the id after its 12-pixel colour swatch)
+    assert header.sectionSize(0) >= metrics.horizontalAdvance("retrieval-augmented-generation") + 12
+    assert header.sectionSize(1) >= metrics.horizontalAdvance("infrastructure")
+    # nothing selected: no detail panel, and the aliases have the room to be read whole
+    assert not editor.detail_scroll.isVisible()
+    aliases = "CRDT · conflict-free replicated data type"
+    assert header.sectionSize(5) >= metrics.horizontalAdvance(aliases)
+    assert editor.proxy.index(1, 5).data(Qt.ItemDataRole.ToolTipRole) == (
+        "CRDT\nconflict-free replicated data type"
+    )
+    editor.resize(760, 700)  # the centre of a 1400-pixel window
+    editor.set_usage({"crdt": 12}, {"crdt": 3})
+    editor.select_concept("crdt")
+    assert editor.detail_scroll.isVisible()
+    viewport = table.viewport().width()
+    for number in range(5):  # every column but the aliases, within the table's width
+        assert header.sectionViewportPosition(number) + header.sectionSize(number) <= viewport
+    assert column_texts(editor, (2, 3, 4)) == [["0", "0", "✓"], ["12", "3", ""]]
+
+
+def column_texts(editor: ConceptEditor, columns: tuple[int, ...]) -> list[list[str]]:
+    """The table's texts in these columns, row by row."""
+    proxy = editor.proxy
+    return [[proxy.index(row, c).data() for c in columns] for row in range(proxy.rowCount())]
+
+
+def test_a_concepts_colour_is_a_swatch_and_never_the_colour_of_its_text(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    editor = open_editor(qtbot, tmp_path, WIDE)
+    proxy = editor.proxy
+    decoration = Qt.ItemDataRole.DecorationRole
+    assert pixel(proxy.index(0, 0).data(decoration), 6, 6) == "#c0392b"
+    assert pixel(proxy.index(1, 0).data(decoration), 6, 6) is None  # no colour: an empty slot
+    assert all(
+        proxy.index(row, c).data(Qt.ItemDataRole.ForegroundRole) is None
+        for row in range(2)
+        for c in range(6)
+    )

@@ -312,3 +312,31 @@ def test_a_newer_preview_replaces_one_still_running(view: TaggingView, qtbot: Qt
     assert view.concept_counts() == {"sandboxing": (4, 4)}  # linked.md's second mention too
     assert view.concept_filter.currentText() == "sandboxing"
     assert view.heading.text() == "sandboxing · all mentions"
+
+
+def test_a_long_path_is_cut_in_the_middle_and_never_widens_the_view(
+    qtbot: QtBot, vault: Path
+) -> None:
+    deep = "/".join(f"folder-number-{n}" for n in range(12)) + "/a very long note name.md"
+    write(vault, deep, b"A prompt injection.\n")
+    widget = TaggingView(vault)
+    qtbot.addWidget(widget)
+    widget.resize(1000, 600)
+    widget.set_concepts(CONCEPTS)
+    widget.set_notes([deep])
+    widget.show()
+    try:
+        least = widget.minimumSizeHint().width()
+        preview(widget, qtbot)
+        widget.tree.setCurrentIndex(note_index(widget, deep))
+        full = f"{deep} · 1 of 1 mention"
+        qtbot.waitUntil(lambda: widget.diff_title.toolTip() == full)
+        shown = widget.diff_title.text()
+        # the folder's start and the note's name stay, and the count whole
+        assert shown.startswith("folder-number-0/")
+        assert shown.endswith("/a very long note name.md · 1 of 1 mention")
+        assert "…" in shown and len(shown) < len(full)
+        assert widget.minimumSizeHint().width() == least
+        assert widget.width() == 1000
+    finally:
+        widget.shutdown()

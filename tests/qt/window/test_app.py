@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QImage
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.app import main
+from librarian_gui.app import main, open_window
 from librarian_gui.resources import user_demo_vault
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.window.main_window import MainWindow
@@ -67,3 +68,46 @@ def test_the_window_opens_the_requested_note_once_indexed(qtbot: QtBot, tmp_path
     assert rendered.args[0].node == "sub/Deep Note.md"
     assert window.missing_note is None
     window.close()
+
+
+DICTIONARY = '{"rag": {"aliases": ["RAG"]}, "crdt": {"aliases": ["CRDT"]}}\n'
+
+
+def test_concept_is_selected_in_the_editor(qtbot: QtBot, tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("We use [[crdt]] and RAG.\n", encoding="utf-8")
+    (vault / "concepts.json").write_text(DICTIONARY, encoding="utf-8")
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = open_window(vault, settings, concept="crdt")
+    qtbot.addWidget(window)
+    window.show()
+    assert window.concept_tabs is not None
+    editor = window.concept_tabs.editor
+    assert not editor.loaded  # read only when the tab is first shown
+    window.show_view("editor")
+    assert editor.loaded
+    current = editor.table.currentIndex()
+    assert editor.proxy.index(current.row(), 0).data() == "crdt"
+    assert editor.detail.title.text() == "crdt"
+
+
+def test_a_concept_given_in_other_case_is_found_and_a_missing_one_exits_4(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("index\n", encoding="utf-8")
+    out = tmp_path / "c.png"
+    assert main([str(vault), "--concept", "rag", "--screenshot", str(out)]) == 4
+    assert capsys.readouterr().err == (
+        f"librarian-gui: no concept 'rag': {vault} has no concept dictionary (concepts.json)\n"
+    )
+    (vault / "concepts.json").write_text(DICTIONARY, encoding="utf-8")
+    assert main([str(vault), "--concept", "Nope", "--screenshot", str(out)]) == 4
+    assert capsys.readouterr().err == (
+        f"librarian-gui: no concept 'Nope' in {vault.resolve() / 'concepts.json'}\n"
+    )
+    assert not out.exists()  # no window was made
+    assert main([str(vault), "--concept", "RAG", "--view", "editor", "--screenshot", str(out)]) == 0
+    assert QImage(str(out)).width() == 1400

@@ -204,25 +204,24 @@ def test_concepts_check_reports_lone_surrogates_and_exits_1(
     ]
 
 
-def test_other_commands_go_on_with_lone_surrogates_in_the_dictionary(
+def test_other_commands_go_on_and_tag_stops_with_lone_surrogates_in_the_dictionary(
     vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write(vault, "concepts.json", SURROGATES)
     write(vault, "c.md", "Beta, then a good alias and gamma.\n")
     code, out, err = run(capsys, "scan", str(vault), "--json")
     assert (code, err, json.loads(out)["concepts"]) == (0, "", 2)
+    # tagging is the one that stops: concepts check reports the surrogates as errors
     code, out, err = run(capsys, "tag", str(vault), "--dry-run")
-    assert (code, err) == (0, "")
-    assert out == (
-        "--- a/c.md\n"
-        "+++ b/c.md\n"
-        "@@ -1 +1 @@\n"
-        "-Beta, then a good alias and gamma.\n"
-        "+[[b|Beta]], then a [[a|good alias]] and gamma.\n"
-        "2 mentions in 1 of 3 notes\n"
-        "  a                              1\n"
-        "  b                              1\n"
+    assert (code, out) == (1, "")
+    assert err == (
+        f"librarian: {vault / 'concepts.json'}: 3 errors in the dictionary; fix them first "
+        f"(librarian concepts check {vault}), nothing was changed:\n"
+        f"librarian:   error   a  [surrogate] {ALIAS_ISSUE}\n"
+        f"librarian:   error   b  [surrogate] {FIELD_ISSUE}\n"
+        f"librarian:   error   -  [surrogate] {ID_ISSUE}\n"
     )
+    assert (vault / "c.md").read_text(encoding="utf-8") == "Beta, then a good alias and gamma.\n"
     code, out, err = run(capsys, "concepts", "suggest", str(vault), "--json")
     assert (code, err, json.loads(out)["notes"]) == (0, "", 3)
     code, out, err = run(capsys, "export", str(vault), "--format", "json")

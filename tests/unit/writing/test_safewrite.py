@@ -14,6 +14,7 @@ from librarian_gui.core.writing.safewrite import (
     FileChanged,
     WriteRefused,
     atomic_write,
+    create_file,
     encode_like,
     read_snapshot,
     replace_file,
@@ -229,3 +230,15 @@ def test_a_path_through_a_link_above_the_vault_is_refused(vault: Path) -> None:
     with pytest.raises(WriteRefused):
         replace_file(vault, rel, b"x", hashlib.sha256(b"n\n").hexdigest())
     assert note.read_bytes() == b"n\n"
+
+
+def test_create_file_makes_a_readable_new_file_and_never_replaces_one(tmp_path: Path) -> None:
+    target = tmp_path / "concepts.json"
+    create_file(target, b'{"rag": {}}\n')
+    assert target.read_bytes() == b'{"rag": {}}\n'
+    assert stat.S_IMODE(target.stat().st_mode) == 0o644  # the user's file, not a private one
+    assert listing(tmp_path) == ["concepts.json"]  # the temporary file is gone
+    with pytest.raises(FileExistsError):
+        create_file(target, b"{}\n")
+    assert target.read_bytes() == b'{"rag": {}}\n'
+    assert listing(tmp_path) == ["concepts.json"]
