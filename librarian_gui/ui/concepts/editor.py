@@ -37,6 +37,7 @@ from ...resources import Starter
 from ...services.concepts import DictionaryChanged, DictionaryNotSaved, DictionaryStore
 from .detail import ConceptDetail
 from .editor_display import EditorDisplay, escape_text, parse_error_excerpt
+from .isolated import IsolatedPanel
 from .suggestions import SuggestionsPanel
 from .widgets import (
     ALIASES_COLUMN,
@@ -111,6 +112,10 @@ class ConceptEditor(EditorDisplay, QWidget):
         self._linked: dict[str, int] | None = None
         self._mentioned: dict[str, int] | None = None
         self._former: dict[str, str] = {}  # renamed id -> the id the usage counts know
+        # Each concept's notes, the index note left out, and its unlinked mentions: what
+        # the Isolated panel lists by (None until counted).
+        self._found: dict[str, frozenset[str]] | None = None
+        self._found_mentioned: dict[str, int] = {}
         self._relink: tuple[str, str] | None = None
         self._categories: list[str] = []
         self._was_dirty = False
@@ -159,6 +164,13 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.suggest_button.setCheckable(True)
         self.suggestions = SuggestionsPanel()
         self.suggestions.hide()
+        self.isolated_button = button(
+            "Isolated",
+            "The concepts found in at most a few notes: a worklist to link, merge or delete",
+        )
+        self.isolated_button.setCheckable(True)
+        self.isolated = IsolatedPanel()
+        self.isolated.hide()
         self.new_id = line_edit("new-concept-id", "Made from the alias when left empty")
         self.new_alias = line_edit("First alias")
         self.add_button = button("Add")
@@ -194,6 +206,7 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.vertical = QSplitter(Qt.Orientation.Vertical)
         self.vertical.addWidget(self.splitter)
         self.vertical.addWidget(self.suggestions)
+        self.vertical.addWidget(self.isolated)
         self.vertical.setStretchFactor(0, 3)
         self.vertical.setStretchFactor(1, 2)
         self.vertical.setChildrenCollapsible(False)
@@ -217,6 +230,7 @@ class ConceptEditor(EditorDisplay, QWidget):
                 False,
                 self.new_button,
                 self.suggest_button,
+                self.isolated_button,
                 None,
                 self.undo_button,
                 self.redo_button,
@@ -266,6 +280,12 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.category_filter.currentIndexChanged.connect(self._on_filter_changed)
         self.new_button.toggled.connect(self._on_new_toggled)
         self.suggest_button.toggled.connect(self._on_suggest_toggled)
+        self.isolated_button.toggled.connect(self._on_isolated_toggled)
+        self.isolated.tag_requested.connect(self.tag_requested)
+        self.isolated.add_alias_requested.connect(self._on_isolated_add_alias_requested)
+        self.isolated.merge_requested.connect(self._on_detail_merge_requested)
+        self.isolated.delete_requested.connect(self._on_isolated_delete_requested)
+        self.isolated.concept_activated.connect(self.select_concept)
         self.suggestions.refresh_requested.connect(self._request_suggestions)
         self.suggestions.add_requested.connect(self._on_suggestions_add_requested)
         self.suggestions.note_activated.connect(self.note_activated)
@@ -336,6 +356,60 @@ class ConceptEditor(EditorDisplay, QWidget):
         self.model.isolated_max = isolated_max
         if self.loaded:
             self._refresh(self._current)
+
+    def set_found(self, found: Mapping[str, frozenset[str]], mentioned: Mapping[str, int]) -> None:
+        """Per concept id, the notes it is found in (the index note left out) and the notes
+        mentioning it unlinked: the Isolated panel's counts."""
+        self._found = dict(found)
+        self._found_mentioned = dict(mentioned)
+        self._show_isolated()
+
+    def _show_isolated(self) -> None:
+        """Fill the Isolated panel from the document as edited (only while it is shown)."""
+        doc = self.document
+        if not self.isolated_button.isChecked() or doc is None:
+            return
+        concepts = doc.concepts()
+        if self._found is None:
+            self.isolated.show_counts(concepts, None, {})
+            return
+        former = self._former
+
+        def known(cid: str) -> str:
+            return former.get(cid, cid)
+
+        found = {c.id: self._found.get(known(c.id), frozenset()) for c in concepts}
+        mentioned = {c.id: self._found_mentioned.get(known(c.id), 0) for c in concepts}
+        self.isolated.show_counts(concepts, found, mentioned)
+
+    @Slot(bool)
+    def _on_isolated_toggled(self, shown: bool) -> None:
+        self.ensure_loaded()
+        self.isolated.setVisible(shown)
+        self._show_isolated()
+
+    @Slot(str, str)
+    def _on_isolated_add_alias_requested(self, concept_id: str, alias: str) -> None:
+        """One undoable edit, as if typed in the detail panel's aliases."""
+        doc = self.document
+        entry = doc.data.get(concept_id) if doc is not None else None
+        if not isinstance(entry, dict):
+            return
+        written = entry.get("aliases", [])
+        aliases = [written] if isinstance(written, str) else list(written or [])
+        if any(isinstance(a, str) and a.casefold() == alias.casefold() for a in aliases):
+            self.message_banner.show_message(
+                escape_text(f'"{alias}" is an alias of "{concept_id}" already.')
+            )
+            return
+        self._edit(
+            lambda d: d.set_field(concept_id, "aliases", [*aliases, alias]), select=concept_id
+        )
+
+    @Slot(str)
+    def _on_isolated_delete_requested(self, concept_id: str) -> None:
+        self.select_concept(concept_id)
+        self._on_detail_delete_requested(concept_id)
 
     def file_changed_on_disk(self) -> None:
         """The watcher saw the file change: reload if nothing is unsaved, else ask."""

@@ -92,6 +92,7 @@ class EditorDisplay:
         self._current = self._selected_id()
         self._show_detail()
         self._update_buttons(dirty)
+        self._show_isolated()
 
     def _fit_columns(self) -> None:
         table = self.table

@@ -106,6 +106,18 @@ class IsolatedPanel(QWidget):
         self._mentioned = dict(mentioned)
         self._fill()
 
+    def show_counts(
+        self,
+        concepts: Sequence[Concept],
+        found: Mapping[str, frozenset[str]] | None,
+        mentioned: Mapping[str, int],
+    ) -> None:
+        """``set_concepts`` and ``set_found`` at once (``found`` None: not counted yet)."""
+        self._concepts = tuple(concepts)
+        self._found = None if found is None else dict(found)
+        self._mentioned = dict(mentioned)
+        self._fill()
+
     def selected(self) -> IsolatedConcept | None:
         row = self.table.currentRow()
         chosen = self.table.selectionModel().hasSelection()

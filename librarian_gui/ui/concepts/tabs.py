@@ -52,6 +52,7 @@ class ConceptTabs(QObject):
         model.index_updated.connect(self._on_model_index_updated)
         model.dictionary_changed.connect(self.editor.file_changed_on_disk)
         self.service.usage_counted.connect(self.editor.set_usage)
+        self.service.found_counted.connect(self.editor.set_found)
         self.service.suggestions_found.connect(self.editor.show_suggestions)
         self.service.suggestions_failed.connect(self.editor.show_suggestions_failed)
         self.service.relink_planned.connect(self._on_service_relink_planned)

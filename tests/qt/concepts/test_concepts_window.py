@@ -210,3 +210,77 @@ def test_an_agent_editing_the_vaults_dictionary_reloads_the_editor_and_the_pane(
     qtbot.waitUntil(lambda: ("storage  (1)", 1) in window.concepts.categories(), timeout=10_000)
     # the Tagging tab's concept list follows the dictionary too (it is refilled only then)
     qtbot.waitUntil(lambda: tabs.tagging.concept_filter.findData("duckdb") > 0, timeout=10_000)
+
+
+# By grep over resources/demo-vault (see tests/qt/graph/test_graph_view.py): the concepts
+# found in one or two notes, and the 23 no note links (nor their notes).
+RARELY_LINKED_DEMO = {
+    "rag",
+    "chunking",
+    "llm-as-judge",
+    "exponential-backoff",
+    "idempotency",
+    "crdt",
+    "mcp",
+    "context-window",
+}
+NEVER_LINKED_DEMO = set(
+    "adr backups columnar-storage contamination data-exfiltration embeddings episodic-memory "
+    "eval-variance golden-set hybrid-search index-note least-privilege memory-compaction "
+    "observability pair-review pass-at-k postmortem reranking runbook sandboxing "
+    "secret-management tool-use trajectory-eval".split()
+)
+
+
+def test_the_isolated_panel_lists_the_worklist_and_acts_through_the_editor(
+    window: MainWindow,  # noqa: F811
+    demo: Path,  # noqa: F811
+    qtbot: QtBot,
+) -> None:
+    tabs = window.concept_tabs
+    assert tabs is not None
+    editor = tabs.editor
+    panel = editor.isolated
+    qtbot.waitUntil(lambda: window.model is not None and window.model.ready, timeout=10_000)
+    tabs.show_editor()
+    editor.isolated_button.click()
+    assert panel.isVisible()
+    qtbot.waitUntil(lambda: panel.table.rowCount() > 0, timeout=20_000)
+    ids = [row.id for row in panel.rows]
+    assert set(ids) == RARELY_LINKED_DEMO | NEVER_LINKED_DEMO
+    assert panel.status.text().startswith("31 of 34 concepts:")
+    # Least found first: every never-linked concept before every rarely linked one.
+    assert {r.id for r in panel.rows[:23]} == NEVER_LINKED_DEMO
+    assert dict((r.id, r.notes) for r in panel.rows)["rag"] == (
+        "diary/2026-09-11.md",
+        "projects/Eval Harness.md",
+    )
+
+    # Add alias: one undoable edit of the editor's document, nothing written until Save.
+    before = (demo / "concepts.json").read_bytes()
+    panel.table.selectRow(ids.index("golden-set"))
+    panel.ask_text = lambda _title, _prompt: "gold questions"
+    panel.alias_button.click()
+    assert editor.document is not None
+    assert editor.document.data["golden-set"]["aliases"][-1] == "gold questions"
+    editor.undo()
+    assert "gold questions" not in editor.document.data["golden-set"]["aliases"]
+
+    # Delete, confirmed: it leaves the list; undo brings it back.
+    editor.confirm = lambda _title, _question: True  # type: ignore[method-assign]
+    panel.table.selectRow([r.id for r in panel.rows].index("adr"))
+    panel.delete_button.click()
+    assert "adr" not in editor.document.data
+    assert "adr" not in [r.id for r in panel.rows]
+    editor.undo()
+    assert "adr" in editor.document.data and "adr" in [r.id for r in panel.rows]
+    assert (demo / "concepts.json").read_bytes() == before
+
+    # Tag now: the tagging preview of that concept alone.
+    panel.table.selectRow([r.id for r in panel.rows].index("golden-set"))
+    assert panel.tag_button.isEnabled()
+    with qtbot.waitSignal(tabs.tagging.previewed, timeout=20_000):
+        panel.tag_button.click()
+    assert window.centre.currentWidget() is tabs.tagging
+    plan = tabs.tagging.model.plan
+    assert plan is not None and set(plan.counts()) == {"golden-set"}
