@@ -224,12 +224,31 @@ RARELY_LINKED_DEMO = {
     "mcp",
     "context-window",
 }
-NEVER_LINKED_DEMO = set(
-    "adr backups columnar-storage contamination data-exfiltration embeddings episodic-memory "
-    "eval-variance golden-set hybrid-search index-note least-privilege memory-compaction "
-    "observability pair-review pass-at-k postmortem reranking runbook sandboxing "
-    "secret-management tool-use trajectory-eval".split()
-)
+NEVER_LINKED_DEMO = {
+    "adr",
+    "backups",
+    "columnar-storage",
+    "contamination",
+    "data-exfiltration",
+    "embeddings",
+    "episodic-memory",
+    "eval-variance",
+    "golden-set",
+    "hybrid-search",
+    "index-note",
+    "least-privilege",
+    "memory-compaction",
+    "observability",
+    "pair-review",
+    "pass-at-k",
+    "postmortem",
+    "reranking",
+    "runbook",
+    "sandboxing",
+    "secret-management",
+    "tool-use",
+    "trajectory-eval",
+}
 
 
 def test_the_isolated_panel_lists_the_worklist_and_acts_through_the_editor(
