@@ -3,30 +3,41 @@ concepts the notes they share, with Jaccard and lift so hubs do not dominate."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..index.index import VaultIndex
 from ..index.queries import concept_notes, is_index_note
 from ..index.resolver import CONCEPT_PREFIX
 
+if TYPE_CHECKING:  # numpy loads when pairs are counted, not with the tagger's imports
+    import numpy as np
+    import numpy.typing as npt
+
 
 def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, frozenset[str]]:
     """Concept id → the notes it is found in: those linking the concept, or its note (a
     link to the note is a link to the concept). Its own note is not one of them, nor the
-    index note unless ``include_index`` (hold ``index.lock``)."""
-    found: dict[str, frozenset[str]] = {}
+    index note unless ``include_index`` (hold ``index.lock``). Set operations only: 2
+    million memberships (1,000 concepts tagged over 10,000 notes) take a fraction of a
+    second."""
     notes = concept_notes(index)
+    in_edges = index.in_edges
+    left_out = set() if include_index else {rel for rel in index.notes if is_index_note(rel)}
+    found: dict[str, frozenset[str]] = {}
+    empty: dict[str, int] = {}
     for concept in index.concepts.concepts:
         note = notes.get(concept.id)
-        targets = [CONCEPT_PREFIX + concept.id] + ([note] if note is not None else [])
-        sources = {
-            s
-            for target in targets
-            for s in index.in_edges.get(target, {})
-            if s in index.notes and s != note and (include_index or not is_index_note(s))
-        }
-        found[concept.id] = frozenset(sources)
+        linking = in_edges.get(CONCEPT_PREFIX + concept.id, empty)
+        if note is None and not any(rel in linking for rel in left_out):  # one pass
+            found[concept.id] = frozenset(linking)
+            continue
+        sources = set(linking)
+        if note is not None:
+            sources.update(in_edges.get(note, empty))
+            sources.discard(note)
+        found[concept.id] = frozenset(sources - left_out)
     return found
 
 
@@ -63,25 +74,111 @@ def cooccurring(found: Mapping[str, frozenset[str]], concept: str, total: int) -
     return sorted(pairs, key=lambda p: (-p.count, -p.lift, p.b))
 
 
-def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int = 1) -> list[Pair]:
+# Shared notes of every pair as one dense product (BLAS, both cores) while the concepts ×
+# notes matrix and the concepts × concepts result stay small; past that, a sparse product.
+DENSE_CELLS = 50_000_000
+DENSE_CONCEPTS = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class PairTable:
+    """Pairs as columns: a tagged vault has hundreds of thousands of them, and half a
+    million ``Pair`` objects took seconds to make. Row ``k`` joins ``ids[a[k]]`` and
+    ``ids[b[k]]``; ``pair(k)`` makes it a ``Pair`` (with its notes), iterating makes them
+    all (without)."""
+
+    ids: tuple[str, ...]
+    a: npt.NDArray[np.int64]
+    b: npt.NDArray[np.int64]
+    count: npt.NDArray[np.int64]
+    jaccard: npt.NDArray[np.float64]
+    lift: npt.NDArray[np.float64]
+    found: Mapping[str, frozenset[str]]
+
+    def __len__(self) -> int:
+        return len(self.count)
+
+    def pair(self, k: int) -> Pair:
+        """Row ``k`` as a Pair, with the notes the two share."""
+        x, y = self.ids[int(self.a[k])], self.ids[int(self.b[k])]
+        notes = tuple(sorted(self.found[x] & self.found[y]))
+        return Pair(x, y, int(self.count[k]), float(self.jaccard[k]), float(self.lift[k]), notes)
+
+    def rows(self) -> Iterator[tuple[str, str, int, float, float]]:
+        """(a, b, count, Jaccard, lift) per row, in order."""
+        ids = self.ids
+        names = zip(
+            (ids[i] for i in self.a.tolist()), (ids[i] for i in self.b.tolist()), strict=True
+        )
+        columns = zip(self.count.tolist(), self.jaccard.tolist(), self.lift.tolist(), strict=True)
+        for (x, y), (count, jaccard, lift) in zip(names, columns, strict=True):
+            yield x, y, count, jaccard, lift
+
+    def __iter__(self) -> Iterator[Pair]:
+        for x, y, count, jaccard, lift in self.rows():
+            yield Pair(x, y, count, jaccard, lift, ())
+
+
+def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int = 1) -> PairTable:
     """Every pair of concepts sharing at least ``min_count`` notes, each once (``a`` before
-    ``b`` in dictionary order): most shared first, then by lift, ids."""
-    ids = list(found)
-    by_note: dict[str, list[int]] = {}
-    for i, concept in enumerate(ids):
-        for note in found[concept]:
-            by_note.setdefault(note, []).append(i)
-    seen: set[tuple[int, int]] = set()
-    for members in by_note.values():
-        for x in range(len(members)):
-            for y in range(x + 1, len(members)):
-                seen.add((min(members[x], members[y]), max(members[x], members[y])))
-    pairs = []
-    for i, j in seen:
-        pair = _pair(ids[i], ids[j], found, total)
-        if pair is not None and pair.count >= min_count:
-            pairs.append(pair)
-    return sorted(pairs, key=lambda p: (-p.count, -p.lift, p.a, p.b))
+    ``b`` in dictionary order): most shared first, then by lift, ids.
+
+    The notes shared are counted as a matrix product (concepts × notes, times its
+    transpose): 1,000 concepts found in 2 million places over 10,000 notes take a fraction
+    of a second, where walking each note's pairs took minutes."""
+    import numpy as np
+
+    ids = tuple(found)
+    sizes = np.array([len(found[c]) for c in ids], dtype=np.int64)
+    everything: set[str] = set().union(*found.values()) if ids else set()
+    column = {note: i for i, note in enumerate(sorted(everything))}
+    where = column.__getitem__
+    cols = np.concatenate(
+        [np.fromiter(map(where, found[c]), dtype=np.int64, count=len(found[c])) for c in ids]
+        or [np.empty(0, dtype=np.int64)]
+    )
+    rows = np.repeat(np.arange(len(ids), dtype=np.int64), sizes)
+    a, b, count = _shared_counts(rows, cols, len(ids), len(column), max(min_count, 1))
+    union = sizes[a] + sizes[b] - count
+    jaccard = count / np.maximum(union, 1)
+    lift = (total * count) / np.maximum(sizes[a] * sizes[b], 1)
+    rank = np.empty(len(ids), dtype=np.int64)
+    rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(len(ids))
+    order = np.lexsort((rank[b], rank[a], -lift, -count))
+    return PairTable(ids, a[order], b[order], count[order], jaccard[order], lift[order], found)
+
+
+def _shared_counts(
+    rows: npt.NDArray[np.int64],
+    cols: npt.NDArray[np.int64],
+    concepts: int,
+    notes: int,
+    least: int,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """For the incidence (rows[i] is found in cols[i]): the pairs a < b sharing at least
+    ``least`` notes, and how many each shares (int64 arrays)."""
+    import numpy as np
+
+    if not len(rows):
+        empty = np.empty(0, dtype=np.int64)
+        return empty, empty, empty
+    if concepts * notes <= DENSE_CELLS and concepts <= DENSE_CONCEPTS:
+        matrix = np.zeros((concepts, notes), dtype=np.float32)  # counts < 2**24: exact
+        matrix[rows, cols] = 1.0
+        shared = matrix @ matrix.T
+        a, b = np.nonzero(np.triu(shared, 1) >= least)
+        return a, b, shared[a, b].astype(np.int64)
+    from scipy import sparse
+
+    ones = np.ones(len(rows), dtype=np.int32)
+    incidence = sparse.csr_matrix((ones, (rows, cols)), shape=(concepts, notes))
+    product = sparse.triu(incidence @ incidence.T, k=1).tocoo()
+    keep = product.data >= least
+    return (
+        product.row[keep].astype(np.int64),
+        product.col[keep].astype(np.int64),
+        product.data[keep].astype(np.int64),
+    )
 
 
 def counted_notes(index: VaultIndex, *, include_index: bool = False) -> int:

@@ -316,6 +316,22 @@ def concept_usage(
         # A link to a concept's note is a link to the concept (DESIGN §2).
         found_notes = found_in(index, include_index=True)
         linked = {cid: len(found_notes.get(cid, ())) for cid in ids}
+    return linked, mention_counts(index, concepts, read_text, cancelled)
+
+
+def mention_counts(
+    index: VaultIndex,
+    concepts: Sequence[Concept],
+    read_text: Callable[[str], str | None],
+    cancelled: Callable[[], bool] = lambda: False,
+) -> dict[str, int]:
+    """Per concept id, how many notes mention one of its aliases where the tagger would
+    link it (not linking it or its note already). Reads every note, unless no concept is
+    asked about."""
+    ids = [c.id for c in concepts]
+    if not ids:
+        return {}
+    with index.lock:
         rels = sorted(index.notes)
         pages = concept_notes(index)
     mentioned = dict.fromkeys(ids, 0)
@@ -338,7 +354,7 @@ def concept_usage(
         per_index = np.bincount(np.concatenate(found), minlength=len(batch.ids)).tolist()
         for cid, count in zip(batch.ids, per_index, strict=True):
             mentioned[cid] += count
-    return linked, mentioned
+    return mentioned
 
 
 def plan_relink(root: Path, rels: Iterable[str], old: str, new: str) -> TagPlan:
