@@ -30,7 +30,7 @@ WEIGHTS = ("lift", "jaccard")  # what an edge's strength is read as, the view's 
 LAYOUT_NEIGHBOURS = 6
 LAYOUT_MAX_STEPS = 500
 LINK_DISTANCE = 30.0  # the layout's rest length (Forces' default): the map's unit
-BLOCK_GAP = 4.0  # link distances between the map and the never-linked block
+BLOCK_GAP = 7.0  # link distances between the map and the never-linked block (labels need room)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -137,11 +137,16 @@ def layout_edges(cmap: ConceptMap, neighbours: int = LAYOUT_NEIGHBOURS) -> BoolA
 
 
 def lay_out(
-    cmap: ConceptMap, *, check: Callable[[], None] | None = None, seed: int = 1
+    cmap: ConceptMap,
+    *,
+    check: Callable[[], None] | None = None,
+    previous: Mapping[str, tuple[float, float]] | None = None,
+    seed: int = 1,
 ) -> ConceptMap:
     """The map with positions: the linked concepts by a force layout (``check`` is called
-    between steps: it may raise to stop), the never-linked ones in a block to its right,
-    sorted by category and id."""
+    between steps: it may raise to stop), started from ``previous`` positions where it has
+    them (a map rebuilt after a change keeps its shape); the never-linked ones in a block to
+    its right, sorted by category and id."""
     from ..graph.layout import Layout  # scipy's modules: only once a map is laid out
 
     n = len(cmap.ids)
@@ -155,7 +160,8 @@ def lay_out(
         jaccard = cmap.jaccard[pulled]
         weights = np.maximum(jaccard / jaccard.max(), 0.1) if len(jaccard) else None
         layout = Layout(seed=seed)
-        layout.set_graph([cmap.ids[i] for i in linked.tolist()], edges, weights)
+        ids = [cmap.ids[i] for i in linked.tolist()]
+        layout.set_graph(ids, edges, weights, positions=previous)
         for _ in range(LAYOUT_MAX_STEPS):
             if check is not None:
                 check()

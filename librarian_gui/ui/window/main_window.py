@@ -497,7 +497,8 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
-        recent, tags, files, search, concepts, graph, editor, tagging, warnings."""
+        recent, tags, files, search, concepts, graph, conceptmap (the graph tab; its mode is
+        the graph view's), editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -517,7 +518,7 @@ class MainWindow(QMainWindow):
             self.right.setCurrentWidget(right[view])
         if view == "unlinked":
             self.backlinks.splitter.setSizes([200, 600])
-        if view == "graph":
+        if view in ("graph", "conceptmap"):
             self.graph_tab.show_tab()
         elif view in ("editor", "suggestions") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()

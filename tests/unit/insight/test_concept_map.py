@@ -109,7 +109,7 @@ def test_never_linked_concepts_stand_apart_right_of_the_map(map_vault: Path) -> 
     assert positions.shape == (5, 2)
     assert np.isfinite(positions).all()
     linked_right = positions[:4, 0].max()
-    assert positions[4, 0] >= linked_right + 4 * 30.0  # BLOCK_GAP link distances
+    assert positions[4, 0] >= linked_right + 7 * 30.0  # BLOCK_GAP link distances
     assert not positions.flags.writeable
 
 
