@@ -188,7 +188,7 @@ def _block(cmap: ConceptMap, rows: IntArray, placed: FloatArray) -> FloatArray:
     step = LINK_DISTANCE
     per_column = max(8, int(height // step) + 1, math.ceil(math.sqrt(len(order) * 2)))
     widest = max(len(cmap.ids[r]) for r in order)
-    column = step * max(4.0, widest / 3)  # a label is about a third of a step per letter
+    column = step * max(4.0, widest / 2)  # a label is about half a step per letter
     out = np.zeros((len(rows), 2))
     where = {r: i for i, r in enumerate(rows.tolist())}
     for k, r in enumerate(order):

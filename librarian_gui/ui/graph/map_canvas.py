@@ -42,7 +42,10 @@ class _Labels(pg.GraphicsObject):
         self.positions: FloatArray = np.empty((0, 2))
         self.order: list[tuple[int, str, bool, bool]] = []  # row, text, bright, always
         self._static: dict[str, tuple[QStaticText, float]] = {}
-        self.placed: list[int] = []  # the rows labelled by the last paint
+        self.placed: list[int] = []  # the rows labelled at the current zoom
+        self._placed_for: tuple[float, float, int, int] | None = None
+        self._drawn: list[tuple[QStaticText, bool]] = []
+        self._boxes = np.empty((0, 4))
 
     def set_labels(self, positions: FloatArray, order: list[tuple[int, str, bool, bool]]) -> None:
         self.prepareGeometryChange()
@@ -63,22 +66,46 @@ class _Labels(pg.GraphicsObject):
         return found
 
     def paint(self, p: QPainter, *_args: object) -> None:
-        self.placed = []
         if not self.order or not len(self.positions):
+            self.placed = []
             return
         t = p.transform()
-        rows = np.array([row for row, _t, _b, _a in self.order], np.int64)
-        xs = self.positions[rows, 0] * t.m11() + t.dx()
-        ys = self.positions[rows, 1] * t.m22() + t.dy()
+        # Placed in pixels from the view's origin: panning moves them all alike, so the
+        # placement holds until the zoom or the labels change (placing a thousand labels
+        # took 50 ms: every frame of a pan, it kept the map under 20 frames/s).
+        key = (_rounded(t.m11()), _rounded(t.m22()), id(self.order), id(self.positions))
+        if key != self._placed_for:
+            self._placed_for = key
+            self._place(t.m11(), t.m22())
+        boxes = self._boxes
+        window = p.window()
+        x0, y0 = -t.dx(), -t.dy()
+        seen = (
+            (boxes[:, 2] > x0)
+            & (boxes[:, 0] < x0 + window.width())
+            & (boxes[:, 3] > y0)
+            & (boxes[:, 1] < y0 + window.height())
+        )
         p.resetTransform()
         p.setFont(self.font)
-        window = p.window()
-        width, height = window.width(), window.height()
+        dx, dy = t.dx(), t.dy()
+        for k in np.flatnonzero(seen).tolist():
+            static, bright = self._drawn[k]
+            p.setPen(self._pen if bright else self._faint)
+            p.drawStaticText(QPointF(boxes[k, 0] + dx, boxes[k, 1] + dy), static)
+
+    def _place(self, sx: float, sy: float) -> None:
+        """Each label's box in pixels from the view's origin, in ``order``, skipping those
+        that would overlap one placed before (unless ``always``)."""
+        rows = np.array([row for row, _t, _b, _a in self.order], np.int64)
+        xs = (self.positions[rows, 0] * sx).tolist()
+        ys = (self.positions[rows, 1] * sy).tolist()
         line = self._metrics.height()
         taken = _Boxes()
-        for (row, text, bright, always), x, y in zip(
-            self.order, xs.tolist(), ys.tolist(), strict=True
-        ):
+        placed: list[int] = []
+        drawn: list[tuple[QStaticText, bool]] = []
+        boxes: list[tuple[float, float, float, float]] = []
+        for (row, text, bright, always), x, y in zip(self.order, xs, ys, strict=True):
             static, advance = self._text(text)
             # Right of the dot, else left, below, above: the first spot that is free.
             spots = (
@@ -90,8 +117,6 @@ class _Labels(pg.GraphicsObject):
             chosen: tuple[float, float, float, float] | None = None
             for left, top in spots:
                 box = (left, top, left + advance, top + line)
-                if left > width or box[2] < 0 or top > height or box[3] < 0:
-                    continue
                 if taken.free(box):
                     chosen = box
                     break
@@ -100,9 +125,18 @@ class _Labels(pg.GraphicsObject):
             if chosen is None:
                 continue
             taken.add(chosen)
-            p.setPen(self._pen if bright else self._faint)
-            p.drawStaticText(QPointF(chosen[0], chosen[1]), static)
-            self.placed.append(row)
+            placed.append(row)
+            drawn.append((static, bright))
+            boxes.append(chosen)
+        self.placed = placed
+        self._drawn = drawn
+        self._boxes = np.array(boxes, np.float64).reshape(-1, 4)
+
+
+def _rounded(scale: float) -> float:
+    """A zoom factor to six figures: a pan recomputes the view's transform, and its scale
+    comes back different in the last bits."""
+    return float(f"{scale:.6g}")
 
 
 class _Boxes:
