@@ -26,6 +26,7 @@ VIEWS = (
     "graph",
     "graph-global",
     "local-graph",
+    "conceptmap",
     "concepts",
     "editor",
     "suggestions",
@@ -150,6 +151,27 @@ def _known_concept(vault: Path, chosen: Path | None, concept: str) -> tuple[str 
     return None, f"no concept {concept!r} in {path}"
 
 
+def _wait_for_concept_map(window: MainWindow, loop: object) -> None:
+    """The graph tab in its concept map mode (once its view is made), until the map is
+    drawn."""
+    from PySide6.QtCore import QTimer
+
+    assert window.graph_session is not None
+    quit_ = loop.quit  # type: ignore[attr-defined]
+    window.graph_session.concept_map.map_ready.connect(lambda _m: QTimer.singleShot(300, quit_))
+
+    def choose() -> None:
+        view = window.graph
+        if view is None:
+            QTimer.singleShot(50, choose)  # the graph's modules are still loading
+            return
+        view.mode.setCurrentIndex(view.mode.findData("conceptmap"))
+
+    choose()
+    QTimer.singleShot(60_000, quit_)
+    loop.exec()  # type: ignore[attr-defined]
+
+
 def _screenshot(
     app: object, window: MainWindow, out: str, view: str, query: str, concept: str | None = None
 ) -> int:
@@ -211,6 +233,8 @@ def _screenshot(
         window.graph.canvas.fit()
         QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
         loop.exec()
+    if view == "conceptmap" and window.graph_session is not None:
+        _wait_for_concept_map(window, loop)
     if view == "suggestions" and window.concept_tabs is not None:
         concepts = window.concept_tabs.service
         concepts.suggestions_found.connect(lambda *_: QTimer.singleShot(100, loop.quit))

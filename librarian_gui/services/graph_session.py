@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core.courtesy import courteous, gc_paused
+from .concept_map import ConceptMapSession
 from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ..core.graph.graphdata import GraphData, GraphFilter
     from ..core.graph.layout import Layout
 
+CONCEPT_MAP = "conceptmap"  # the scope whose graph is the concept map, not the vault's
 FRAME_SECONDS = 1 / 30  # positions are sent at most this often
 FIRST_PAINT_MS = 40  # a new graph is drawn once before its layout steps
 DRAG_ALPHA = 0.3  # d3's alphaTarget while a node is dragged: the rest follows it
@@ -161,7 +163,8 @@ class _Stepper(QObject):
 
 class GraphSession(QObject):
     """Builds the graph to show from the index (on the model's job thread) and hands it to
-    the layout thread; passes positions on to the view.
+    the layout thread; passes positions on to the view. In the concept map's scope the
+    vault's graph is neither built nor stepped: ``concept_map`` builds the map instead.
 
     Signals:
         graph_ready(object, object): a GraphData and its positions (new scope or changes).
@@ -195,6 +198,8 @@ class GraphSession(QObject):
         self.filters: GraphFilter | None = None  # None: the defaults
         self.centre: str | None = None
         self.active = False
+        self.concept_map = ConceptMapSession(model, parent=self)
+        self._user_paused = False
         self._build_job: JobHandle | None = None
         self._thread = QThread()
         self._thread.setObjectName("librarian-layout")
@@ -226,6 +231,7 @@ class GraphSession(QObject):
         model.index_updated.connect(self._on_model_index_updated)
 
     def stop(self) -> None:
+        self.concept_map.stop()
         self._go_soon.stop()
         self._build_soon.stop()
         self._rebuild_timer.stop()
@@ -236,6 +242,8 @@ class GraphSession(QObject):
     @Slot(str, int, tuple)
     def set_scope(self, mode: str, depth: int, kinds: tuple[str, ...]) -> None:
         self.scope = (mode, depth, kinds)
+        self._pause_requested.emit(self._user_paused or not self._stepping())
+        self.concept_map.set_active(self.active and mode == CONCEPT_MAP)
         self.rebuild()
 
     @Slot(object)
@@ -272,13 +280,19 @@ class GraphSession(QObject):
     def set_active(self, active: bool) -> None:
         """The tab is shown: build the graph the first time, and step only while shown."""
         self.active = active
-        self._pause_requested.emit(not active)
+        self._pause_requested.emit(not self._stepping())
+        self.concept_map.set_active(active and self.scope[0] == CONCEPT_MAP)
         if active:
             self.rebuild()
 
     @Slot(bool)
     def set_paused(self, paused: bool) -> None:
-        self._pause_requested.emit(paused or not self.active)
+        self._user_paused = paused
+        self._pause_requested.emit(paused or not self._stepping())
+
+    def _stepping(self) -> bool:
+        """The vault's graph is shown: its layout may step."""
+        return self.active and self.scope[0] != CONCEPT_MAP
 
     @Slot()
     def rebuild(self) -> None:
@@ -289,7 +303,7 @@ class GraphSession(QObject):
 
     @Slot()
     def _on_build_soon_timeout(self) -> None:
-        if not self.active or not self.model.ready:
+        if not self._stepping() or not self.model.ready:
             return
         index = self.model.index
         mode, depth, kinds = self.scope

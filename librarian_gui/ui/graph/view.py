@@ -27,12 +27,15 @@ from PySide6.QtWidgets import (
 )
 
 from .canvas import KIND_COLOURS, GraphCanvas
+from .concept_map import ConceptMapView
 
 if TYPE_CHECKING:
     from ...core.graph.graphdata import GraphData, GraphFilter
     from ...services.settings import Settings
 
 RGB = tuple[int, int, int]
+CONCEPT_MAP = "conceptmap"  # the mode showing the concept map (services.graph_session's)
+_TOOLTIP = Qt.ItemDataRole.ToolTipRole
 KINDS = ("note", "concept", "tag", "unresolved", "attachment")
 _KIND_TEXT = {
     "note": "Notes",
@@ -106,6 +109,7 @@ class GraphView(QWidget):
         self._paint_soon.timeout.connect(self._on_paint_soon_timeout)
         self._legend: list[tuple[str, RGB]] = []
         self.canvas = GraphCanvas(dark=dark)
+        self.concept_map = ConceptMapView(dark=dark, settings=settings)
         self._build_top_bars()
         self._build_panel()
         self._build_overlays()
@@ -113,6 +117,7 @@ class GraphView(QWidget):
         body.setContentsMargins(0, 0, 0, 0)
         body.setSpacing(0)
         body.addWidget(self._stack, 1)
+        body.addWidget(self.concept_map, 1)
         body.addWidget(self.panel)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -134,6 +139,10 @@ class GraphView(QWidget):
         self.mode = QComboBox()
         self.mode.addItem("Whole vault", "global")
         self.mode.addItem("Around the open note", "local")
+        self.mode.addItem("Concept map", CONCEPT_MAP)
+        self.mode.setItemData(
+            2, "Concepts sized by their notes, joined by the notes they share", _TOOLTIP
+        )
         self.depth_box = QSpinBox()
         self.depth_box.setRange(1, 3)
         self.depth_box.setPrefix("depth ")
@@ -154,6 +163,7 @@ class GraphView(QWidget):
         self._bar = QHBoxLayout()
         self._bar.setContentsMargins(6, 4, 6, 0)
         self._bar.addWidget(self.mode)
+        self._bar.addWidget(self.concept_map.controls, 1)
         self._bar.addWidget(self.depth_box)
         self._bar.addWidget(self.text_filter, 1)
         for widget in (self.matches, self.pause, self.fit, self.more):
@@ -267,6 +277,7 @@ class GraphView(QWidget):
         self.export_svg_button.clicked.connect(self._on_export_svg_clicked)
         self.isolated_label.linkActivated.connect(self._on_isolated_label_activated)
         self.canvas.node_activated.connect(self.node_activated)
+        self.concept_map.concept_activated.connect(self.node_activated)
         self.canvas.node_dragged.connect(self.node_dragged)
         self.canvas.node_released.connect(self.node_released)
 
@@ -474,6 +485,7 @@ class GraphView(QWidget):
     def _on_scope_control_changed(self) -> None:
         mode, depth, kinds = self.scope()
         self.depth_box.setEnabled(mode == "local")
+        self._show_mode(mode)
         self._save("mode", mode)
         self._save("depth", depth)
         self._save("kinds", kinds)
@@ -490,6 +502,17 @@ class GraphView(QWidget):
         self._save("path", chosen.path)
         if not self._restoring:
             self.filters_changed.emit(chosen)
+
+    def _show_mode(self, mode: str) -> None:
+        """The concept map, or the vault's graph with its controls."""
+        mapping = mode == CONCEPT_MAP
+        self.concept_map.setVisible(mapping)
+        self.concept_map.controls.setVisible(mapping)
+        graph_only = (self._stack, self.depth_box, self.text_filter, self.matches, self.pause)
+        kinds_bar = (*self.kind_boxes.values(), self.isolated_only, self.isolated_max)
+        for widget in (*graph_only, self.fit, self.more, *kinds_bar):
+            widget.setVisible(not mapping)
+        self.panel.setVisible(not mapping and self.more.isChecked())
 
     @Slot(str)
     def _on_text_filter_text_changed(self, text: str) -> None:

@@ -165,6 +165,11 @@ class GraphTab(QObject):
             (view.node_released, session.release_node),
         ):
             signal.connect(slot)
+        maps = session.concept_map
+        maps.map_ready.connect(view.concept_map.show_map)
+        maps.map_failed.connect(view.concept_map.show_status)
+        if maps.current is not None:
+            view.concept_map.show_map(maps.current)
         session.set_scope(*view.scope())
         session.set_filters(view.graph_filter())
         session.set_forces(view.forces())

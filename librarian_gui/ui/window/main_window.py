@@ -541,7 +541,8 @@ class MainWindow(QMainWindow):
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
         recent, tags, files, search, concepts, graph (around the open note), graph-global,
-        local-graph (the sidebar's), editor, tagging, warnings."""
+        local-graph (the sidebar's), conceptmap (the graph tab in its concept map mode),
+        editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -565,6 +566,8 @@ class MainWindow(QMainWindow):
             self.local_graph.show_tab()
         if view == "graph":
             self.graph_tab.show_tab()
+        elif view == "conceptmap":
+            self.graph_tab.show_tab("conceptmap")
         elif view == "graph-global":
             self.graph_tab.show_tab("global")
         elif view in ("editor", "suggestions") and self.concept_tabs is not None:
