@@ -144,7 +144,8 @@ def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int
     lift = (total * count) / np.maximum(sizes[a] * sizes[b], 1)
     rank = np.empty(len(ids), dtype=np.int64)
     rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(len(ids))
-    order = np.lexsort((rank[b], rank[a], -lift, -count))
+    by_ids = rank[a] * len(ids) + rank[b]  # ties of count and lift: by the two ids
+    order = np.lexsort((by_ids, -lift, -count))
     return PairTable(ids, a[order], b[order], count[order], jaccard[order], lift[order], found)
 
 
