@@ -30,6 +30,7 @@ VIEWS = (
     "concepts",
     "editor",
     "suggestions",
+    "isolated",
     "tagging",
     "tagging-preview",
     "warnings",
@@ -240,6 +241,12 @@ def _screenshot(
         concepts.suggestions_found.connect(lambda *_: QTimer.singleShot(100, loop.quit))
         concepts.suggestions_failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
         window.concept_tabs.editor.suggest_button.setChecked(True)
+        QTimer.singleShot(60_000, loop.quit)
+        loop.exec()
+    if view == "isolated" and window.concept_tabs is not None:  # the editor's worklist
+        service = window.concept_tabs.service
+        service.found_counted.connect(lambda *_: QTimer.singleShot(200, loop.quit))
+        window.concept_tabs.editor.isolated_button.setChecked(True)
         QTimer.singleShot(60_000, loop.quit)
         loop.exec()
     if view == "tagging-preview" and window.concept_tabs is not None:  # a dry run, shown

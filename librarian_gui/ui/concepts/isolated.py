@@ -167,11 +167,17 @@ class IsolatedPanel(QWidget):
             return "The dictionary has no concepts yet."
         if not count:
             return f"None of the {total} concepts is found in so few notes."
-        never = sum(1 for r in self.rows if r.status == NEVER_LINKED)
-        mentioned = sum(1 for r in self.rows if r.status == MENTIONED_ONLY)
+        unlinked = [r for r in self.rows if not r.notes]
+        mentioned = sum(1 for r in unlinked if r.status == MENTIONED_ONLY)
+        rare = count - len(unlinked)
+        limit = self.max_notes.value()
         return (
-            f"{count} of {total} concepts: {never} never linked, {mentioned} mentioned but "
-            "never linked (the index note left out). Least found first."
+            f"{count} of {total} concepts: {len(unlinked)} never linked ({mentioned} of them "
+            f"mentioned, which Tag now links), {rare} in 1 to {limit} notes. The index note is "
+            "left out; least found first."
+            if limit
+            else f"{count} of {total} concepts never linked ({mentioned} of them mentioned, "
+            "which Tag now links). The index note is left out."
         )
 
     @Slot()

@@ -570,7 +570,7 @@ class MainWindow(QMainWindow):
             self.graph_tab.show_tab("conceptmap")
         elif view == "graph-global":
             self.graph_tab.show_tab("global")
-        elif view in ("editor", "suggestions") and self.concept_tabs is not None:
+        elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
             self.concept_tabs.show_tagging()

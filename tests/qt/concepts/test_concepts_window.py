@@ -267,7 +267,7 @@ def test_the_isolated_panel_lists_the_worklist_and_acts_through_the_editor(
     qtbot.waitUntil(lambda: panel.table.rowCount() > 0, timeout=20_000)
     ids = [row.id for row in panel.rows]
     assert set(ids) == RARELY_LINKED_DEMO | NEVER_LINKED_DEMO
-    assert panel.status.text().startswith("31 of 34 concepts:")
+    assert panel.status.text().startswith("31 of 34 concepts: 23 never linked (")
     # Least found first: every never-linked concept before every rarely linked one.
     assert {r.id for r in panel.rows[:23]} == NEVER_LINKED_DEMO
     assert dict((r.id, r.notes) for r in panel.rows)["rag"] == (

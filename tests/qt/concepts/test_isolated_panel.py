@@ -46,8 +46,13 @@ def test_it_says_counting_until_the_counts_come(qtbot: QtBot) -> None:
     assert panel.table.rowCount() == 0
     panel.set_found(FOUND, MENTIONED)
     assert panel.status.text() == (
-        "3 of 4 concepts: 1 never linked, 1 mentioned but never linked (the index note left "
-        "out). Least found first."
+        "3 of 4 concepts: 2 never linked (1 of them mentioned, which Tag now links), 1 in 1 "
+        "to 2 notes. The index note is left out; least found first."
+    )
+    panel.max_notes.setValue(0)
+    assert panel.status.text() == (
+        "2 of 4 concepts never linked (1 of them mentioned, which Tag now links). The index "
+        "note is left out."
     )
 
 
