@@ -63,7 +63,9 @@ def pan(app: QApplication, view: ConceptMapView, seconds: float) -> tuple[float,
     frame = 0
     start = time.perf_counter()
     while (now := time.perf_counter()) - start < seconds:
-        direction = 1 if (frame // 80) % 2 == 0 else -1
+        # Back and forth by 150 px, so the map stays on screen however fast the frames come
+        # (a long sweep took it off screen, and an empty view draws fast).
+        direction = 1 if (frame // 10) % 2 == 0 else -1
         box.translateBy(x=direction * 15 * width)
         canvas.viewport().repaint()
         app.processEvents()

@@ -179,3 +179,25 @@ def test_a_new_note_rebuilds_the_map(window: MainWindow, qtbot: QtBot) -> None:
     assert cmap.found.tolist() == [2, 4, 2, 2, 1]
     assert not cmap.never_linked.any()
     assert np.array_equal(_map_view(window).canvas.positions, cmap.positions)
+
+
+def test_edges_drawn_from_a_cache_still_follow_the_threshold(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """The edges are cached as pixmaps (panning moves them): a new threshold must draw
+    them again, not show the cached ones."""
+    view = _map_view(window)
+    canvas = view.canvas
+    view.threshold.setValue(8)  # all four edges
+    qtbot.wait(50)
+    canvas.viewport().repaint()
+    four = canvas.grab().toImage()
+    view.threshold.setValue(30)  # one edge left
+    qtbot.wait(50)
+    canvas.viewport().repaint()
+    one = canvas.grab().toImage()
+    assert four != one
+    view.threshold.setValue(8)
+    qtbot.wait(50)
+    canvas.viewport().repaint()
+    assert canvas.grab().toImage() == four
