@@ -30,9 +30,10 @@ class ConceptService(QObject):
     Signals:
         usage_counted(object, object): per concept id, the notes linking it and the notes
             mentioning it without a link (two dicts).
-        found_counted(object, object): with the same count, per concept id the notes it is
-            found in, the index note left out (frozensets), and the notes mentioning it
-            without a link: what isolation is measured by (DESIGN §4).
+        found_counted(object, object): just before usage_counted, from the same count:
+            per concept id the notes it is found in, the index note left out
+            (frozensets), and the notes mentioning it without a link: what isolation is
+            measured by (DESIGN §4).
         suggestions_found(object, int, int): candidate concepts (list of Suggestion), the
             notes read, the notes there are.
         suggestions_failed(str): why no suggestions came.
@@ -122,8 +123,10 @@ class ConceptService(QObject):
     def _on_usage_job_finished(self, result: object) -> None:
         if isinstance(result, tuple):
             linked, mentioned, found = result
-            self.usage_counted.emit(linked, mentioned)
+            # The notes found in first: the editor's table, drawn on the usage count,
+            # flags the isolated concepts by them.
             self.found_counted.emit(found, mentioned)
+            self.usage_counted.emit(linked, mentioned)
 
     @Slot(object)
     def _on_suggest_job_finished(self, result: object) -> None:

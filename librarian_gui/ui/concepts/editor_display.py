@@ -33,6 +33,7 @@ class EditorDisplay:
     _former: dict[str, str]
     _linked: dict[str, int] | None
     _mentioned: dict[str, int] | None
+    _found: dict[str, frozenset[str]] | None
     _current: str | None
     _categories: list[str]
     _was_dirty: bool
@@ -43,6 +44,16 @@ class EditorDisplay:
         self.document = None
         self.parse_banner.show_message(message)
         self.body.hide()
+
+    def _isolated(self, concept_id: str, linked: int | None) -> bool:
+        """Found in at most ``isolated_max`` notes, the index note left out (as the
+        Isolated panel, the graph and ``librarian isolated`` count) once those counts came;
+        until then, by the notes linking it."""
+        found = self._found
+        if found is None:
+            return linked is not None and linked <= self.model.isolated_max
+        notes = found.get(concept_id, found.get(self._former.get(concept_id, concept_id)))
+        return len(notes or ()) <= self.model.isolated_max
 
     def _usage(self, counts: Mapping[str, int] | None, concept_id: str) -> int | None:
         if counts is None:
@@ -75,7 +86,7 @@ class EditorDisplay:
                     concept,
                     linked,
                     self._usage(self._mentioned, concept.id),
-                    linked is not None and linked <= self.model.isolated_max,
+                    self._isolated(concept.id, linked),
                     "error" if "error" in severities else "warning" if severities else None,
                     tuple(i.message for i in issues),
                 )

@@ -232,7 +232,10 @@ class ConceptTableModel(QAbstractTableModel):
             return COLUMNS[section]
         if role == Qt.ItemDataRole.ToolTipRole:
             if section == ISOLATED_COLUMN:
-                return f"Linked from at most {self.isolated_max} notes"
+                return (
+                    f"Found in at most {self.isolated_max} notes (the index note left out): "
+                    "the Isolated button lists them"
+                )
             return HEADER_TIPS.get(section)
         return None
 

@@ -450,3 +450,16 @@ def test_a_concepts_colour_is_a_swatch_and_never_the_colour_of_its_text(
         for row in range(2)
         for c in range(6)
     )
+
+
+def test_the_isolated_flag_leaves_the_index_note_out_once_those_counts_come(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """alpha is linked from three notes, one of them MEMORY.md: found in two, isolated, as
+    the Isolated panel and `librarian isolated` count; beta from three others: not."""
+    editor = open_editor(qtbot, tmp_path, TWO)
+    found = {"alpha": frozenset({"a.md", "b.md"}), "beta": frozenset({"a.md", "b.md", "c.md"})}
+    editor.set_found(found, {})
+    editor.set_usage({"alpha": 3, "beta": 3}, {}, isolated_max=2)
+    assert column(editor, 2) == ["3", "3"]
+    assert column(editor, 4) == ["✓", ""]
