@@ -307,21 +307,22 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_cooccur(args: argparse.Namespace) -> None:
-    from .core.insight.cooccurrence import all_pairs, cooccurring, counted_notes, found_in
+    from .core.insight.cooccurrence import cooccurring, counted_notes, found_in, pair_table
 
     if (args.concept is None) == (not args.all):
         raise _Failure(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
     _check_dictionary(args)
     index = _open_index(args)
-    found = found_in(index, include_index=args.include_index)
-    total = counted_notes(index, include_index=args.include_index)
+    found: dict[str, frozenset[str]] = {}
     if args.all:
-        table = all_pairs(found, total, min_count=args.min_count)
+        table = pair_table(index, include_index=args.include_index, min_count=args.min_count)
         if args.json:  # hundreds of thousands of rows: one per line, made directly
             _write_pair_rows(table)
             return
         pairs: Any = table
     else:
+        found = found_in(index, include_index=args.include_index)
+        total = counted_notes(index, include_index=args.include_index)
         if args.concept not in found:
             raise _Failure(EXIT_NO_NOTE, f"{args.concept!r}: no such concept in the dictionary")
         pairs = [p for p in cooccurring(found, args.concept, total) if p.count >= args.min_count]
@@ -386,7 +387,8 @@ def cmd_isolated(args: argparse.Namespace) -> None:
         raise _Failure(EXIT_USAGE, "--max-notes must be 0 or more")
     _check_dictionary(args)
     index = _open_index(args)
-    found = found_in(index, include_index=args.include_index)
+    # Only the concepts found in few enough notes are listed: only their notes are gathered.
+    found = found_in(index, include_index=args.include_index, at_most=args.max_notes)
     concepts = index.concepts.concepts
 
     def read(rel: str) -> str | None:
@@ -394,10 +396,9 @@ def cmd_isolated(args: argparse.Namespace) -> None:
             return None
         return read_note(index.root, rel).text
 
-    # Only the concepts found in few enough notes are listed: only theirs are counted.
-    few = [c for c in concepts if len(found.get(c.id, ())) <= args.max_notes]
+    few = [c for c in concepts if c.id in found]
     mentioned = mention_counts(index, few, read)
-    rows = isolated_concepts(concepts, found, mentioned, max_notes=args.max_notes)
+    rows = isolated_concepts(few, found, mentioned, max_notes=args.max_notes)
     data = {
         "max_notes": args.max_notes,
         "concepts": len(concepts),

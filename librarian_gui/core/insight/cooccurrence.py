@@ -3,7 +3,7 @@ concepts the notes they share, with Jaccard and lift so hubs do not dominate."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,12 +16,15 @@ if TYPE_CHECKING:  # numpy loads when pairs are counted, not with the tagger's i
     import numpy.typing as npt
 
 
-def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, frozenset[str]]:
+def found_in(
+    index: VaultIndex, *, include_index: bool = False, at_most: int | None = None
+) -> dict[str, frozenset[str]]:
     """Concept id → the notes it is found in: those linking the concept, or its note (a
     link to the note is a link to the concept). Its own note is not one of them, nor the
     index note unless ``include_index`` (hold ``index.lock``). Set operations only: 2
     million memberships (1,000 concepts tagged over 10,000 notes) take a fraction of a
-    second."""
+    second. ``at_most``: only the concepts found in at most that many notes (counted
+    before any set is made: the isolated ones of a tagged vault are a few)."""
     notes = concept_notes(index)
     in_edges = index.in_edges
     left_out = set() if include_index else {rel for rel in index.notes if is_index_note(rel)}
@@ -31,13 +34,18 @@ def found_in(index: VaultIndex, *, include_index: bool = False) -> dict[str, fro
         note = notes.get(concept.id)
         linking = in_edges.get(CONCEPT_PREFIX + concept.id, empty)
         if note is None and not any(rel in linking for rel in left_out):  # one pass
-            found[concept.id] = frozenset(linking)
+            if at_most is None or len(linking) <= at_most:
+                found[concept.id] = frozenset(linking)
             continue
+        if at_most is not None and note is None and len(linking) - len(left_out) > at_most:
+            continue  # found in more than enough notes whatever is left out
         sources = set(linking)
         if note is not None:
             sources.update(in_edges.get(note, empty))
             sources.discard(note)
-        found[concept.id] = frozenset(sources - left_out)
+        sources -= left_out
+        if at_most is None or len(sources) <= at_most:
+            found[concept.id] = frozenset(sources)
     return found
 
 
@@ -93,7 +101,7 @@ class PairTable:
     count: npt.NDArray[np.int64]
     jaccard: npt.NDArray[np.float64]
     lift: npt.NDArray[np.float64]
-    found: Mapping[str, frozenset[str]]
+    found: Mapping[str, frozenset[str]] | None  # None: the shared notes are not known
 
     def __len__(self) -> int:
         return len(self.count)
@@ -101,7 +109,8 @@ class PairTable:
     def pair(self, k: int) -> Pair:
         """Row ``k`` as a Pair, with the notes the two share."""
         x, y = self.ids[int(self.a[k])], self.ids[int(self.b[k])]
-        notes = tuple(sorted(self.found[x] & self.found[y]))
+        found = self.found
+        notes = () if found is None else tuple(sorted(found[x] & found[y]))
         return Pair(x, y, int(self.count[k]), float(self.jaccard[k]), float(self.lift[k]), notes)
 
     def rows(self) -> Iterator[tuple[str, str, int, float, float]]:
@@ -129,16 +138,62 @@ def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int
     import numpy as np
 
     ids = tuple(found)
-    sizes = np.array([len(found[c]) for c in ids], dtype=np.int64)
     everything: set[str] = set().union(*found.values()) if ids else set()
     column = {note: i for i, note in enumerate(sorted(everything))}
     where = column.__getitem__
-    cols = np.concatenate(
-        [np.fromiter(map(where, found[c]), dtype=np.int64, count=len(found[c])) for c in ids]
-        or [np.empty(0, dtype=np.int64)]
-    )
+    members = [np.fromiter(map(where, found[c]), dtype=np.int64, count=len(found[c])) for c in ids]
+    return _table(ids, members, len(column), total, min_count, found)
+
+
+def pair_table(index: VaultIndex, *, include_index: bool = False, min_count: int = 1) -> PairTable:
+    """``all_pairs(found_in(index), counted_notes(index))`` straight from the index's edges,
+    without the notes' names in between (a fifth of the time at 2 million places); its
+    ``pair(k)`` leaves the shared notes out (hold ``index.lock``)."""
+    import numpy as np
+
+    notes = concept_notes(index)
+    in_edges = index.in_edges
+    column = {rel: i for i, rel in enumerate(index.notes)}
+    where = column.__getitem__
+    left_out = [] if include_index else [column[rel] for rel in index.notes if is_index_note(rel)]
+    empty: dict[str, int] = {}
+    ids = tuple(c.id for c in index.concepts.concepts)
+    members = []
+    for concept_id in ids:
+        note = notes.get(concept_id)
+        sources: Collection[str] = in_edges.get(CONCEPT_PREFIX + concept_id, empty)
+        if note is not None:
+            merged = set(sources)
+            merged.update(in_edges.get(note, empty))
+            merged.discard(note)
+            sources = merged
+        try:
+            found = np.fromiter(map(where, sources), dtype=np.int64, count=len(sources))
+        except KeyError:  # a link from a note the index no longer holds
+            found = np.array([column[s] for s in sources if s in column], dtype=np.int64)
+        for out in left_out:
+            found = found[found != out]
+        members.append(found)
+    total = counted_notes(index, include_index=include_index)
+    return _table(ids, members, len(column), total, min_count, None)
+
+
+def _table(
+    ids: tuple[str, ...],
+    members: list[npt.NDArray[np.int64]],
+    columns: int,
+    total: int,
+    min_count: int,
+    found: Mapping[str, frozenset[str]] | None,
+) -> PairTable:
+    """The pairs of concepts ``ids`` (``members[i]``: the columns of the notes ``ids[i]`` is
+    found in, each once) sharing at least ``min_count`` notes, in order."""
+    import numpy as np
+
+    sizes = np.array([len(m) for m in members], dtype=np.int64)
+    cols = np.concatenate(members) if members else np.empty(0, dtype=np.int64)
     rows = np.repeat(np.arange(len(ids), dtype=np.int64), sizes)
-    a, b, count = _shared_counts(rows, cols, len(ids), len(column), max(min_count, 1))
+    a, b, count = _shared_counts(rows, cols, len(ids), columns, max(min_count, 1))
     union = sizes[a] + sizes[b] - count
     jaccard = count / np.maximum(union, 1)
     lift = (total * count) / np.maximum(sizes[a] * sizes[b], 1)

@@ -17,6 +17,7 @@ from librarian_gui.core.insight.cooccurrence import (
     cooccurring,
     counted_notes,
     found_in,
+    pair_table,
 )
 from librarian_gui.core.tagging.run import concept_usage
 from librarian_gui.resources import bundled_demo_vault
@@ -134,3 +135,32 @@ def test_on_the_demo_vault_a_concept_with_a_note_is_found_through_it() -> None:
         "research/Overview.md",
         "research/Retrieval Notes.md",
     }
+
+
+@pytest.mark.parametrize("include_index", [False, True])
+def test_the_table_from_the_index_is_the_table_of_found_in(
+    concept_vault: Path, include_index: bool
+) -> None:
+    """``pair_table`` (straight from the edges, for --all) and ``all_pairs`` over
+    ``found_in`` (worked out by hand above) give the same rows, on this vault and the demo."""
+    for root in (concept_vault, bundled_demo_vault()):
+        index = VaultIndex.scan(root, use_cache=False)
+        found = found_in(index, include_index=include_index)
+        total = counted_notes(index, include_index=include_index)
+        expected = list(all_pairs(found, total).rows())
+        assert list(pair_table(index, include_index=include_index).rows()) == expected
+        assert expected  # each vault has pairs
+
+
+def test_found_in_at_most_n_notes_keeps_exactly_those(concept_vault: Path) -> None:
+    """As worked out above: alpha 2, beta 4, gamma 2, delta 1 (the index note left out);
+    with it, each one more."""
+    index = VaultIndex.scan(concept_vault, use_cache=False)
+    assert found_in(index, at_most=2) == {
+        "alpha": frozenset({"n1.md", "n2.md"}),
+        "gamma": frozenset({"n2.md", "n3.md"}),
+        "delta": frozenset({"n4.md"}),
+    }
+    assert set(found_in(index, at_most=1)) == {"delta"}
+    assert set(found_in(index, include_index=True, at_most=2)) == {"delta"}
+    assert found_in(index, at_most=4) == found_in(index)
