@@ -377,9 +377,10 @@ def _write_pair_rows(table: Any) -> None:
 
 
 def cmd_isolated(args: argparse.Namespace) -> None:
-    from .core.index.queries import is_index_note
+    from .core.index.queries import concept_notes, is_index_note
     from .core.insight.cooccurrence import found_in
     from .core.insight.isolation import isolated_concepts
+    from .core.tagging.mention_cache import load_counts, mention_key, save_counts
     from .core.tagging.run import mention_counts
     from .core.vault.files import read_note
 
@@ -397,7 +398,13 @@ def cmd_isolated(args: argparse.Namespace) -> None:
         return read_note(index.root, rel).text
 
     few = [c for c in concepts if c.id in found]
-    mentioned = mention_counts(index, few, read)
+    # Counting the mentions reads every note: kept beside the index cache for the next run.
+    key = mention_key(index, few, concept_notes(index), include_index=args.include_index)
+    mentioned = None if args.no_cache else load_counts(index.root, key)
+    if mentioned is None:
+        mentioned = mention_counts(index, few, read)
+        if not args.no_cache:
+            save_counts(index, key, mentioned)
     rows = isolated_concepts(few, found, mentioned, max_notes=args.max_notes)
     data = {
         "max_notes": args.max_notes,
