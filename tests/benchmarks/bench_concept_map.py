@@ -30,22 +30,13 @@ sys.path.insert(0, str(REPO))
 
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from librarian_gui.core.concepts.dictionary import Concept  # noqa: E402
 from librarian_gui.core.index.index import VaultIndex  # noqa: E402
 from librarian_gui.core.insight.concept_map import concept_map, lay_out  # noqa: E402
 from librarian_gui.ui.graph.concept_map import ConceptMapView  # noqa: E402
 from tests.benchmarks.bench_graph import PaintCounter  # noqa: E402
-from tests.benchmarks.bench_tagger import DEFAULT_VAULT, frequent_phrases  # noqa: E402
+from tests.benchmarks.bench_tagger import DEFAULT_VAULT, phrase_dictionary  # noqa: E402
 
 FPS_TARGET = 60.0
-
-
-def dictionary(root: Path, rels: list[str], count: int, aliases: int) -> list[Concept]:
-    phrases = frequent_phrases(root, rels, count * aliases)
-    return [
-        Concept(f"concept-{i:04d}", tuple(phrases[i * aliases : (i + 1) * aliases]), f"c{i % 8}")
-        for i in range(count)
-    ]
 
 
 def pan(app: QApplication, view: ConceptMapView, seconds: float) -> tuple[float, float]:
@@ -88,7 +79,7 @@ def main() -> int:
     app = QApplication.instance() or QApplication(sys.argv[:1])
     assert isinstance(app, QApplication)
     rels = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
-    concepts = dictionary(root, rels, args.concepts, args.aliases)
+    concepts = phrase_dictionary(root, rels, args.concepts, args.aliases)
     rows: list[tuple[str, str, str]] = []
     with tempfile.TemporaryDirectory() as tmp:
         file = Path(tmp) / "concepts.json"

@@ -45,19 +45,11 @@ from librarian_gui.core.insight.cooccurrence import (  # noqa: E402
     pair_table,
 )
 from librarian_gui.core.tagging.run import plan_tagging  # noqa: E402
-from tests.benchmarks.bench_tagger import frequent_phrases  # noqa: E402
+from tests.benchmarks.bench_tagger import phrase_dictionary  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 PAIRS_TARGET_S = 1.0
 PROCESS_TARGET_S = 1.5
-
-
-def _dictionary(root: Path, rels: list[str], count: int, aliases: int) -> list[Concept]:
-    phrases = frequent_phrases(root, rels, count * aliases)
-    return [
-        Concept(f"concept-{i:04d}", tuple(phrases[i * aliases : (i + 1) * aliases]), f"c{i % 12}")
-        for i in range(count)
-    ]
 
 
 def _tag(root: Path, rels: list[str], concepts: list[Concept]) -> tuple[int, int]:
@@ -130,7 +122,7 @@ def main() -> int:
             shutil.rmtree(root, ignore_errors=True)
             shutil.copytree(source, root)
             rels = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
-            concepts = tuple(_dictionary(root, rels, args.concepts, args.aliases))
+            concepts = tuple(phrase_dictionary(root, rels, args.concepts, args.aliases))
             t = time.perf_counter()
             changed, links = _tag(root, rels, list(concepts))
             tagging = time.perf_counter() - t

@@ -108,6 +108,22 @@ def automaton_matches(
     return found
 
 
+def phrase_dictionary(
+    root: Path, rels: list[str], count: int, aliases: int, categories: int = 8
+) -> list[Concept]:
+    """``count`` concepts of ``aliases`` phrases each, the corpus's most frequent, dealt out
+    in order (the dictionary the concept benchmarks share), in ``categories`` categories."""
+    phrases = frequent_phrases(root, rels, count * aliases)
+    return [
+        Concept(
+            f"concept-{i:04d}",
+            tuple(phrases[i * aliases : (i + 1) * aliases]),
+            f"c{i % categories}",
+        )
+        for i in range(count)
+    ]
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)

@@ -10,6 +10,7 @@ from pathlib import Path
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.ui.window.main_window import MainWindow
+from tests import demo_facts
 from tests.qt.rows import rows_made_by_python
 from tests.qt.window.test_window import demo, preview_text, shown, window  # noqa: F401  (fixtures)
 
@@ -212,8 +213,8 @@ def test_an_agent_editing_the_vaults_dictionary_reloads_the_editor_and_the_pane(
     qtbot.waitUntil(lambda: tabs.tagging.concept_filter.findData("duckdb") > 0, timeout=10_000)
 
 
-# By grep over resources/demo-vault (see tests/qt/graph/test_graph_view.py): the concepts
-# found in one or two notes, and the 23 no note links (nor their notes).
+# By grep over resources/demo-vault: the concepts found in one or two notes; the 23 no
+# note links are in tests/demo_facts.py.
 RARELY_LINKED_DEMO = {
     "rag",
     "chunking",
@@ -224,31 +225,7 @@ RARELY_LINKED_DEMO = {
     "mcp",
     "context-window",
 }
-NEVER_LINKED_DEMO = {
-    "adr",
-    "backups",
-    "columnar-storage",
-    "contamination",
-    "data-exfiltration",
-    "embeddings",
-    "episodic-memory",
-    "eval-variance",
-    "golden-set",
-    "hybrid-search",
-    "index-note",
-    "least-privilege",
-    "memory-compaction",
-    "observability",
-    "pair-review",
-    "pass-at-k",
-    "postmortem",
-    "reranking",
-    "runbook",
-    "sandboxing",
-    "secret-management",
-    "tool-use",
-    "trajectory-eval",
-}
+NEVER_LINKED_DEMO = set(demo_facts.NEVER_LINKED)
 
 
 def test_the_isolated_panel_lists_the_worklist_and_acts_through_the_editor(

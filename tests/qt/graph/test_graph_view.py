@@ -14,6 +14,7 @@ from pytestqt.qtbot import QtBot
 from librarian_gui.resources import bundled_demo_vault
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.window.main_window import MainWindow
+from tests import demo_facts
 from tests.conftest import write
 
 
@@ -86,37 +87,8 @@ ISOLATED_DEMO = {
 }
 
 
-# The demo's concepts with a note: by its title (prompt-injection), by the "note" key.
-WITH_A_NOTE = ("//concept/prompt-injection", "//concept/rate-limiting", "//concept/vector-index")
-# The demo dictionary's concepts no note links (nor their notes), by grep.
-NEVER_LINKED_DEMO = tuple(
-    "//concept/" + c
-    for c in [
-        "adr",
-        "backups",
-        "columnar-storage",
-        "contamination",
-        "data-exfiltration",
-        "embeddings",
-        "episodic-memory",
-        "eval-variance",
-        "golden-set",
-        "hybrid-search",
-        "index-note",
-        "least-privilege",
-        "memory-compaction",
-        "observability",
-        "pair-review",
-        "pass-at-k",
-        "postmortem",
-        "reranking",
-        "runbook",
-        "sandboxing",
-        "secret-management",
-        "tool-use",
-        "trajectory-eval",
-    ]
-)
+WITH_A_NOTE = tuple("//concept/" + c for c in demo_facts.WITH_A_NOTE)
+NEVER_LINKED_DEMO = tuple("//concept/" + c for c in demo_facts.NEVER_LINKED)
 
 
 def _wait_for_graph(window: MainWindow, qtbot: QtBot, change: object) -> None:
