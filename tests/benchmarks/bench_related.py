@@ -257,8 +257,8 @@ def peak_memory(run: Callable[[], Any]) -> float:
 # ------------------------------------------------------------------ the runs
 
 
-def quality_vault(name: str, build: Callable[..., Any] | None) -> None:
-    root = VAULTS / name
+def quality_vault(vaults: Path, name: str, build: Callable[..., Any] | None) -> None:
+    root = vaults / name
     index, texts = read_texts(root)
     linked = linked_neighbours(index, set(texts))
     plain = stripped_texts(index, texts)
@@ -319,8 +319,8 @@ def changed_note_time(model: Any, texts: Mapping[str, str]) -> float | None:
     return statistics.median(times)
 
 
-def speed(build: Callable[..., Any] | None, memory: bool) -> None:
-    root = VAULTS / SPEED_VAULT
+def speed(vaults: Path, build: Callable[..., Any] | None, memory: bool) -> None:
+    root = vaults / SPEED_VAULT
     index, texts = read_texts(root)
     del index
     print(f"\n### {SPEED_VAULT}: {len(texts)} notes, every note's top {K}\n")
@@ -379,6 +379,9 @@ def big_vault(build: Callable[..., Any] | None, notes: int) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--vaults", type=Path, default=VAULTS, help=f"the real vaults (default {VAULTS})"
+    )
     parser.add_argument("--no-quality", action="store_true", help="skip foam/logseq")
     parser.add_argument("--no-speed", action="store_true", help=f"skip {SPEED_VAULT}")
     parser.add_argument("--no-memory", action="store_true", help="skip the tracemalloc runs")
@@ -399,9 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     if not args.no_quality:
         for name in QUALITY_VAULTS:
-            quality_vault(name, build)
+            quality_vault(args.vaults, name, build)
     if not args.no_speed:
-        speed(build, memory=not args.no_memory)
+        speed(args.vaults, build, memory=not args.no_memory)
         big_vault(build, args.big)
     return 0
 
