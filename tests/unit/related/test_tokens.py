@@ -44,7 +44,7 @@ def test_chinese_and_japanese_as_bigrams() -> None:
 
 
 ALPHABET = st.sampled_from(
-    list("abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς") + ["向", "量", "検", "Å", "é", "²", "٣"]
+    [*"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς", "向", "量", "検", "Å", "é", "²", "٣"]
 )
 
 
