@@ -1,0 +1,1 @@
+"""Related notes: similarity of notes by their key terms (DESIGN §5)."""

@@ -1,0 +1,54 @@
+"""The words notes are compared by: hand-written cases, and the fast counting path equal
+to the plain one on generated text (hypothesis)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from librarian_gui.core.related.model import note_counts
+from librarian_gui.core.related.tokens import plain_text, words
+
+
+def test_code_front_matter_links_urls_and_tags_are_left_out() -> None:
+    text = (
+        "---\ntitle: Secret Title\n---\n"
+        "Vector indexes speed [[Some Note|up the]] search; see [docs](https://x.io/y) or\n"
+        "https://example.com/path and ![[img.png]] #project/alpha.\n"
+        "```\ncode_words here\n```\n"
+        "It's the HNSW graph, not the HNSW's rival. Dogs' bowls, 'tis 42 times 3d.\n"
+    )
+    assert words(plain_text(text)) == [
+        "vector",
+        "indexes",
+        "speed",
+        "search",
+        "see",
+        "hnsw",
+        "graph",
+        "hnsw's",
+        "rival",
+        "dogs",
+        "bowls",
+        "tis",
+        "times",
+        "3d",
+    ]
+
+
+def test_chinese_and_japanese_as_bigrams() -> None:
+    assert words("向量索引 と 検索") == ["向量", "量索", "索引", "と", "検索"]
+    assert words("Café Über ÉCOLE") == ["café", "über", "école"]
+
+
+ALPHABET = st.sampled_from(
+    [*"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς", "向", "量", "検", "Å", "é", "²", "٣"]
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(ALPHABET, max_size=80))
+def test_the_fast_count_is_the_plain_count(text: str) -> None:
+    assert note_counts(text) == Counter(words(plain_text(text)))
