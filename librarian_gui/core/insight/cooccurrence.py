@@ -21,32 +21,35 @@ def found_in(
 ) -> dict[str, frozenset[str]]:
     """Concept id → the notes it is found in: those linking the concept, or its note (a
     link to the note is a link to the concept). Its own note is not one of them, nor the
-    index note unless ``include_index`` (hold ``index.lock``). Set operations only: 2
-    million memberships (1,000 concepts tagged over 10,000 notes) take a fraction of a
-    second. ``at_most``: only the concepts found in at most that many notes (counted
-    before any set is made: the isolated ones of a tagged vault are a few)."""
+    index note unless ``include_index`` (hold ``index.lock``). ``at_most``: only the
+    concepts found in at most that many notes."""
+    return {
+        concept_id: frozenset(sources)
+        for concept_id, sources in _linking(index, include_index)
+        if at_most is None or len(sources) <= at_most
+    }
+
+
+def _linking(index: VaultIndex, include_index: bool) -> Iterator[tuple[str, Collection[str]]]:
+    """Each concept (in dictionary order) with the notes it is found in, as ``found_in``
+    counts them. Set operations only, and for most concepts none at all (the index's own
+    map of the notes linking it is given as it is): 2 million memberships, 1,000 concepts
+    tagged over 10,000 notes, in a fraction of a second."""
     notes = concept_notes(index)
     in_edges = index.in_edges
     left_out = set() if include_index else {rel for rel in index.notes if is_index_note(rel)}
-    found: dict[str, frozenset[str]] = {}
     empty: dict[str, int] = {}
     for concept in index.concepts.concepts:
         note = notes.get(concept.id)
         linking = in_edges.get(CONCEPT_PREFIX + concept.id, empty)
-        if note is None and not any(rel in linking for rel in left_out):  # one pass
-            if at_most is None or len(linking) <= at_most:
-                found[concept.id] = frozenset(linking)
+        if note is None and not any(rel in linking for rel in left_out):
+            yield concept.id, linking.keys()
             continue
-        if at_most is not None and note is None and len(linking) - len(left_out) > at_most:
-            continue  # found in more than enough notes whatever is left out
         sources = set(linking)
         if note is not None:
             sources.update(in_edges.get(note, empty))
             sources.discard(note)
-        sources -= left_out
-        if at_most is None or len(sources) <= at_most:
-            found[concept.id] = frozenset(sources)
-    return found
+        yield concept.id, sources - left_out
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,8 +95,7 @@ DENSE_CONCEPTS = 5_000
 class PairTable:
     """Pairs as columns: a tagged vault has hundreds of thousands of them, and half a
     million ``Pair`` objects took seconds to make. Row ``k`` joins ``ids[a[k]]`` and
-    ``ids[b[k]]``; ``pair(k)`` makes it a ``Pair`` (with its notes), iterating makes them
-    all (without)."""
+    ``ids[b[k]]``; iterating makes the rows ``Pair``s (without the notes shared)."""
 
     ids: tuple[str, ...]
     a: npt.NDArray[np.int64]
@@ -101,17 +103,9 @@ class PairTable:
     count: npt.NDArray[np.int64]
     jaccard: npt.NDArray[np.float64]
     lift: npt.NDArray[np.float64]
-    found: Mapping[str, frozenset[str]] | None  # None: the shared notes are not known
 
     def __len__(self) -> int:
         return len(self.count)
-
-    def pair(self, k: int) -> Pair:
-        """Row ``k`` as a Pair, with the notes the two share."""
-        x, y = self.ids[int(self.a[k])], self.ids[int(self.b[k])]
-        found = self.found
-        notes = () if found is None else tuple(sorted(found[x] & found[y]))
-        return Pair(x, y, int(self.count[k]), float(self.jaccard[k]), float(self.lift[k]), notes)
 
     def rows(self) -> Iterator[tuple[str, str, int, float, float]]:
         """(a, b, count, Jaccard, lift) per row, in order."""
@@ -142,40 +136,24 @@ def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int
     column = {note: i for i, note in enumerate(sorted(everything))}
     where = column.__getitem__
     members = [np.fromiter(map(where, found[c]), dtype=np.int64, count=len(found[c])) for c in ids]
-    return _table(ids, members, len(column), total, min_count, found)
+    return _table(ids, members, len(column), total, min_count)
 
 
 def pair_table(index: VaultIndex, *, include_index: bool = False, min_count: int = 1) -> PairTable:
     """``all_pairs(found_in(index), counted_notes(index))`` straight from the index's edges,
-    without the notes' names in between (a fifth of the time at 2 million places); its
-    ``pair(k)`` leaves the shared notes out (hold ``index.lock``)."""
+    without sets of the notes' names in between (a fifth of the time at 2 million places)
+    (hold ``index.lock``)."""
     import numpy as np
 
-    notes = concept_notes(index)
-    in_edges = index.in_edges
     column = {rel: i for i, rel in enumerate(index.notes)}
     where = column.__getitem__
-    left_out = [] if include_index else [column[rel] for rel in index.notes if is_index_note(rel)]
-    empty: dict[str, int] = {}
-    ids = tuple(c.id for c in index.concepts.concepts)
+    ids = []
     members = []
-    for concept_id in ids:
-        note = notes.get(concept_id)
-        sources: Collection[str] = in_edges.get(CONCEPT_PREFIX + concept_id, empty)
-        if note is not None:
-            merged = set(sources)
-            merged.update(in_edges.get(note, empty))
-            merged.discard(note)
-            sources = merged
-        try:
-            found = np.fromiter(map(where, sources), dtype=np.int64, count=len(sources))
-        except KeyError:  # a link from a note the index no longer holds
-            found = np.array([column[s] for s in sources if s in column], dtype=np.int64)
-        for out in left_out:
-            found = found[found != out]
-        members.append(found)
+    for concept_id, sources in _linking(index, include_index):
+        ids.append(concept_id)
+        members.append(np.fromiter(map(where, sources), dtype=np.int64, count=len(sources)))
     total = counted_notes(index, include_index=include_index)
-    return _table(ids, members, len(column), total, min_count, None)
+    return _table(tuple(ids), members, len(column), total, min_count)
 
 
 def _table(
@@ -184,7 +162,6 @@ def _table(
     columns: int,
     total: int,
     min_count: int,
-    found: Mapping[str, frozenset[str]] | None,
 ) -> PairTable:
     """The pairs of concepts ``ids`` (``members[i]``: the columns of the notes ``ids[i]`` is
     found in, each once) sharing at least ``min_count`` notes, in order."""
@@ -201,7 +178,7 @@ def _table(
     rank[np.argsort(np.array(ids, dtype=object), kind="stable")] = np.arange(len(ids))
     by_ids = rank[a] * len(ids) + rank[b]  # ties of count and lift: by the two ids
     order = np.lexsort((by_ids, -lift, -count))
-    return PairTable(ids, a[order], b[order], count[order], jaccard[order], lift[order], found)
+    return PairTable(ids, a[order], b[order], count[order], jaccard[order], lift[order])
 
 
 def _shared_counts(
