@@ -17,7 +17,7 @@ A child's handle stays valid only while its parent's handle lives.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtGui import QStandardItemModel
@@ -84,12 +84,18 @@ def tree_rows(
     return items
 
 
-def table_cells(table: QTableWidget, row: int, texts: Sequence[str]) -> list[QTableWidgetItem]:
-    """Items for the cells of an existing, empty ``row``, one per text."""
+def table_cells(
+    table: QTableWidget, row: int, texts: Sequence[str], numbers: Collection[int] = ()
+) -> list[QTableWidgetItem]:
+    """Items for the cells of an existing, empty ``row``, one per text; the columns
+    ``numbers`` hold counts, aligned right."""
     model = table.model()
     for column, text in enumerate(texts):
         model.setData(model.index(row, column), text)
-    return [table.item(row, column) for column in range(len(texts))]
+    items = [table.item(row, column) for column in range(len(texts))]
+    for column in numbers:
+        items[column].setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return items
 
 
 def path_data(rel: str) -> str:

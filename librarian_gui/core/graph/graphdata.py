@@ -11,7 +11,7 @@ import numpy.typing as npt
 
 from ..concepts.dictionary import ConceptDictionary
 from ..index.index import VaultIndex
-from ..index.queries import INDEX_NOTE, concept_notes, neighbours, node_kind, node_label
+from ..index.queries import concept_notes, is_index_note, neighbours, node_kind, node_label
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
 from ..parse.records import NoteRecord
 
@@ -196,7 +196,9 @@ def _linked_by(snapshot: _Snapshot, node: str) -> int:
     if page is not None:
         sources.update(snapshot.in_edges.get(page, {}))
     return sum(
-        1 for source in sources if source in notes and source not in (INDEX_NOTE, node, page)
+        1
+        for source in sources
+        if source in notes and source not in (node, page) and not is_index_note(source)
     )
 
 
@@ -325,7 +327,7 @@ def _notes_linking(index: _Snapshot, chosen: set[str]) -> set[str]:
         source
         for node in chosen | merged
         for source in index.in_edges.get(node, {})
-        if source in index.notes and source != INDEX_NOTE
+        if source in index.notes and not is_index_note(source)
     }
 
 

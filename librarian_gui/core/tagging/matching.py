@@ -216,8 +216,11 @@ def find_occurrences(
     first_only = not all_mentions
     # First mention only: a concept the note links already gets no second link, so a
     # second run changes nothing.
-    links = with_front_matter_links(text, masked)
-    seen = matcher.linked(links, {item[2] for item in found}) if first_only else set()
+    seen = (
+        matcher.linked(with_front_matter_links(text, masked), {item[2] for item in found})
+        if first_only
+        else set()
+    )
     # Overlapping candidates form clusters (on one line, as no alias holds a line break);
     # in a cluster the longest wins, then the leftmost. Most clusters hold one candidate.
     i = 0

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -16,6 +14,7 @@ from pathlib import Path
 from ..concepts.dictionary import Concept
 from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
 from ..index.index import VaultIndex
+from ..writing.safewrite import atomic_write
 
 VERSION = 1
 
@@ -59,22 +58,15 @@ def load_counts(root: Path, key: str) -> dict[str, int] | None:
 def save_counts(index: VaultIndex, key: str, counts: Mapping[str, int]) -> bool:
     """Keep ``counts`` under ``key``, unless a note changed so recently that a rewrite in
     the same timestamp tick could go unseen (as the index cache does); False when not
-    kept. Written to a temporary file, then renamed over the old one (hold
-    ``index.lock``)."""
+    kept. Written atomically, as Librarian's other files are (hold ``index.lock``)."""
     newest = max((record.stamp.mtime_ns for record in index.notes.values()), default=0)
     if newest > time.time_ns() - MTIME_GRACE_NS:
         return False
     path = _file(index.root)
+    data = json.dumps({"key": key, "counts": dict(counts)}, ensure_ascii=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(dir=path.parent, prefix=".mentions-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump({"key": key, "counts": dict(counts)}, out, ensure_ascii=True)
-            os.replace(temp, path)
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        atomic_write(path, data.encode("ascii"))
     except OSError:
         return False  # the cache is a convenience: the counts were made all the same
     return True

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QInputDialog, QSpinBox, QTableWidget, QWidget
 
 from ...core.concepts.dictionary import Concept
@@ -149,11 +149,7 @@ class IsolatedPanel(QWidget):
                 str(item.mentioned),
                 ", ".join(n.removesuffix(".md") for n in item.notes),
             )
-            made = table_cells(table, row, list(cells))
-            for column in _NUMBERS:
-                made[column].setTextAlignment(
-                    Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                )
+            made = table_cells(table, row, cells, numbers=_NUMBERS)
             made[2].setToolTip(_STATUS_TIPS.get(item.status, "Found in few notes"))
             made[5].setToolTip("\n".join(item.notes))
             if chosen is not None and item.id == chosen.id:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import (
     QTableWidget,
     QWidget,
@@ -92,12 +92,7 @@ class SuggestionsPanel(QWidget):
                 found.mentions,
                 ", ".join(e.removesuffix(".md") for e in found.examples),
             )
-            items = table_cells(table, row, [str(value) for value in cells])
-            for value, item in zip(cells, items, strict=True):
-                if isinstance(value, int):
-                    item.setTextAlignment(
-                        Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
-                    )
+            table_cells(table, row, [str(value) for value in cells], numbers=(1, 2))
             table.item(row, 0).setToolTip(f"id: {found.concept_id}")
             table.item(row, 3).setToolTip("Double-click to open the first of these notes")
             add = button("Add as concept", f'Add the concept "{found.concept_id}"')
