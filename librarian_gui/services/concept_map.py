@@ -72,9 +72,7 @@ class ConceptMapSession(QObject):
             from ..core.insight.concept_map import concept_map, lay_out
 
             with gc_paused():
-                with index.lock:
-                    cmap = concept_map(index)
-                return lay_out(cmap, check=control.check, previous=previous)
+                return lay_out(concept_map(index), check=control.check, previous=previous)
 
         if self._job is not None:
             self._job.cancel()  # a newer map is on its way

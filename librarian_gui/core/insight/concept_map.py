@@ -80,11 +80,15 @@ class ConceptMap:
 def concept_map(
     index: VaultIndex, *, include_index: bool = False, max_notes: int = MAX_NOTES
 ) -> ConceptMap:
-    """The map of the index's dictionary, not laid out (hold ``index.lock``)."""
-    found = found_in(index, include_index=include_index)
-    total = counted_notes(index, include_index=include_index)
-    colours = category_colours(index.concepts)
-    return build(index.concepts.concepts, found, total, colours, max_notes=max_notes)
+    """The map of the index's dictionary, not laid out. The index's lock is taken only to
+    read each concept's notes: the pairs (a second on a densely tagged vault) are counted
+    after, so the linker never waits for them."""
+    with index.lock:
+        found = found_in(index, include_index=include_index)
+        total = counted_notes(index, include_index=include_index)
+        dictionary = index.concepts
+    colours = category_colours(dictionary)
+    return build(dictionary.concepts, found, total, colours, max_notes=max_notes)
 
 
 def build(

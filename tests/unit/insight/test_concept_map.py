@@ -48,8 +48,7 @@ def map_vault(vault: Path) -> Path:
 
 def _map(vault: Path):  # type: ignore[no-untyped-def]
     index = VaultIndex.scan(vault, use_cache=False)
-    with index.lock:
-        return concept_map(index)
+    return concept_map(index)
 
 
 def test_every_concept_is_a_node_sized_by_the_notes_it_is_found_in(map_vault: Path) -> None:
