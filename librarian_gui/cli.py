@@ -434,6 +434,88 @@ def cmd_isolated(args: argparse.Namespace) -> None:
     _emit(args, data, human)
 
 
+def cmd_timeline(args: argparse.Namespace) -> None:
+    from .core.insight.timeline import bin_mentions, concept_mentions, period_end, period_label
+    from .core.vault.files import read_note
+
+    _check_dictionary(args)
+    index = _open_index(args)
+    ids = []
+    for name in args.concept:
+        concept = index.concepts.get(name)
+        if concept is None:
+            raise _Failure(EXIT_NO_NOTE, f"{name!r}: no such concept in the dictionary")
+        if concept.id not in ids:
+            ids.append(concept.id)
+    mentions = concept_mentions(index, ids, lambda rel: read_note(index.root, rel).text)
+    timeline = bin_mentions(mentions, ids, args.by, file_time=args.file_time)
+
+    def note(m: Any) -> dict[str, Any]:
+        return {
+            "note": m.note,
+            "date": m.date.isoformat(),
+            "dated_by": m.dated_by,
+            "linked": m.linked,
+            "line": m.line,
+            "text": m.text,
+        }
+
+    def day(d: Any) -> str | None:
+        return None if d is None else d.isoformat()
+
+    data = {
+        "by": args.by,
+        "file_time": args.file_time,
+        "from": day(timeline.periods[0] if timeline.periods else None),
+        "to": day(period_end(timeline.periods[-1], args.by) if timeline.periods else None),
+        "concepts": [
+            {
+                "concept": c.concept,
+                "first": day(c.first),
+                "last": day(c.last),
+                "dated": c.dated,
+                "bins": [
+                    {
+                        "period": b.start.isoformat(),
+                        "end": period_end(b.start, args.by).isoformat(),
+                        "label": period_label(b.start, args.by),
+                        "linked": b.linked,
+                        "unlinked": b.unlinked,
+                        "file_time": b.file_time,
+                        "notes": [note(m) for m in b.notes],
+                    }
+                    for b in c.bins
+                ],
+                "by_file_time": [note(m) for m in c.by_file_time],
+            }
+            for c in timeline.concepts
+        ],
+    }
+
+    def human() -> str:
+        lines = []
+        for c in timeline.concepts:
+            span = f"first {c.first}, last {c.last}" if c.first else "no note with a date"
+            lines.append(f"{c.concept}: {c.dated} dated notes, {span}")
+            extra = f" {'file time':>9}" if args.file_time else ""
+            if c.bins:
+                lines.append(f"  {'period':<24} {'linked':>6} {'unlinked':>8}{extra}")
+            for b in c.bins:
+                label = period_label(b.start, args.by)
+                extra = f" {b.file_time:>9}" if args.file_time else ""
+                lines.append(f"  {label:<24} {b.linked:>6} {b.unlinked:>8}{extra}")
+            if c.by_file_time:
+                how = "counted in the file time column" if args.file_time else "not counted above"
+                lines.append(
+                    f"  {len(c.by_file_time)} notes dated only by their file time ({how}): "
+                    + ", ".join(m.note for m in c.by_file_time[:5])
+                    + (f" (+{len(c.by_file_time) - 5})" if len(c.by_file_time) > 5 else "")
+                )
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+
+
 def _check_dictionary(args: argparse.Namespace) -> None:
     """A dictionary that does not parse stops a concept command, saying where."""
     try:
@@ -518,6 +600,20 @@ def build_parser() -> argparse.ArgumentParser:
         "--include-index",
         action="store_true",
         help="count the index note (MEMORY.md), which links everything",
+    )
+    timeline = add(
+        "timeline",
+        cmd_timeline,
+        "notes mentioning each CONCEPT per day, week or month, linked and unlinked",
+    )
+    timeline.add_argument("concept", metavar="CONCEPT", nargs="+", help="concept ids")
+    timeline.add_argument(
+        "--by", choices=("day", "week", "month"), default="week", help="the period (week)"
+    )
+    timeline.add_argument(
+        "--file-time",
+        action="store_true",
+        help="count notes dated only by their file's time in the periods too",
     )
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
