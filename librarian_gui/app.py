@@ -27,6 +27,7 @@ VIEWS = (
     "graph-global",
     "local-graph",
     "conceptmap",
+    "timeline",
     "concepts",
     "editor",
     "suggestions",
@@ -61,7 +62,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--view", choices=VIEWS, default="preview", help="the pane to show (with --screenshot)"
     )
-    parser.add_argument("--query", help="with --view search or switcher: the text typed into it")
+    parser.add_argument(
+        "--query",
+        help="with --view search or switcher: the text typed into it; with --view timeline: "
+        "the concept ids to plot, comma-separated (default: the dictionary's first three)",
+    )
     parser.add_argument(
         "--theme", choices=("system", "light", "dark"), help="colour theme (remembered)"
     )
@@ -173,6 +178,42 @@ def _wait_for_concept_map(window: MainWindow, loop: object) -> None:
     loop.exec()  # type: ignore[attr-defined]
 
 
+def _wait_for_timeline(window: MainWindow, loop: object, concepts: str) -> None:
+    """The timeline tab with ``concepts`` ticked (ids, comma-separated, any case), until it
+    is drawn, with its busiest period's notes listed."""
+    from PySide6.QtCore import QTimer
+
+    session = window.timeline_session
+    assert session is not None
+    quit_ = loop.quit  # type: ignore[attr-defined]
+
+    def drawn(timeline: object) -> None:
+        view = window.timeline_tab.view
+        if view is None or not timeline.concepts:  # type: ignore[attr-defined]
+            return
+        totals: dict[object, int] = {}
+        for concept in timeline.concepts:  # type: ignore[attr-defined]
+            for b in concept.bins:
+                totals[b.start] = totals.get(b.start, 0) + b.total
+        if totals:
+            view.select_period(max(totals, key=lambda p: (totals[p], p)))
+        QTimer.singleShot(300, quit_)
+
+    session.timeline_ready.connect(drawn)
+
+    def choose() -> None:
+        if window.timeline_tab.view is None or not session.known:
+            QTimer.singleShot(50, choose)  # pyqtgraph or the dictionary's list still coming
+            return
+        known = {cid.lower(): cid for cid in session.known}
+        asked = [known.get(name.strip().lower(), "") for name in concepts.split(",")]
+        window.timeline_tab.show_tab(tuple(a for a in asked if a) or session.known[:3])
+
+    choose()
+    QTimer.singleShot(60_000, quit_)
+    loop.exec()  # type: ignore[attr-defined]
+
+
 def _screenshot(
     app: object, window: MainWindow, out: str, view: str, query: str, concept: str | None = None
 ) -> int:
@@ -236,6 +277,8 @@ def _screenshot(
         loop.exec()
     if view == "conceptmap" and window.graph_session is not None:
         _wait_for_concept_map(window, loop)
+    if view == "timeline" and window.timeline_session is not None:
+        _wait_for_timeline(window, loop, query)
     if view == "suggestions" and window.concept_tabs is not None:
         concepts = window.concept_tabs.service
         concepts.suggestions_found.connect(lambda *_: QTimer.singleShot(100, loop.quit))

@@ -99,7 +99,19 @@ class Timeline:
         return tuple(found)
 
     def period_at(self, day: _dt.date) -> _dt.date:
+        """The start of the period holding ``day``."""
         return period_start(day, self.by)
+
+    def period_end(self, start: _dt.date) -> _dt.date:
+        """The last day of the period starting on ``start``."""
+        return period_end(start, self.by)
+
+    def next_period(self, start: _dt.date) -> _dt.date:
+        return next_period(start, self.by)
+
+    def label(self, start: _dt.date) -> str:
+        """How the period starting on ``start`` is named (see ``period_label``)."""
+        return period_label(start, self.by)
 
 
 # ------------------------------------------------------------------ periods
@@ -244,6 +256,8 @@ def concept_mentions(
                 lines = [link.line for link, t in index.links_of(rel) if t in targets]
                 linked.setdefault(rel, {})[cid] = min(lines, default=0)
         dates = {rel: (r.date, r.date_source) for rel, r in index.notes.items()}
+        if not wanted:
+            return []  # nothing to read the notes for
         batch = batch_matcher(index.concepts.concepts, pages)
     ids = [c.id for c in wanted]
     rels = sorted(rel for rel in dates if not is_index_note(rel))
@@ -257,14 +271,12 @@ def concept_mentions(
                 text = ""
             texts.append(text.lstrip("\ufeff"))
             names.append(rel)
-        plans = batch.plan(texts, names, only=ids) if ids else [None] * len(names)
+        plans = batch.plan(texts, names, only=ids)
         for rel, text, spans in zip(names, texts, plans, strict=True):
             date, source = dates[rel]
             mine = linked.get(rel, {})
             for concept, line in mine.items():
                 out.append(DatedMention(concept, rel, date, source, True, line, _line(text, line)))
-            if spans is None:
-                continue
             for start, concept_at in _first_spans(spans):
                 concept = batch.ids[concept_at]
                 if concept in mine:

@@ -25,6 +25,7 @@ from ...services.local_graph import LocalGraphSession
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
+from ...services.timeline import TimelineSession
 from ...services.vault_lists import VaultLists
 from .. import theme
 from ..concepts.tabs import ConceptTabs
@@ -42,6 +43,7 @@ from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .local_graph_tab import LocalGraphTab
+from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
     from ..graph.view import GraphView
@@ -90,6 +92,7 @@ class MainWindow(QMainWindow):
         self.lists: VaultLists | None = None
         self.graph_session: GraphSession | None = None
         self.local_graph_session: LocalGraphSession | None = None
+        self.timeline_session: TimelineSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -139,6 +142,7 @@ class MainWindow(QMainWindow):
         self.centre = QTabWidget()
         self.centre.addTab(self.preview, "Preview")
         self.graph_tab = GraphTab(self.centre, self.settings, parent=self)
+        self.timeline_tab = TimelineTab(self.centre, self.graph_tab, self.settings, parent=self)
         self.backlinks = BacklinksPane()
         self.outgoing = OutgoingPane()
         self.outline = Outline()
@@ -179,6 +183,7 @@ class MainWindow(QMainWindow):
         actions.graph_requested.connect(self.graph_tab.show_tab)
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
         self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
+        self.timeline_tab.note_activated.connect(self._on_timeline_tab_note_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
@@ -222,6 +227,8 @@ class MainWindow(QMainWindow):
         self.graph_session = GraphSession(self.model, parent=self)
         self.local_graph_session = LocalGraphSession(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
+        self.timeline_session = TimelineSession(self.model, parent=self)
+        self.timeline_tab.set_session(self.timeline_session)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
@@ -259,6 +266,8 @@ class MainWindow(QMainWindow):
             self.graph_session.stop()
         if self.local_graph_session is not None:
             self.local_graph_session.stop()
+        if self.timeline_session is not None:
+            self.timeline_session.stop()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -272,6 +281,7 @@ class MainWindow(QMainWindow):
             self.session,
             self.graph_session,
             self.local_graph_session,
+            self.timeline_session,
             self.lists,
             self.model,
         ):
@@ -281,9 +291,11 @@ class MainWindow(QMainWindow):
         self.session = None
         self.graph_session = None
         self.local_graph_session = None
+        self.timeline_session = None
         self.lists = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
+        self.timeline_tab.set_session(None)
         self.actions.set_vault(None, None, own_dictionary=False)
 
     def use_dictionary(self, path: Path | None) -> bool:
@@ -513,6 +525,12 @@ class MainWindow(QMainWindow):
         if self.session is not None:
             self.session.open_node(kind_of_node(node), node, "")
 
+    @Slot(str, int)
+    def _on_timeline_tab_note_activated(self, rel: str, line: int) -> None:
+        if self.session is not None:
+            self.session.open_at_line(rel, line)
+            self.centre.setCurrentWidget(self.preview)
+
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
         if self.session is not None:
@@ -542,7 +560,7 @@ class MainWindow(QMainWindow):
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
         recent, tags, files, search, concepts, graph (around the open note), graph-global,
         local-graph (the sidebar's), conceptmap (the graph tab in its concept map mode),
-        editor, tagging, warnings."""
+        timeline, editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -570,6 +588,8 @@ class MainWindow(QMainWindow):
             self.graph_tab.show_tab("conceptmap")
         elif view == "graph-global":
             self.graph_tab.show_tab("global")
+        elif view == "timeline":
+            self.timeline_tab.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
@@ -599,6 +619,7 @@ class MainWindow(QMainWindow):
         self.warnings.close()
         self.graph_tab.stop()
         self.local_graph.stop()
+        self.timeline_tab.stop()
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)

@@ -1,0 +1,144 @@
+"""The centre's Timeline tab: a placeholder until the graph's modules (pyqtgraph) are in,
+then the timeline view, wired to the vault's timeline session, built only while shown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+
+from .. import theme
+from .graph_tab import GRAPH_MODULES_POLL_MS, GraphTab, graph_modules_loaded
+
+if TYPE_CHECKING:
+    from ...services.settings import Settings
+    from ...services.timeline import TimelineSession
+    from ..panes.timeline import TimelineView
+
+TITLE = "Timeline"
+
+
+class TimelineTab(QObject):
+    """The tab, its view made on its first showing (the graph tab loads pyqtgraph), and the
+    view's query handed to the open vault's timeline session.
+
+    Signals:
+        note_activated(str, int): a note listed under the plot was clicked (path, line).
+    """
+
+    note_activated = Signal(str, int)
+
+    def __init__(
+        self,
+        centre: QTabWidget,
+        graph_tab: GraphTab,
+        settings: Settings,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.centre = centre
+        self.graph_tab = graph_tab
+        self.settings = settings
+        self.view: TimelineView | None = None
+        self.placeholder = QWidget()
+        loading = QLabel("Loading the timeline…", self.placeholder)
+        loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        QVBoxLayout(self.placeholder).addWidget(loading)
+        centre.addTab(self.placeholder, TITLE)
+        self._session: TimelineSession | None = None
+        self._wanted: tuple[str, ...] | None = None  # concepts to tick once the view is made
+        self._poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
+        self._poll.timeout.connect(self._on_poll_timeout)
+        centre.currentChanged.connect(self._on_centre_current_changed)
+
+    def set_session(self, session: TimelineSession | None) -> None:
+        self._session = session
+        if session is None:
+            return
+        session.concepts_listed.connect(self._on_session_concepts_listed)
+        session.timeline_ready.connect(self._on_session_timeline_ready)
+        session.timeline_failed.connect(self._on_session_timeline_failed)
+        if self.view is not None:
+            self.view.set_concepts(())  # the new vault's come from its session
+        session.set_active(self.is_shown())
+
+    def stop(self) -> None:
+        self._poll.stop()
+
+    def is_shown(self) -> bool:
+        return self.view is not None and self.centre.currentWidget() is self.view
+
+    def show_tab(self, concepts: tuple[str, ...] | None = None) -> None:
+        """The tab in front (its placeholder while pyqtgraph loads), with ``concepts``
+        ticked if given."""
+        if concepts is not None:
+            self._wanted = concepts
+        self.centre.setCurrentWidget(self.view or self.placeholder)
+        self._on_centre_current_changed(self.centre.currentIndex())
+        if self.view is not None:
+            self._apply_wanted(self.view)
+
+    def _apply_wanted(self, view: TimelineView) -> None:
+        if self._wanted is not None and view.concept_list.count():
+            view.choose(self._wanted)
+            self._wanted = None
+
+    @Slot(int)
+    def _on_centre_current_changed(self, _index: int) -> None:
+        if self.centre.currentWidget() is self.placeholder:
+            if graph_modules_loaded.is_set():
+                self._make_view()
+            else:
+                self.graph_tab.start_import()
+                self._poll.start()
+        if self._session is not None:
+            self._session.set_active(self.is_shown())
+
+    @Slot()
+    def _on_poll_timeout(self) -> None:
+        if graph_modules_loaded.is_set():
+            self._poll.stop()
+            if self.view is None and self.centre.currentWidget() is self.placeholder:
+                self._make_view()
+                if self._session is not None:
+                    self._session.set_active(True)
+
+    def _make_view(self) -> None:
+        from ..panes.timeline import TimelineView  # pyqtgraph: loaded by the import thread
+
+        view = self.view = TimelineView(dark=theme.resolve(self.settings.theme()))
+        view.note_activated.connect(self.note_activated)
+        view.query_changed.connect(self._on_view_query_changed)
+        index = self.centre.indexOf(self.placeholder)
+        self.centre.blockSignals(True)
+        try:
+            self.centre.removeTab(index)
+            self.centre.insertTab(index, view, TITLE)
+            self.centre.setCurrentIndex(index)
+        finally:
+            self.centre.blockSignals(False)
+        if self._session is not None:
+            view.set_concepts(self._session.known)
+            self._apply_wanted(view)
+
+    @Slot(object, str, bool)
+    def _on_view_query_changed(self, concepts: tuple[str, ...], by: str, file_time: bool) -> None:
+        if self._session is not None:
+            self._session.set_query(concepts, by, file_time)  # type: ignore[arg-type]
+
+    @Slot(object)
+    def _on_session_concepts_listed(self, ids: tuple[str, ...]) -> None:
+        if self.view is not None:
+            self.view.set_concepts(ids)
+            self._apply_wanted(self.view)
+
+    @Slot(object)
+    def _on_session_timeline_ready(self, timeline: Any) -> None:
+        if self.view is not None:
+            self.view.show_timeline(timeline)
+
+    @Slot(str)
+    def _on_session_timeline_failed(self, message: str) -> None:
+        if self.view is not None:
+            self.view.show_status(message)
