@@ -66,10 +66,15 @@ class TimelineSession(QObject):
     def set_query(self, concepts: tuple[str, ...], by: Period, file_time: bool) -> None:
         """Plot these concepts (dictionary ids, in this order) by this period; the notes
         are read again only when the concepts change."""
-        same_concepts = concepts == self.concepts
         self.concepts, self.by, self.file_time = concepts, by, file_time
-        if same_concepts and self._mentions is not None and not self._stale:
-            self._bin(self._mentions[1])
+        gathered = self._mentions
+        if (
+            gathered is not None
+            and gathered[0] == concepts
+            and self._job is None  # else those being gathered may be another query's
+            and not self._stale
+        ):
+            self._bin(gathered[1])
         else:
             self.rebuild()
 

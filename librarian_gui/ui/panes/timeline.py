@@ -289,7 +289,8 @@ class TimelineView(QWidget):
                 text += "no note with a date of its own"
             else:
                 text += (
-                    f"{concept.dated} dated notes: {linked} linked, {unlinked} unlinked · "
+                    f"{concept.dated} dated {'note' if concept.dated == 1 else 'notes'}: "
+                    f"{linked} linked, {unlinked} unlinked · "
                     f"first {nice_day(concept.first)} · last {nice_day(concept.last)}"
                 )
             rows.append(text)

@@ -23,6 +23,7 @@ DARK = ("#6ea8ff", "#ff7b8a", "#5fd394", "#b98cff", "#ffb454", "#4fd2e0", "#d995
 UNLINKED_ALPHA = 85  # the unlinked part: the concept's colour, faint, with its outline
 BAR_SHARE = 0.8  # of its period's width
 HALF_DAY = 43_200
+MIN_PERIODS = 10  # the narrowest span shown, in periods
 
 
 def seconds(day: dt.date) -> float:
@@ -106,8 +107,11 @@ class TimelinePlot(pg.PlotWidget):
         self._ends = [seconds(timeline.next_period(p)) for p in periods]
         top = self._draw_lines(timeline) if style == "lines" else self._draw_bars(timeline)
         self._draw_markers(timeline)
-        pad = (self._ends[-1] - self._starts[0]) * 0.02
-        self.setXRange(self._starts[0] - pad, self._ends[-1] + pad, padding=0)
+        left, right = self._starts[0], self._ends[-1]
+        # At least MIN_PERIODS periods wide: one week alone filled the plot with one bar
+        wanted = (self._ends[0] - self._starts[0]) * MIN_PERIODS
+        pad = max((right - left) * 0.02, (wanted - (right - left)) / 2)
+        self.setXRange(left - pad, right + pad, padding=0)
         self.setYRange(0, top * 1.3 + 0.5, padding=0)
         step = max(1, math.ceil(top / 5))
         self.getAxis("left").setTickSpacing(step, step)
