@@ -134,3 +134,39 @@ def test_a_screenshot_of_the_timeline(diary: Path, tmp_path: Path) -> None:
     code = main([str(diary), "--view", "timeline", "--query", "ALPHA", "--screenshot", str(out)])
     assert code == 0
     assert out.stat().st_size > 10_000
+
+
+def test_a_new_diary_entry_reaches_the_shown_timeline(
+    window_on: MakeWindow, diary: Path, qtbot: QtBot
+) -> None:
+    window = window_on(diary)
+    view: object = _timeline_with_alpha(window, qtbot)
+    session = window.timeline_session
+    assert session is not None
+    with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
+        write(diary, "diary/2026-03-10.md", "[[alpha]] midweek\n")  # 2026-W11
+    plot = view.plot  # type: ignore[attr-defined]
+    assert _bars(view)[("alpha", "linked")] == [
+        (plot.x_of(D(2026, 3, 2)), 0.0, 2.0),
+        (plot.x_of(D(2026, 3, 9)), 0.0, 1.0),
+    ]
+
+
+def test_nothing_is_read_while_the_tab_is_hidden(
+    window_on: MakeWindow, diary: Path, qtbot: QtBot
+) -> None:
+    window = window_on(diary)
+    _timeline_with_alpha(window, qtbot)
+    assert window.model is not None
+    jobs: list[str] = []
+    window.model.slow_jobs.job_submitted.connect(jobs.append)
+    window.show_view("preview")
+    with qtbot.waitSignal(window.model.index_updated, timeout=10_000):
+        write(diary, "diary/2026-03-10.md", "[[alpha]] midweek\n")
+    qtbot.wait(1200)  # past the timeline's debounce
+    assert "timeline" not in jobs
+    session = window.timeline_session
+    assert session is not None
+    with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
+        window.show_view("timeline")
+    assert jobs.count("timeline") == 1
