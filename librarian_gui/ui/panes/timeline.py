@@ -316,7 +316,7 @@ class TimelineView(QWidget):
             parts = ["full: linked", "faint: unlinked (an alias written without a link)"]
             if self.file_time_box.isChecked():
                 parts.append("hatched: dated by file time")
-        parts.append("dashed lines: first and last appearance")
+        parts.append("thin vertical lines: first (▶) and last (◀) appearance")
         noun = PERIOD_NAMES[timeline.by].lower()
         return (
             f'<span style="color:{grey}">Notes per {noun}, each once per concept — '
@@ -354,13 +354,16 @@ class TimelineView(QWidget):
         self.notes.addTopLevelItems(rows)
 
     def _row(self, m: DatedMention) -> QTreeWidgetItem:
-        date = m.date.isoformat() + (" (file)" if m.by_file_time else "")
         how = "linked" if m.linked else "unlinked"
         title = m.note.rsplit("/", 1)[-1].removesuffix(".md")
-        item = QTreeWidgetItem([date, title, m.concept, how, _plain_line(m.text)])
+        item = QTreeWidgetItem([m.date.isoformat(), title, m.concept, how, _plain_line(m.text)])
+        if m.by_file_time:  # a date to take with care: in italics, its tooltip says why
+            font = item.font(0)
+            font.setItalic(True)
+            item.setFont(0, font)
         item.setData(0, ROLE_NOTE, m.note)
         item.setData(0, ROLE_LINE, m.line)
-        dated = {"front-matter": "front matter", "name": "its name", "mtime": "file time"}
+        dated = {"front-matter": "its front matter", "name": "its name", "mtime": "its file's time"}
         item.setToolTip(0, f"dated by {dated.get(m.dated_by, m.dated_by)}")
         item.setToolTip(1, m.note)
         item.setToolTip(3, "the note links the concept" if m.linked else "an alias, not linked")

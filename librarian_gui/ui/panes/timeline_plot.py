@@ -23,7 +23,7 @@ DARK = ("#6ea8ff", "#ff7b8a", "#5fd394", "#b98cff", "#ffb454", "#4fd2e0", "#d995
 UNLINKED_ALPHA = 85  # the unlinked part: the concept's colour, faint, with its outline
 BAR_SHARE = 0.8  # of its period's width
 HALF_DAY = 43_200
-MIN_PERIODS = 10  # the narrowest span shown, in periods
+MIN_PERIODS = 6  # the narrowest span shown, in periods
 
 
 def seconds(day: dt.date) -> float:
@@ -205,16 +205,16 @@ class TimelinePlot(pg.PlotWidget):
                 continue
             colour = self.colour(i)
             faint = QColor(colour)
-            faint.setAlpha(170)
-            pen = pg.mkPen(faint, width=1, style=Qt.PenStyle.DashLine)
+            faint.setAlpha(130)
+            pen = pg.mkPen(faint, width=1)  # solid: dashes and dots are the unlinked lines
             height = 0.97 - 0.07 * (i % 6)
             same = concept.first == concept.last
             # One concept: its lines say what they are; several: an arrow each, pointing
             # into the concept's span (words would sit on each other)
             alone = len(timeline.concepts) == 1
-            marks = [(concept.first, ("first & last" if same else "first") if alone else "▶")]
+            marks = [(concept.first, ("▶ first & last" if same else "▶ first") if alone else "▶")]
             if not same:
-                marks.append((concept.last, "last" if alone else "◀"))
+                marks.append((concept.last, "last ◀" if alone else "◀"))
             for day, text in marks:
                 anchor = (0.0, 0.5) if day == concept.first else (1.0, 0.5)
                 line = pg.InfiniteLine(
