@@ -65,7 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--query",
         help="with --view search or switcher: the text typed into it; with --view timeline: "
-        "the concept ids to plot, comma-separated (default: the dictionary's first three)",
+        "the concept ids to plot, comma-separated (default: --concept, else the dictionary's "
+        "first three)",
     )
     parser.add_argument(
         "--theme", choices=("system", "light", "dark"), help="colour theme (remembered)"
@@ -278,7 +279,7 @@ def _screenshot(
     if view == "conceptmap" and window.graph_session is not None:
         _wait_for_concept_map(window, loop)
     if view == "timeline" and window.timeline_session is not None:
-        _wait_for_timeline(window, loop, query)
+        _wait_for_timeline(window, loop, query or concept or "")
     if view == "suggestions" and window.concept_tabs is not None:
         concepts = window.concept_tabs.service
         concepts.suggestions_found.connect(lambda *_: QTimer.singleShot(100, loop.quit))

@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from ..tagging.batch import Spans
 
 Period = Literal["day", "week", "month"]
-PERIODS: tuple[Period, ...] = ("day", "week", "month")
 FILE_TIME: DateSource = "mtime"  # a note dated only by its file's modification time
 READ_GROUP = 400  # notes read and matched together, between checks for a cancel
 
@@ -248,7 +247,8 @@ def concept_mentions(
     with index.lock:
         found = found_in(index)
         pages = concept_notes(index)
-        wanted = [c for c in index.concepts.concepts if c.id in set(concepts)]
+        asked = set(concepts)
+        wanted = [c for c in index.concepts.concepts if c.id in asked]
         linked: dict[str, dict[str, int]] = {}  # note → concept → line of its first link
         for cid in (c.id for c in wanted):
             targets = {CONCEPT_PREFIX + cid, pages.get(cid, "")}

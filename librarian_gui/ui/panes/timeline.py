@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from ...core.insight.timeline import DatedMention, Timeline
 
 PERIOD_NAMES = {"day": "Day", "week": "Week", "month": "Month"}
-ROLE_NOTE = Qt.ItemDataRole.UserRole
+ROLE_CONCEPT = Qt.ItemDataRole.UserRole  # of the concept list's items
+ROLE_NOTE = Qt.ItemDataRole.UserRole  # of the notes list's rows, with their line
 ROLE_LINE = Qt.ItemDataRole.UserRole + 1
 _LINE_MARKER = re.compile(r"^\s*(?:[-*+]\s+(?:\[.\]\s+)?|\d+[.)]\s+|#{1,6}\s+|>\s*)+")
 
@@ -174,7 +175,7 @@ class TimelineView(QWidget):
     def chosen(self) -> tuple[str, ...]:
         items = (self.concept_list.item(i) for i in range(self.concept_list.count()))
         return tuple(
-            str(item.data(ROLE_NOTE))
+            str(item.data(ROLE_CONCEPT))
             for item in items
             if item.checkState() == Qt.CheckState.Checked
         )
@@ -190,7 +191,7 @@ class TimelineView(QWidget):
             self.concept_list.clear()
             for cid in ids:
                 item = QListWidgetItem(cid)
-                item.setData(ROLE_NOTE, cid)
+                item.setData(ROLE_CONCEPT, cid)
                 item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
                 item.setCheckState(
                     Qt.CheckState.Checked if cid in chosen else Qt.CheckState.Unchecked
@@ -211,7 +212,7 @@ class TimelineView(QWidget):
         try:
             for i in range(self.concept_list.count()):
                 item = self.concept_list.item(i)
-                on = item.data(ROLE_NOTE) in wanted
+                on = item.data(ROLE_CONCEPT) in wanted
                 item.setCheckState(Qt.CheckState.Checked if on else Qt.CheckState.Unchecked)
         finally:
             self.concept_list.blockSignals(False)
