@@ -342,9 +342,11 @@ class TimelineView(QWidget):
         self.plot.mark_period(period)
         found = timeline.notes_in(period)
         count = len({m.note for m in found})
-        notes = "note" if count == 1 else "notes"
+        notes = f"{count} note" if count == 1 else f"{count} notes"
+        if len(found) > count:  # a note mentioning several concepts: a row for each
+            notes += f" ({len(found)} mentions)"
         self.period_title.setText(
-            f"{timeline.label(period)}: {count} {notes}, newest first — click one to open it"
+            f"{timeline.label(period)}: {notes}, newest first — click one to open it"
             if found
             else f"{timeline.label(period)}: no note"
         )

@@ -256,3 +256,10 @@ def test_the_command_lines_table(dated_vault: Path, capsys: pytest.CaptureFixtur
         "  2026-W10 (2–8 Mar)            0        1\n"
         "  2026-W12 (16–22 Mar)          1        0\n"
     )
+
+
+def test_the_mentioning_line_of_a_note_with_a_bom_and_crlf_line_ends(vault: Path) -> None:
+    write(vault, "concepts.json", json.dumps(DICTIONARY))
+    write(vault, "2026-05-01.md", "\ufeffintro\r\nsee Alpha here\r\nand [[beta]]\r\n")
+    got = [(m.concept, m.linked, m.line, m.text) for m in _mentions(vault, ["alpha", "beta"])]
+    assert got == [("alpha", False, 2, "see Alpha here"), ("beta", True, 3, "and [[beta]]")]
