@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 LIGHT = ("#2f6fd6", "#d1495b", "#2a9d5c", "#8e5cc4", "#e08a1e", "#1fa3b3", "#a0522d", "#c2479a")
 DARK = ("#6ea8ff", "#ff7b8a", "#5fd394", "#b98cff", "#ffb454", "#4fd2e0", "#d9956a", "#f07cc8")
 UNLINKED_ALPHA = 85  # the unlinked part: the concept's colour, faint, with its outline
+UNLINKED_ALPHA_DARK = 120  # on a dark background 85 all but vanished
 BAR_SHARE = 0.8  # of its period's width
 HALF_DAY = 43_200
 MIN_PERIODS = 6  # the narrowest span shown, in periods
@@ -137,7 +138,7 @@ class TimelinePlot(pg.PlotWidget):
         for i, concept in enumerate(timeline.concepts):
             colour = self.colour(i)
             faint = QColor(colour)
-            faint.setAlpha(UNLINKED_ALPHA)
+            faint.setAlpha(UNLINKED_ALPHA_DARK if self.dark else UNLINKED_ALPHA)
             styles = {
                 "linked": (QBrush(colour), pg.mkPen(colour, width=1)),
                 "unlinked": (QBrush(faint), pg.mkPen(colour, width=1)),
