@@ -131,7 +131,8 @@ class RelatedSession(QObject):
         state_changed(str): what the librarian is doing, for the status bar ("" when idle).
         note_related(str, object): a note and its related notes (a list of Explained).
         threshold_changed(float): the threshold every view shows related notes at.
-        failed(str): a pass failed (what to tell the user).
+        link_planned(object): the previewed write of a Link click (a RelatedLinkPlan).
+        failed(str): a pass failed, or a Link cannot be made (what to tell the user).
     """
 
     related_ready = Signal(object)
@@ -139,6 +140,7 @@ class RelatedSession(QObject):
     state_changed = Signal(str)
     note_related = Signal(str, object)
     threshold_changed = Signal(float)
+    link_planned = Signal(object)
     failed = Signal(str)
 
     def __init__(
@@ -224,6 +226,27 @@ class RelatedSession(QObject):
         ``note_related``."""
         self._note = rel
         self._explain()
+
+    @Slot(str, str)
+    def plan_link(self, source: str, target: str) -> None:
+        """Read ``source`` and make the edit that links ``target`` under its "Related"
+        heading, for the user to see before anything is written (``link_planned``)."""
+        index = self.model.index
+        if index is None:
+            return
+
+        def job(_control: JobControl) -> Any:
+            from ..core.related.linking import plan_related_link
+
+            return plan_related_link(index, source, target)
+
+        handle = self.model.submit(job, name="related link")
+        handle.finished.connect(self.link_planned)
+        handle.failed.connect(self._on_plan_job_failed)
+
+    @Slot(object)
+    def _on_plan_job_failed(self, error: object) -> None:
+        self.failed.emit(f"Not linked: {error}")
 
     def _explain(self) -> None:
         if self._note_job is not None:

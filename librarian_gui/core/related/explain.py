@@ -36,7 +36,8 @@ def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
 
 def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[int, int], ...]]:
     """The line of ``text`` holding the most distinct ``terms`` (the first such line), cut
-    to ``LINE_MAX`` characters around them, with the terms' spans in what is returned."""
+    to ``LINE_MAX`` characters around them (with "…" where cut), and the terms' spans in
+    what is returned."""
     pattern = term_pattern(terms)
     if pattern is None:
         return 0, "", ()
@@ -50,16 +51,15 @@ def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[in
         return 0, "", ()
     stripped = line.strip()
     spans = [m.span() for m in pattern.finditer(stripped)]
-    start = 0
-    if len(stripped) > LINE_MAX:
-        start = max(0, min(spans[0][0] - LINE_MAX // 4, len(stripped) - LINE_MAX))
-        stripped = stripped[start : start + LINE_MAX]
-    shown = tuple(
-        (a - start, min(b - start, len(stripped)))
-        for a, b in spans
-        if a >= start and a - start < len(stripped)
-    )
-    return number, stripped, shown
+    if len(stripped) <= LINE_MAX:
+        return number, stripped, tuple(spans)
+    start = max(0, min(spans[0][0] - LINE_MAX // 4, len(stripped) - LINE_MAX))
+    end = start + LINE_MAX
+    prefix = "…" if start else ""
+    suffix = "…" if end < len(stripped) else ""
+    shift = start - len(prefix)
+    shown = tuple((a - shift, b - shift) for a, b in spans if a >= start and b <= end)
+    return number, prefix + stripped[start:end] + suffix, shown
 
 
 def explain(found: Sequence[RelatedNote], read: Callable[[str], str | None]) -> list[Explained]:

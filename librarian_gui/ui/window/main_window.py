@@ -23,6 +23,7 @@ from ...services.history import Place
 from ...services.linker import Update
 from ...services.local_graph import LocalGraphSession
 from ...services.model import VaultModel
+from ...services.related import RelatedSession
 from ...services.session import VaultSession
 from ...services.settings import Settings
 from ...services.vault_lists import VaultLists
@@ -42,6 +43,7 @@ from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .local_graph_tab import LocalGraphTab
+from .related_tab import RelatedTab
 
 if TYPE_CHECKING:
     from ..graph.view import GraphView
@@ -90,6 +92,7 @@ class MainWindow(QMainWindow):
         self.lists: VaultLists | None = None
         self.graph_session: GraphSession | None = None
         self.local_graph_session: LocalGraphSession | None = None
+        self.related_session: RelatedSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -146,6 +149,9 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.backlinks, "Backlinks")
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
+        self.related_tab = RelatedTab(self.right, self, parent=self)
+        # Five tabs in the 330-pixel sidebar too: narrower tabs keep them in sight.
+        self.right.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
         self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for pane in (self.left, self.centre, self.right):
@@ -162,6 +168,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
+        self.statusBar().addPermanentWidget(self.related_tab.status)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
@@ -182,6 +189,7 @@ class MainWindow(QMainWindow):
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
+        self.related_tab.message.connect(self._on_session_message)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -222,6 +230,10 @@ class MainWindow(QMainWindow):
         self.graph_session = GraphSession(self.model, parent=self)
         self.local_graph_session = LocalGraphSession(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
+        self.related_session = RelatedSession(
+            self.model, self.session.store, use_cache=self._use_cache, parent=self
+        )
+        self.related_tab.set_sessions(self.related_session, self.session)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
@@ -259,6 +271,8 @@ class MainWindow(QMainWindow):
             self.graph_session.stop()
         if self.local_graph_session is not None:
             self.local_graph_session.stop()
+        if self.related_session is not None:
+            self.related_session.stop()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -272,6 +286,7 @@ class MainWindow(QMainWindow):
             self.session,
             self.graph_session,
             self.local_graph_session,
+            self.related_session,
             self.lists,
             self.model,
         ):
@@ -281,6 +296,8 @@ class MainWindow(QMainWindow):
         self.session = None
         self.graph_session = None
         self.local_graph_session = None
+        self.related_session = None
+        self.related_tab.set_sessions(None, None)
         self.lists = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
@@ -464,6 +481,7 @@ class MainWindow(QMainWindow):
         if self.local_graph_session is not None:
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
+        self.related_tab.show_place(place.kind, place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -539,7 +557,7 @@ class MainWindow(QMainWindow):
             self.session.open_node("note" if kind == "attachment" else kind, node, "")
 
     def show_view(self, view: str) -> None:
-        """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
+        """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline, related,
         recent, tags, files, search, concepts, graph (around the open note), graph-global,
         local-graph (the sidebar's), conceptmap (the graph tab in its concept map mode),
         editor, tagging, warnings."""
@@ -555,6 +573,7 @@ class MainWindow(QMainWindow):
             "unlinked": self.backlinks,
             "outgoing": self.outgoing,
             "outline": self.outline,
+            "related": self.related_tab.pane,
         }
         if view in left:
             self.left.setCurrentWidget(left[view])
