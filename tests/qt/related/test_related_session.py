@@ -18,7 +18,20 @@ from librarian_gui.services.related import RelatedSession
 from tests.conftest import write
 from tests.unit.related.test_model import NOTES
 
-WORDS = "heron egret marsh reed pods helm chart kubernetes sourdough levain crumb oven".split()
+WORDS = [
+    "heron",
+    "egret",
+    "marsh",
+    "reed",
+    "pods",
+    "helm",
+    "chart",
+    "kubernetes",
+    "sourdough",
+    "levain",
+    "crumb",
+    "oven",
+]
 
 
 @pytest.fixture
