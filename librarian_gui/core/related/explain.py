@@ -10,6 +10,9 @@ from dataclasses import dataclass
 from .vault import RelatedNote
 
 LINE_MAX = 160  # characters of a context line shown; a longer one is cut around its terms
+# What the model never counts (link syntax, URLs): a term inside it is not what relates
+# the notes, so it is not highlighted there.
+_NOT_PROSE = re.compile(r"\[\[[^\]\n]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|\b(?:https?|ftp)://\S+", re.I)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
@@ -43,14 +46,14 @@ def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[in
         return 0, "", ()
     best: tuple[int, int, str] = (0, 0, "")  # distinct terms, line number, line
     for number, line in enumerate(text.splitlines(), 1):
-        found = {m.group(0).casefold() for m in pattern.finditer(line)}
+        found = {m.group(0).casefold() for m in pattern.finditer(_prose(line))}
         if len(found) > best[0]:
             best = (len(found), number, line)
     count, number, line = best
     if not count:
         return 0, "", ()
     stripped = line.strip()
-    spans = [m.span() for m in pattern.finditer(stripped)]
+    spans = [m.span() for m in pattern.finditer(_prose(stripped))]
     if len(stripped) <= LINE_MAX:
         return number, stripped, tuple(spans)
     start = max(0, min(spans[0][0] - LINE_MAX // 4, len(stripped) - LINE_MAX))
@@ -60,6 +63,15 @@ def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[in
     shift = start - len(prefix)
     shown = tuple((a - shift, b - shift) for a, b in spans if a >= start and b <= end)
     return number, prefix + stripped[start:end] + suffix, shown
+
+
+def _prose(line: str) -> str:
+    """``line`` with its links and URLs blanked (same length: offsets stay valid)."""
+    return (
+        _NOT_PROSE.sub(lambda m: " " * len(m.group(0)), line)
+        if "[" in line or "://" in line
+        else line
+    )
 
 
 def explain(found: Sequence[RelatedNote], read: Callable[[str], str | None]) -> list[Explained]:

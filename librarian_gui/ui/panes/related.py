@@ -8,8 +8,15 @@ import html
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QUrl, Signal, Slot
-from PySide6.QtWidgets import QLabel, QTextBrowser, QVBoxLayout, QWidget
+from PySide6.QtCore import QSignalBlocker, QUrl, Signal, Slot
+from PySide6.QtWidgets import (
+    QDoubleSpinBox,
+    QHBoxLayout,
+    QLabel,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
 
 from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
@@ -34,16 +41,30 @@ class RelatedPane(QWidget):
         source_activated(str, int): open that note at that line.
         link_requested(str, str): the user clicked Link: the open note and the related
             note to link from it.
+        threshold_changed(float): the user set the score a related note needs.
     """
 
     source_activated = Signal(object, int)
     link_requested = Signal(str, str)
+    threshold_changed = Signal(float)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.header = QLabel("Related notes")
         self.header.setObjectName("sectionHeader")
-        self.header.setWordWrap(True)
+        self.threshold = QDoubleSpinBox()
+        self.threshold.setRange(0.0, 1.0)
+        self.threshold.setSingleStep(0.05)
+        self.threshold.setDecimals(2)
+        self.threshold.setPrefix("score ≥ ")
+        self.threshold.setToolTip(
+            "The similarity a note needs to be listed (also the graph's related edges)"
+        )
+        self.threshold.valueChanged.connect(self.threshold_changed)
+        top = QHBoxLayout()
+        top.setContentsMargins(0, 0, 0, 0)
+        top.addWidget(self.header, 1)
+        top.addWidget(self.threshold)
         self.browser = QTextBrowser()
         self.browser.setOpenLinks(False)
         self.browser.setOpenExternalLinks(False)
@@ -52,10 +73,15 @@ class RelatedPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(2)
-        layout.addWidget(self.header)
+        layout.addLayout(top)
         layout.addWidget(self.browser)
         self.note: str | None = None
         self.shown: list[Explained] = []
+
+    def set_threshold(self, threshold: float) -> None:
+        """Show the threshold in use (set elsewhere too: the graph's slider)."""
+        with QSignalBlocker(self.threshold):
+            self.threshold.setValue(threshold)
 
     def show_waiting(self, message: str) -> None:
         """No answer for the open note yet: say why."""
@@ -68,9 +94,8 @@ class RelatedPane(QWidget):
         self.shown = list(found)
         unlinked = [e for e in found if not e.related.linked]
         linked = [e for e in found if e.related.linked]
-        self.header.setText(
-            f"Related notes ({len(found)}, {len(unlinked)} not linked) · score ≥ {threshold:.2f}"
-        )
+        self.header.setText(f"{len(found)} related, {len(unlinked)} not linked")
+        self.set_threshold(threshold)
         parts = []
         for title, group in (("Similar but not linked", unlinked), ("Already linked", linked)):
             if group:
@@ -79,8 +104,8 @@ class RelatedPane(QWidget):
                 parts.append(self._item(self.shown.index(item), item))
         if not found:
             parts.append(
-                f'<p class="empty">No note scores {threshold:.2f} or more. Lower the threshold '
-                "in the graph's Related slider to see weaker matches.</p>"
+                f'<p class="empty">No note scores {threshold:.2f} or more. A lower score '
+                "(above) shows weaker matches.</p>"
             )
         bar = self.browser.verticalScrollBar()
         position = bar.value() if same else 0

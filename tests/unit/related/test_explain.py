@@ -52,3 +52,10 @@ def test_explain_reads_only_notes_with_terms() -> None:
     out = explain(found, reader)
     assert read == ["a.md"]
     assert [(e.line, e.text, e.spans) for e in out] == [(1, "a heron", ((2, 7),)), (0, "", ())]
+
+
+def test_a_term_inside_a_link_or_url_is_not_highlighted() -> None:
+    text = "see [[redis-notes|redis]] and https://redis.io\nRedis runs on mini-3.\n"
+    assert best_line(text, ["redis"]) == (2, "Redis runs on mini-3.", ((0, 5),))
+    _, line, spans = best_line("Redis, not [[redis]].", ["redis"])
+    assert [line[a:b] for a, b in spans] == ["Redis"]
