@@ -148,9 +148,10 @@ def related_index(
 ) -> RelatedIndex:
     """Build the related notes of the whole vault from scratch: every note's text by
     ``read`` (None: unreadable, left out). ``concepts``: the concept ids each note is
-    found in (boosted terms); by default, as ``concepts_by_note`` finds them."""
+    found in (boosted terms); by default, as ``concepts_by_note`` finds them. The index
+    note is left out: it points at everything and would be like everything (DESIGN §4)."""
     with index.lock:
-        notes = sorted(index.notes)
+        notes = sorted(rel for rel in index.notes if not is_index_note(rel))
         linked = linked_pairs(index)
         if concepts is None:
             concepts = concepts_by_note(index)

@@ -174,3 +174,11 @@ def test_cli_related_usage(
 def test_cli_related_unknown_note_exits_4(topics: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["related", str(topics), "nowhere", "--no-cache"]) == 4
     assert "nowhere" in capsys.readouterr().err
+
+
+def test_the_index_note_is_left_out(topics: Path) -> None:
+    write(topics, "MEMORY.md", "\n".join(f"- {text}" for text in NOTES.values()))
+    index = VaultIndex.scan(topics, use_cache=False)
+    related = related_index(index, _reader(topics))
+    assert "MEMORY.md" not in related.notes
+    assert all("MEMORY.md" not in (p.a, p.b) for p in related.pairs)
