@@ -18,6 +18,7 @@ VIEWS = (
     "unlinked",
     "outgoing",
     "outline",
+    "related",
     "recent",
     "tags",
     "files",
@@ -259,6 +260,13 @@ def _screenshot(
     if view == "search" and query:
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
+        loop.exec()
+    if view == "related" and window.related_session is not None:  # found, then explained
+        window.related_session.note_related.connect(
+            lambda _n, _f: QTimer.singleShot(100, loop.quit)
+        )
+        window.related_session.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
+        QTimer.singleShot(60_000, loop.quit)
         loop.exec()
     if view == "local-graph" and window.local_graph_session is not None:
         window.local_graph_session.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_concepts
+from . import cli_concepts, cli_related
 from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index.index import VaultIndex
@@ -516,6 +516,17 @@ def cmd_timeline(args: argparse.Namespace) -> None:
     _emit(args, data, human)
 
 
+def cmd_related(args: argparse.Namespace) -> None:
+    try:
+        data, human = cli_related.cmd_related(args, _open_index, _note_arg)
+    except cli_related.CommandFailed as exc:
+        raise _Failure(exc.code, str(exc)) from exc
+    if args.all and args.json:  # ten thousand notes: one a line
+        cli_related.write_rows(data)
+        return
+    _emit(args, data, human)
+
+
 def _check_dictionary(args: argparse.Namespace) -> None:
     """A dictionary that does not parse stops a concept command, saying where."""
     try:
@@ -615,6 +626,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="count notes dated only by their file's time in the periods too",
     )
+    cli_related.add_command(sub, _common).set_defaults(func=cmd_related)
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

@@ -27,6 +27,7 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.backlinks.unlinked import Mention
     from ..core.index.index import VaultIndex
     from ..core.parse.records import ScanWarning
+    from ..core.related.linking import RelatedLinkPlan
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
@@ -52,8 +53,8 @@ class VaultSession(QObject):
         files_reset(FileTreeData): every note and attachment, as a sorted tree.
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
-        write_finished(str): a write asked for here ("link" or "undo") is done, its outcome
-            told by ``message``.
+        write_finished(str): a write asked for here ("link", "related" or "undo") is done,
+            its outcome told by ``message``.
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
         search_ready(str, object): a query and its hits (list of SearchHit), or an error
             message instead of the list.
@@ -508,6 +509,19 @@ class VaultSession(QObject):
 
         self._write("link", mention, job)
 
+    @Slot(object)
+    def link_related(self, plan: RelatedLinkPlan) -> None:
+        """Write a previewed related-note link (on the writer thread, through the
+        journal: Edit → Undo reverts it); ``message`` says how it went."""
+        journal = self.journal
+
+        def job() -> object:
+            from ..core.related.linking import apply_related_link
+
+            return apply_related_link(journal, plan)
+
+        self._write("related", plan, job)
+
     @Slot()
     def undo_last(self) -> None:
         """Undo the newest write not undone yet (on the writer thread)."""
@@ -521,6 +535,8 @@ class VaultSession(QObject):
     def _on_write_job_ended(self, kind: str, what: Any, result: object) -> None:
         if kind == "link":
             self._show_linked(what, result)
+        elif kind == "related":
+            self._show_related_linked(what, result)
         else:
             self._show_undone(result)
         self.undo_changed.emit(self.can_undo())
@@ -538,6 +554,14 @@ class VaultSession(QObject):
         else:
             reasons = "; ".join(reason for _, reason in entry.skipped)
             self.message.emit(f"Not linked: {reasons}")
+
+    def _show_related_linked(self, plan: RelatedLinkPlan, result: object) -> None:
+        if isinstance(result, Exception):
+            self.message.emit(f"Not linked: {result}")
+            return
+        self.message.emit(
+            f"Linked [[{plan.name}]] under “Related” in {plan.source}. Edit → Undo reverts it."
+        )
 
     def _show_undone(self, result: object) -> None:
         if isinstance(result, Exception):

@@ -23,6 +23,7 @@ from ...services.history import Place
 from ...services.linker import Update
 from ...services.local_graph import LocalGraphSession
 from ...services.model import VaultModel
+from ...services.related import RelatedSession
 from ...services.session import VaultSession
 from ...services.settings import Settings
 from ...services.timeline import TimelineSession
@@ -43,6 +44,7 @@ from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .local_graph_tab import LocalGraphTab
+from .related_tab import RelatedTab
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
@@ -93,6 +95,7 @@ class MainWindow(QMainWindow):
         self.graph_session: GraphSession | None = None
         self.local_graph_session: LocalGraphSession | None = None
         self.timeline_session: TimelineSession | None = None
+        self.related_session: RelatedSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -150,6 +153,9 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.backlinks, "Backlinks")
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
+        self.related_tab = RelatedTab(self.right, self, parent=self)
+        # Five tabs in the 330-pixel sidebar too: narrower tabs keep them in sight.
+        self.right.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
         self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for pane in (self.left, self.centre, self.right):
@@ -166,6 +172,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
+        self.statusBar().addPermanentWidget(self.related_tab.status)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
@@ -187,6 +194,7 @@ class MainWindow(QMainWindow):
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
+        self.related_tab.message.connect(self._on_session_message)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -229,6 +237,10 @@ class MainWindow(QMainWindow):
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
+        self.related_session = RelatedSession(
+            self.model, self.session.store, use_cache=self._use_cache, parent=self
+        )
+        self.related_tab.set_sessions(self.related_session, self.session)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
@@ -268,6 +280,8 @@ class MainWindow(QMainWindow):
             self.local_graph_session.stop()
         if self.timeline_session is not None:
             self.timeline_session.stop()
+        if self.related_session is not None:
+            self.related_session.stop()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -282,6 +296,7 @@ class MainWindow(QMainWindow):
             self.graph_session,
             self.local_graph_session,
             self.timeline_session,
+            self.related_session,
             self.lists,
             self.model,
         ):
@@ -292,6 +307,8 @@ class MainWindow(QMainWindow):
         self.graph_session = None
         self.local_graph_session = None
         self.timeline_session = None
+        self.related_session = None
+        self.related_tab.set_sessions(None, None)
         self.lists = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
@@ -476,6 +493,7 @@ class MainWindow(QMainWindow):
         if self.local_graph_session is not None:
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
+        self.related_tab.show_place(place.kind, place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -557,7 +575,7 @@ class MainWindow(QMainWindow):
             self.session.open_node("note" if kind == "attachment" else kind, node, "")
 
     def show_view(self, view: str) -> None:
-        """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline,
+        """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline, related,
         recent, tags, files, search, concepts, graph (around the open note), graph-global,
         local-graph (the sidebar's), conceptmap (the graph tab in its concept map mode),
         timeline, editor, tagging, warnings."""
@@ -573,6 +591,7 @@ class MainWindow(QMainWindow):
             "unlinked": self.backlinks,
             "outgoing": self.outgoing,
             "outline": self.outline,
+            "related": self.related_tab.pane,
         }
         if view in left:
             self.left.setCurrentWidget(left[view])

@@ -1,0 +1,85 @@
+"""Where the terms that relate two notes occur: for each related note, the line of it that
+holds most of them, with their places in it (what the Related pane highlights)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from .vault import RelatedNote
+
+LINE_MAX = 160  # characters of a context line shown; a longer one is cut around its terms
+# What the model never counts (link syntax, URLs): a term inside it is not what relates
+# the notes, so it is not highlighted there.
+_NOT_PROSE = re.compile(r"\[\[[^\]\n]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|\b(?:https?|ftp)://\S+", re.I)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
+@dataclass(frozen=True, slots=True)
+class Explained:
+    """A related note with the line of it where the shared terms occur (1-based; 0 when
+    none of them is on one line, e.g. only concepts relate the two) and their spans."""
+
+    related: RelatedNote
+    line: int
+    text: str
+    spans: tuple[tuple[int, int], ...]
+
+
+def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
+    """One pattern finding any of ``terms`` as a whole word, in any case (a Chinese or
+    Japanese bigram anywhere: those scripts put no spaces between words)."""
+    parts = []
+    for term in sorted(set(terms), key=lambda t: (-len(t), t)):
+        escaped = re.escape(term).replace("'", "['’]")
+        parts.append(escaped if _CJK.search(term) else rf"(?<!\w){escaped}(?!\w)")
+    return re.compile("|".join(parts), re.IGNORECASE) if parts else None
+
+
+def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[int, int], ...]]:
+    """The line of ``text`` holding the most distinct ``terms`` (the first such line), cut
+    to ``LINE_MAX`` characters around them (with "…" where cut), and the terms' spans in
+    what is returned."""
+    pattern = term_pattern(terms)
+    if pattern is None:
+        return 0, "", ()
+    best: tuple[int, int, str] = (0, 0, "")  # distinct terms, line number, line
+    for number, line in enumerate(text.splitlines(), 1):
+        found = {m.group(0).casefold() for m in pattern.finditer(_prose(line))}
+        if len(found) > best[0]:
+            best = (len(found), number, line)
+    count, number, line = best
+    if not count:
+        return 0, "", ()
+    stripped = line.strip()
+    spans = [m.span() for m in pattern.finditer(_prose(stripped))]
+    if len(stripped) <= LINE_MAX:
+        return number, stripped, tuple(spans)
+    start = max(0, min(spans[0][0] - LINE_MAX // 4, len(stripped) - LINE_MAX))
+    end = start + LINE_MAX
+    prefix = "…" if start else ""
+    suffix = "…" if end < len(stripped) else ""
+    shift = start - len(prefix)
+    shown = tuple((a - shift, b - shift) for a, b in spans if a >= start and b <= end)
+    return number, prefix + stripped[start:end] + suffix, shown
+
+
+def _prose(line: str) -> str:
+    """``line`` with its links and URLs blanked (same length: offsets stay valid)."""
+    return (
+        _NOT_PROSE.sub(lambda m: " " * len(m.group(0)), line)
+        if "[" in line or "://" in line
+        else line
+    )
+
+
+def explain(found: Sequence[RelatedNote], read: Callable[[str], str | None]) -> list[Explained]:
+    """Each related note with its context line (``read``: a note's text, None if it
+    cannot be read: then no line)."""
+    explained = []
+    for related in found:
+        text = read(related.note) if related.terms else None
+        number, line, spans = best_line(text, related.terms) if text else (0, "", ())
+        explained.append(Explained(related, number, line, spans))
+    return explained

@@ -1,0 +1,90 @@
+"""The Related tab in the window: the open note's related notes, not linked first, and a
+Link click that shows the diff, writes exactly those bytes and is undone by Edit → Undo."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QUrl
+from PySide6.QtWidgets import QDialogButtonBox
+from pytestqt.qtbot import QtBot
+
+from tests.conftest import write
+from tests.unit.related.test_model import NOTES
+from tests.windows import MakeWindow
+
+
+def about(note: str):  # type: ignore[no-untyped-def]
+    """A check of ``note_related``'s arguments: the answer for ``note``."""
+    return lambda shown, _found: shown == note
+
+
+def topics(vault: Path) -> Path:
+    for rel, text in NOTES.items():
+        write(vault, rel, text + "\n")
+    write(vault, "chess/blitz.md", NOTES["chess/blitz.md"] + "\nSee [[sicilian]].\n")
+    return vault
+
+
+def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
+    win = window_on(topics(vault))
+    related = win.related_session
+    assert related is not None and win.session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    win.show_view("related")
+    with qtbot.waitSignal(
+        related.note_related, timeout=10_000, check_params_cb=about("chess/sicilian.md")
+    ):
+        win.session.open_note("chess/sicilian.md")
+    pane = win.related_tab.pane
+    assert win.right.currentWidget() is pane
+    assert [(e.related.note, e.related.linked) for e in pane.shown if e.related.linked] == [
+        ("chess/blitz.md", True)
+    ]
+    text = pane.browser.toPlainText()
+    assert "Already linked (1)" in text
+    with qtbot.waitSignal(
+        related.note_related, timeout=10_000, check_params_cb=about("bread/starter.md")
+    ):
+        win.session.open_note("bread/starter.md")
+    first = pane.shown[0]
+    assert (first.related.note, first.related.linked) == ("bread/loaf.md", False)
+    assert "Similar but not linked" in pane.browser.toPlainText()
+    before = (vault / "bread/starter.md").read_bytes()
+    with qtbot.waitSignal(related.link_planned, timeout=10_000):
+        pane.browser.anchorClicked.emit(QUrl("link:///0"))
+    dialog = win.related_tab.dialog
+    assert dialog.isVisible()
+    assert "+- [[loaf]]" in dialog.diff.toPlainText()
+    with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
+        ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+        qtbot.mouseClick(ok, Qt.MouseButton.LeftButton)
+    assert (vault / "bread/starter.md").read_bytes() == before + b"\n## Related\n\n- [[loaf]]\n"
+    # The write reaches the index like any other: the pair is linked now.
+    qtbot.waitUntil(
+        lambda: bool(pane.shown) and pane.shown[-1].related.linked is True, timeout=20_000
+    )
+    assert win.undo_action.isEnabled()
+    with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
+        win.undo_action.trigger()
+    assert (vault / "bread/starter.md").read_bytes() == before
+
+
+def test_cancel_writes_nothing(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
+    win = window_on(topics(vault))
+    related = win.related_session
+    assert related is not None and win.session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    with qtbot.waitSignal(
+        related.note_related, timeout=10_000, check_params_cb=about("ops/rollout.md")
+    ):
+        win.session.open_note("ops/rollout.md")
+    before = (vault / "ops/rollout.md").read_bytes()
+    with qtbot.waitSignal(related.link_planned, timeout=10_000):
+        win.related_tab.pane.browser.anchorClicked.emit(QUrl("link:///0"))
+    win.related_tab.dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel).click()
+    qtbot.wait(200)
+    assert (vault / "ops/rollout.md").read_bytes() == before
+    assert not win.undo_action.isEnabled()
