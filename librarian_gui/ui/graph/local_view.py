@@ -1,5 +1,5 @@
 """The docked local graph: the open note's neighbourhood (depth 1–2) around it, its
-neighbours named, in the right sidebar."""
+neighbours named, and the RELATED_TO edges between its notes, in the right sidebar."""
 
 from __future__ import annotations
 
@@ -10,15 +10,19 @@ from PySide6.QtCore import QRectF, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
 from .canvas import GraphCanvas
+from .related import RelatedLayer
 
 if TYPE_CHECKING:
     from ...core.graph.local import LocalView
+    from ...core.related.vault import RelatedIndex
 
 FRAME_MARGIN = 1.25  # the frame reaches this far beyond the furthest node from the centre
 
 
 class LocalGraphView(QWidget):
-    """A depth box, a canvas and a line of counts. A click on a node opens it.
+    """A depth box, a canvas and a line of counts. A click on a node opens it. The related
+    pairs between its notes are drawn as the graph tab draws them: the window passes on
+    the related notes (``set_related``) and the shared threshold and toggle.
 
     Signals:
         node_activated(str): a node was clicked (its id).
@@ -48,6 +52,7 @@ class LocalGraphView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.canvas, 1)
         self.view: LocalView | None = None
+        self.related = RelatedLayer()
         self.depth_box.valueChanged.connect(self.depth_changed)
         self.canvas.node_activated.connect(self.node_activated)
 
@@ -66,12 +71,28 @@ class LocalGraphView(QWidget):
         self.canvas.set_rings(rings if rings is not None and rings.any() else None)
         self.canvas.select(graph.ids[view.centre])
         self.canvas.set_label_priority(view.near)
+        self.related.apply(self.canvas, graph)
         self.centre_frame()
         shown = len(graph.ids)
         text = f"{len(view.near)} linked · {shown} nodes"
         if view.total > shown:
             text += f" (of {view.total:,}: the best-linked)"
         self.status.setText(text)
+
+    def set_related(self, related: RelatedIndex | None) -> None:
+        self.related.set_related(related)
+        self._show_related()
+
+    def set_related_threshold(self, threshold: float) -> None:
+        self.related.threshold = threshold
+        self._show_related()
+
+    def set_related_shown(self, shown: bool) -> None:
+        self.related.shown = shown
+        self._show_related()
+
+    def _show_related(self) -> None:
+        self.related.apply(self.canvas, self.view.graph if self.view is not None else None)
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""
