@@ -177,6 +177,13 @@ class GraphView(QWidget):
         self._bar.addWidget(self.concept_map.controls, 1)
         self._bar.addWidget(self.depth_box)
         self._bar.addWidget(self.text_filter, 1)
+        # In the top bar: the kinds bar is as wide as the centre leaves it at the default size.
+        self._related = RelatedLayer()
+        if self._settings is not None:
+            self._related.threshold = self._settings.related_threshold()
+            self._related.shown = self._settings.related_edges_shown()
+        self.related_controls = RelatedControls(self._related.threshold, self._related.shown)
+        self._bar.addWidget(self.related_controls)
         for widget in (self.matches, self.pause, self.fit, self.more):
             self._bar.addWidget(widget)
         self.kind_boxes: dict[str, QCheckBox] = {}
@@ -197,13 +204,6 @@ class GraphView(QWidget):
         self.isolated_max.setSuffix(" notes")
         self._kinds_bar.addWidget(self.isolated_only)
         self._kinds_bar.addWidget(self.isolated_max)
-        self._kinds_bar.addSpacing(12)
-        self._related = RelatedLayer()
-        if self._settings is not None:
-            self._related.threshold = self._settings.related_threshold()
-            self._related.shown = self._settings.related_edges_shown()
-        self.related_controls = RelatedControls(self._related.threshold, self._related.shown)
-        self._kinds_bar.addWidget(self.related_controls)
         self._kinds_bar.addStretch(1)
 
     def _build_panel(self) -> None:
@@ -554,13 +554,15 @@ class GraphView(QWidget):
         mapping = mode == CONCEPT_MAP
         self.concept_map.setVisible(mapping)
         self.concept_map.controls.setVisible(mapping)
-        graph_only = (self._stack, self.depth_box, self.text_filter, self.matches, self.pause)
-        kinds_bar = (
-            *self.kind_boxes.values(),
-            self.isolated_only,
-            self.isolated_max,
+        graph_only = (
+            self._stack,
+            self.depth_box,
+            self.text_filter,
             self.related_controls,
+            self.matches,
+            self.pause,
         )
+        kinds_bar = (*self.kind_boxes.values(), self.isolated_only, self.isolated_max)
         for widget in (*graph_only, self.fit, self.more, *kinds_bar):
             widget.setVisible(not mapping)
         self.panel.setVisible(not mapping and self.more.isChecked())
