@@ -53,6 +53,7 @@ class LocalGraphView(QWidget):
         layout.addWidget(self.canvas, 1)
         self.view: LocalView | None = None
         self.related = RelatedLayer()
+        self._counts = ""
         self.depth_box.valueChanged.connect(self.depth_changed)
         self.canvas.node_activated.connect(self.node_activated)
 
@@ -61,7 +62,8 @@ class LocalGraphView(QWidget):
         self.view = view
         if view is None:
             self.canvas.set_graph([], [], [], np.empty((0, 2), np.int64), np.empty((0, 2)))
-            self.status.setText("No note open")
+            self._counts = "No note open"
+            self._show_related()
             return
         graph = view.graph
         self.canvas.set_graph(
@@ -71,13 +73,13 @@ class LocalGraphView(QWidget):
         self.canvas.set_rings(rings if rings is not None and rings.any() else None)
         self.canvas.select(graph.ids[view.centre])
         self.canvas.set_label_priority(view.near)
-        self.related.apply(self.canvas, graph)
         self.centre_frame()
         shown = len(graph.ids)
         text = f"{len(view.near)} linked · {shown} nodes"
         if view.total > shown:
             text += f" (of {view.total:,}: the best-linked)"
-        self.status.setText(text)
+        self._counts = text
+        self._show_related()
 
     def set_related(self, related: RelatedIndex | None) -> None:
         self.related.set_related(related)
@@ -92,7 +94,9 @@ class LocalGraphView(QWidget):
         self._show_related()
 
     def _show_related(self) -> None:
-        self.related.apply(self.canvas, self.view.graph if self.view is not None else None)
+        count = self.related.apply(self.canvas, self.view.graph if self.view else None)
+        shown = self.related.shown and count is not None
+        self.status.setText(self._counts + (f" · {count} related" if shown else ""))
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""

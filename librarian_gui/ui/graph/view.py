@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .canvas import KIND_COLOURS, GraphCanvas
+from .canvas import KIND_COLOURS, RELATED_COLOURS, GraphCanvas
 from .concept_map import ConceptMapView
 from .related import RelatedControls, RelatedLayer
 
@@ -418,6 +418,7 @@ class GraphView(QWidget):
     def _show_related(self) -> None:
         """The canvas's RELATED_TO layer, and the counts with the pairs it draws."""
         count = self._related.apply(self.canvas, self.graph)
+        self._show_legend()
         graph = self.graph
         if graph is not None:
             self._counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
@@ -499,13 +500,22 @@ class GraphView(QWidget):
             legend = [(_KIND_TEXT[k], KIND_COLOURS[k]) for k in KINDS if k in set(graph.kinds)]
         self._legend = legend
         self.canvas.set_node_colours(colours)
-        self.legend.setText(
-            "<br>".join(
-                f"<span style='color: rgb({r},{g},{b})'>●</span> {name}"
-                for name, (r, g, b) in legend
+        self._show_legend()
+
+    def _show_legend(self) -> None:
+        """The colours' names, and the RELATED_TO layer's line while it is drawn."""
+        lines = [
+            f"<span style='color: rgb({r},{g},{b})'>●</span> {name}"
+            for name, (r, g, b) in self._legend
+        ]
+        if self._related.shown and self._related.related is not None:
+            r, g, b = RELATED_COLOURS[self._dark]
+            lines.append(
+                f"<span style='color: rgb({r},{g},{b})'>━━</span> related "
+                f"≥ {self._related.threshold:.2f}"
             )
-        )
-        self.legend.setVisible(bool(legend))
+        self.legend.setText("<br>".join(lines))
+        self.legend.setVisible(bool(lines))
 
     def _show_highlight(self) -> None:
         query = self.text_filter.text().strip().casefold()

@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from ..graph.view import GraphView
 
 PROGRESS_EVERY_S = 0.25
-SIDEBAR_WIDTHS = (310, 330)  # left, right: pixels at first start (then as the user left them)
+SIDEBAR_WIDTHS = (300, 330)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
@@ -134,8 +134,8 @@ class MainWindow(QMainWindow):
         self.left.addTab(self.tags, "Tags")
         self.concepts = ConceptsPane()
         self.left.addTab(self.concepts, "Concepts")
-        # Six tabs in the 310-pixel sidebar: narrower tabs keep them all in sight.
-        self.left.setStyleSheet("QTabBar::tab { padding: 4px 4px; min-width: 0px; }")
+        # Six tabs in the 300-pixel sidebar: narrower tabs keep them all in sight.
+        self.left.setStyleSheet("QTabBar::tab { padding: 4px 3px; min-width: 0px; }")
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
         # Vault-wide worklists live on the left (Recent, Tags, Concepts); the right sidebar
@@ -238,6 +238,8 @@ class MainWindow(QMainWindow):
             self.model, self.settings.related_threshold(), parent=self
         )
         self.preview.set_vault_root(root)
+        # Not when the vault closes: on the window's close the graph canvases are gone.
+        self.show_related(None)  # the previous vault's related notes
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
@@ -301,7 +303,6 @@ class MainWindow(QMainWindow):
         self.local_graph_session = None
         self.lists = None
         self.thin_spots_service = None
-        self.show_related(None)  # the closed vault's related notes
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
         self.actions.set_vault(None, None, own_dictionary=False)

@@ -156,3 +156,45 @@ def test_the_docked_local_graph_draws_the_related_pairs_between_its_notes(
     view.set_related_shown(False)
     assert not view.canvas.related_shown()
     view.close()
+
+
+def test_the_window_shares_the_related_notes_and_the_graphs_threshold(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from librarian_gui.ui.window.main_window import MainWindow
+
+    root = tmp_path / "vault"
+    write_related_vault(root)
+    settings = _settings(tmp_path)
+    win = MainWindow(root, settings=settings, use_cache=False, open_note="bread/starter.md")
+    qtbot.addWidget(win)
+    win.resize(1400, 860)
+    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
+        win.show()
+    assert win.graph_session is not None and win.local_graph_session is not None
+    _index, found = build_related(root)
+    win.show_related(found)  # before the graph's view is made: handed to it when made
+    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+        win.show_view("graph-global")
+    view = win.graph
+    assert view is not None
+    assert _drawn(view) == _expected(found, set(view.canvas.ids), 0.15)
+    with qtbot.waitSignal(win.local_graph_session.view_ready, timeout=30_000):
+        win.show_view("local-graph")
+    local = win.local_graph.view
+    assert local is not None and local.related.related is found
+    view.related_controls.slider.setValue(round(HIGH_THRESHOLD * 100))  # as the user drags it
+    assert settings.related_threshold() == HIGH_THRESHOLD
+    assert _drawn(view) == TOPIC_PAIRS
+    assert local.related.threshold == HIGH_THRESHOLD
+    ids = local.canvas.ids
+    assert {tuple(sorted((ids[a], ids[b]))) for a, b in local.canvas.related_edges.tolist()} == {
+        ("bread/loaf.md", "bread/starter.md")
+    }
+    pane = win.thin_spots
+    qtbot.waitUntil(
+        lambda: pane.spots is not None and pane.spots.threshold == HIGH_THRESHOLD, timeout=5_000
+    )
+    view.related_controls.box.setChecked(False)
+    assert not local.canvas.related_shown()
+    win.close()
