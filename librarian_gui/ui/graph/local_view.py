@@ -94,9 +94,8 @@ class LocalGraphView(QWidget):
         self._show_related()
 
     def _show_related(self) -> None:
-        count = self.related.apply(self.canvas, self.view.graph if self.view else None)
-        shown = self.related.shown and count is not None
-        self.status.setText(self._counts + (f" · {count} related" if shown else ""))
+        related = self.related.apply(self.canvas, self.view.graph if self.view else None)
+        self.status.setText(self._counts + (f" · {related}" if related else ""))
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""

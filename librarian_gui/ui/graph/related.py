@@ -30,16 +30,21 @@ class RelatedRows:
 
     def __init__(self, related: RelatedIndex, rows: Mapping[str, int]) -> None:
         found = [
-            (a, b, pair.score)
+            (a, b, pair.score, (pair.a, pair.b) in related.linked)
             for pair in related.pairs
             if (a := rows.get(pair.a)) is not None and (b := rows.get(pair.b)) is not None
         ]
-        self.edges: IntArray = np.array([(a, b) for a, b, _s in found], np.int64).reshape(-1, 2)
-        self.scores = np.array([s for _a, _b, s in found], np.float64)
+        self.edges: IntArray = np.array([f[:2] for f in found], np.int64).reshape(-1, 2)
+        self.scores = np.array([f[2] for f in found], np.float64)
+        self.linked = np.array([f[3] for f in found], bool)
 
     def at(self, threshold: float) -> IntArray:
         """The (K, 2) row pairs whose cosine is at least ``threshold``."""
         return self.edges[self.scores >= threshold]
+
+    def unlinked_at(self, threshold: float) -> int:
+        """How many of those pairs do not link each other (the rest lie under a link)."""
+        return int((~self.linked[self.scores >= threshold]).sum())
 
 
 class RelatedLayer:
@@ -57,19 +62,22 @@ class RelatedLayer:
         self.related = related
         self._rows = None
 
-    def apply(self, canvas: GraphCanvas, graph: GraphData | None) -> int | None:
-        """Draw (or hide) the layer on ``canvas``, which shows ``graph``; the number of
-        pairs drawn, None while there are no related notes or no graph."""
+    def apply(self, canvas: GraphCanvas, graph: GraphData | None) -> str:
+        """Draw (or hide) the layer on ``canvas``, which shows ``graph``; the pairs drawn,
+        as a count to show ("" while hidden, or with no related notes or no graph)."""
         canvas.set_related_shown(self.shown)
         if graph is None or self.related is None:
             canvas.set_related_edges(np.empty((0, 2), np.int64))
-            return None
+            return ""
         if self._rows is None or self._graph is not graph:
             rows = graph.rows or {node: i for i, node in enumerate(graph.ids)}
             self._rows, self._graph = RelatedRows(self.related, rows), graph
         edges = self._rows.at(self.threshold)
         canvas.set_related_edges(edges)
-        return len(edges)
+        if not self.shown:
+            return ""
+        # A related pair that links lies under its link: say how many show on their own.
+        return f"{len(edges):,} related ({self._rows.unlinked_at(self.threshold):,} not linked)"
 
 
 class RelatedControls(QWidget):

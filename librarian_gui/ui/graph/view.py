@@ -417,13 +417,13 @@ class GraphView(QWidget):
 
     def _show_related(self) -> None:
         """The canvas's RELATED_TO layer, and the counts with the pairs it draws."""
-        count = self._related.apply(self.canvas, self.graph)
+        related = self._related.apply(self.canvas, self.graph)
         self._show_legend()
         graph = self.graph
         if graph is not None:
             self._counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
-            if self._related.shown and count is not None:
-                self._counts += f" · {count:,} related"
+            if related:
+                self._counts += f" · {related}"
             self.show_status(self._counts)
 
     def show_positions(self, positions: Any, settled: bool, rate: float) -> None:
