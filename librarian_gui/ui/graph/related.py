@@ -23,20 +23,34 @@ STEPS = 100  # slider units per unit of cosine
 SLIDER_RANGE = (5, 60)  # cosines 0.05-0.60: below, nearly every pair; above, hardly any
 
 
-class RelatedRows:
-    """The related pairs of one RelatedIndex between nodes of one graph, as row pairs and
-    scores (worked out once per index and graph), filtered by a threshold in numpy: moving
-    the slider over 50,000 pairs walks no Python list."""
+class RelatedArrays:
+    """The pairs of one RelatedIndex as arrays: each end as an index into ``notes``, the
+    cosine, whether the two notes link. Made once per index (one pass over its pairs), so
+    a changed graph costs a lookup per note, not per pair."""
 
-    def __init__(self, related: RelatedIndex, rows: Mapping[str, int]) -> None:
-        found = [
-            (a, b, pair.score, (pair.a, pair.b) in related.linked)
-            for pair in related.pairs
-            if (a := rows.get(pair.a)) is not None and (b := rows.get(pair.b)) is not None
-        ]
-        self.edges: IntArray = np.array([f[:2] for f in found], np.int64).reshape(-1, 2)
-        self.scores = np.array([f[2] for f in found], np.float64)
-        self.linked = np.array([f[3] for f in found], bool)
+    def __init__(self, related: RelatedIndex) -> None:
+        pairs = related.pairs
+        self.notes = sorted({p.a for p in pairs} | {p.b for p in pairs})
+        number = {note: i for i, note in enumerate(self.notes)}
+        count = len(pairs)
+        self.a = np.fromiter((number[p.a] for p in pairs), np.int64, count)
+        self.b = np.fromiter((number[p.b] for p in pairs), np.int64, count)
+        self.scores = np.fromiter((p.score for p in pairs), np.float64, count)
+        linked = related.linked
+        self.linked = np.fromiter(((p.a, p.b) in linked for p in pairs), bool, count)
+
+
+class RelatedRows:
+    """The related pairs between nodes of one graph, as row pairs and scores, filtered by
+    a threshold in numpy: moving the slider over 50,000 pairs walks no Python list."""
+
+    def __init__(self, pairs: RelatedArrays, rows: Mapping[str, int]) -> None:
+        row = np.fromiter((rows.get(n, -1) for n in pairs.notes), np.int64, len(pairs.notes))
+        a, b = row[pairs.a], row[pairs.b]
+        inside = (a >= 0) & (b >= 0)
+        self.edges: IntArray = np.column_stack([a[inside], b[inside]]).reshape(-1, 2)
+        self.scores = pairs.scores[inside]
+        self.linked = pairs.linked[inside]
 
     def at(self, threshold: float) -> IntArray:
         """The (K, 2) row pairs whose cosine is at least ``threshold``."""
@@ -55,23 +69,25 @@ class RelatedLayer:
         self.related: RelatedIndex | None = None
         self.threshold = threshold
         self.shown = shown
+        self._pairs: RelatedArrays | None = None
         self._rows: RelatedRows | None = None
         self._graph: GraphData | None = None
 
     def set_related(self, related: RelatedIndex | None) -> None:
         self.related = related
+        self._pairs = None if related is None else RelatedArrays(related)
         self._rows = None
 
     def apply(self, canvas: GraphCanvas, graph: GraphData | None) -> str:
         """Draw (or hide) the layer on ``canvas``, which shows ``graph``; the pairs drawn,
         as a count to show ("" while hidden, or with no related notes or no graph)."""
         canvas.set_related_shown(self.shown)
-        if graph is None or self.related is None:
+        if graph is None or self._pairs is None:
             canvas.set_related_edges(np.empty((0, 2), np.int64))
             return ""
         if self._rows is None or self._graph is not graph:
             rows = graph.rows or {node: i for i, node in enumerate(graph.ids)}
-            self._rows, self._graph = RelatedRows(self.related, rows), graph
+            self._rows, self._graph = RelatedRows(self._pairs, rows), graph
         edges = self._rows.at(self.threshold)
         canvas.set_related_edges(edges)
         if not self.shown:
