@@ -98,7 +98,7 @@ class GraphCanvas(pg.GraphicsView):
         self.kinds: list[str] = []
         self.labels: list[str] = []
         self.edges: IntArray = np.empty((0, 2), np.int64)
-        self.related_edges: IntArray = np.empty((0, 2), np.int64)  # rows, a < b
+        self.related_edges: IntArray = np.empty((0, 2), np.int64)  # rows of related pairs
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: Mapping[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))

@@ -199,3 +199,24 @@ def test_the_window_shares_the_related_notes_and_the_graphs_threshold(
     view.related_controls.box.setChecked(False)
     assert not local.canvas.related_shown()
     win.close()
+
+
+def test_hovering_a_node_keeps_its_related_notes_bright_while_the_layer_shows(
+    qtbot: QtBot,
+) -> None:
+    from PySide6.QtCore import QPointF
+
+    from librarian_gui.ui.graph.canvas import GraphCanvas
+
+    canvas = GraphCanvas()
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 400)
+    canvas.show()
+    positions = np.array([[0.0, 0.0], [10.0, 0.0], [0.0, 10.0], [10.0, 10.0]])
+    canvas.set_graph(["a", "b", "c", "d"], ["note"] * 4, ["A", "B", "C", "D"], [[0, 1]], positions)
+    canvas.set_related_edges(np.array([[2, 0]]))  # a and c: related, not linked
+    canvas.scene().sigMouseMoved.emit(canvas.view_box().mapViewToScene(QPointF(0.0, 0.0)))
+    assert canvas.dimmed().tolist() == [False, False, False, True]
+    canvas.set_related_shown(False)
+    assert canvas.dimmed().tolist() == [False, False, True, True]
+    canvas.close()
