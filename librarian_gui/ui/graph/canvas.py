@@ -69,7 +69,8 @@ class GraphCanvas(pg.GraphicsView):
     (isolated) nodes, then every node on screen by degree as the zoom gives it room.
     ``set_main`` marks the main component: ``fit`` frames it. ``set_related_edges`` gives
     the RELATED_TO pairs to draw as their own faint layer (``set_related_shown`` hides it);
-    a hovered node's related neighbours stay bright with its linked ones while it is shown.
+    a hovered node's related neighbours stay bright and are named after its linked ones
+    while it is shown.
 
     Signals:
         node_activated(str): the user clicked a node (its id).
@@ -463,6 +464,8 @@ class GraphCanvas(pg.GraphicsView):
         if self._hovered >= 0:
             near = self._neighbours[self._hovered]
             parts.insert(0, near[np.argsort(-self._full_sizes[near], kind="stable")])
+            if self._related_layer.isVisible() and len(self.related_edges):
+                parts.insert(1, self._related_neighbours[self._hovered])  # after the linked
         parts.append(self._by_degree[:HUBS])
         if self._rings is not None:
             parts.append(np.flatnonzero(self._rings))

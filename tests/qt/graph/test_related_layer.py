@@ -156,7 +156,6 @@ def test_the_docked_local_graph_draws_the_related_pairs_between_its_notes(
     assert ("bread/loaf.md", "bread/starter.md") in drawn
     view.set_related_shown(False)
     assert not view.canvas.related_shown()
-    view.close()
 
 
 def test_the_window_shares_the_related_notes_and_the_graphs_threshold(
@@ -217,6 +216,7 @@ def test_hovering_a_node_keeps_its_related_notes_bright_while_the_layer_shows(
     canvas.set_related_edges(np.array([[2, 0]]))  # a and c: related, not linked
     canvas.scene().sigMouseMoved.emit(canvas.view_box().mapViewToScene(QPointF(0.0, 0.0)))
     assert canvas.dimmed().tolist() == [False, False, False, True]
+    canvas.grab()
+    assert canvas.labelled()[:3] == ["A", "B", "C"]  # the node, its linked, its related
     canvas.set_related_shown(False)
     assert canvas.dimmed().tolist() == [False, False, True, True]
-    canvas.close()
