@@ -32,7 +32,7 @@ HOVER_RADIUS_PX = 12.0
 # RELATED_TO edges: faint, under the links (a related pair that is linked shows as its link).
 # Opaque, pre-mixed with the background like the links' grey; a live frame draws fewer of
 # them than of the links, which matter more.
-RELATED_COLOURS = {False: (214, 198, 238), True: (70, 60, 94)}  # by dark
+RELATED_COLOURS = {False: (210, 192, 238), True: (98, 80, 140)}  # by dark
 RELATED_BUDGET = (4_000, 100_000.0)  # lines, pixels of length: ~5 ms
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
 
