@@ -95,7 +95,9 @@ class LocalGraphView(QWidget):
 
     def _show_related(self) -> None:
         related = self.related.apply(self.canvas, self.view.graph if self.view else None)
-        self.status.setText(self._counts + (f" · {related}" if related else ""))
+        text = self._counts + (f" · {related}" if related else "")
+        self.status.setText(text)
+        self.status.setToolTip(text)  # the sidebar may be too narrow for all of it
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""
