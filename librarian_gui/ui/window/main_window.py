@@ -537,6 +537,7 @@ class MainWindow(QMainWindow):
 
     # ------------------------------------------------------------ related notes
 
+    @Slot(object)
     def show_related(self, related: RelatedIndex | None) -> None:
         """The open vault's related notes (a RelatedIndex, e.g. from the related session's
         ``related_ready``; None: none yet) to every view drawing them: the graph tab's and
@@ -546,6 +547,7 @@ class MainWindow(QMainWindow):
         if self.thin_spots_service is not None:
             self.thin_spots_service.set_related(related)
 
+    @Slot(float)
     def set_related_threshold(self, threshold: float) -> None:
         """The user moved the related threshold outside the graph (e.g. the Related tab):
         kept in the settings, and every view follows."""
