@@ -30,6 +30,7 @@ VIEWS = (
     "conceptmap",
     "timeline",
     "concepts",
+    "thin-spots",
     "editor",
     "suggestions",
     "isolated",
@@ -255,6 +256,13 @@ def _screenshot(
         loop.exec()
     if view in ("tags", "concepts") and window.tags.count() == 0:  # counted a second later
         window.tags.counts_shown.connect(lambda: QTimer.singleShot(100, loop.quit))
+        QTimer.singleShot(20_000, loop.quit)
+        loop.exec()
+    if view == "thin-spots" and window.thin_spots.spots is None:  # counted on a job thread
+        assert window.thin_spots_service is not None
+        window.thin_spots_service.thin_spots_found.connect(
+            lambda _s: QTimer.singleShot(100, loop.quit)
+        )
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
     if view == "search" and query:

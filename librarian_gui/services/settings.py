@@ -137,3 +137,27 @@ class Settings:
 
     def set_graph_option(self, name: str, value: object) -> None:
         self._s.setValue(f"graph/{name}", list(value) if isinstance(value, tuple) else value)
+
+    # -- related notes -----------------------------------------------------------------
+
+    def related_threshold(self) -> float:
+        """The cosine a pair of notes needs to count as related: one value for the graph's
+        RELATED_TO layer, the Related tab and the Thin spots panel (key
+        ``related/threshold``), kept within 0..1."""
+        from ..core.related.vault import DEFAULT_THRESHOLD
+
+        try:
+            value = float(self._s.value("related/threshold", DEFAULT_THRESHOLD))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return DEFAULT_THRESHOLD
+        return value if 0.0 <= value <= 1.0 else DEFAULT_THRESHOLD
+
+    def set_related_threshold(self, threshold: float) -> None:
+        self._s.setValue("related/threshold", float(threshold))
+
+    def related_edges_shown(self) -> bool:
+        """Whether the graph draws its RELATED_TO layer (key ``graph/related_shown``)."""
+        return self.graph_option("related_shown", True)
+
+    def set_related_edges_shown(self, shown: bool) -> None:
+        self.set_graph_option("related_shown", bool(shown))

@@ -7,11 +7,13 @@ Run from the repository: ``QT_QPA_PLATFORM=offscreen python tests/benchmarks/ben
 as the graph view shows it (with its unresolved targets, and notes only), and a generated
 2,000-node graph for the animation. Label placement: the time each frame of the pans spent
 choosing which nodes to name (``labels.place_labels``), median and worst, with the names
-drawn at the whole-graph zoom. Each is laid out until settled first (positions are kept
-in the system's temporary folder for the next run). A frame is a completed paint of the
-canvas's viewport, counted by an event filter; the camera moves with ``ViewBox.translateBy``
-and ``scaleBy`` between event-loop turns, as a mouse drag or the wheel would. Prints a
-Markdown table; asserts nothing.
+drawn at the whole-graph zoom. ``--related``: the vault's graphs again with the RELATED_TO
+layer on (the related notes built as the app builds them; every pair at threshold 0, and
+those at the default threshold), beside the rows without it. Each is laid out until
+settled first (positions are kept in the system's temporary folder for the next run). A
+frame is a completed paint of the canvas's viewport, counted by an event filter; the camera
+moves with ``ViewBox.translateBy`` and ``scaleBy`` between event-loop turns, as a mouse
+drag or the wheel would. Prints a Markdown table; asserts nothing.
 """
 
 from __future__ import annotations
@@ -110,9 +112,18 @@ class Bench:
         self.rest()
 
     def rest(self) -> None:
-        """Until the edge image of the resting view is drawn."""
+        """Until the edge images of the resting view are drawn (the related layer's too,
+        when it has edges)."""
+        canvas = self.canvas
         deadline = time.perf_counter() + 10
-        while not self.canvas._edge_layer.is_current() and time.perf_counter() < deadline:
+
+        def current() -> bool:
+            related = canvas._related_layer
+            return canvas._edge_layer.is_current() and (
+                not len(canvas.related_edges) or related.is_current()
+            )
+
+        while not current() and time.perf_counter() < deadline:
             self.app.processEvents()
             time.sleep(0.005)
 
@@ -162,14 +173,19 @@ def animation(bench: Bench, graph: Graph) -> tuple[float, float]:
     return bench.run(lambda frame: bench.canvas.set_positions(frames[frame % len(frames)]))
 
 
-def live_layout(bench: Bench, graph: Graph, positions: FloatArray) -> tuple[float, float, float]:
+def live_layout(
+    bench: Bench, graph: Graph, positions: FloatArray, related: IntArray | None = None
+) -> tuple[float, float, float]:
     """The layout steps on a thread (reheated), the canvas takes its positions at most 30
-    times a second, as the graph session sends them, and the camera pans meanwhile."""
+    times a second, as the graph session sends them, and the camera pans meanwhile: every
+    frame draws the edges live (a budget of them), the ``related`` pairs' layer too."""
     layout = Layout(seed=1)
     layout.set_graph(
         graph[0], graph[3], positions=dict(zip(graph[0], map(tuple, positions), strict=True))
     )
     bench.show(graph, positions)
+    if related is not None:
+        bench.canvas.set_related_edges(related)
     stop = threading.Event()
     latest: list[FloatArray] = [positions]
     steps = [0]
@@ -201,9 +217,24 @@ def live_layout(bench: Bench, graph: Graph, positions: FloatArray) -> tuple[floa
     return fps, worst, steps[0] / (time.perf_counter() - started)
 
 
+def related_pairs() -> object:
+    """The vault's RelatedIndex, built as the app builds it (from the notes' text)."""
+    from librarian_gui.core.index.index import VaultIndex
+    from librarian_gui.core.related.vault import related_index
+    from librarian_gui.core.vault.files import read_note
+
+    started = time.perf_counter()
+    found = related_index(VaultIndex.scan(VAULT), lambda rel: read_note(VAULT, rel).text)
+    print(f"related notes built in {time.perf_counter() - started:.1f} s", file=sys.stderr)
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument(
+        "--related", action="store_true", help="the vault's graphs with RELATED_TO edges too"
+    )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     app = QApplication.instance() or QApplication([])
@@ -223,6 +254,7 @@ def main() -> None:
         ("interconnected-10k, with unresolved", vault(None)),
         ("interconnected-10k, notes only", vault(("note",))),
     ]
+    related = None
     for name, graph in graphs:
         positions = settled(graph)
         bench.show(graph, positions)
@@ -242,6 +274,28 @@ def main() -> None:
             )
             print(label_rows[-1], file=sys.stderr, flush=True)
         row(f"{name}: zoom", nodes, edges, *bench.zoom())
+        if args.related and name.startswith("interconnected"):
+            from librarian_gui.core.related.vault import DEFAULT_THRESHOLD
+            from librarian_gui.ui.graph.related import RelatedArrays, RelatedRows
+
+            if related is None:
+                related = related_pairs()
+            arrays = RelatedArrays(related)  # type: ignore[arg-type]
+            pairs = RelatedRows(arrays, {n: i for i, n in enumerate(graph[0])})
+            for threshold in (0.0, DEFAULT_THRESHOLD):
+                shown = pairs.at(threshold)
+                bench.canvas.set_related_edges(shown)
+                bench.rest()
+                extra = f"+ {len(shown):,} related (≥ {threshold:g})"
+                row(f"{name}: pan, related on", nodes, edges, *bench.pan(), extra)
+                row(f"{name}: zoom, related on", nodes, edges, *bench.zoom(), extra)
+            # Every frame drawn live (the positions move): the layer's budget is what costs.
+            fps, worst, rate = live_layout(bench, graph, positions)
+            row(f"{name}: layout running, panning", nodes, edges, fps, worst, f"{rate:.1f} steps/s")
+            fps, worst, rate = live_layout(bench, graph, positions, pairs.at(0.0))
+            extra = f"{rate:.1f} steps/s, + {len(pairs.at(0.0)):,} related"
+            row(f"{name}: layout running, panning, related on", nodes, edges, fps, worst, extra)
+            bench.show(graph, positions)  # the layer off again
         if name.startswith("generated"):
             fps, worst, rate = live_layout(bench, graph, positions)
             row(f"{name}: layout running, panning", nodes, edges, fps, worst, f"{rate:.1f} steps/s")

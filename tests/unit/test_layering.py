@@ -22,6 +22,13 @@ ALLOWED_NAMES = {
     "librarian_gui.core.tagging.run": {"INDEX_NOTE", "NotePlan", "TagPlan", "tag_candidates"},
     "librarian_gui.core.tagging.matching": {"Occurrence"},
     "librarian_gui.core.tagging.suggestions": {"Suggestion"},
+    # the data of the related notes, which services/ builds (not related_index itself)
+    "librarian_gui.core.related.vault": {
+        "DEFAULT_THRESHOLD",
+        "RelatedIndex",
+        "RelatedNote",
+        "RelatedPair",
+    },
     # the preview's images, asked for by QTextBrowser in the GUI thread: the scan's symlink rule
     "librarian_gui.core.vault.files": {"resolve_inside"},
 }

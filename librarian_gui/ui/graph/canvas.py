@@ -1,5 +1,5 @@
-"""The graph canvas: nodes as one numpy-drawn layer, edges as one cached layer, labels on
-demand."""
+"""The graph canvas: nodes as one numpy-drawn layer, links and RELATED_TO edges as two
+cached layers, labels on demand."""
 
 from __future__ import annotations
 
@@ -29,6 +29,11 @@ KIND_COLOURS = {  # node kind → fill colour
     "attachment": (170, 120, 200),
 }
 HOVER_RADIUS_PX = 12.0
+# RELATED_TO edges: faint, under the links (a related pair that is linked shows as its link).
+# Opaque, pre-mixed with the background like the links' grey; a live frame draws fewer of
+# them than of the links, which matter more.
+RELATED_COLOURS = {False: (210, 192, 238), True: (98, 80, 140)}  # by dark
+RELATED_BUDGET = (4_000, 100_000.0)  # lines, pixels of length: ~5 ms
 NODES_AT_FULL_SIZE = 1_500  # more nodes on screen: dots shrink, down to 0.4 of the size
 
 
@@ -62,7 +67,10 @@ class GraphCanvas(pg.GraphicsView):
     ``labels.place_labels``), never overlapping: the hovered node, its neighbours and the
     selected node first, then the rows given to ``set_label_priority``, the hubs, the ringed
     (isolated) nodes, then every node on screen by degree as the zoom gives it room.
-    ``set_main`` marks the main component: ``fit`` frames it.
+    ``set_main`` marks the main component: ``fit`` frames it. ``set_related_edges`` gives
+    the RELATED_TO pairs to draw as their own faint layer (``set_related_shown`` hides it);
+    a hovered node's related neighbours stay bright and are named after its linked ones
+    while it is shown.
 
     Signals:
         node_activated(str): the user clicked a node (its id).
@@ -91,9 +99,11 @@ class GraphCanvas(pg.GraphicsView):
         self.kinds: list[str] = []
         self.labels: list[str] = []
         self.edges: IntArray = np.empty((0, 2), np.int64)
+        self.related_edges: IntArray = np.empty((0, 2), np.int64)  # rows of related pairs
         self.positions: FloatArray = np.empty((0, 2))
         self._index_of: Mapping[str, int] = {}
         self._neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
+        self._related_neighbours = _Adjacency(0, np.empty((0, 2), np.int64))
         self._by_degree: IntArray = np.empty(0, np.int64)
         self._priority: IntArray = np.empty(0, np.int64)
         self._main: BoolArray | None = None
@@ -109,6 +119,8 @@ class GraphCanvas(pg.GraphicsView):
         edge_colour = (66, 71, 79) if dark else (196, 199, 204)
         self._edge_layer = EdgeLayer(edge_colour, self)
         self._edge_layer.setZValue(0)
+        self._related_layer = EdgeLayer(RELATED_COLOURS[dark], self, RELATED_BUDGET)
+        self._related_layer.setZValue(-1)
         self._focus_edges = pg.PlotCurveItem(
             pen=pg.mkPen((255, 170, 0, 200), width=1.5), connect="pairs"
         )
@@ -120,7 +132,7 @@ class GraphCanvas(pg.GraphicsView):
         muted = (175, 178, 184) if dark else (70, 72, 76)
         self._labels = LabelLayer(text, muted, self._background)
         self._labels.setZValue(3)
-        for graphics in (self._edge_layer, self._focus_edges, self._nodes):
+        for graphics in (self._related_layer, self._edge_layer, self._focus_edges, self._nodes):
             view.addItem(graphics)
         view.addItem(self._labels, ignoreBounds=True)
         self._sizes = np.empty(0)
@@ -155,8 +167,9 @@ class GraphCanvas(pg.GraphicsView):
         """A new graph: ids, their kinds and labels, (M, 2) edges as row pairs, positions.
         ``draw_edges``: the same edges in ``graphdata.draw_order``, if made already;
         ``rows``: each id's row, if made already.
-        ``fit=False`` keeps the camera (the same graph, changed). Per-node colours, rings
-        and highlights are cleared: they belong to rows of the previous graph."""
+        ``fit=False`` keeps the camera (the same graph, changed). Per-node colours, rings,
+        highlights and RELATED_TO edges are cleared: they belong to rows of the previous
+        graph."""
         keep = self.ids[self._selected] if 0 <= self._selected < len(self.ids) else None
         self.ids, self.kinds, self.labels = list(ids), list(kinds), list(labels)
         if rows is not None and len(rows) == len(self.ids):
@@ -177,6 +190,9 @@ class GraphCanvas(pg.GraphicsView):
         self._priority = np.empty(0, np.int64)
         self._fills = _kind_fills(self.kinds)
         self._neighbours = _Adjacency(count, self.edges)
+        self.related_edges = np.empty((0, 2), np.int64)
+        self._related_neighbours = _Adjacency(count, self.related_edges)
+        self._related_layer.set_edges(self.related_edges)
         self._hovered = self._selected = self._dragging = -1
         self._labels.set_labels(self.labels, self._by_degree)
         self._focus_edges.setData([], [])
@@ -200,9 +216,32 @@ class GraphCanvas(pg.GraphicsView):
         span = extent(pos)
         self._nodes.set_positions(pos, span)
         self._edge_layer.set_positions(pos, span)
+        self._related_layer.set_positions(pos, span)
         self._labels.set_positions(pos, span)
         self._refresh_labels()
         self._label_timer.start()
+
+    def set_related_edges(self, edges: IntArray) -> None:
+        """The RELATED_TO pairs to draw, as (K, 2) rows of this graph (drawn as one faint
+        layer, cached like the links)."""
+        self.related_edges = np.asarray(edges, np.int64).reshape(-1, 2)
+        self._related_neighbours = _Adjacency(len(self.ids), self.related_edges)
+        self._related_layer.set_edges(self.related_edges)
+        self._refresh_focus()
+
+    def set_related_shown(self, shown: bool) -> None:
+        """Draw the RELATED_TO layer or hide it (its edges are kept)."""
+        if shown == self._related_layer.isVisible():
+            return
+        self._related_layer.setVisible(shown)
+        if shown:
+            self._related_layer.moved()  # drawn live now, its image once the view rests
+        else:
+            self._related_layer.stop()
+        self._refresh_focus()
+
+    def related_shown(self) -> bool:
+        return bool(self._related_layer.isVisible())
 
     def set_node_colours(self, colours: Sequence[tuple[int, int, int]] | None) -> None:
         """Fill colours per node in row order; None: colours by kind again."""
@@ -259,6 +298,8 @@ class GraphCanvas(pg.GraphicsView):
             dim = np.ones(count, bool)
             dim[self._hovered] = False
             dim[self._neighbours[self._hovered]] = False
+            if self._related_layer.isVisible() and len(self.related_edges):
+                dim[self._related_neighbours[self._hovered]] = False
             return dim
         if self._highlight is not None:
             return ~self._highlight
@@ -290,17 +331,18 @@ class GraphCanvas(pg.GraphicsView):
         # pyqtgraph's close() deletes the scene's items: no timer may reach them after.
         self._label_timer.stop()
         self._edge_layer.stop()
+        self._related_layer.stop()
         return bool(super().close())
 
     # ------------------------------------------------------------ export
 
     def export_png(self, path: str) -> bool:
         """The current view, every edge drawn, as a PNG of the widget's size."""
-        self._edge_layer.exporting = True
+        self._set_exporting(True, shapes=False)
         try:
             image = self.grab()
         finally:
-            self._edge_layer.exporting = False
+            self._set_exporting(False, shapes=False)
         return image.save(path, "PNG")
 
     def export_svg(self, path: str) -> bool:
@@ -315,17 +357,23 @@ class GraphCanvas(pg.GraphicsView):
         painter = QPainter()
         if not painter.begin(generator):
             return False
-        self._edge_layer.exporting = True
-        self._nodes.exporting = True
+        self._set_exporting(True)
         try:
             painter.fillRect(target, QColor(*self._background))
             source = self.mapToScene(view.rect()).boundingRect()
             self.scene().render(painter, target, source)
         finally:
-            self._edge_layer.exporting = False
-            self._nodes.exporting = False
+            self._set_exporting(False)
             painter.end()
         return True
+
+    def _set_exporting(self, on: bool, *, shapes: bool = True) -> None:
+        """Every edge drawn (as one path each layer) while an export paints; ``shapes``:
+        the nodes as vector shapes too (SVG)."""
+        self._edge_layer.exporting = on
+        self._related_layer.exporting = on
+        if shapes:
+            self._nodes.exporting = on
 
     # ------------------------------------------------------------ hover, click, drag
 
@@ -386,6 +434,7 @@ class GraphCanvas(pg.GraphicsView):
 
     def _on_view_changed(self, *_args: object) -> None:
         self._edge_layer.moved()
+        self._related_layer.moved()
         self._label_timer.start()
 
     # ------------------------------------------------------------ drawing state
@@ -415,6 +464,8 @@ class GraphCanvas(pg.GraphicsView):
         if self._hovered >= 0:
             near = self._neighbours[self._hovered]
             parts.insert(0, near[np.argsort(-self._full_sizes[near], kind="stable")])
+            if self._related_layer.isVisible() and len(self.related_edges):
+                parts.insert(1, self._related_neighbours[self._hovered])  # after the linked
         parts.append(self._by_degree[:HUBS])
         if self._rings is not None:
             parts.append(np.flatnonzero(self._rings))

@@ -51,8 +51,14 @@ class EdgeLayer(pg.GraphicsObject):
     """Every edge, drawn from an image while the graph is at rest; a thinned live subset
     while positions or the camera move (see LIVE_EDGES)."""
 
-    def __init__(self, colour: tuple[int, int, int], view: QGraphicsView) -> None:
+    def __init__(
+        self,
+        colour: tuple[int, int, int],
+        view: QGraphicsView,
+        budget: tuple[int, float] = LIVE_BUDGET,
+    ) -> None:
         super().__init__()
+        self._budget = budget  # what a live frame may draw (lines, pixels of length)
         self._pen = QPen(QColor(*colour))
         self._pen.setWidth(1)
         self._pen.setCosmetic(True)
@@ -115,7 +121,7 @@ class EdgeLayer(pg.GraphicsObject):
             p.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform, True)
             p.drawImage(target, self.cache.image)
             return
-        lines = visible_lines(self._xy, self._edges, transform, QRectF(p.window()), LIVE_BUDGET)
+        lines = visible_lines(self._xy, self._edges, transform, QRectF(p.window()), self._budget)
         self._draw_lines(p, lines)
 
     def _blit_target(self, transform: QTransform) -> QRectF | None:
@@ -167,7 +173,12 @@ class EdgeLayer(pg.GraphicsObject):
 
     def _start_render(self) -> None:
         viewport = self._view.viewport()
-        if self.scene() is None or not viewport.isVisible() or viewport.width() <= 0:
+        if (
+            self.scene() is None
+            or not self.isVisible()  # a hidden layer (Related off) draws nothing
+            or not viewport.isVisible()
+            or viewport.width() <= 0
+        ):
             return
         transform = self.deviceTransform(self._view.viewportTransform())
         width, height = viewport.width(), viewport.height()

@@ -1,5 +1,5 @@
 """The docked local graph: the open note's neighbourhood (depth 1–2) around it, its
-neighbours named, in the right sidebar."""
+neighbours named, and the RELATED_TO edges between its notes, in the right sidebar."""
 
 from __future__ import annotations
 
@@ -10,15 +10,19 @@ from PySide6.QtCore import QRectF, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
 
 from .canvas import GraphCanvas
+from .related import RelatedLayer
 
 if TYPE_CHECKING:
     from ...core.graph.local import LocalView
+    from ...core.related.vault import RelatedIndex
 
 FRAME_MARGIN = 1.25  # the frame reaches this far beyond the furthest node from the centre
 
 
 class LocalGraphView(QWidget):
-    """A depth box, a canvas and a line of counts. A click on a node opens it.
+    """A depth box, a canvas and a line of counts. A click on a node opens it. The related
+    pairs between its notes are drawn as the graph tab draws them: the window passes on
+    the related notes (``set_related``) and the shared threshold and toggle.
 
     Signals:
         node_activated(str): a node was clicked (its id).
@@ -48,6 +52,8 @@ class LocalGraphView(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.canvas, 1)
         self.view: LocalView | None = None
+        self.related = RelatedLayer()
+        self._counts = ""
         self.depth_box.valueChanged.connect(self.depth_changed)
         self.canvas.node_activated.connect(self.node_activated)
 
@@ -56,7 +62,8 @@ class LocalGraphView(QWidget):
         self.view = view
         if view is None:
             self.canvas.set_graph([], [], [], np.empty((0, 2), np.int64), np.empty((0, 2)))
-            self.status.setText("No note open")
+            self._counts = "No note open"
+            self._show_related()
             return
         graph = view.graph
         self.canvas.set_graph(
@@ -71,7 +78,26 @@ class LocalGraphView(QWidget):
         text = f"{len(view.near)} linked · {shown} nodes"
         if view.total > shown:
             text += f" (of {view.total:,}: the best-linked)"
+        self._counts = text
+        self._show_related()
+
+    def set_related(self, related: RelatedIndex | None) -> None:
+        self.related.set_related(related)
+        self._show_related()
+
+    def set_related_threshold(self, threshold: float) -> None:
+        self.related.threshold = threshold
+        self._show_related()
+
+    def set_related_shown(self, shown: bool) -> None:
+        self.related.shown = shown
+        self._show_related()
+
+    def _show_related(self) -> None:
+        related = self.related.apply(self.canvas, self.view.graph if self.view else None)
+        text = self._counts + (f" · {related}" if related else "")
         self.status.setText(text)
+        self.status.setToolTip(text)  # the sidebar may be too narrow for all of it
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""

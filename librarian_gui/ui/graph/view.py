@@ -1,5 +1,6 @@
-"""The graph tab: the canvas with its display controls (scope, kinds, filters, colours,
-forces, export), the legend and the isolated-concepts count, kept in the user's settings."""
+"""The graph tab: the canvas with its display controls (scope, kinds, filters, RELATED_TO
+edges, colours, forces, export), the legend and the isolated-concepts count, kept in the
+user's settings."""
 
 from __future__ import annotations
 
@@ -26,11 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .canvas import KIND_COLOURS, GraphCanvas
+from .canvas import KIND_COLOURS, RELATED_COLOURS, GraphCanvas
 from .concept_map import ConceptMapView
+from .related import RelatedControls, RelatedLayer
 
 if TYPE_CHECKING:
     from ...core.graph.graphdata import GraphData, GraphFilter
+    from ...core.related.vault import RelatedIndex
     from ...services.settings import Settings
 
 RGB = tuple[int, int, int]
@@ -70,7 +73,10 @@ FORCES = (
 
 class GraphView(QWidget):
     """Controls above and beside the canvas. Owns no graph logic: the window wires it to the
-    session. Every control is restored from and saved to ``settings`` (keys ``graph/…``).
+    session. Every control is restored from and saved to ``settings`` (keys ``graph/…``;
+    the related threshold is the one ``Settings.related_threshold`` keeps for every view).
+    ``set_related`` gives it the vault's related notes: their pairs between nodes of the
+    graph, at or above the threshold, are drawn as a faint layer while "Related" is ticked.
 
     Signals:
         scope_changed(str, int, tuple): "global" or "local", the local depth (1–3), and the
@@ -82,6 +88,8 @@ class GraphView(QWidget):
         node_activated(str): a node was clicked (its id).
         node_dragged(str, float, float): a node is dragged to (x, y).
         node_released(str): a dragged node was let go.
+        related_threshold_changed(float): the user moved the related threshold slider.
+        related_shown_changed(bool): the user showed (True) or hid the RELATED_TO edges.
     """
 
     scope_changed = Signal(str, int, tuple)
@@ -92,6 +100,8 @@ class GraphView(QWidget):
     node_activated = Signal(str)
     node_dragged = Signal(str, float, float)
     node_released = Signal(str)
+    related_threshold_changed = Signal(float)
+    related_shown_changed = Signal(bool)
 
     def __init__(
         self, parent: QWidget | None = None, *, dark: bool = False, settings: Settings | None = None
@@ -129,6 +139,7 @@ class GraphView(QWidget):
         self._connect()
         self._on_scope_control_changed()
         self._on_filter_control_changed()
+        self._show_related()  # the layer hidden or not, as kept
         # Only now: saving what was just restored wrote the settings file on the first
         # Ctrl+G (a flush of 20-60 ms on the GUI thread).
         self._restoring = False
@@ -166,6 +177,13 @@ class GraphView(QWidget):
         self._bar.addWidget(self.concept_map.controls, 1)
         self._bar.addWidget(self.depth_box)
         self._bar.addWidget(self.text_filter, 1)
+        # In the top bar: the kinds bar is as wide as the centre leaves it at the default size.
+        self._related = RelatedLayer()
+        if self._settings is not None:
+            self._related.threshold = self._settings.related_threshold()
+            self._related.shown = self._settings.related_edges_shown()
+        self.related_controls = RelatedControls(self._related.threshold, self._related.shown)
+        self._bar.addWidget(self.related_controls)
         for widget in (self.matches, self.pause, self.fit, self.more):
             self._bar.addWidget(widget)
         self.kind_boxes: dict[str, QCheckBox] = {}
@@ -280,6 +298,8 @@ class GraphView(QWidget):
         self.concept_map.concept_activated.connect(self.node_activated)
         self.canvas.node_dragged.connect(self.node_dragged)
         self.canvas.node_released.connect(self.node_released)
+        self.related_controls.threshold_changed.connect(self._on_related_threshold_changed)
+        self.related_controls.shown_changed.connect(self._on_related_shown_changed)
 
     # ------------------------------------------------------------ settings
 
@@ -372,12 +392,39 @@ class GraphView(QWidget):
         if graph.unused:
             text += f"<br>{graph.unused} never linked"
         self.isolated_label.setText(text)
-        self._counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
-        self.show_status(self._counts)
+        self._show_related()
 
     @Slot()
     def _on_paint_soon_timeout(self) -> None:
         self.canvas.setUpdatesEnabled(True)
+
+    def set_related(self, related: RelatedIndex | None) -> None:
+        """The vault's related notes (None: not found yet): their pairs between nodes of
+        the graph, at the threshold, drawn while "Related" is ticked."""
+        self._related.set_related(related)
+        self._show_related()
+
+    def set_related_threshold(self, threshold: float) -> None:
+        """Another view moved the shared threshold: follow it (that view saved it)."""
+        self.related_controls.set_threshold(threshold)
+        self._related.threshold = self.related_controls.threshold()
+        self._show_related()
+
+    def set_related_shown(self, shown: bool) -> None:
+        self.related_controls.set_shown(shown)
+        self._related.shown = shown
+        self._show_related()
+
+    def _show_related(self) -> None:
+        """The canvas's RELATED_TO layer, and the counts with the pairs it draws."""
+        related = self._related.apply(self.canvas, self.graph)
+        self._show_legend()
+        graph = self.graph
+        if graph is not None:
+            self._counts = f"{len(graph.ids):,} nodes · {len(graph.edges):,} edges"
+            if related:
+                self._counts += f" · {related}"
+            self.show_status(self._counts)
 
     def show_positions(self, positions: Any, settled: bool, rate: float) -> None:
         """A layout step: move the nodes, say how the layout is doing."""
@@ -453,13 +500,22 @@ class GraphView(QWidget):
             legend = [(_KIND_TEXT[k], KIND_COLOURS[k]) for k in KINDS if k in set(graph.kinds)]
         self._legend = legend
         self.canvas.set_node_colours(colours)
-        self.legend.setText(
-            "<br>".join(
-                f"<span style='color: rgb({r},{g},{b})'>●</span> {name}"
-                for name, (r, g, b) in legend
+        self._show_legend()
+
+    def _show_legend(self) -> None:
+        """The colours' names, and the RELATED_TO layer's line while it is drawn."""
+        lines = [
+            f"<span style='color: rgb({r},{g},{b})'>●</span> {name}"
+            for name, (r, g, b) in self._legend
+        ]
+        if self._related.shown and self._related.related is not None:
+            r, g, b = RELATED_COLOURS[self._dark]
+            lines.append(
+                f"<span style='color: rgb({r},{g},{b})'>━━</span> related "
+                f"≥ {self._related.threshold:.2f}"
             )
-        )
-        self.legend.setVisible(bool(legend))
+        self.legend.setText("<br>".join(lines))
+        self.legend.setVisible(bool(lines))
 
     def _show_highlight(self) -> None:
         query = self.text_filter.text().strip().casefold()
@@ -508,11 +564,34 @@ class GraphView(QWidget):
         mapping = mode == CONCEPT_MAP
         self.concept_map.setVisible(mapping)
         self.concept_map.controls.setVisible(mapping)
-        graph_only = (self._stack, self.depth_box, self.text_filter, self.matches, self.pause)
+        graph_only = (
+            self._stack,
+            self.depth_box,
+            self.text_filter,
+            self.related_controls,
+            self.matches,
+            self.pause,
+        )
         kinds_bar = (*self.kind_boxes.values(), self.isolated_only, self.isolated_max)
         for widget in (*graph_only, self.fit, self.more, *kinds_bar):
             widget.setVisible(not mapping)
         self.panel.setVisible(not mapping and self.more.isChecked())
+
+    @Slot(float)
+    def _on_related_threshold_changed(self, threshold: float) -> None:
+        if self._settings is not None:
+            self._settings.set_related_threshold(threshold)
+        self._related.threshold = threshold
+        self._show_related()
+        self.related_threshold_changed.emit(threshold)
+
+    @Slot(bool)
+    def _on_related_shown_changed(self, shown: bool) -> None:
+        if self._settings is not None:
+            self._settings.set_related_edges_shown(shown)
+        self._related.shown = shown
+        self._show_related()
+        self.related_shown_changed.emit(shown)
 
     @Slot(str)
     def _on_text_filter_text_changed(self, text: str) -> None:

@@ -17,6 +17,7 @@ from ...services.preload import preload
 from .. import theme
 
 if TYPE_CHECKING:
+    from ...core.related.vault import RelatedIndex
     from ...services.graph_session import GraphSession
     from ...services.settings import Settings
     from ..graph.view import GraphView
@@ -29,14 +30,18 @@ QT_TYPES_SLICE_S = 0.004  # PySide's classes made per event-loop turn before the
 class GraphTab(QObject):
     """The centre's Graph tab: a placeholder until the graph's modules are in, then the graph
     view, made ahead while hidden or on the first Ctrl+G, wired to the open vault's graph
-    session.
+    session. The related notes given before the view exists are handed to it when made.
 
     Signals:
         node_activated(str, str): a node's kind ("note", "concept", "unresolved") and id,
             double-clicked on the canvas.
+        related_threshold_changed(float): the user moved the view's related threshold.
+        related_shown_changed(bool): the user showed or hid the RELATED_TO edges.
     """
 
     node_activated = Signal(str, str)
+    related_threshold_changed = Signal(float)
+    related_shown_changed = Signal(bool)
 
     # The graph's modules load on a thread ahead of the first Ctrl+G, once the vault has been
     # quiet a while: the import (pyqtgraph, scipy) takes the interpreter lock in turns for
@@ -55,6 +60,7 @@ class GraphTab(QObject):
         centre.addTab(self.placeholder, "Graph")
         self._session: GraphSession | None = None
         self._selected: str | None = None  # the place the preview shows
+        self._related: RelatedIndex | None = None
         self._wanted_mode: str | None = None  # set by show_tab, applied once the view is made
         self._import_timer = QTimer(self, singleShot=True, interval=GRAPH_IMPORT_DELAY_MS)
         self._import_timer.timeout.connect(self._on_import_timer_timeout)
@@ -95,6 +101,19 @@ class GraphTab(QObject):
             self._show,
         ):
             timer.stop()
+
+    def set_related(self, related: RelatedIndex | None) -> None:
+        """The vault's related notes (None: none yet), for the RELATED_TO layer."""
+        self._related = related
+        for view in (self.view, self._pending):
+            if view is not None:
+                view.set_related(related)
+
+    def set_related_threshold(self, threshold: float) -> None:
+        """Another view moved the shared threshold."""
+        for view in (self.view, self._pending):
+            if view is not None:
+                view.set_related_threshold(threshold)
 
     def select(self, node: str) -> None:
         """The preview shows ``node``: the canvas marks it (once there is one)."""
@@ -193,6 +212,9 @@ class GraphTab(QObject):
 
         view = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
         view.node_activated.connect(self._on_view_node_activated)
+        view.related_threshold_changed.connect(self.related_threshold_changed)
+        view.related_shown_changed.connect(self.related_shown_changed)
+        view.set_related(self._related)
         return view
 
     def _make_view(self) -> GraphView:

@@ -12,6 +12,7 @@ from .. import theme
 from .graph_tab import GRAPH_MODULES_POLL_MS, GraphTab, graph_modules_loaded
 
 if TYPE_CHECKING:
+    from ...core.related.vault import RelatedIndex
     from ...services.local_graph import LocalGraphSession
     from ...services.settings import Settings
     from ..graph.local_view import LocalGraphView
@@ -19,7 +20,8 @@ if TYPE_CHECKING:
 
 class LocalGraphTab(QObject):
     """A placeholder in the sidebar until the graph's modules are in, then the local graph
-    view, wired to the vault's local graph session.
+    view, wired to the vault's local graph session. The related notes, threshold and toggle
+    given before the view exists are handed to it when it is made.
 
     Signals:
         node_activated(str): a node of the local graph was clicked (its id).
@@ -45,6 +47,7 @@ class LocalGraphTab(QObject):
         QVBoxLayout(self.placeholder).addWidget(loading)
         sidebar.addTab(self.placeholder, "Graph")
         self._session: LocalGraphSession | None = None
+        self._related: RelatedIndex | None = None
         self._poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
         self._poll.timeout.connect(self._on_poll_timeout)
         sidebar.currentChanged.connect(self._on_sidebar_current_changed)
@@ -58,6 +61,19 @@ class LocalGraphTab(QObject):
         if self.view is not None:
             self.view.depth_changed.connect(session.set_depth)
         session.set_active(self.is_shown())
+
+    def set_related(self, related: RelatedIndex | None) -> None:
+        self._related = related
+        if self.view is not None:
+            self.view.set_related(related)
+
+    def set_related_threshold(self, threshold: float) -> None:
+        if self.view is not None:
+            self.view.set_related_threshold(threshold)
+
+    def set_related_shown(self, shown: bool) -> None:
+        if self.view is not None:
+            self.view.set_related_shown(shown)
 
     def stop(self) -> None:
         self._poll.stop()
@@ -98,6 +114,9 @@ class LocalGraphTab(QObject):
         view = self.view = LocalGraphView(dark=theme.resolve(self.settings.theme()), depth=depth)
         view.node_activated.connect(self.node_activated)
         view.depth_changed.connect(self._on_view_depth_changed)
+        view.set_related_threshold(self.settings.related_threshold())
+        view.set_related_shown(self.settings.related_edges_shown())
+        view.set_related(self._related)
         if self._session is not None:
             view.depth_changed.connect(self._session.set_depth)
         index = self.sidebar.indexOf(self.placeholder)

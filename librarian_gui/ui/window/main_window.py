@@ -26,6 +26,7 @@ from ...services.model import VaultModel
 from ...services.related import RelatedSession
 from ...services.session import VaultSession
 from ...services.settings import Settings
+from ...services.thin_spots import ThinSpotsService
 from ...services.timeline import TimelineSession
 from ...services.vault_lists import VaultLists
 from .. import theme
@@ -40,6 +41,7 @@ from ..panes.recent import RecentChanges
 from ..panes.search import SearchPane
 from ..panes.switcher import QuickSwitcher
 from ..panes.tags import TagsPane
+from ..panes.thin_spots import ThinSpotsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
@@ -48,10 +50,11 @@ from .related_tab import RelatedTab
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
+    from ...core.related.vault import RelatedIndex
     from ..graph.view import GraphView
 
 PROGRESS_EVERY_S = 0.25
-SIDEBAR_WIDTHS = (270, 330)  # left, right: pixels at first start (then as the user left them)
+SIDEBAR_WIDTHS = (300, 330)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
 DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
@@ -97,6 +100,7 @@ class MainWindow(QMainWindow):
         self.timeline_session: TimelineSession | None = None
         self.related_session: RelatedSession | None = None
         self.concept_tabs: ConceptTabs | None = None
+        self.thin_spots_service: ThinSpotsService | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
         self._connect_parts()
@@ -136,10 +140,14 @@ class MainWindow(QMainWindow):
         self.left.addTab(self.tags, "Tags")
         self.concepts = ConceptsPane()
         self.left.addTab(self.concepts, "Concepts")
-        # Five tabs in the 270-pixel sidebar: narrower tabs keep them all in sight.
-        self.left.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
+        # Six tabs in the 300-pixel sidebar: narrower tabs keep them all in sight.
+        self.left.setStyleSheet("QTabBar::tab { padding: 4px 3px; min-width: 0px; }")
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
+        # Vault-wide worklists live on the left (Recent, Tags, Concepts); the right sidebar
+        # is about the open note.
+        self.thin_spots = ThinSpotsPane()
+        self.left.addTab(self.thin_spots, "Thin spots")
         self.switcher = QuickSwitcher(self)
         self.preview = PreviewView()
         self.centre = QTabWidget()
@@ -189,6 +197,10 @@ class MainWindow(QMainWindow):
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
+        self.graph_tab.related_threshold_changed.connect(
+            self._on_graph_tab_related_threshold_changed
+        )
+        self.graph_tab.related_shown_changed.connect(self.local_graph.set_related_shown)
         self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
         self.timeline_tab.note_activated.connect(self._on_timeline_tab_note_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
@@ -237,11 +249,20 @@ class MainWindow(QMainWindow):
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
+        self.thin_spots_service = ThinSpotsService(
+            self.model, self.settings.related_threshold(), parent=self
+        )
         self.related_session = RelatedSession(
-            self.model, self.session.store, use_cache=self._use_cache, parent=self
+            self.model,
+            self.session.store,
+            threshold=self.settings.related_threshold(),
+            use_cache=self._use_cache,
+            parent=self,
         )
         self.related_tab.set_sessions(self.related_session, self.session)
         self.preview.set_vault_root(root)
+        # Not when the vault closes: on the window's close the graph canvases are gone.
+        self.show_related(None)  # the previous vault's related notes
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
@@ -290,6 +311,8 @@ class MainWindow(QMainWindow):
             self.concept_tabs = None
         if self.lists is not None:
             self.lists.close()
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.close()
         self.model.close()
         for obj in (
             self.session,
@@ -298,6 +321,7 @@ class MainWindow(QMainWindow):
             self.timeline_session,
             self.related_session,
             self.lists,
+            self.thin_spots_service,
             self.model,
         ):
             if obj is not None:
@@ -310,6 +334,7 @@ class MainWindow(QMainWindow):
         self.related_session = None
         self.related_tab.set_sessions(None, None)
         self.lists = None
+        self.thin_spots_service = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
         self.timeline_tab.set_session(None)
@@ -379,6 +404,11 @@ class MainWindow(QMainWindow):
         lists.recent_listed.connect(self.recent.show_notes)
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.thin_spots_found.connect(self.thin_spots.show_spots)
+        if self.related_session is not None:
+            self.related_session.related_ready.connect(self.show_related)
+            self.related_session.threshold_changed.connect(self.set_related_threshold)
         self.graph_tab.set_session(graph_session)
         if self.local_graph_session is not None:
             self.local_graph.set_session(self.local_graph_session)
@@ -396,6 +426,8 @@ class MainWindow(QMainWindow):
             (self.search.result_activated, session.open_at_line),
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
             (self.concepts.concept_activated, self._on_concepts_concept_activated),
+            (self.thin_spots.note_opened, session.open_note),
+            (self.thin_spots.concept_opened, self._on_concepts_concept_activated),
             (self.warnings.note_chosen, session.open_note),
         ):
             signal.connect(slot)
@@ -422,6 +454,8 @@ class MainWindow(QMainWindow):
             self._show_counts(self.model.index.summary)
         if self.lists is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.lists.refresh)
+        if self.thin_spots_service is not None:
+            QTimer.singleShot(0, self.thin_spots_service.refresh)
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -538,6 +572,35 @@ class MainWindow(QMainWindow):
             self.session.open_node(kind, node, "")
             self.centre.setCurrentWidget(self.preview)
 
+    # ------------------------------------------------------------ related notes
+
+    @Slot(object)
+    def show_related(self, related: RelatedIndex | None) -> None:
+        """The open vault's related notes (a RelatedIndex, e.g. from the related session's
+        ``related_ready``; None: none yet) to every view drawing them: the graph tab's and
+        the docked local graph's RELATED_TO layer, and the Thin spots pane."""
+        self.graph_tab.set_related(related)
+        self.local_graph.set_related(related)
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.set_related(related)
+
+    @Slot(float)
+    def set_related_threshold(self, threshold: float) -> None:
+        """The user moved the related threshold outside the graph (e.g. the Related tab):
+        kept in the settings, and every view follows."""
+        self.settings.set_related_threshold(threshold)
+        self.graph_tab.set_related_threshold(threshold)
+        self._on_graph_tab_related_threshold_changed(threshold)
+
+    @Slot(float)
+    def _on_graph_tab_related_threshold_changed(self, threshold: float) -> None:
+        """The graph view's slider moved (it saved the value): the other views follow."""
+        self.local_graph.set_related_threshold(threshold)
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.set_threshold(threshold)
+        if self.related_session is not None:  # the Related tab (a no-op when it moved)
+            self.related_session.set_threshold(threshold)
+
     @Slot(str)
     def _on_local_graph_node_activated(self, node: str) -> None:
         if self.session is not None:
@@ -576,15 +639,16 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline, related,
-        recent, tags, files, search, concepts, graph (around the open note), graph-global,
-        local-graph (the sidebar's), conceptmap (the graph tab in its concept map mode),
-        timeline, editor, tagging, warnings."""
+        recent, tags, files, search, concepts, thin-spots, graph (around the open note),
+        graph-global, local-graph (the sidebar's), conceptmap (the graph tab in its concept
+        map mode), timeline, editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
             "tags": self.tags,
             "search": self.search,
             "concepts": self.concepts,
+            "thin-spots": self.thin_spots,
         }
         right = {
             "backlinks": self.backlinks,

@@ -88,3 +88,33 @@ def test_cancel_writes_nothing(vault: Path, window_on: MakeWindow, qtbot: QtBot)
     qtbot.wait(200)
     assert (vault / "ops/rollout.md").read_bytes() == before
     assert not win.undo_action.isEnabled()
+
+
+def test_one_threshold_and_the_sessions_answer_reach_every_view(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    win = window_on(topics(vault))
+    related = win.related_session
+    assert related is not None and win.graph_session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+        win.show_view("graph-global")
+    view = win.graph
+    assert view is not None
+    ids = view.canvas.ids
+    drawn = {tuple(sorted((ids[a], ids[b]))) for a, b in view.canvas.related_edges.tolist()}
+    # the session's answer, drawn at its threshold
+    assert drawn == {(p.a, p.b) for p in related.current.pairs_at(related.threshold)}  # type: ignore[union-attr]
+    pane = win.related_tab.pane
+    pane.threshold.setValue(0.3)  # as the user types it in the Related tab
+    assert related.threshold == 0.3
+    assert win.settings.related_threshold() == 0.3
+    assert view.related_controls.slider.value() == 30
+    qtbot.waitUntil(
+        lambda: win.thin_spots.spots is not None and win.thin_spots.spots.threshold == 0.3,
+        timeout=5_000,
+    )
+    view.related_controls.slider.setValue(20)  # and the graph's slider, the other way
+    assert related.threshold == 0.2
+    assert pane.threshold.value() == 0.2
