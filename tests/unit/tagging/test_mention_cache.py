@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.cli import main
-from librarian_gui.core.index.cache import cache_dir
+from librarian_gui.core.index.cache import cache_dir, cache_file
 from tests.conftest import write
 
 DICTIONARY = {"alpha": {"aliases": ["alpha"]}, "beta": {"aliases": ["beta"]}}
@@ -37,7 +37,9 @@ def test_the_counts_are_kept_and_made_again_when_a_note_changes(
     write(vault, "b.md", "alpha again\n")
     _age(vault)
     assert _isolated(vault, capsys) == {"alpha": 2, "beta": 1}
-    (saved,) = (cache_dir() / "mentions").glob("*.json")
+    # This vault's file: the folder is shared with every test that ran `isolated` before.
+    saved = cache_dir() / "mentions" / cache_file(vault).with_suffix(".json").name
+    assert saved.exists()
     # Read back, not counted again: a count planted in the file is what the next run says.
     data = json.loads(saved.read_text(encoding="utf-8"))
     data["counts"]["alpha"] = 7
