@@ -1,0 +1,115 @@
+"""How often each word occurs in each note: template lines found across a vault, one note's
+counts, and many notes' counts as the three arrays of a sparse matrix over a word table."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .tokens import kept, plain_text, words
+
+if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
+    from scipy import sparse
+
+CONCEPT_PREFIX = "\x00concept:"  # a concept's term: no word can look like it
+TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
+TEMPLATE_MIN = 4
+TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labels
+CHUNK_NOTES = 200  # notes counted between two calls of ``check`` (a few tens of ms)
+_FAST_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# Every ASCII character but letters, digits and the apostrophe, as a space.
+_ASCII_SPACES = str.maketrans(
+    {chr(c): " " for c in range(128) if not chr(c).isalnum() and chr(c) != "'"}
+)
+
+
+def template_lines(texts: Iterable[str]) -> frozenset[str]:
+    """The short lines so many notes hold that they come from a template, not the note."""
+    seen: Counter[str] = Counter()
+    total = 0
+    for text in texts:
+        total += 1
+        lines = {line.strip().casefold() for line in text.splitlines()}
+        seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)
+    least = max(TEMPLATE_MIN, math.ceil(TEMPLATE_SHARE * total))
+    return frozenset(line for line, count in seen.items() if count >= least)
+
+
+def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
+    """How often each comparable word occurs in a note (``tokens.words``), the template's
+    lines left out."""
+    counts = raw_counts(text, templates)
+    for word in [w for w in counts if not kept(w)]:
+        del counts[word]
+    return counts
+
+
+def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
+    """``note_counts`` before stop words, one-letter words and numbers are taken out (the
+    model takes them out of its vocabulary once, not out of every note)."""
+    prose = plain_text(text)
+    if templates:
+        prose = "\n".join(
+            line for line in prose.splitlines() if line.strip().casefold() not in templates
+        )
+    if not prose.isascii():  # case folding can change a word's length ("İ" is two)
+        return Counter(words(prose))
+    # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
+    # letters, digits and apostrophes (a vault of 50 MB in about a second).
+    counts = Counter(prose.lower().translate(_ASCII_SPACES).split())
+    if "'" in prose:  # "don't" is a word, "'tis" and "dogs'" are "tis" and "dogs"
+        for token in [t for t in counts if "'" in t]:
+            times = counts.pop(token)
+            for word in _FAST_WORD.findall(token):
+                counts[word] += times
+    return counts
+
+
+def counts_matrix(
+    indptr: list[int], indices: list[int], data: list[int], width: int
+) -> sparse.csr_matrix:
+    """The matrix of ``count_rows``'s arrays (int32 throughout, even when empty)."""
+    import numpy as np
+    from scipy import sparse
+
+    return sparse.csr_matrix(
+        (
+            np.array(data, dtype=np.int32),
+            np.array(indices, dtype=np.int32),
+            np.array(indptr, dtype=np.int32),
+        ),
+        shape=(len(indptr) - 1, width),
+    )
+
+
+def count_rows(
+    texts: Sequence[str],
+    concepts: Sequence[Collection[str]],
+    templates: frozenset[str],
+    index: Mapping[str, int],
+    check: Callable[[], None] | None = None,
+) -> tuple[list[int], list[int], list[int], dict[str, int]]:
+    """Each text's raw counts (plus one count of each of its concepts' terms) as the
+    ``indptr``, ``indices`` and ``data`` of a sparse matrix over a word table: ``index``
+    (word → place) and the words it lacks, numbered after it, in the order first met (so a
+    full build's table is the same for the same texts)."""
+    keys: list[str] = []
+    values: list[int] = []
+    indptr = [0]
+    for n, (text, ids) in enumerate(zip(texts, concepts, strict=True)):
+        if check is not None and n % CHUNK_NOTES == 0:
+            check()
+        counts = raw_counts(text, templates)
+        for cid in ids:
+            counts[CONCEPT_PREFIX + cid] = 1
+        keys.extend(counts)
+        values.extend(counts.values())
+        indptr.append(len(keys))
+    size = len(index)
+    fresh = {w: size + i for i, w in enumerate(w for w in dict.fromkeys(keys) if w not in index)}
+    if not index:
+        return indptr, list(map(fresh.__getitem__, keys)), values, fresh
+    return indptr, [index[w] if w in index else fresh[w] for w in keys], values, fresh

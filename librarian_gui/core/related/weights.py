@@ -1,0 +1,91 @@
+"""Notes as vectors: the vocabulary and idf a full build fixes, and each note's counts weighed,
+pruned to its key terms and L2-normalised, the same way for one note as for a vault."""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from scipy import sparse
+
+from .counting import CONCEPT_PREFIX
+from .tokens import kept
+
+CONCEPT_BOOST = 2.0
+# 1 + ln(tf) read from one table computed once: numpy's vectorised log may round the last
+# bit differently by an element's place in an array, and a note weighed alone (an update)
+# must weigh exactly as it does among all notes (a full build).
+_TF_MAX = 1 << 16
+_SUBLINEAR = 1.0 + np.log(np.arange(1, _TF_MAX, dtype=np.float64))
+
+Ints = npt.NDArray[np.int32]
+Floats = npt.NDArray[np.float64]
+
+
+def vocabulary(table: Sequence[str], counts: sparse.csr_matrix) -> tuple[tuple[str, ...], Floats]:
+    """The terms worth comparing, sorted, and their idf: a word in one note explains no pair
+    and one in more than half of them hardly any; stop words, numbers, single letters out."""
+    total = counts.shape[0]
+    df = np.bincount(counts.indices, minlength=len(table)).tolist()
+    top_df = max(2, total // 2)
+    terms = sorted(
+        w
+        for w, d in zip(table, df, strict=True)
+        if 2 <= d <= top_df and (w.startswith(CONCEPT_PREFIX) or kept(w))
+    )
+    place = {w: i for i, w in enumerate(table)}
+    idf = [math.log((1 + total) / (1 + df[place[t]])) + 1.0 for t in terms]
+    return tuple(terms), np.array(idf, dtype=np.float64)
+
+
+def term_columns(table: Sequence[str], terms: Sequence[str]) -> Ints:
+    """Each word of ``table``'s column among ``terms``, -1 for a word that is not a term."""
+    column = {t: i for i, t in enumerate(terms)}
+    return np.fromiter((column.get(w, -1) for w in table), dtype=np.int32, count=len(table))
+
+
+def concept_boost(terms: Sequence[str]) -> Floats:
+    """Each term's factor: the concepts' boost, 1 for words. Concepts' terms sort first
+    (their prefix opens with NUL): found by bisection, not by a pass over every term."""
+    boost = np.ones(len(terms), dtype=np.float64)
+    boost[: bisect.bisect_left(terms, "\x01")] = CONCEPT_BOOST
+    return boost
+
+
+def weigh(
+    counts: sparse.csr_matrix,
+    columns: Ints,
+    idf: Floats,
+    boost: Floats,
+    max_terms: int,
+) -> sparse.csr_matrix:
+    """Each row of ``counts`` as a unit vector over the terms: sublinear tf × idf (× the
+    concept boost), its ``max_terms`` heaviest terms kept (ties by column)."""
+    total = counts.shape[0]
+    sizes = np.diff(counts.indptr)
+    owner = np.repeat(np.arange(total, dtype=np.int32), sizes)
+    cols = columns[counts.indices]
+    keep = cols >= 0
+    cols, owner = cols[keep], owner[keep]
+    tf = np.minimum(counts.data[keep], _TF_MAX - 1)
+    weights = _SUBLINEAR[tf - 1] * idf[cols] * boost[cols]
+    # Every (note, term, weight) at once, sorted by note then weight: per note, numpy's
+    # overhead was most of the time.
+    order = np.lexsort((cols, -weights, owner))
+    cols, weights, owner = cols[order], weights[order], owner[order]
+    starts = np.searchsorted(owner, np.arange(total, dtype=np.int32))
+    rank = np.arange(len(owner)) - starts[owner]
+    top = rank < max_terms
+    cols, weights, owner = cols[top], weights[top], owner[top]
+    norms = np.sqrt(np.bincount(owner, weights * weights, minlength=total))
+    weights = weights / np.where(norms > 0, norms, 1.0)[owner]
+    # Columns ascending within a row: a dot product then adds its terms in one order
+    # whichever side computes it, so cos(a, b) == cos(b, a) to the last bit.
+    order = np.lexsort((cols, owner))
+    cols, weights, owner = cols[order], weights[order], owner[order]
+    indptr = np.zeros(total + 1, dtype=np.int32)
+    np.cumsum(np.bincount(owner, minlength=total), out=indptr[1:])
+    return sparse.csr_matrix((weights, cols, indptr), shape=(total, len(idf)))
