@@ -35,7 +35,11 @@ def template_lines(texts: Iterable[str]) -> frozenset[str]:
         lines = {line.strip().casefold() for line in text.splitlines()}
         seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)
     least = max(TEMPLATE_MIN, math.ceil(TEMPLATE_SHARE * total))
-    return frozenset(line for line, count in seen.items() if count >= least)
+    # A line without a letter or digit ("-", "---") holds no word: leaving it in costs
+    # nothing, and taking it out would cost a pass over every line of every note.
+    return frozenset(
+        line for line, count in seen.items() if count >= least and any(c.isalnum() for c in line)
+    )
 
 
 def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:

@@ -33,6 +33,7 @@ DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build 
 
 Ints = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
+Cosines = npt.NDArray[np.float32]
 # A run of a matrix's old rows (first, end) or new rows, in the order the result holds them.
 Piece: TypeAlias = tuple[int, int] | sparse.csr_matrix
 
@@ -159,7 +160,7 @@ def _neighbours_redone(
     wide = model.cand_rows.shape[1]
     added = total - len(kept)
     cand_rows = _renumbered(model.cand_rows[kept], new_of_old, added, -1)
-    cand_cos = np.concatenate([model.cand_cos[kept], np.zeros((added, wide))])
+    cand_cos = np.concatenate([model.cand_cos[kept], np.zeros((added, wide), np.float32)])
     lost = ((model.cand_rows[kept] >= 0) & (cand_rows[: len(kept)] < 0)).any(axis=1)
     is_redone = np.zeros(total, dtype=bool)
     is_redone[redone] = True
@@ -215,7 +216,7 @@ def _holds(cand_rows: Ints, marked: npt.NDArray[np.bool_]) -> npt.NDArray[np.boo
 
 
 def _merge(
-    cand_rows: Ints, cand_cos: Floats, cos: Floats, redone: Ints, full: npt.NDArray[np.bool_]
+    cand_rows: Ints, cand_cos: Cosines, cos: Cosines, redone: Ints, full: npt.NDArray[np.bool_]
 ) -> npt.NDArray[np.bool_]:
     """Rows not redone whole (``full``) that take a redone note (cosines ``cos``, a column
     per note of ``redone``) among their candidates: merged in place, in the canonical order

@@ -79,7 +79,7 @@ class RelatedModel:
     idf: npt.NDArray[np.float64]
     templates: frozenset[str]
     cand_rows: npt.NDArray[np.int32]
-    cand_cos: npt.NDArray[np.float64]
+    cand_cos: npt.NDArray[np.float32]
     reach: npt.NDArray[np.float64]
     built_notes: int
     changes: int

@@ -23,7 +23,7 @@ _DTYPES = {
     "columns": np.int32,
     "idf": np.float64,
     "cand_rows": np.int32,
-    "cand_cos": np.float64,
+    "cand_cos": np.float32,
     "reach": np.float64,
     "rows": np.int64,
     "scores": np.float64,
@@ -78,7 +78,7 @@ def _model(data: Any) -> RelatedModel | None:
     terms = tuple(str(term) for term in meta["terms"])
     words = tuple(str(word) for word in meta["words"])
     total = len(notes)
-    vectors = _matrix(data, "vectors", (total, len(terms)), np.float64)
+    vectors = _matrix(data, "vectors", (total, len(terms)), np.float32)
     counts = _matrix(data, "counts", (total, len(words)), np.int32)
     arrays = {name: np.asarray(data[name], dtype=_DTYPES[name]) for name in _ARRAYS}
     shapes = {

@@ -72,9 +72,13 @@ def weigh(
     cols, owner = cols[keep], owner[keep]
     tf = np.minimum(counts.data[keep], _TF_MAX - 1)
     weights = _SUBLINEAR[tf - 1] * idf[cols] * boost[cols]
-    # Every (note, term, weight) at once, sorted by note then weight: per note, numpy's
-    # overhead was most of the time.
-    order = np.lexsort((cols, -weights, owner))
+    # Every (note, term, weight) at once, by note then weight descending: one stable sort
+    # of one integer key (the note above a positive float32's bits, which order as the
+    # floats do), a tenth of a three-key lexsort's time. Weights equal in float32 keep the
+    # order of the note's counts, which follows its text: a note weighed alone (an update)
+    # or among all (a full build) keeps the same terms.
+    bits = (~weights.astype(np.float32).view(np.uint32)).astype(np.int64)
+    order = np.argsort((owner.astype(np.int64) << 32) | bits, kind="stable")
     cols, weights, owner = cols[order], weights[order], owner[order]
     starts = np.searchsorted(owner, np.arange(total, dtype=np.int32))
     rank = np.arange(len(owner)) - starts[owner]
@@ -84,8 +88,8 @@ def weigh(
     weights = weights / np.where(norms > 0, norms, 1.0)[owner]
     # Columns ascending within a row: a dot product then adds its terms in one order
     # whichever side computes it, so cos(a, b) == cos(b, a) to the last bit.
-    order = np.lexsort((cols, owner))
+    order = np.argsort((owner.astype(np.int64) << 32) | cols, kind="stable")
     cols, weights, owner = cols[order], weights[order], owner[order]
     indptr = np.zeros(total + 1, dtype=np.int32)
     np.cumsum(np.bincount(owner, minlength=total), out=indptr[1:])
-    return sparse.csr_matrix((weights, cols, indptr), shape=(total, len(idf)))
+    return sparse.csr_matrix((weights.astype(np.float32), cols, indptr), shape=(total, len(idf)))
