@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -81,9 +81,9 @@ def counts_matrix(
 
     return sparse.csr_matrix(
         (
-            np.array(data, dtype=np.int32),
-            np.array(indices, dtype=np.int32),
-            np.array(indptr, dtype=np.int32),
+            np.fromiter(data, dtype=np.int32, count=len(data)),
+            np.fromiter(indices, dtype=np.int32, count=len(indices)),
+            np.fromiter(indptr, dtype=np.int32, count=len(indptr)),
         ),
         shape=(len(indptr) - 1, width),
     )
@@ -100,20 +100,28 @@ def count_rows(
     ``indptr``, ``indices`` and ``data`` of a sparse matrix over a word table: ``index``
     (word → place) and the words it lacks, numbered after it, in the order first met (so a
     full build's table is the same for the same texts)."""
-    keys: list[str] = []
+    size = len(index)
+    fresh: defaultdict[str, int] = defaultdict()
+
+    def known_or_fresh(word: str) -> int:
+        at = index.get(word)
+        return fresh.setdefault(word, size + len(fresh)) if at is None else at
+
+    place: Callable[[str], int] = known_or_fresh
+    if not index:  # a full build: a word met for the first time takes the next number, in C
+        fresh.default_factory = fresh.__len__
+        place = fresh.__getitem__
+    ids: list[int] = []
     values: list[int] = []
     indptr = [0]
-    for n, (text, ids) in enumerate(zip(texts, concepts, strict=True)):
+    for n, (text, found) in enumerate(zip(texts, concepts, strict=True)):
         if check is not None and n % CHUNK_NOTES == 0:
             check()
         counts = raw_counts(text, templates)
-        for cid in ids:
+        for cid in found:
             counts[CONCEPT_PREFIX + cid] = 1
-        keys.extend(counts)
+        ids.extend(map(place, counts))
         values.extend(counts.values())
-        indptr.append(len(keys))
-    size = len(index)
-    fresh = {w: size + i for i, w in enumerate(w for w in dict.fromkeys(keys) if w not in index)}
-    if not index:
-        return indptr, list(map(fresh.__getitem__, keys)), values, fresh
-    return indptr, [index[w] if w in index else fresh[w] for w in keys], values, fresh
+        indptr.append(len(ids))
+    fresh.default_factory = None
+    return indptr, ids, values, fresh
