@@ -61,7 +61,14 @@ def update_related(
     kept = np.flatnonzero(~gone).astype(np.int32)
     new_of_old = np.full(old_total, -1, dtype=np.int32)
     new_of_old[kept] = np.arange(len(kept), dtype=np.int32)
-    notes = tuple(model.notes[i] for i in kept.tolist()) + tuple(added)
+    if removed:
+        notes = tuple(model.notes[i] for i in kept.tolist()) + tuple(added)
+        row_of: Mapping[str, int] = {rel: i for i, rel in enumerate(notes)}
+    elif added:  # the others keep their numbers
+        notes = model.notes + tuple(added)
+        row_of = {**model.row_of, **{rel: old_total + i for i, rel in enumerate(added)}}
+    else:
+        notes, row_of = model.notes, model.row_of
     redone = np.array(
         [new_of_old[model.row_of[rel]] for rel in edited] + list(range(len(kept), len(notes))),
         dtype=np.int32,
@@ -80,24 +87,29 @@ def update_related(
     fresh_counts = counts_matrix(indptr, indices, data, width)
     old_rows = [model.row_of[rel] for rel in edited]
     counts = _splice(model.counts, gone, old_rows, fresh_counts, width)
-    words = model.words + tuple(fresh)
-    word_index = {**model.word_index, **fresh} if fresh else model.word_index
+    words, word_index, columns = model.words, model.word_index, model.columns
+    if fresh:
+        words = words + tuple(fresh)
+        word_index = {**word_index, **fresh}
+        columns = np.concatenate([columns, np.full(len(fresh), -1, dtype=np.int32)])
     changes = model.changes + len(removed) + len(edited) + len(added)
     if changes > drift_share * model.built_notes:
         return from_counts(notes, words, word_index, counts, model.templates, model.settings)
-    columns = np.concatenate([model.columns, np.full(len(fresh), -1, dtype=np.int32)])
     boost = concept_boost(model.terms)
     fresh_vectors = weigh(fresh_counts, columns, model.idf, boost, model.settings.max_terms)
     vectors = _splice(model.vectors, gone, old_rows, fresh_vectors, len(model.terms))
+    posting_col = np.concatenate([model.posting_col[kept], np.full(len(added), -1, np.int32)])
+    posting_col[redone] = -1
     return replace(
-        _neighbours_redone(model, vectors, kept, new_of_old, redone, check),
+        _neighbours_redone(model, vectors, posting_col, kept, new_of_old, redone, check),
         notes=notes,
-        row_of={rel: i for i, rel in enumerate(notes)},
+        row_of=row_of,
         words=words,
         word_index=word_index,
         counts=counts,
         columns=columns,
         changes=changes,
+        posting_col=posting_col,
     )
 
 
@@ -148,6 +160,7 @@ def _splice(
 def _neighbours_redone(
     model: RelatedModel,
     vectors: sparse.csr_matrix,
+    posting_col: Ints,
     kept: Ints,
     new_of_old: Ints,
     redone: Ints,
@@ -159,21 +172,25 @@ def _neighbours_redone(
     settings = model.settings
     wide = model.cand_rows.shape[1]
     added = total - len(kept)
-    cand_rows = _renumbered(model.cand_rows[kept], new_of_old, added, -1)
+    renumber = len(kept) < len(model.notes)
+    if renumber:
+        cand_rows = _renumbered(model.cand_rows[kept], new_of_old, added)
+        lost = ((model.cand_rows[kept] >= 0) & (cand_rows[: len(kept)] < 0)).any(axis=1)
+    else:
+        cand_rows = _renumbered(model.cand_rows, None, added)
     cand_cos = np.concatenate([model.cand_cos[kept], np.zeros((added, wide), np.float32)])
-    lost = ((model.cand_rows[kept] >= 0) & (cand_rows[: len(kept)] < 0)).any(axis=1)
     is_redone = np.zeros(total, dtype=bool)
     is_redone[redone] = True
     full = is_redone | _holds(cand_rows, is_redone)
-    full[: len(kept)] |= lost
+    if renumber:
+        full[: len(kept)] |= lost
     again = np.flatnonzero(full).astype(np.int32)
     if check is not None:
         check()
-    # The cosine of every note with each row redone: one sparse product, which adds each
-    # pair's terms in the same order as a full build's (cos(a, b) == cos(b, a) exactly).
-    sims = (vectors @ vectors[again].T).toarray()
-    cand_rows[again], cand_cos[again] = top_of(np.ascontiguousarray(sims.T), again, wide)
-    merged = _merge(cand_rows, cand_cos, sims[:, np.searchsorted(again, redone)], redone, full)
+    block = _cosines(vectors[again], vectors, model.postings, posting_col)
+    merge_cos = block[np.searchsorted(again, redone)].T
+    cand_rows[again], cand_cos[again] = top_of(block, again, wide)
+    merged = _merge(cand_rows, cand_cos, merge_cos, redone, full)
     moved = full | merged
     reaches = np.concatenate([model.reach[kept], np.full(added, np.nan)])
     fresh_reach = reach(cand_cos[moved], settings.k)
@@ -181,7 +198,7 @@ def _neighbours_redone(
     reach_moved[moved] = fresh_reach != reaches[moved]
     reaches[moved] = fresh_reach
     ranked = moved | _holds(cand_rows, reach_moved)
-    rows = _renumbered(model.rows[kept], new_of_old, added, -1).astype(np.int64)
+    rows = _renumbered(model.rows[kept], new_of_old if renumber else None, added).astype(np.int64)
     scores = np.concatenate([model.scores[kept], np.zeros((added, model.scores.shape[1]))])
     rows[ranked], scores[ranked] = rank(
         cand_rows[ranked],
@@ -202,11 +219,28 @@ def _neighbours_redone(
     )
 
 
-def _renumbered(table: npt.NDArray[np.integer], new_of_old: Ints, added: int, pad: int) -> Ints:
-    """Rows of note numbers in the new numbering (a removed note as -1), ``added`` rows of
-    ``pad`` appended."""
-    out = np.where(table >= 0, new_of_old[np.maximum(table, 0)], -1).astype(np.int32)
-    return np.concatenate([out, np.full((added, table.shape[1]), pad, dtype=np.int32)])
+def _cosines(
+    rows: sparse.csr_matrix, vectors: sparse.csr_matrix, postings: sparse.csr_matrix, col: Ints
+) -> Cosines:
+    """The cosine of each of ``rows`` with every note: through the postings for the notes
+    unchanged since they were made (``col`` ≥ 0), directly for the others. Each way adds a
+    pair's terms in the order of the row's columns, as a full build does: the same bits."""
+    block = np.zeros((rows.shape[0], vectors.shape[0]), dtype=np.float32)
+    live = np.flatnonzero(col >= 0)
+    block[:, live] = (rows @ postings).toarray()[:, col[live]]
+    stale = np.flatnonzero(col < 0)
+    if len(stale):
+        block[:, stale] = (rows @ vectors[stale].T).toarray()
+    return block
+
+
+def _renumbered(table: npt.NDArray[np.integer], new_of_old: Ints | None, added: int) -> Ints:
+    """Rows of note numbers in the new numbering (a removed note as -1; None: numbers kept),
+    ``added`` rows of -1 appended."""
+    out = (
+        table if new_of_old is None else np.where(table >= 0, new_of_old[np.maximum(table, 0)], -1)
+    )
+    return np.concatenate([out, np.full((added, table.shape[1]), -1)]).astype(np.int32)
 
 
 def _holds(cand_rows: Ints, marked: npt.NDArray[np.bool_]) -> npt.NDArray[np.bool_]:

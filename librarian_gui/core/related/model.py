@@ -63,7 +63,9 @@ class RelatedModel:
     in), ``columns`` (each word's term column or -1), the ``idf`` of the ``terms`` and the
     ``templates`` of the last full build, each note's candidates (``cand_rows`` /
     ``cand_cos``) and ``reach``; ``built_notes`` notes at the last full build and
-    ``changes`` note changes since."""
+    ``changes`` note changes since; ``postings``, the vectors transposed (each term's
+    notes) as they were at some point, and each note's column there (``posting_col``, -1
+    for a note changed or added since)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -83,6 +85,8 @@ class RelatedModel:
     reach: npt.NDArray[np.float64]
     built_notes: int
     changes: int
+    postings: sparse.csr_matrix
+    posting_col: npt.NDArray[np.int32]
 
     def neighbours(self, rel: str) -> list[tuple[str, float]]:
         """The note's related notes, best first, with their cosine."""
@@ -185,7 +189,7 @@ def from_counts(
         terms, idf = tuple(basis[0]), np.asarray(basis[1], dtype=np.float64)
     columns = term_columns(words, terms)
     vectors = weigh(counts, columns, idf, concept_boost(terms), settings.max_terms)
-    cand_rows, cand_cos = candidates(vectors, width(settings.k), check)
+    cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
     rows, scores = rank(
         cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty
@@ -209,4 +213,6 @@ def from_counts(
         reach=reaches,
         built_notes=len(notes),
         changes=0,
+        postings=postings,
+        posting_col=np.arange(len(notes), dtype=np.int32),
     )

@@ -61,9 +61,10 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
 
 def candidates(
     vectors: sparse.csr_matrix, wide: int, check: Callable[[], None] | None = None
-) -> tuple[Ints, Cosines]:
+) -> tuple[Ints, Cosines, sparse.csr_matrix]:
     """Every row's candidates (``top_of`` over the cosine with every other row), a block of
-    rows at a time on ``THREADS`` threads; ``check`` is called between blocks."""
+    rows at a time on ``THREADS`` threads; ``check`` is called between blocks. And the
+    transposed vectors (term by term: each term's notes), which an update reads again."""
     total = vectors.shape[0]
     cand_rows = np.full((total, wide), -1, dtype=np.int32)
     cand_cos = np.zeros((total, wide), dtype=np.float32)
@@ -77,7 +78,7 @@ def candidates(
 
     if total <= BLOCK_ROWS:  # one block: no threads to start
         one(0)
-        return cand_rows, cand_cos
+        return cand_rows, cand_cos, transposed
     with ThreadPoolExecutor(THREADS) as pool:
         pending: deque[Future[None]] = deque()
         try:
@@ -92,7 +93,7 @@ def candidates(
         finally:
             for future in pending:
                 future.cancel()
-    return cand_rows, cand_cos
+    return cand_rows, cand_cos, transposed
 
 
 def reach(cand_cos: Cosines, k: int) -> Floats:
