@@ -15,6 +15,12 @@ if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
     from scipy import sparse
 
 CONCEPT_PREFIX = "\x00concept:"  # a concept's term: no word can look like it
+# A note named by one word ("wikilinks.md") has that word as a term of its own, and so does
+# every note that mentions it: a mention of a note's name is the best hint of a link to it.
+# (Names of several words cost a pass over every note's word pairs and found no more links
+# in the benchmark's vaults.)
+TITLE_PREFIX = "\x00title:"
+TITLE_SELF = 3  # the count of a note's own name: what the note is about, whatever its length
 TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
 TEMPLATE_MIN = 4
 TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labels
@@ -40,6 +46,20 @@ def template_lines(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(
         line for line, count in seen.items() if count >= least and any(c.isalnum() for c in line)
     )
+
+
+def title_of(rel: str) -> str | None:
+    """The note's name as a title term: its file name without extension, when that is one
+    comparable word."""
+    stem = rel.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    found = stem.lower().translate(_ASCII_SPACES).split() if stem.isascii() else words(stem)
+    return found[0] if len(found) == 1 and kept(found[0]) else None
+
+
+def titles_of(notes: Iterable[str]) -> frozenset[str]:
+    """The one-word names of ``notes`` (see ``title_of``)."""
+    return frozenset(title for title in map(title_of, notes) if title is not None)
 
 
 def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
@@ -92,11 +112,13 @@ def counts_matrix(
 def count_rows(
     texts: Sequence[str],
     concepts: Sequence[Collection[str]],
-    templates: frozenset[str],
+    own: Sequence[str | None],
+    basis: tuple[frozenset[str], frozenset[str]],
     index: Mapping[str, int],
     check: Callable[[], None] | None = None,
 ) -> tuple[list[int], list[int], list[int], dict[str, int]]:
-    """Each text's raw counts (plus one count of each of its concepts' terms) as the
+    """Each text's raw counts (plus one count of each of its concepts' terms, one of each
+    title of ``basis`` it mentions, ``TITLE_SELF`` of its ``own`` title) as the
     ``indptr``, ``indices`` and ``data`` of a sparse matrix over a word table: ``index``
     (word → place) and the words it lacks, numbered after it, in the order first met (so a
     full build's table is the same for the same texts)."""
@@ -114,12 +136,18 @@ def count_rows(
     ids: list[int] = []
     values: list[int] = []
     indptr = [0]
-    for n, (text, found) in enumerate(zip(texts, concepts, strict=True)):
+    templates, titles = basis
+    for n, (text, found, mine) in enumerate(zip(texts, concepts, own, strict=True)):
         if check is not None and n % CHUNK_NOTES == 0:
             check()
         counts = raw_counts(text, templates)
         for cid in found:
             counts[CONCEPT_PREFIX + cid] = 1
+        # Sorted: the order of a note's counts decides ties when its terms are pruned.
+        for title in sorted(titles.intersection(counts)):
+            counts[TITLE_PREFIX + title] = 1
+        if mine is not None and mine in titles:
+            counts[TITLE_PREFIX + mine] = TITLE_SELF
         ids.extend(map(place, counts))
         values.extend(counts.values())
         indptr.append(len(ids))

@@ -24,10 +24,10 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from .counting import count_rows, counts_matrix
+from .counting import count_rows, counts_matrix, title_of
 from .model import RelatedModel, from_counts
 from .neighbours import rank, reach, top_of
-from .weights import concept_boost, weigh
+from .weights import term_boost, weigh
 
 DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build again
 
@@ -79,7 +79,8 @@ def update_related(
     indptr, indices, data, fresh = count_rows(
         [changed[rel] or "" for rel in fresh_rels],
         [found.get(rel, ()) for rel in fresh_rels],
-        model.templates,
+        [title_of(rel) for rel in fresh_rels],
+        (model.templates, model.titles),
         model.word_index,
         check,
     )
@@ -94,8 +95,9 @@ def update_related(
         columns = np.concatenate([columns, np.full(len(fresh), -1, dtype=np.int32)])
     changes = model.changes + len(removed) + len(edited) + len(added)
     if changes > drift_share * model.built_notes:
-        return from_counts(notes, words, word_index, counts, model.templates, model.settings)
-    boost = concept_boost(model.terms)
+        basis = (model.templates, model.titles)
+        return from_counts(notes, words, word_index, counts, basis, model.settings)
+    boost = term_boost(model.terms)
     fresh_vectors = weigh(fresh_counts, columns, model.idf, boost, model.settings.max_terms)
     vectors = _splice(model.vectors, gone, old_rows, fresh_vectors, len(model.terms))
     posting_col = np.concatenate([model.posting_col[kept], np.full(len(added), -1, np.int32)])

@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .counting import CONCEPT_PREFIX, note_counts, raw_counts, template_lines
+from .counting import CONCEPT_PREFIX, TITLE_PREFIX, note_counts, raw_counts, template_lines
 
 if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
     import numpy as np
@@ -61,11 +61,11 @@ class RelatedModel:
 
     For updates: ``counts`` (notes × ``words``, raw counts, template lines out, concepts
     in), ``columns`` (each word's term column or -1), the ``idf`` of the ``terms`` and the
-    ``templates`` of the last full build, each note's candidates (``cand_rows`` /
-    ``cand_cos``) and ``reach``; ``built_notes`` notes at the last full build and
-    ``changes`` note changes since; ``postings``, the vectors transposed (each term's
-    notes) as they were at some point, and each note's column there (``posting_col``, -1
-    for a note changed or added since)."""
+    ``templates`` and ``titles`` (one-word note names) of the last full build, each note's
+    candidates (``cand_rows`` / ``cand_cos``) and ``reach``; ``built_notes`` notes at the
+    last full build and ``changes`` note changes since; ``postings``, the vectors
+    transposed (each term's notes) as they were at some point, and each note's column
+    there (``posting_col``, -1 for a note changed or added since)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -80,6 +80,7 @@ class RelatedModel:
     columns: npt.NDArray[np.int32]
     idf: npt.NDArray[np.float64]
     templates: frozenset[str]
+    titles: frozenset[str]
     cand_rows: npt.NDArray[np.int32]
     cand_cos: npt.NDArray[np.float32]
     reach: npt.NDArray[np.float64]
@@ -109,13 +110,20 @@ class RelatedModel:
         return [(_shown(self.terms[t]), weights[t]) for t in order[:count]]
 
     def shared_terms(self, a: str, b: str, count: int = 5) -> list[str]:
-        """The terms that make two notes close: in both, by the product of their weights."""
+        """The terms that make two notes close: in both (their titles aside), by the product
+        of their weights."""
         i, j = self.row_of.get(a), self.row_of.get(b)
         if i is None or j is None:
             return []
         mine = self._weights(i)
         theirs = self._weights(j)
-        shared = sorted(mine.keys() & theirs.keys(), key=lambda t: (-mine[t] * theirs[t], t))
+        # A title term is left out: a note's name need not be in its text, and an
+        # explanation points at words the reader finds in both notes (the word itself,
+        # when both hold it, is a term of its own).
+        both = [
+            t for t in mine.keys() & theirs.keys() if not self.terms[t].startswith(TITLE_PREFIX)
+        ]
+        shared = sorted(both, key=lambda t: (-mine[t] * theirs[t], t))
         return [_shown(self.terms[t]) for t in shared[:count]]
 
     def _weights(self, row: int) -> dict[int, float]:
@@ -130,7 +138,9 @@ class RelatedModel:
 
 
 def _shown(term: str) -> str:
-    return "concept:" + term[len(CONCEPT_PREFIX) :] if term.startswith(CONCEPT_PREFIX) else term
+    if term.startswith(CONCEPT_PREFIX):
+        return "concept:" + term[len(CONCEPT_PREFIX) :]
+    return term[len(TITLE_PREFIX) :] if term.startswith(TITLE_PREFIX) else term
 
 
 def build_related(
@@ -142,26 +152,34 @@ def build_related(
     max_terms: int = MAX_TERMS,
     hub_penalty: float = HUB_PENALTY,
     templates: frozenset[str] | None = None,
+    titles: frozenset[str] | None = None,
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
     check: Callable[[], None] | None = None,
 ) -> RelatedModel:
     """The model of the notes ``texts`` (vault path → Markdown); ``concepts``: the concept
     ids each note is found in, each a boosted term of that note. ``templates`` (the
-    template lines) and ``basis`` (terms and their idf) are found in the texts unless
-    given: an update's result equals a build given its model's. ``check`` is called between
+    template lines), ``titles`` (the notes' one-word names) and ``basis`` (terms and their
+    idf) are found in the texts unless given: an update's result equals a build given its
+    model's. ``check`` is called between
     chunks of work (a few tens of ms): it raises to cancel."""
-    from .counting import count_rows, counts_matrix
+    from .counting import count_rows, counts_matrix, title_of, titles_of
 
     notes = tuple(texts)
     lines = template_lines(texts.values()) if templates is None else templates
+    names = titles_of(notes) if titles is None else titles
     found = concepts or {}
     indptr, indices, data, index = count_rows(
-        [texts[rel] for rel in notes], [found.get(rel, ()) for rel in notes], lines, {}, check
+        [texts[rel] for rel in notes],
+        [found.get(rel, ()) for rel in notes],
+        [title_of(rel) for rel in notes],
+        (lines, names),
+        {},
+        check,
     )
     counts = counts_matrix(indptr, indices, data, len(index))
     settings = Settings(k, threshold, max_terms, hub_penalty)
     return from_counts(
-        notes, tuple(index), index, counts, lines, settings, basis=basis, check=check
+        notes, tuple(index), index, counts, (lines, names), settings, basis=basis, check=check
     )
 
 
@@ -170,25 +188,26 @@ def from_counts(
     words: Sequence[str],
     word_index: Mapping[str, int],
     counts: sparse.csr_matrix,
-    templates: frozenset[str],
+    lines: tuple[frozenset[str], frozenset[str]],
     settings: Settings,
     *,
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
     check: Callable[[], None] | None = None,
 ) -> RelatedModel:
     """The model of notes already counted: a full build (or, given ``basis``, one with the
-    vocabulary and idf of an earlier build)."""
+    vocabulary and idf of an earlier build); ``lines``: the template lines and titles they
+    were counted with."""
     import numpy as np
 
     from .neighbours import candidates, rank, reach, width
-    from .weights import concept_boost, term_columns, vocabulary, weigh
+    from .weights import term_boost, term_columns, vocabulary, weigh
 
     if basis is None:
         terms, idf = vocabulary(words, counts)
     else:
         terms, idf = tuple(basis[0]), np.asarray(basis[1], dtype=np.float64)
     columns = term_columns(words, terms)
-    vectors = weigh(counts, columns, idf, concept_boost(terms), settings.max_terms)
+    vectors = weigh(counts, columns, idf, term_boost(terms), settings.max_terms)
     cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
     rows, scores = rank(
@@ -207,7 +226,8 @@ def from_counts(
         counts=counts,
         columns=columns,
         idf=idf,
-        templates=templates,
+        templates=lines[0],
+        titles=lines[1],
         cand_rows=cand_rows,
         cand_cos=cand_cos,
         reach=reaches,

@@ -17,7 +17,7 @@ from ..writing.safewrite import atomic_write
 from .model import RelatedModel, Settings
 from .neighbours import width
 
-FORMAT = 1  # bump when what is stored, or what it means, changes
+FORMAT = 2  # bump when what is stored, or what it means, changes
 _ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
 _DTYPES = {
     "columns": np.int32,
@@ -42,6 +42,7 @@ def save_model(model: RelatedModel, path: Path) -> None:
         "terms": list(model.terms),
         "words": list(model.words),
         "templates": sorted(model.templates),
+        "titles": sorted(model.titles),
     }
     arrays: dict[str, Any] = {
         "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), np.uint8)
@@ -110,6 +111,7 @@ def _model(data: Any) -> RelatedModel | None:
         columns=arrays["columns"],
         idf=arrays["idf"],
         templates=frozenset(str(line) for line in meta["templates"]),
+        titles=frozenset(str(title) for title in meta["titles"]),
         cand_rows=arrays["cand_rows"],
         cand_cos=arrays["cand_cos"],
         reach=arrays["reach"],

@@ -11,10 +11,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
-from .counting import CONCEPT_PREFIX
+from .counting import CONCEPT_PREFIX, TITLE_PREFIX
 from .tokens import kept
 
 CONCEPT_BOOST = 2.0
+TITLE_BOOST = 2.0
 # 1 + ln(tf) read from one table computed once: numpy's vectorised log may round the last
 # bit differently by an element's place in an array, and a note weighed alone (an update)
 # must weigh exactly as it does among all notes (a full build).
@@ -34,7 +35,7 @@ def vocabulary(table: Sequence[str], counts: sparse.csr_matrix) -> tuple[tuple[s
     terms = sorted(
         w
         for w, d in zip(table, df, strict=True)
-        if 2 <= d <= top_df and (w.startswith(CONCEPT_PREFIX) or kept(w))
+        if 2 <= d <= top_df and (w.startswith("\x00") or kept(w))  # concepts', titles' or kept
     )
     place = {w: i for i, w in enumerate(table)}
     idf = [math.log((1 + total) / (1 + df[place[t]])) + 1.0 for t in terms]
@@ -47,11 +48,13 @@ def term_columns(table: Sequence[str], terms: Sequence[str]) -> Ints:
     return np.fromiter((column.get(w, -1) for w in table), dtype=np.int32, count=len(table))
 
 
-def concept_boost(terms: Sequence[str]) -> Floats:
-    """Each term's factor: the concepts' boost, 1 for words. Concepts' terms sort first
-    (their prefix opens with NUL): found by bisection, not by a pass over every term."""
+def term_boost(terms: Sequence[str]) -> Floats:
+    """Each term's factor: the concepts' and titles' boosts, 1 for words. Each kind sorts
+    together (by its prefix): found by bisection, not by a pass over every term."""
     boost = np.ones(len(terms), dtype=np.float64)
-    boost[: bisect.bisect_left(terms, "\x01")] = CONCEPT_BOOST
+    for prefix, factor in ((CONCEPT_PREFIX, CONCEPT_BOOST), (TITLE_PREFIX, TITLE_BOOST)):
+        past = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        boost[bisect.bisect_left(terms, prefix) : bisect.bisect_left(terms, past)] = factor
     return boost
 
 
