@@ -32,11 +32,13 @@ _ASCII_SPACES = str.maketrans(
 )
 
 
-def template_lines(texts: Iterable[str]) -> frozenset[str]:
+def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None) -> frozenset[str]:
     """The short lines so many notes hold that they come from a template, not the note."""
     seen: Counter[str] = Counter()
     total = 0
     for text in texts:
+        if check is not None and total % CHUNK_NOTES == 0:
+            check()
         total += 1
         lines = {line.strip().casefold() for line in text.splitlines()}
         seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)

@@ -165,7 +165,7 @@ def build_related(
     from .counting import count_rows, counts_matrix, title_of, titles_of
 
     notes = tuple(texts)
-    lines = template_lines(texts.values()) if templates is None else templates
+    lines = template_lines(texts.values(), check) if templates is None else templates
     names = titles_of(notes) if titles is None else titles
     found = concepts or {}
     indptr, indices, data, index = count_rows(
@@ -200,14 +200,14 @@ def from_counts(
     import numpy as np
 
     from .neighbours import candidates, rank, reach, width
-    from .weights import term_boost, term_columns, vocabulary, weigh
+    from .weights import term_boost, term_columns, vocabulary, weigh_all
 
     if basis is None:
         terms, idf = vocabulary(words, counts)
     else:
         terms, idf = tuple(basis[0]), np.asarray(basis[1], dtype=np.float64)
     columns = term_columns(words, terms)
-    vectors = weigh(counts, columns, idf, term_boost(terms), settings.max_terms)
+    vectors = weigh_all(counts, columns, idf, term_boost(terms), settings.max_terms, check)
     cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
     rows, scores = rank(

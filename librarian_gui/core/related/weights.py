@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -15,6 +15,7 @@ from .counting import CONCEPT_PREFIX, TITLE_PREFIX
 from .tokens import kept
 
 CONCEPT_BOOST = 2.0
+WEIGH_ROWS = 1000  # notes weighed between two calls of ``check`` (a few tens of ms)
 TITLE_BOOST = 2.0
 # 1 + ln(tf) read from one table computed once: numpy's vectorised log may round the last
 # bit differently by an element's place in an array, and a note weighed alone (an update)
@@ -56,6 +57,27 @@ def term_boost(terms: Sequence[str]) -> Floats:
         past = prefix[:-1] + chr(ord(prefix[-1]) + 1)
         boost[bisect.bisect_left(terms, prefix) : bisect.bisect_left(terms, past)] = factor
     return boost
+
+
+def weigh_all(
+    counts: sparse.csr_matrix,
+    columns: Ints,
+    idf: Floats,
+    boost: Floats,
+    max_terms: int,
+    check: Callable[[], None] | None = None,
+) -> sparse.csr_matrix:
+    """``weigh`` a block of ``WEIGH_ROWS`` rows at a time, ``check`` called between blocks
+    (each row is weighed alone: the blocks change nothing)."""
+    if counts.shape[0] <= WEIGH_ROWS:
+        return weigh(counts, columns, idf, boost, max_terms)
+    blocks = []
+    for start in range(0, counts.shape[0], WEIGH_ROWS):
+        if check is not None:
+            check()
+        blocks.append(weigh(counts[start : start + WEIGH_ROWS], columns, idf, boost, max_terms))
+    stacked: sparse.csr_matrix = sparse.vstack(blocks, format="csr")
+    return stacked
 
 
 def weigh(
