@@ -39,17 +39,21 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
         return rows, cos
     block[np.arange(height), own] = -1.0
     if take < total:
-        part = np.argpartition(block, total - take, axis=1)[:, total - take :]
+        # Partitioned at the last place kept and the one before it: the best left out is
+        # known without another pass over the block.
+        cut = total - take
+        parted = np.argpartition(block, (cut - 1, cut), axis=1)
+        part = parted[:, cut:]
+        left_out = np.take_along_axis(block, parted[:, cut - 1 : cut], axis=1)[:, 0]
     else:
         part = np.broadcast_to(np.arange(total), (height, total)).copy()
     vals = np.take_along_axis(block, part, axis=1)
     order = np.lexsort((part, -vals), axis=1)
     part = np.take_along_axis(part, order, axis=1)
     vals = np.take_along_axis(vals, order, axis=1)
-    if 0 < take < total:
+    if take < total:
         # The partition keeps any of the notes tied at the last place: keep the first ones.
-        last = vals[:, -1]
-        tied = (last > 0) & (np.count_nonzero(block >= last[:, None], axis=1) > take)
+        tied = (vals[:, -1] > 0) & (left_out == vals[:, -1])
         for r in np.flatnonzero(tied).tolist():
             best = np.lexsort((np.arange(total), -block[r]))[:take]
             part[r], vals[r] = best, block[r, best]
