@@ -9,7 +9,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .tokens import kept, plain_text, words
+from .tokens import has_cjk, kept, plain_text, raw_words, words
 
 if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
     from scipy import sparse
@@ -82,7 +82,7 @@ def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[st
             line for line in prose.splitlines() if line.strip().casefold() not in templates
         )
     if not prose.isascii():  # case folding can change a word's length ("İ" is two)
-        return Counter(words(prose))
+        return Counter(words(prose) if has_cjk(prose) else raw_words(prose))
     # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
     # letters, digits and apostrophes (a vault of 50 MB in about a second).
     counts = Counter(prose.lower().translate(_ASCII_SPACES).split())
