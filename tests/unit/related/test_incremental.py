@@ -57,7 +57,11 @@ def test_an_update_equals_a_full_build(
     texts = {NAMES[i]: text for i, (text, _) in enumerate(start)}
     concepts = {NAMES[i]: ids for i, (_, ids) in enumerate(start)}
     model = build_related(texts, concepts=concepts, k=K)
-    frozen = {"templates": model.templates, "titles": model.titles}
+    frozen = {
+        "templates": model.templates,
+        "titles": model.titles,
+        "max_terms": model.settings.max_terms,
+    }
     for batch in batches:
         changed: dict[str, str | None] = {}
         changed_concepts: dict[str, list[str]] = {}
