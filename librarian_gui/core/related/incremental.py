@@ -3,15 +3,18 @@
 The changed notes are counted and weighed against the vocabulary and idf of the last full
 build; their candidates are redone, and so are those of every note that had one of them (or a
 removed note) as a candidate; a note that did not but finds a changed note among its best now
-takes it in. Reaches that moved and the rankings that read them are redone too. The result is
-exactly ``build_related`` of the new texts given the model's ``templates`` and ``basis``
-(its terms and idf): same vectors, candidates and neighbours, to the last bit.
+takes it in. Reaches that moved and the rankings that read them are redone too.
+
+What "equal" means (tested with hypothesis): the result is exactly, to the last bit (same
+notes in the same order, vectors, candidates, reaches, neighbours and scores),
+``build_related`` of the new texts given the model's template lines, titles, settings and
+``basis`` (its terms and idf). An edited note keeps its place; an added one comes last.
 
 Drift: new words and moved document frequencies reach the vocabulary only at a full build.
-Once the note changes (edits, additions, removals) since the last one exceed
-``DRIFT_SHARE`` of the notes it had, the update is a full build from the counts the model
-keeps (new vocabulary and idf; the template lines stay those of the last build from texts):
-exactly ``build_related`` of the new texts given the model's ``templates``.
+Once the note changes (edits, additions and removals, each counted) since the last one
+exceed ``DRIFT_SHARE`` of the notes it had, the update is a full build from the counts the
+model keeps: new vocabulary and idf, exactly ``build_related`` of the new texts given the
+model's template lines, titles and settings (those three change only at a build from texts).
 """
 
 from __future__ import annotations
