@@ -38,16 +38,19 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
     if take == 0 or height == 0:
         return rows, cos
     block[np.arange(height), own] = -1.0
+    # Negated, so the best are the smallest: numpy selects the first few of a row three
+    # times faster than the last few. (Negation is exact: negated again, each value is
+    # itself.)
+    np.negative(block, out=block)
     if take < total:
-        # Partitioned at the last place kept and the one before it: the best left out is
+        # Partitioned at the last place kept and the one after it: the best left out is
         # known without another pass over the block.
-        cut = total - take
-        parted = np.argpartition(block, (cut - 1, cut), axis=1)
-        part = parted[:, cut:]
-        left_out = np.take_along_axis(block, parted[:, cut - 1 : cut], axis=1)[:, 0]
+        parted = np.argpartition(block, (take - 1, take), axis=1)
+        part = parted[:, :take]
+        left_out = -np.take_along_axis(block, parted[:, take : take + 1], axis=1)[:, 0]
     else:
         part = np.broadcast_to(np.arange(total), (height, total)).copy()
-    vals = np.take_along_axis(block, part, axis=1)
+    vals = -np.take_along_axis(block, part, axis=1)
     order = np.lexsort((part, -vals), axis=1)
     part = np.take_along_axis(part, order, axis=1)
     vals = np.take_along_axis(vals, order, axis=1)
@@ -55,8 +58,8 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
         # The partition keeps any of the notes tied at the last place: keep the first ones.
         tied = (vals[:, -1] > 0) & (left_out == vals[:, -1])
         for r in np.flatnonzero(tied).tolist():
-            best = np.lexsort((np.arange(total), -block[r]))[:take]
-            part[r], vals[r] = best, block[r, best]
+            best = np.lexsort((np.arange(total), block[r]))[:take]  # block[r] is negated
+            part[r], vals[r] = best, -block[r, best]
     positive = vals > 0
     rows[:, :take] = np.where(positive, part, -1)
     cos[:, :take] = np.where(positive, vals, 0.0)
