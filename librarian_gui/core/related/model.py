@@ -43,12 +43,12 @@ __all__ = [
 # Terms a note keeps: as many as a budget of vector entries for the vault allows, between
 # the two bounds. The similarity's cost grows with the entries (and the notes): a vault of
 # 10,000 notes keeps 100 terms a note, one of 2,500 or fewer 400 (which found more links
-# among long notes: P@10 with 100 terms and 400, foam-docs 0.369 and 0.381, logseq-docs
-# 0.143 and 0.155).
+# among long notes: P@10 with 100 terms and 400 at hub penalty 0.25, foam-docs 0.369 and
+# 0.381, logseq-docs 0.143 and 0.155).
 TERM_BUDGET = 1_000_000
 MIN_TERMS = 100
 MAX_TERMS = 400
-HUB_PENALTY = 0.25  # 10,000 notes: the largest hub in 3.1 % of the lists (4.3 % with none)
+HUB_PENALTY = 0.1  # 10,000 notes: the largest hub in 2.5 % of the lists (5.1 % with none)
 
 
 @dataclass(frozen=True, slots=True)
