@@ -44,7 +44,21 @@ def test_chinese_and_japanese_as_bigrams() -> None:
 
 
 ALPHABET = st.sampled_from(
-    [*"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς", "向", "量", "検", "Å", "é", "²", "٣"]
+    # ASCII, case-folding traps, CJK, digits of other scripts, a no-break space, a dash, a
+    # combining accent
+    [
+        *"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς",
+        "向",
+        "量",
+        "検",
+        "Å",
+        "é",
+        "²",
+        "٣",
+        "\u00a0",
+        "—",
+        "\u0301",
+    ]
 )
 
 
