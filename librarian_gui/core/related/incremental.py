@@ -99,7 +99,7 @@ def update_related(
     changes = model.changes + len(removed) + len(edited) + len(added)
     if changes > drift_share * model.built_notes:
         basis = (model.templates, model.titles)
-        return from_counts(notes, words, word_index, counts, basis, model.settings)
+        return from_counts(notes, words, word_index, counts, basis, model.settings, check=check)
     boost = term_boost(model.terms)
     fresh_vectors = weigh(fresh_counts, columns, model.idf, boost, model.settings.max_terms)
     vectors = _splice(model.vectors, gone, old_rows, fresh_vectors, len(model.terms))
