@@ -25,6 +25,9 @@ TITLE_SELF = 3  # the count of a note's own name: what the note is about, whatev
 TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
 TEMPLATE_MIN = 4
 TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labels
+# ... and only lines that short before stripping, indentation aside: a paragraph's line is
+# passed over without being stripped and folded (most of the time on long notes).
+TEMPLATE_RAW_MAX = TEMPLATE_LINE_MAX + 40
 CHUNK_NOTES = 200  # notes counted between two calls of ``check`` (a few tens of ms)
 _FAST_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
 # Every ASCII character but letters, digits and the apostrophe, as a space; capitals as
@@ -43,7 +46,9 @@ def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None
         if check is not None and total % CHUNK_NOTES == 0:
             check()
         total += 1
-        lines = {line.strip().casefold() for line in text.splitlines()}
+        lines = {
+            line.strip().casefold() for line in text.splitlines() if len(line) <= TEMPLATE_RAW_MAX
+        }
         seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)
     least = max(TEMPLATE_MIN, math.ceil(TEMPLATE_SHARE * total))
     # A line without a letter or digit ("-", "---") holds no word: leaving it in costs
@@ -82,7 +87,9 @@ def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[st
     prose = plain_text(text)
     if templates:
         prose = "\n".join(
-            line for line in prose.splitlines() if line.strip().casefold() not in templates
+            line
+            for line in prose.splitlines()
+            if len(line) > TEMPLATE_RAW_MAX or line.strip().casefold() not in templates
         )
     if not prose.isascii():  # case folding can change a word's length ("İ" is two)
         return Counter(words(prose) if has_cjk(prose) else raw_words(prose))
