@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from array import array
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -105,18 +104,17 @@ def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[st
 
 
 def counts_matrix(
-    indptr: array[int], indices: array[int], data: array[int], width: int
+    indptr: list[int], indices: list[int], data: list[int], width: int
 ) -> sparse.csr_matrix:
-    """The matrix of ``count_rows``'s arrays (int32 throughout, even when empty; the arrays'
-    memory is the matrix's, not copied)."""
+    """The matrix of ``count_rows``'s lists (int32 throughout, even when empty)."""
     import numpy as np
     from scipy import sparse
 
     return sparse.csr_matrix(
         (
-            np.frombuffer(data, dtype=np.int32) if data else np.zeros(0, np.int32),
-            np.frombuffer(indices, dtype=np.int32) if indices else np.zeros(0, np.int32),
-            np.frombuffer(indptr, dtype=np.int32),
+            np.fromiter(data, dtype=np.int32, count=len(data)),
+            np.fromiter(indices, dtype=np.int32, count=len(indices)),
+            np.fromiter(indptr, dtype=np.int32, count=len(indptr)),
         ),
         shape=(len(indptr) - 1, width),
     )
@@ -129,7 +127,7 @@ def count_rows(
     basis: tuple[frozenset[str], frozenset[str]],
     index: Mapping[str, int],
     check: Callable[[], None] | None = None,
-) -> tuple[array[int], array[int], array[int], dict[str, int]]:
+) -> tuple[list[int], list[int], list[int], dict[str, int]]:
     """Each text's raw counts (plus one count of each of its concepts' terms, one of each
     title of ``basis`` it mentions, ``TITLE_SELF`` of its ``own`` title) as the
     ``indptr``, ``indices`` and ``data`` of a sparse matrix over a word table: ``index``
@@ -146,11 +144,10 @@ def count_rows(
     if not index:  # a full build: a word met for the first time takes the next number, in C
         fresh.default_factory = fresh.__len__
         place = fresh.__getitem__
-    # Machine ints filled from iterators in C: a list of Python ints made into an array
-    # cost a tenth of a second more on 10,000 notes.
-    ids = array("i")
-    values = array("i")
-    indptr = array("i", [0])
+    # Lists, then arrays at once: an array.array filled from iterators was slower.
+    ids: list[int] = []
+    values: list[int] = []
+    indptr = [0]
     templates, titles = basis
     for n, (text, found, mine) in enumerate(zip(texts, concepts, own, strict=True)):
         if check is not None and n % CHUNK_NOTES == 0:
