@@ -79,7 +79,7 @@ def update_related(
     # Their counts, in the order of ``redone``; words never seen numbered after the others.
     found = concepts or {}
     fresh_rels = edited + added
-    indptr, indices, data, fresh = count_rows(
+    ids, values, fresh = count_rows(
         [changed[rel] or "" for rel in fresh_rels],
         [found.get(rel, ()) for rel in fresh_rels],
         [title_of(rel) for rel in fresh_rels],
@@ -88,7 +88,7 @@ def update_related(
         check,
     )
     width = len(model.words) + len(fresh)
-    fresh_counts = counts_matrix(indptr, indices, data, width)
+    fresh_counts = counts_matrix((ids, values), width)
     old_rows = [model.row_of[rel] for rel in edited]
     counts = _splice(model.counts, gone, old_rows, fresh_counts, width)
     words, word_index, columns = model.words, model.word_index, model.columns

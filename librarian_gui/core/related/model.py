@@ -182,7 +182,7 @@ def build_related(
     lines = template_lines(texts.values(), check) if templates is None else templates
     names = titles_of(notes) if titles is None else titles
     found = concepts or {}
-    indptr, indices, data, index = count_rows(
+    ids, values, index = count_rows(
         [texts[rel] for rel in notes],
         [found.get(rel, ()) for rel in notes],
         [title_of(rel) for rel in notes],
@@ -190,7 +190,7 @@ def build_related(
         {},
         check,
     )
-    counts = counts_matrix(indptr, indices, data, len(index))
+    counts = counts_matrix((ids, values), len(index))
     if max_terms is None:
         max_terms = terms_for(len(notes))
     settings = Settings(k, threshold, max_terms, hub_penalty)
