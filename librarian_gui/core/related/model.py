@@ -176,18 +176,18 @@ def build_related(
     model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
     size). ``check`` is called between
     chunks of work (a few tens of ms): it raises to cancel."""
-    from .counting import count_rows, counts_matrix, title_of, titles_of
+    from .counting import counts_matrix, title_of, titles_of
+    from .fanout import count_all
 
     notes = tuple(texts)
     lines = template_lines(texts.values(), check) if templates is None else templates
     names = titles_of(notes) if titles is None else titles
     found = concepts or {}
-    ids, values, index = count_rows(
+    ids, values, index = count_all(
         [texts[rel] for rel in notes],
         [found.get(rel, ()) for rel in notes],
         [title_of(rel) for rel in notes],
         (lines, names),
-        {},
         check,
     )
     counts = counts_matrix((ids, values), len(index))
