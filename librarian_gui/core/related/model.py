@@ -5,15 +5,18 @@ nearest notes by cosine, re-ranked so that a hub does not sit in every list.
   headings) left out; each concept a note is found in adds a term of its own, boosted; a
   note named by one word has it as a title term, boosted, and so has each note naming it.
 - Weights: sublinear term frequency (1 + ln tf) times a smoothed idf; a term in one note
-  only, or in more than half of them, explains no pair and is dropped. Each note keeps its
-  ``max_terms`` heaviest terms (``terms_for`` the vault's size), L2-normalised.
-- Neighbours: the cosine of every pair (a sparse product, a block of rows at a time), then
+  only, or in more than half of them (fewer in a large vault: ``weights.vocabulary``),
+  explains no pair and is dropped. Each note keeps its ``max_terms`` heaviest terms
+  (``terms_for`` the vault's size), L2-normalised.
+- Neighbours: the cosine of every pair (a sparse product in float32, a block of rows at a
+  time on two threads), then
   for each note its ``k`` best by cosine less ``hub_penalty`` times the candidate's own mean
   top-k cosine (a CSLS-style correction: a note close to everything is discounted), kept
   when the cosine is at least ``threshold``. The score given is the cosine.
 
 The model keeps what an update needs (``incremental.update_related``): every note's raw word
-counts, the vocabulary and idf of the last full build, each note's candidates.
+counts, the vocabulary and idf of the last full build, each note's candidates; it is saved
+and loaded by ``store``. A large vault's words are counted on two cores (``fanout``).
 """
 
 from __future__ import annotations
