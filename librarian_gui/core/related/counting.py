@@ -38,10 +38,7 @@ _ASCII_SPACES = str.maketrans(
     | {chr(c): chr(c).lower() for c in range(ord("A"), ord("Z") + 1)}
 )
 # The same for UTF-8 bytes; a byte of a multi-byte character (128 and over) as it is.
-_BYTE_SPACES = bytes(
-    ord(_ASCII_SPACES.get(c, chr(c))) if c < 128 else c
-    for c in range(256)
-)
+_BYTE_SPACES = bytes(ord(_ASCII_SPACES.get(c, chr(c))) if c < 128 else c for c in range(256))
 
 
 def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None) -> frozenset[str]:
