@@ -2,53 +2,81 @@
 nearest notes by cosine, re-ranked so that a hub does not sit in every list.
 
 - Terms: ``tokens.words`` of the note's prose, lines that many notes repeat (a template's
-  headings) left out; each concept a note is found in adds a term of its own, boosted.
+  headings) left out; each concept a note is found in adds a term of its own, boosted; a
+  note named by one word has it as a title term, boosted, and so has each note naming it.
 - Weights: sublinear term frequency (1 + ln tf) times a smoothed idf; a term in one note
-  only, or in more than half of them, explains no pair and is dropped. Each note keeps its
-  ``max_terms`` heaviest terms, L2-normalised.
-- Neighbours: the cosine of every pair (a sparse product, a block of rows at a time), then
+  only, or in more than half of them (fewer in a large vault: ``weights.vocabulary``),
+  explains no pair and is dropped. Each note keeps its ``max_terms`` heaviest terms
+  (``terms_for`` the vault's size), L2-normalised.
+- Neighbours: the cosine of every pair (a sparse product in float32, a block of rows at a
+  time on two threads), then
   for each note its ``k`` best by cosine less ``hub_penalty`` times the candidate's own mean
   top-k cosine (a CSLS-style correction: a note close to everything is discounted), kept
   when the cosine is at least ``threshold``. The score given is the cosine.
+
+The model keeps what an update needs (``incremental.update_related``): every note's raw word
+counts, the vocabulary and idf of the last full build, each note's candidates; it is saved
+and loaded by ``store``. A large vault's words are counted on two cores (``fanout``).
 """
 
 from __future__ import annotations
 
-import math
-import re
-from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .tokens import kept, plain_text, words
+from .counting import CONCEPT_PREFIX, TITLE_PREFIX, note_counts, raw_counts, template_lines
 
 if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
     import numpy as np
     import numpy.typing as npt
     from scipy import sparse
 
-CONCEPT_PREFIX = "\x00concept:"  # a concept's term: no word can look like it
-CONCEPT_BOOST = 2.0
-MAX_TERMS = 100
-HUB_PENALTY = 0.5
-CANDIDATES = 3  # times k: the cosine's best, re-ranked
-BLOCK_ROWS = 1024
-TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
-TEMPLATE_MIN = 4
-TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labels
-_FAST_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-# Every ASCII character but letters, digits and the apostrophe, as a space.
-_ASCII_SPACES = str.maketrans(
-    {chr(c): " " for c in range(128) if not chr(c).isalnum() and chr(c) != "'"}
-)
-_DIGIT = frozenset("0123456789")
+__all__ = [
+    "CONCEPT_PREFIX",
+    "RelatedModel",
+    "Settings",
+    "build_related",
+    "from_counts",
+    "note_counts",
+    "raw_counts",
+    "template_lines",
+]
+
+# Terms a note keeps: as many as a budget of vector entries for the vault allows, between
+# the two bounds. The similarity's cost grows with the entries (and the notes): a vault of
+# 10,000 notes keeps 100 terms a note, one of 2,500 or fewer 400 (which found more links
+# among long notes: P@10 with 100 terms and 400 at hub penalty 0.25, foam-docs 0.369 and
+# 0.381, logseq-docs 0.143 and 0.155).
+TERM_BUDGET = 1_000_000
+MIN_TERMS = 100
+MAX_TERMS = 400
+HUB_PENALTY = 0.1  # 10,000 notes: the largest hub in 2.5 % of the lists (5.1 % with none)
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a model was built with: neighbours per note, the least cosine shown, terms kept
+    per note, the hub correction."""
+
+    k: int = 10
+    threshold: float = 0.0
+    max_terms: int = MAX_TERMS
+    hub_penalty: float = HUB_PENALTY
 
 
 @dataclass(frozen=True, slots=True)
 class RelatedModel:
     """The vectors and each note's neighbours. ``rows[i]`` / ``scores[i]``: note ``i``'s
-    neighbours, best first, padded with -1 / 0."""
+    neighbours, best first, padded with -1 / 0.
+
+    For updates: ``counts`` (notes × ``words``, raw counts, template lines out, concepts
+    in), ``columns`` (each word's term column or -1), the ``idf`` of the ``terms`` and the
+    ``templates`` and ``titles`` (one-word note names) of the last full build, each note's
+    candidates (``cand_rows`` / ``cand_cos``) and ``reach``; ``built_notes`` notes at the
+    last full build and ``changes`` note changes since; ``postings``, the vectors
+    transposed (each term's notes) as they were at some point, and each note's column
+    there (``posting_col``, -1 for a note changed or added since)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -56,6 +84,21 @@ class RelatedModel:
     rows: npt.NDArray[np.int64]
     scores: npt.NDArray[np.float64]
     row_of: Mapping[str, int]
+    settings: Settings
+    words: tuple[str, ...]
+    word_index: Mapping[str, int]
+    counts: sparse.csr_matrix
+    columns: npt.NDArray[np.int32]
+    idf: npt.NDArray[np.float64]
+    templates: frozenset[str]
+    titles: frozenset[str]
+    cand_rows: npt.NDArray[np.int32]
+    cand_cos: npt.NDArray[np.float32]
+    reach: npt.NDArray[np.float64]
+    built_notes: int
+    changes: int
+    postings: sparse.csr_matrix
+    posting_col: npt.NDArray[np.int32]
 
     def neighbours(self, rel: str) -> list[tuple[str, float]]:
         """The note's related notes, best first, with their cosine."""
@@ -73,19 +116,25 @@ class RelatedModel:
         i = self.row_of.get(rel)
         if i is None:
             return []
-        start, end = self.vectors.indptr[i], self.vectors.indptr[i + 1]
-        cols, weights = self.vectors.indices[start:end], self.vectors.data[start:end]
-        order = sorted(range(len(cols)), key=lambda n: (-weights[n], self.terms[cols[n]]))
-        return [(_shown(self.terms[cols[n]]), float(weights[n])) for n in order[:count]]
+        weights = self._weights(i)
+        order = sorted(weights, key=lambda t: (-weights[t], self.terms[t]))
+        return [(_shown(self.terms[t]), weights[t]) for t in order[:count]]
 
     def shared_terms(self, a: str, b: str, count: int = 5) -> list[str]:
-        """The terms that make two notes close: in both, by the product of their weights."""
+        """The terms that make two notes close: in both (their titles aside), by the product
+        of their weights."""
         i, j = self.row_of.get(a), self.row_of.get(b)
         if i is None or j is None:
             return []
         mine = self._weights(i)
         theirs = self._weights(j)
-        shared = sorted(mine.keys() & theirs.keys(), key=lambda t: (-mine[t] * theirs[t], t))
+        # A title term is left out: a note's name need not be in its text, and an
+        # explanation points at words the reader finds in both notes (the word itself,
+        # when both hold it, is a term of its own).
+        both = [
+            t for t in mine.keys() & theirs.keys() if not self.terms[t].startswith(TITLE_PREFIX)
+        ]
+        shared = sorted(both, key=lambda t: (-mine[t] * theirs[t], t))
         return [_shown(self.terms[t]) for t in shared[:count]]
 
     def _weights(self, row: int) -> dict[int, float]:
@@ -100,47 +149,14 @@ class RelatedModel:
 
 
 def _shown(term: str) -> str:
-    return "concept:" + term[len(CONCEPT_PREFIX) :] if term.startswith(CONCEPT_PREFIX) else term
+    if term.startswith(CONCEPT_PREFIX):
+        return "concept:" + term[len(CONCEPT_PREFIX) :]
+    return term[len(TITLE_PREFIX) :] if term.startswith(TITLE_PREFIX) else term
 
 
-def template_lines(texts: Mapping[str, str]) -> frozenset[str]:
-    """The short lines so many notes hold that they come from a template, not the note."""
-    seen: Counter[str] = Counter()
-    for text in texts.values():
-        lines = {line.strip().casefold() for line in text.splitlines()}
-        seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)
-    least = max(TEMPLATE_MIN, math.ceil(TEMPLATE_SHARE * len(texts)))
-    return frozenset(line for line, count in seen.items() if count >= least)
-
-
-def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
-    """How often each comparable word occurs in a note (``tokens.words``), the template's
-    lines left out."""
-    counts = raw_counts(text, templates)
-    for word in [w for w in counts if not kept(w)]:
-        del counts[word]
-    return counts
-
-
-def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
-    """``note_counts`` before stop words, one-letter words and numbers are taken out (the
-    model takes them out of its vocabulary once, not out of every note)."""
-    prose = plain_text(text)
-    if templates:
-        prose = "\n".join(
-            line for line in prose.splitlines() if line.strip().casefold() not in templates
-        )
-    if not prose.isascii():  # case folding can change a word's length ("İ" is two)
-        return Counter(words(prose))
-    # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
-    # letters, digits and apostrophes (a vault of 50 MB in about a second).
-    counts = Counter(prose.lower().translate(_ASCII_SPACES).split())
-    if "'" in prose:  # "don't" is a word, "'tis" and "dogs'" are "tis" and "dogs"
-        for token in [t for t in counts if "'" in t]:
-            times = counts.pop(token)
-            for word in _FAST_WORD.findall(token):
-                counts[word] += times
-    return counts
+def terms_for(notes: int) -> int:
+    """The terms each note keeps in a vault of ``notes`` notes (see ``TERM_BUDGET``)."""
+    return max(MIN_TERMS, min(MAX_TERMS, TERM_BUDGET // max(notes, 1)))
 
 
 def build_related(
@@ -149,100 +165,93 @@ def build_related(
     concepts: Mapping[str, Collection[str]] | None = None,
     k: int = 10,
     threshold: float = 0.0,
-    max_terms: int = MAX_TERMS,
+    max_terms: int | None = None,
     hub_penalty: float = HUB_PENALTY,
+    templates: frozenset[str] | None = None,
+    titles: frozenset[str] | None = None,
+    basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
+    check: Callable[[], None] | None = None,
 ) -> RelatedModel:
     """The model of the notes ``texts`` (vault path → Markdown); ``concepts``: the concept
-    ids each note is found in, each a boosted term of that note."""
-    import numpy as np
-    from scipy import sparse
+    ids each note is found in, each a boosted term of that note. ``templates`` (the
+    template lines), ``titles`` (the notes' one-word names) and ``basis`` (terms and their
+    idf) are found in the texts unless given: an update's result equals a build given its
+    model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
+    size). ``check`` is called between
+    chunks of work (a few tens of ms): it raises to cancel."""
+    from .counting import counts_matrix, title_of, titles_of
+    from .fanout import count_all
 
     notes = tuple(texts)
-    templates = template_lines(texts)
-    per_note = [raw_counts(texts[rel], templates) for rel in notes]
-    if concepts:
-        for counts, rel in zip(per_note, notes, strict=True):
-            counts.update(CONCEPT_PREFIX + cid for cid in concepts.get(rel, ()))
-    df: Counter[str] = Counter()
-    for counts in per_note:
-        df.update(counts.keys())
-    total = len(notes)
-    # A term in one note explains no pair; in more than half, hardly any.
-    top_df = max(2, total // 2)
-    kept_terms = sorted(
-        t for t, d in df.items() if 2 <= d <= top_df and (t.startswith(CONCEPT_PREFIX) or kept(t))
+    lines = template_lines(texts.values(), check) if templates is None else templates
+    names = titles_of(notes) if titles is None else titles
+    found = concepts or {}
+    ids, values, index = count_all(
+        [texts[rel] for rel in notes],
+        [found.get(rel, ()) for rel in notes],
+        [title_of(rel) for rel in notes],
+        (lines, names),
+        check,
     )
-    column = dict.fromkeys(df, -1)
-    column.update((t, i) for i, t in enumerate(kept_terms))
-    idf = np.array([math.log((1 + total) / (1 + df[t])) + 1.0 for t in kept_terms])
-    boost = np.array([CONCEPT_BOOST if t.startswith(CONCEPT_PREFIX) else 1.0 for t in kept_terms])
-    # Every (note, term, count) of the vault as three arrays, then weighed, pruned and
-    # normalised at once: per note, numpy's overhead was most of the time.
-    terms: list[str] = []
-    counts_flat: list[int] = []
-    sizes = []
-    for counts in per_note:
-        terms.extend(counts.keys())
-        counts_flat.extend(counts.values())
-        sizes.append(len(counts))
-    cols = np.fromiter(map(column.__getitem__, terms), dtype=np.int64, count=len(terms))
-    tf = np.array(counts_flat, dtype=np.float64)
-    owner = np.repeat(np.arange(total, dtype=np.int64), sizes)
-    keep = cols >= 0
-    cols, tf, owner = cols[keep], tf[keep], owner[keep]
-    weights = (1.0 + np.log(tf)) * idf[cols] * boost[cols]
-    # Each note's max_terms heaviest (ties by term): sorted by note, then weight.
-    order = np.lexsort((cols, -weights, owner))
-    cols, weights, owner = cols[order], weights[order], owner[order]
-    starts = np.searchsorted(owner, np.arange(total))
-    rank = np.arange(len(owner)) - starts[owner]
-    top = rank < max_terms
-    cols, weights, owner = cols[top], weights[top], owner[top]
-    norms = np.sqrt(np.bincount(owner, weights * weights, minlength=total))
-    weights = weights / np.where(norms > 0, norms, 1.0)[owner]
-    vectors = sparse.csr_matrix((weights, (owner, cols)), shape=(total, len(kept_terms)))
-    vectors.sort_indices()
-    vocabulary = tuple(kept_terms)
-    rows, scores = _neighbours(vectors, k, threshold, hub_penalty)
-    return RelatedModel(
-        notes, vocabulary, vectors, rows, scores, {rel: i for i, rel in enumerate(notes)}
+    counts = counts_matrix((ids, values), len(index))
+    if max_terms is None:
+        max_terms = terms_for(len(notes))
+    settings = Settings(k, threshold, max_terms, hub_penalty)
+    return from_counts(
+        notes, tuple(index), index, counts, (lines, names), settings, basis=basis, check=check
     )
 
 
-def _neighbours(
-    vectors: sparse.csr_matrix, k: int, threshold: float, hub_penalty: float
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-    """Each row's ``k`` neighbours and their cosines (see the module's docstring)."""
+def from_counts(
+    notes: tuple[str, ...],
+    words: Sequence[str],
+    word_index: Mapping[str, int],
+    counts: sparse.csr_matrix,
+    lines: tuple[frozenset[str], frozenset[str]],
+    settings: Settings,
+    *,
+    basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
+    check: Callable[[], None] | None = None,
+) -> RelatedModel:
+    """The model of notes already counted: a full build (or, given ``basis``, one with the
+    vocabulary and idf of an earlier build); ``lines``: the template lines and titles they
+    were counted with."""
     import numpy as np
 
-    total = vectors.shape[0]
-    wide = min(max(k * CANDIDATES, k), max(total - 1, 0))
-    cand_rows = np.full((total, wide), -1, dtype=np.int64)
-    cand_cos = np.zeros((total, wide), dtype=np.float64)
-    transposed = vectors.T.tocsc()
-    for start in range(0, total, BLOCK_ROWS):
-        end = min(start + BLOCK_ROWS, total)
-        block = (vectors[start:end] @ transposed).toarray()
-        block[np.arange(end - start), np.arange(start, end)] = -1.0  # not itself
-        if wide == 0:
-            continue
-        top = np.argpartition(-block, wide - 1, axis=1)[:, :wide]
-        cos = np.take_along_axis(block, top, axis=1)
-        order = np.argsort(-cos, axis=1, kind="stable")
-        cand_rows[start:end] = np.take_along_axis(top, order, axis=1)
-        cand_cos[start:end] = np.take_along_axis(cos, order, axis=1)
-    # A note's own closeness to everything: the mean of its k best cosines.
-    reach = np.clip(cand_cos[:, :k], 0.0, None).mean(axis=1) if wide else np.zeros(total)
-    valid = (cand_rows >= 0) & (cand_cos > 0) & (cand_cos >= threshold)
-    ranked = np.where(valid, cand_cos - hub_penalty * reach[np.maximum(cand_rows, 0)], -np.inf)
-    order = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
-    rows = np.take_along_axis(cand_rows, order, axis=1)
-    scores = np.take_along_axis(cand_cos, order, axis=1)
-    keep = np.take_along_axis(valid, order, axis=1)
-    rows = np.where(keep, rows, -1)
-    scores = np.where(keep, scores, 0.0)
-    if rows.shape[1] < k:  # fewer notes than k
-        pad = k - rows.shape[1]
-        rows = np.pad(rows, ((0, 0), (0, pad)), constant_values=-1)
-        scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=0.0)
-    return rows, scores
+    from .neighbours import candidates, rank, reach, width
+    from .weights import term_boost, term_columns, vocabulary, weigh_all
+
+    if basis is None:
+        terms, idf = vocabulary(words, counts)
+    else:
+        terms, idf = tuple(basis[0]), np.asarray(basis[1], dtype=np.float64)
+    columns = term_columns(words, terms)
+    vectors = weigh_all(counts, columns, idf, term_boost(terms), settings.max_terms, check)
+    cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
+    reaches = reach(cand_cos, settings.k)
+    rows, scores = rank(
+        cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty
+    )
+    return RelatedModel(
+        notes=notes,
+        terms=terms,
+        vectors=vectors,
+        rows=rows,
+        scores=scores,
+        row_of={rel: i for i, rel in enumerate(notes)},
+        settings=settings,
+        words=tuple(words),
+        word_index=word_index,
+        counts=counts,
+        columns=columns,
+        idf=idf,
+        templates=lines[0],
+        titles=lines[1],
+        cand_rows=cand_rows,
+        cand_cos=cand_cos,
+        reach=reaches,
+        built_notes=len(notes),
+        changes=0,
+        postings=postings,
+        posting_col=np.arange(len(notes), dtype=np.int32),
+    )

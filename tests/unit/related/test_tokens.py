@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.related.model import note_counts
-from librarian_gui.core.related.tokens import plain_text, words
+from librarian_gui.core.related.tokens import kept, plain_text, raw_words, words
 
 
 def test_code_front_matter_links_urls_and_tags_are_left_out() -> None:
@@ -44,7 +44,21 @@ def test_chinese_and_japanese_as_bigrams() -> None:
 
 
 ALPHABET = st.sampled_from(
-    [*"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς", "向", "量", "検", "Å", "é", "²", "٣"]
+    # ASCII, case-folding traps, CJK, digits of other scripts, a no-break space, a dash, a
+    # combining accent
+    [
+        *"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς",
+        "向",
+        "量",
+        "検",
+        "Å",
+        "é",
+        "²",
+        "٣",
+        "\u00a0",
+        "—",
+        "\u0301",
+    ]
 )
 
 
@@ -52,3 +66,22 @@ ALPHABET = st.sampled_from(
 @given(st.text(ALPHABET, max_size=80))
 def test_the_fast_count_is_the_plain_count(text: str) -> None:
     assert note_counts(text) == Counter(words(plain_text(text)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(ALPHABET.filter(lambda c: c not in "向量検"), max_size=80))
+def test_raw_words_are_the_words_before_the_filter(text: str) -> None:
+    """Without Chinese or Japanese, the words folded all at once, filtered, are ``words``."""
+    assert [w for w in raw_words(text) if kept(w)] == words(text)
+
+
+def test_raw_words_fold_each_word_alone() -> None:
+    assert raw_words("İstanbul STRASSE Straße ΣΟΦΟΣ don’t a 42") == [
+        "i̇stanbul",
+        "strasse",
+        "strasse",
+        "σοφοσ",
+        "don't",
+        "a",
+        "42",
+    ]

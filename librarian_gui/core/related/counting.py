@@ -1,0 +1,195 @@
+"""How often each word occurs in each note: template lines found across a vault, one note's
+counts, and many notes' counts as the three arrays of a sparse matrix over a word table."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from .tokens import has_cjk, kept, plain_text, raw_words, words
+
+if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
+    import numpy as np
+    import numpy.typing as npt
+    from scipy import sparse
+
+CONCEPT_PREFIX = "\x00concept:"  # a concept's term: no word can look like it
+# A note named by one word ("wikilinks.md") has that word as a term of its own, and so does
+# every note that mentions it: a mention of a note's name is the best hint of a link to it.
+# (Names of several words cost a pass over every note's word pairs and found no more links
+# in the benchmark's vaults.)
+TITLE_PREFIX = "\x00title:"
+TITLE_SELF = 3  # the count of a note's own name: what the note is about, whatever its length
+TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
+TEMPLATE_MIN = 4
+TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labels
+# ... and only lines that short before stripping, indentation aside: a paragraph's line is
+# passed over without being stripped and folded (most of the time on long notes).
+TEMPLATE_RAW_MAX = TEMPLATE_LINE_MAX + 40
+CHUNK_NOTES = 200  # notes counted between two calls of ``check`` (a few tens of ms)
+_FAST_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+# Every ASCII character but letters, digits and the apostrophe, as a space; capitals as
+# small letters (one pass over the text, not two with ``str.lower``).
+_ASCII_SPACES = str.maketrans(
+    {chr(c): " " for c in range(128) if not chr(c).isalnum() and chr(c) != "'"}
+    | {chr(c): chr(c).lower() for c in range(ord("A"), ord("Z") + 1)}
+)
+# The same for UTF-8 bytes; a byte of a multi-byte character (128 and over) as it is.
+_BYTE_SPACES = bytes(ord(_ASCII_SPACES.get(c, chr(c))) if c < 128 else c for c in range(256))
+
+
+def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None) -> frozenset[str]:
+    """The short lines so many notes hold that they come from a template, not the note."""
+    seen: Counter[str] = Counter()
+    total = 0
+    for text in texts:
+        if check is not None and total % CHUNK_NOTES == 0:
+            check()
+        total += 1
+        lines = {
+            line.strip().casefold() for line in text.splitlines() if len(line) <= TEMPLATE_RAW_MAX
+        }
+        seen.update(line for line in lines if line and len(line) <= TEMPLATE_LINE_MAX)
+    least = max(TEMPLATE_MIN, math.ceil(TEMPLATE_SHARE * total))
+    # A line without a letter or digit ("-", "---") holds no word: leaving it in costs
+    # nothing, and taking it out would cost a pass over every line of every note.
+    return frozenset(
+        line for line, count in seen.items() if count >= least and any(c.isalnum() for c in line)
+    )
+
+
+def title_of(rel: str) -> str | None:
+    """The note's name as a title term: its file name without extension, when that is one
+    comparable word."""
+    stem = rel.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    found = stem.translate(_ASCII_SPACES).split() if stem.isascii() else words(stem)
+    return found[0] if len(found) == 1 and kept(found[0]) else None
+
+
+def titles_of(notes: Iterable[str]) -> frozenset[str]:
+    """The one-word names of ``notes`` (see ``title_of``)."""
+    return frozenset(title for title in map(title_of, notes) if title is not None)
+
+
+def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
+    """How often each comparable word occurs in a note (``tokens.words``), the template's
+    lines left out."""
+    counts = raw_counts(text, templates)
+    for word in [w for w in counts if not kept(w)]:
+        del counts[word]
+    return counts
+
+
+def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
+    """``note_counts`` before stop words, one-letter words and numbers are taken out (the
+    model takes them out of its vocabulary once, not out of every note)."""
+    prose = plain_text(text)
+    if templates:
+        prose = "\n".join(
+            line
+            for line in prose.splitlines()
+            if len(line) > TEMPLATE_RAW_MAX or line.strip().casefold() not in templates
+        )
+    if not prose.isascii():
+        return _counts_beyond_ascii(prose)
+    # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
+    # letters, digits and apostrophes (a vault of 50 MB in about a second).
+    counts = Counter(prose.translate(_ASCII_SPACES).split())
+    if "'" in prose:  # "don't" is a word, "'tis" and "dogs'" are "tis" and "dogs"
+        for token in [t for t in counts if "'" in t]:
+            times = counts.pop(token)
+            for word in _FAST_WORD.findall(token):
+                counts[word] += times
+    return counts
+
+
+def _counts_beyond_ascii(prose: str) -> Counter[str]:
+    """``raw_counts`` of prose that is not all ASCII. Without Chinese or Japanese, its UTF-8
+    bytes are split as ASCII is (a multi-byte character stays inside its word) and each
+    distinct piece is decoded and folded once; a piece that is not all letters and digits
+    (an apostrophe, a dash, a combining mark) is matched as ``words`` matches (a regex over
+    the whole text was two thirds of the time on a vault in accented Latin)."""
+    if has_cjk(prose):
+        return Counter(words(prose))
+    counts: Counter[str] = Counter()
+    for piece, times in Counter(prose.encode().translate(_BYTE_SPACES).split()).items():
+        word = piece.decode()
+        if word.isalnum():  # folded alone, as ``words`` folds each word ("İ" is two)
+            counts[word if piece.isascii() else word.casefold()] += times
+            continue
+        for part in raw_words(word):
+            counts[part] += times
+    return counts
+
+
+def counts_matrix(
+    rows: tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]]], width: int
+) -> sparse.csr_matrix:
+    """The matrix of ``count_rows``'s rows (each note's word numbers and counts)."""
+    import numpy as np
+    from scipy import sparse
+
+    ids, values = rows
+    indptr = np.zeros(len(ids) + 1, dtype=np.int32)
+    np.cumsum([len(row) for row in ids], out=indptr[1:])
+    empty = np.zeros(0, dtype=np.int32)
+    return sparse.csr_matrix(
+        (
+            np.concatenate(values) if values else empty,
+            np.concatenate(ids) if ids else empty,
+            indptr,
+        ),
+        shape=(len(ids), width),
+    )
+
+
+def count_rows(
+    texts: Sequence[str],
+    concepts: Sequence[Collection[str]],
+    own: Sequence[str | None],
+    basis: tuple[frozenset[str], frozenset[str]],
+    index: Mapping[str, int],
+    check: Callable[[], None] | None = None,
+) -> tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]], dict[str, int]]:
+    """Each text's raw counts (plus one count of each of its concepts' terms, one of each
+    title of ``basis`` it mentions, ``TITLE_SELF`` of its ``own`` title): for each text its
+    words' numbers and their counts, over a word table: ``index`` (word → place) and the
+    words it lacks (returned), numbered after it, in the order first met (so a full build's
+    table is the same for the same texts)."""
+    size = len(index)
+    fresh: defaultdict[str, int] = defaultdict()
+
+    def known_or_fresh(word: str) -> int:
+        at = index.get(word)
+        return fresh.setdefault(word, size + len(fresh)) if at is None else at
+
+    place: Callable[[str], int] = known_or_fresh
+    if not index:  # a full build: a word met for the first time takes the next number, in C
+        fresh.default_factory = fresh.__len__
+        place = fresh.__getitem__
+    # An array a note, filled from iterators: as fast as one list for the vault made into an
+    # array at the end, without a Python int per count (10k notes: 80 MB less at the peak).
+    import numpy as np
+
+    ids: list[npt.NDArray[np.int32]] = []
+    values: list[npt.NDArray[np.int32]] = []
+    templates, titles = basis
+    for n, (text, found, mine) in enumerate(zip(texts, concepts, own, strict=True)):
+        if check is not None and n % CHUNK_NOTES == 0:
+            check()
+        counts = raw_counts(text, templates)
+        for cid in found:
+            counts[CONCEPT_PREFIX + cid] = 1
+        # Sorted: the order of a note's counts decides ties when its terms are pruned.
+        for title in sorted(titles.intersection(counts)):
+            counts[TITLE_PREFIX + title] = 1
+        if mine is not None and mine in titles:
+            counts[TITLE_PREFIX + mine] = TITLE_SELF
+        ids.append(np.fromiter(map(place, counts), dtype=np.int32, count=len(counts)))
+        values.append(np.fromiter(counts.values(), dtype=np.int32, count=len(counts)))
+    fresh.default_factory = None
+    return ids, values, fresh

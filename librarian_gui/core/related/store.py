@@ -1,0 +1,137 @@
+"""A related-notes model on disk, for the cache: its arrays in one uncompressed ``.npz`` (no
+pickled objects), its strings as JSON, written atomically; what cannot be read back whole
+(missing, corrupt, another format) reads as None, and the caller builds again."""
+
+from __future__ import annotations
+
+import io
+import json
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import sparse
+
+from ..writing.safewrite import atomic_write
+from .model import RelatedModel, Settings
+from .neighbours import width
+
+FORMAT = 2  # bump when what is stored, or what it means, changes
+_ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
+_DTYPES = {
+    "columns": np.int32,
+    "idf": np.float64,
+    "cand_rows": np.int32,
+    "cand_cos": np.float32,
+    "reach": np.float64,
+    "rows": np.int64,
+    "scores": np.float64,
+}
+
+
+def save_model(model: RelatedModel, path: Path) -> None:
+    """Write ``model`` to ``path`` (atomically: a reader sees the old file or the new)."""
+    settings = model.settings
+    meta = {
+        "format": FORMAT,
+        "settings": [settings.k, settings.threshold, settings.max_terms, settings.hub_penalty],
+        "built_notes": model.built_notes,
+        "changes": model.changes,
+        "notes": list(model.notes),
+        "terms": list(model.terms),
+        "words": list(model.words),
+        "templates": sorted(model.templates),
+        "titles": sorted(model.titles),
+    }
+    arrays: dict[str, Any] = {
+        "meta": np.frombuffer(json.dumps(meta, ensure_ascii=False).encode("utf-8"), np.uint8)
+    }
+    for name, matrix in (("vectors", model.vectors), ("counts", model.counts)):
+        arrays[f"{name}_data"] = matrix.data
+        arrays[f"{name}_indices"] = matrix.indices
+        arrays[f"{name}_indptr"] = matrix.indptr
+    for name in _ARRAYS:
+        arrays[name] = getattr(model, name)
+    buffer = io.BytesIO()
+    np.savez(buffer, **arrays)
+    atomic_write(path, buffer.getvalue())
+
+
+def load_model(path: Path) -> RelatedModel | None:
+    """The model saved at ``path``, or None when it is missing, unreadable, of another
+    format or inconsistent."""
+    try:
+        # Opened here, not by numpy: numpy leaves its own file open when it fails to read it.
+        with open(path, "rb") as file, np.load(file, allow_pickle=False) as data:
+            return _model(data)
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile):
+        return None  # json's and unicode's decoding errors are ValueErrors
+
+
+def _model(data: Any) -> RelatedModel | None:
+    meta = json.loads(data["meta"].tobytes().decode("utf-8"))
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return None
+    k, threshold, max_terms, hub_penalty = meta["settings"]
+    settings = Settings(int(k), float(threshold), int(max_terms), float(hub_penalty))
+    notes = tuple(str(rel) for rel in meta["notes"])
+    terms = tuple(str(term) for term in meta["terms"])
+    words = tuple(str(word) for word in meta["words"])
+    total = len(notes)
+    vectors = _matrix(data, "vectors", (total, len(terms)), np.float32)
+    counts = _matrix(data, "counts", (total, len(words)), np.int32)
+    arrays = {name: np.asarray(data[name], dtype=_DTYPES[name]) for name in _ARRAYS}
+    shapes = {
+        "columns": (len(words),),
+        "idf": (len(terms),),
+        "cand_rows": (total, width(settings.k)),
+        "cand_cos": (total, width(settings.k)),
+        "reach": (total,),
+        "rows": (total, settings.k),
+        "scores": (total, settings.k),
+    }
+    if any(arrays[name].shape != shape for name, shape in shapes.items()):
+        return None
+    for name, bound in (("columns", len(terms)), ("cand_rows", total), ("rows", total)):
+        values = arrays[name]
+        if values.size and (values.min() < -1 or values.max() >= bound):
+            return None
+    return RelatedModel(
+        notes=notes,
+        terms=terms,
+        vectors=vectors,
+        rows=arrays["rows"],
+        scores=arrays["scores"],
+        row_of={rel: i for i, rel in enumerate(notes)},
+        settings=settings,
+        words=words,
+        word_index={word: i for i, word in enumerate(words)},
+        counts=counts,
+        columns=arrays["columns"],
+        idf=arrays["idf"],
+        templates=frozenset(str(line) for line in meta["templates"]),
+        titles=frozenset(str(title) for title in meta["titles"]),
+        cand_rows=arrays["cand_rows"],
+        cand_cos=arrays["cand_cos"],
+        reach=arrays["reach"],
+        built_notes=int(meta["built_notes"]),
+        changes=int(meta["changes"]),
+        # Not stored: the transpose of the vectors loaded is as good, and a tenth of the time.
+        postings=vectors.T.tocsr(),
+        posting_col=np.arange(total, dtype=np.int32),
+    )
+
+
+def _matrix(data: Any, name: str, shape: tuple[int, int], dtype: type) -> sparse.csr_matrix:
+    """A stored CSR matrix, its structure checked (a bad index raises ValueError)."""
+    matrix = sparse.csr_matrix(
+        (
+            np.asarray(data[f"{name}_data"], dtype=dtype),
+            np.asarray(data[f"{name}_indices"], dtype=np.int32),
+            np.asarray(data[f"{name}_indptr"], dtype=np.int32),
+        ),
+        shape=shape,
+    )
+    matrix.check_format(full_check=True)
+    return matrix

@@ -1,0 +1,60 @@
+"""Counting in two processes gives what counting in one gives: the same rows, the words
+numbered in the same order (a second process really started, on a handful of notes)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from librarian_gui.core.related import fanout
+from librarian_gui.core.related.counting import count_rows
+
+TEXTS = [
+    "Apple river stone, apple.",
+    "Straße und Fluss: der Fluss.",
+    "向量索引 と 検索",
+    "River cloud maple; engine's violin.",
+    "Harbor quartz apple",
+]
+CONCEPTS = [(), ("rag",), (), ("rag", "ml"), ()]
+OWN = ["apple", None, None, "river", None]
+BASIS = (frozenset(), frozenset({"apple", "river"}))
+
+
+def test_two_processes_count_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    ids, values, index = fanout.count_all(TEXTS, CONCEPTS, OWN, BASIS)
+    one_ids, one_values, one_index = count_rows(TEXTS, CONCEPTS, OWN, BASIS, {})
+    assert list(index) == list(one_index)  # the same words, numbered alike
+    assert [row.tolist() for row in ids] == [row.tolist() for row in one_ids]
+    assert [row.tolist() for row in values] == [row.tolist() for row in one_values]
+    # "apple" three times over two notes of the first half; the second half's own words
+    # numbered after the first half's
+    first = dict(zip(ids[0].tolist(), values[0].tolist(), strict=True))
+    assert first[index["apple"]] == 2
+    assert index["harbor"] > index["straße".casefold()]
+    assert all(row.dtype == np.int32 for row in ids)
+
+
+class Cancelled(Exception):
+    pass
+
+
+def test_a_cancel_stops_the_other_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    started: list[object] = []
+    real = fanout.subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> object:
+        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(fanout.subprocess, "Popen", popen)
+
+    def cancel() -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        fanout.count_all(TEXTS, CONCEPTS, OWN, BASIS, cancel)
+    assert len(started) == 1
+    assert started[0].poll() is not None  # type: ignore[attr-defined]
