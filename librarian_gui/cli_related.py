@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import Any
 
 from .core.index.index import VaultIndex
-from .core.related.vault import DEFAULT_THRESHOLD, K, RelatedNote, vault_related
+from .core.related.cached import vault_related
+from .core.related.vault import DEFAULT_THRESHOLD, K, RelatedNote
 from .core.vault.files import read_note
 
 EXIT_USAGE = 2
@@ -73,7 +74,7 @@ def cmd_related(
         k=max(args.k, K),
         use_cache=not args.no_cache,
     )
-    notes = related.notes if wanted is None else (wanted,)
+    notes = tuple(sorted(related.notes)) if wanted is None else (wanted,)
     found = {rel: related.related(rel, args.threshold)[: args.k] for rel in notes}
     data: Any = [{"note": rel, "related": [row(r) for r in found[rel]]} for rel in notes]
     if wanted is not None:

@@ -40,6 +40,7 @@ class RelatedRequest:
 
     generation: int
     index: VaultIndex
+    previous: RelatedIndex | None  # the last pass's answer: only what changed is redone
     read: Callable[[str], str | None]
     cancel: threading.Event
     wait_for_updates: Callable[[], None]
@@ -62,7 +63,7 @@ class RelatedWorker(QObject):
 
     @Slot(object)
     def run(self, request: RelatedRequest) -> None:
-        from ..core.related.vault import vault_related
+        from ..core.related.cached import vault_related
 
         if request.cancel.is_set():
             return
@@ -71,13 +72,16 @@ class RelatedWorker(QObject):
         done = 0
         last = 0.0
 
+        def check() -> None:
+            if request.cancel.is_set():
+                raise Cancelled
+            request.wait_for_updates()  # a save on its way to the panes goes first
+
         def read(rel: str) -> str | None:
             nonlocal done, last
             done += 1
             if done % CHUNK == 0:
-                if request.cancel.is_set():
-                    raise Cancelled
-                request.wait_for_updates()  # a save on its way to the panes goes first
+                check()
                 now = time.monotonic()
                 if now - last > 0.2:
                     last = now
@@ -86,7 +90,13 @@ class RelatedWorker(QObject):
 
         try:
             with courteous(), gc_paused():
-                related = vault_related(request.index, read, use_cache=request.use_cache)
+                related = vault_related(
+                    request.index,
+                    read,
+                    previous=request.previous,
+                    use_cache=request.use_cache,
+                    check=check,
+                )
         except Cancelled:
             return
         except Exception as exc:
@@ -193,7 +203,9 @@ class RelatedSession(QObject):
         self._cancel = threading.Event()
         self._generation += 1
         self.running = True
-        self.state_changed.emit("Finding related notes…")
+        self.state_changed.emit(
+            "Finding related notes…" if self.current is None else "Updating related notes…"
+        )
         store = self.store
         stamps = index.notes
 
@@ -205,6 +217,7 @@ class RelatedSession(QObject):
             RelatedRequest(
                 self._generation,
                 index,
+                self.current,
                 read,
                 self._cancel,
                 self.model.pause_for_updates,

@@ -4,24 +4,17 @@ with none), as one immutable snapshot that crosses threads."""
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
-import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
 from ..index.index import VaultIndex
 from ..index.queries import is_index_note
-from ..writing.safewrite import atomic_write
+from ..parse.records import FileStamp
 from .model import RelatedModel, build_related
 
 K = 10  # neighbours kept per note (each note's top k; edges are stored both ways)
 DEFAULT_THRESHOLD = 0.15  # the cosine a pair needs to be shown (user-adjustable)
 SHOWN_TERMS = 5
-CACHE_VERSION = 1  # bump when the model's arrays or their meaning change
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,15 +45,24 @@ class RelatedIndex:
     user's threshold, so moving the slider recomputes nothing.
 
     ``linked`` holds the pairs of notes that link each other in either direction, as
-    ``(a, b)`` with ``a < b``."""
+    ``(a, b)`` with ``a < b``. ``stamps`` and ``concepts``: each note's file stamp and
+    concepts as the model read them (what the next pass compares to find changed notes)."""
 
     model: RelatedModel
     pairs: tuple[RelatedPair, ...]
     linked: frozenset[tuple[str, str]]
     _by_note: dict[str, tuple[tuple[str, float], ...]] = field(repr=False, compare=False)
+    stamps: Mapping[str, FileStamp] = field(default_factory=dict, repr=False, compare=False)
+    concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
-    def of_model(cls, model: RelatedModel, linked: Iterable[tuple[str, str]]) -> RelatedIndex:
+    def of_model(
+        cls,
+        model: RelatedModel,
+        linked: Iterable[tuple[str, str]],
+        stamps: Mapping[str, FileStamp] | None = None,
+        concepts: Mapping[str, tuple[str, ...]] | None = None,
+    ) -> RelatedIndex:
         best: dict[tuple[str, str], float] = {}
         for rel in model.notes:
             for other, score in model.neighbours(rel):
@@ -78,7 +80,7 @@ class RelatedIndex:
             for rel, found in by_note.items()
         }
         ordered = frozenset((a, b) if a < b else (b, a) for a, b in linked if a != b)
-        return cls(model, pairs, ordered, frozen)
+        return cls(model, pairs, ordered, frozen, stamps or {}, concepts or {})
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -139,121 +141,36 @@ def concepts_by_note(index: VaultIndex) -> dict[str, tuple[str, ...]]:
     return {rel: tuple(ids) for rel, ids in by_note.items()}
 
 
+def note_stamps(index: VaultIndex) -> dict[str, FileStamp]:
+    """The stamps of the notes related notes are found among: all but the index note,
+    which points at everything and would be like everything (DESIGN §4; hold
+    ``index.lock``)."""
+    return {rel: r.stamp for rel, r in index.notes.items() if not is_index_note(rel)}
+
+
 def related_index(
     index: VaultIndex,
     read: Callable[[str], str | None],
     *,
     concepts: Mapping[str, Iterable[str]] | None = None,
     k: int = K,
+    check: Callable[[], None] | None = None,
 ) -> RelatedIndex:
     """Build the related notes of the whole vault from scratch: every note's text by
     ``read`` (None: unreadable, left out). ``concepts``: the concept ids each note is
     found in (boosted terms); by default, as ``concepts_by_note`` finds them. The index
-    note is left out: it points at everything and would be like everything (DESIGN §4)."""
+    note is left out (``note_stamps``). ``check`` is called between chunks of the work:
+    it raises to cancel."""
     with index.lock:
-        notes = sorted(rel for rel in index.notes if not is_index_note(rel))
+        stamps = note_stamps(index)
         linked = linked_pairs(index)
         if concepts is None:
             concepts = concepts_by_note(index)
     texts = {}
-    for rel in notes:
+    for rel in sorted(stamps):
         text = read(rel)
         if text is not None:
             texts[rel] = text
     chosen = {rel: tuple(ids) for rel, ids in concepts.items()}
-    model = build_related(texts, concepts=chosen, k=k, threshold=0.0)
-    return RelatedIndex.of_model(model, linked)
-
-
-def vault_related(
-    index: VaultIndex,
-    read: Callable[[str], str | None],
-    *,
-    k: int = K,
-    use_cache: bool = True,
-) -> RelatedIndex:
-    """The vault's related notes, from the cache beside the index's when no note and no
-    concept of a note changed since it was saved (a command-line query or a restart
-    recomputes nothing), else built and saved."""
-    with index.lock:
-        concepts = concepts_by_note(index)
-        key = cache_key(index, concepts, k)
-        linked = linked_pairs(index) if use_cache else None
-    model = load_model(index.root, key) if use_cache else None
-    if model is not None and linked is not None:
-        return RelatedIndex.of_model(model, linked)
-    related = related_index(index, read, concepts=concepts, k=k)
-    if use_cache:
-        save_model(index, key, related.model)
-    return related
-
-
-def cache_key(index: VaultIndex, concepts: Mapping[str, Iterable[str]], k: int) -> str:
-    """What the model depends on, as a digest: every note's stamp, each note's concepts,
-    ``k`` (hold ``index.lock``)."""
-    notes = sorted((rel, tuple(record.stamp)) for rel, record in index.notes.items())
-    found = sorted((rel, sorted(ids)) for rel, ids in concepts.items())
-    text = json.dumps([CACHE_VERSION, k, notes, found], ensure_ascii=True)
-    return hashlib.sha256(text.encode("ascii")).hexdigest()
-
-
-def model_file(root: Path) -> Path:
-    return cache_dir() / "related" / cache_file(root).with_suffix(".npz").name
-
-
-def load_model(root: Path, key: str) -> RelatedModel | None:
-    """The model saved under ``key``, or None (none saved, another key, damaged)."""
-    import numpy as np
-    from scipy import sparse
-
-    try:
-        raw = model_file(root).read_bytes()  # np.load of a damaged file leaks its handle
-        with np.load(io.BytesIO(raw), allow_pickle=False) as data:
-            if str(data["key"]) != key:
-                return None
-            notes = tuple(str(n) for n in data["notes"])
-            terms = tuple(str(t) for t in data["terms"])
-            vectors = sparse.csr_matrix(
-                (data["data"], data["indices"], data["indptr"]), shape=(len(notes), len(terms))
-            )
-            rows, scores = data["rows"], data["scores"]
-    except FileNotFoundError:
-        return None
-    except Exception:  # any damage to the cache means "rebuild it"
-        return None
-    if rows.shape != scores.shape or rows.shape[0] != len(notes):
-        return None
-    return RelatedModel(
-        notes, terms, vectors, rows, scores, {rel: i for i, rel in enumerate(notes)}
-    )
-
-
-def save_model(index: VaultIndex, key: str, model: RelatedModel) -> bool:
-    """Keep ``model`` under ``key``, unless a note changed so recently that a rewrite in
-    the same timestamp tick could go unseen (as the index cache does); False when not kept."""
-    import numpy as np
-
-    with index.lock:
-        newest = max((r.stamp.mtime_ns for r in index.notes.values()), default=0)
-    if newest > time.time_ns() - MTIME_GRACE_NS:
-        return False
-    buffer = io.BytesIO()
-    vectors = model.vectors
-    np.savez(
-        buffer,
-        key=np.array(key),
-        notes=np.array(model.notes, dtype=str),
-        terms=np.array(model.terms, dtype=str),
-        data=vectors.data,
-        indices=vectors.indices,
-        indptr=vectors.indptr,
-        rows=model.rows,
-        scores=model.scores,
-    )
-    path = model_file(index.root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, buffer.getvalue())
-    except OSError:
-        return False  # the cache is a convenience: the model was made all the same
-    return True
+    model = build_related(texts, concepts=chosen, k=k, threshold=0.0, check=check)
+    return RelatedIndex.of_model(model, linked, stamps, chosen)

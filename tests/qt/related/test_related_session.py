@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from pytestqt.qtbot import QtBot
 
+from librarian_gui.core.related.incremental import update_related
 from librarian_gui.core.related.vault import related_index
 from librarian_gui.core.vault.files import read_note
 from librarian_gui.core.vault.textstore import TextStore
@@ -73,15 +74,18 @@ def test_a_changed_note_is_related_again(
     model: VaultModel, session: RelatedSession, qtbot: QtBot
 ) -> None:
     qtbot.waitSignal(session.related_ready, timeout=20_000).wait()
+    before = session.current
+    assert before is not None
+    rye = "A rye sourdough: the starter fed with rye flour and water, a dense crumb.\n"
     with qtbot.waitSignal(session.related_ready, timeout=20_000) as ready:
-        write(
-            model.root,
-            "bread/rye.md",
-            "A rye sourdough: the starter fed with rye flour and water, a dense crumb.\n",
-        )
-    found = [r.note for r in ready.args[0].related("bread/rye.md", 0.1)]
-    assert "bread/starter.md" in found
-    assert ready.args[0].pairs == fresh(model).pairs  # type: ignore[attr-defined]
+        write(model.root, "bread/rye.md", rye)
+    after = ready.args[0]
+    assert "bread/starter.md" in [r.note for r in after.related("bread/rye.md", 0.1)]
+    # One note of thirteen: an update against the last pass's vocabulary, not a rebuild.
+    expected = update_related(before.model, {"bread/rye.md": rye})
+    assert after.model.notes == expected.notes
+    assert (after.model.rows == expected.rows).all()
+    assert (after.model.scores == expected.scores).all()
 
 
 def test_a_pass_cancelled_midway_leaves_no_trace(
@@ -121,5 +125,5 @@ def test_the_open_notes_related_notes_are_explained_at_the_threshold(
     terms = {found[0].text[a:b].casefold() for a, b in found[0].spans}
     assert terms <= set(found[0].related.terms) and terms
     with qtbot.waitSignal(session.note_related, timeout=10_000) as shown:
-        session.set_threshold(1.0)
+        session.set_threshold(1.01)  # above any cosine (the two ops notes share all: 1.0)
     assert shown.args[1] == []

@@ -11,14 +11,9 @@ import pytest
 
 from librarian_gui.cli import main
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.related.vault import (
-    cache_key,
-    concepts_by_note,
-    load_model,
-    model_file,
-    related_index,
-    vault_related,
-)
+from librarian_gui.core.related.cached import _files, load_cached, vault_related
+from librarian_gui.core.related.incremental import update_related
+from librarian_gui.core.related.vault import concepts_by_note, related_index
 from librarian_gui.core.vault.files import read_note
 from tests.conftest import write
 
@@ -102,34 +97,79 @@ def test_concepts_found_in_both_notes_explain_the_pair(vault: Path) -> None:
     assert (found.note, found.concepts, found.terms) == ("b.md", ("rag",), ())
 
 
-def test_the_cache_holds_until_a_note_changes(topics: Path) -> None:
-    index = VaultIndex.scan(topics, use_cache=False)
-    first = vault_related(index, _reader(topics))
-    with index.lock:
-        key = cache_key(index, concepts_by_note(index), 10)
-    cached = load_model(topics, key)
-    assert cached is not None
-    assert cached.notes == first.model.notes
-    assert (cached.rows == first.model.rows).all() and (cached.scores == first.model.scores).all()
-    again = vault_related(index, lambda rel: pytest.fail(f"read {rel} again"))
+class Reader:
+    """Reads notes from disk and remembers which."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.read: list[str] = []
+
+    def __call__(self, rel: str) -> str | None:
+        self.read.append(rel)
+        return read_note(self.root, rel).text
+
+
+def _scan(root: Path) -> VaultIndex:
+    return VaultIndex.scan(root, use_cache=False)
+
+
+def test_a_second_pass_reads_only_what_changed_and_equals_an_update(topics: Path) -> None:
+    first = vault_related(_scan(topics), Reader(topics), use_cache=False)
+    reader = Reader(topics)
+    again = vault_related(_scan(topics), reader, previous=first, use_cache=False)
+    assert reader.read == [] and again.model is first.model
+    write(topics, "bread/loaf.md", "Now about something else entirely: sailing boats.", age=5)
+    write(topics, "sail/harbour.md", "Sailing boats in the harbour, sails and a mast.", age=5)
+    (topics / "money/receipts.md").unlink()
+    reader = Reader(topics)
+    updated = vault_related(_scan(topics), reader, previous=first, use_cache=False)
+    assert sorted(reader.read) == ["bread/loaf.md", "sail/harbour.md"]
+    expected = update_related(
+        first.model,
+        {
+            "bread/loaf.md": read_note(topics, "bread/loaf.md").text,
+            "sail/harbour.md": read_note(topics, "sail/harbour.md").text,
+            "money/receipts.md": None,
+        },
+    )
+    assert updated.model.notes == expected.notes
+    assert (updated.model.rows == expected.rows).all()
+    assert (updated.model.scores == expected.scores).all()
+    assert "money/receipts.md" not in updated.notes
+    assert "bread/loaf.md" not in {r.note for r in updated.related("bread/starter.md", 0.1)}
+    assert "sail/harbour.md" in {r.note for r in updated.related("bread/loaf.md", 0.0)}
+
+
+def test_a_restart_reads_only_the_notes_changed_since_the_cache(topics: Path) -> None:
+    first = vault_related(_scan(topics), Reader(topics))
+    reader = Reader(topics)
+    again = vault_related(_scan(topics), reader)  # another process: from the cache
+    assert reader.read == []
     assert again.pairs == first.pairs
     path = write(topics, "bread/loaf.md", "Now about something else entirely: sailing.", age=5)
     os.utime(path, ns=(1_000_000_000, 1_000_000_000))
-    changed = VaultIndex.scan(topics, use_cache=False)
-    with changed.lock:
-        assert load_model(topics, cache_key(changed, concepts_by_note(changed), 10)) is None
-    rebuilt = vault_related(changed, _reader(topics))
+    reader = Reader(topics)
+    rebuilt = vault_related(_scan(topics), reader)
+    assert reader.read == ["bread/loaf.md"]
     assert "bread/loaf.md" not in {r.note for r in rebuilt.related("bread/starter.md", 0.1)}
+    reader = Reader(topics)
+    vault_related(_scan(topics), reader)  # and that update was cached in turn
+    assert reader.read == []
 
 
 def test_a_damaged_cache_is_rebuilt(topics: Path) -> None:
-    index = VaultIndex.scan(topics, use_cache=False)
-    vault_related(index, _reader(topics))
-    with index.lock:
-        key = cache_key(index, concepts_by_note(index), 10)
-    model_file(topics).write_bytes(b"PK\x03\x04 not a zip at all")
-    assert load_model(topics, key) is None
-    assert vault_related(index, _reader(topics)).related("ops/rollout.md", THRESHOLD)
+    index = _scan(topics)
+    vault_related(index, Reader(topics))
+    model_path, stamps_path = _files(topics)
+    assert load_cached(topics) is not None
+    stamps_path.write_text("{not json", encoding="utf-8")
+    assert load_cached(topics) is None
+    vault_related(index, Reader(topics))
+    model_path.write_bytes(b"PK\x03\x04 not a zip at all")
+    assert load_cached(topics) is None
+    reader = Reader(topics)
+    assert vault_related(index, reader).related("ops/rollout.md", THRESHOLD)
+    assert sorted(reader.read) == sorted(NOTES)
 
 
 def test_cli_related_json(topics: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,121 @@
+"""A pass of the librarian over a vault: the related notes brought up to date from the last
+pass (in memory, or cached beside the index), reading and redoing only the notes whose
+file or concepts changed since; built from scratch when there is neither."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
+from ..index.index import VaultIndex
+from ..parse.records import FileStamp
+from ..writing.safewrite import atomic_write
+from .vault import (
+    K,
+    RelatedIndex,
+    concepts_by_note,
+    linked_pairs,
+    note_stamps,
+    related_index,
+)
+
+FORMAT = 1  # of the file of stamps beside the model; the model's own is store.FORMAT
+
+
+def vault_related(
+    index: VaultIndex,
+    read: Callable[[str], str | None],
+    *,
+    previous: RelatedIndex | None = None,
+    k: int = K,
+    use_cache: bool = True,
+    check: Callable[[], None] | None = None,
+) -> RelatedIndex:
+    """The vault's related notes now. From ``previous`` (the last pass of this process) or
+    else the cached model, only the notes added, removed, or whose stamp or concepts
+    differ are read and redone (``incremental.update_related``: exact against the model's
+    vocabulary, rebuilt from its counts once a tenth of the notes changed); with neither,
+    every note is read and the model built. A model that changed is cached again."""
+    from .incremental import update_related
+
+    with index.lock:
+        stamps = note_stamps(index)
+        concepts = concepts_by_note(index)
+        linked = linked_pairs(index)
+    base = previous if previous is not None and previous.model.settings.k == k else None
+    if base is None and use_cache:
+        base = load_cached(index.root, k)
+    if base is None:
+        related = related_index(index, read, concepts=concepts, k=k, check=check)
+        if use_cache:
+            save_cached(index, related)
+        return related
+    changed: dict[str, str | None] = {}
+    for rel, stamp in stamps.items():
+        if base.stamps.get(rel) != stamp or base.concepts.get(rel, ()) != concepts.get(rel, ()):
+            changed[rel] = read(rel)  # None: unreadable now, so out of the model
+    changed.update((rel, None) for rel in base.stamps.keys() - stamps.keys())
+    model = base.model
+    if changed:
+        found = {rel: concepts[rel] for rel in changed if rel in concepts}
+        model = update_related(model, changed, concepts=found, check=check)
+    related = RelatedIndex.of_model(model, linked, stamps, concepts)
+    if use_cache and changed:
+        save_cached(index, related)
+    return related
+
+
+def _files(root: Path) -> tuple[Path, Path]:
+    name = cache_file(root).stem
+    folder = cache_dir() / "related"
+    return folder / f"{name}.npz", folder / f"{name}.json"
+
+
+def load_cached(root: Path, k: int = K) -> RelatedIndex | None:
+    """The last model cached for this vault with the stamps and concepts it was made
+    from (its ``linked`` pairs are not kept: the caller's index has them), or None."""
+    from .store import load_model
+
+    model_path, stamps_path = _files(root)
+    try:
+        data = json.loads(stamps_path.read_text(encoding="utf-8", errors="surrogateescape"))
+        if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("k") != k:
+            return None
+        stamps = {str(rel): FileStamp(*map(int, s)) for rel, s in data["stamps"].items()}
+        concepts = {str(rel): tuple(map(str, ids)) for rel, ids in data["concepts"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    model = load_model(model_path)
+    # The model is written first, the stamps next: a model without the stamps it was read
+    # at (a save cut short) is another model, so it is not used.
+    if model is None or model.settings.k != k or set(model.notes) - stamps.keys():
+        return None
+    return RelatedIndex.of_model(model, (), stamps, concepts)
+
+
+def save_cached(index: VaultIndex, related: RelatedIndex) -> bool:
+    """Keep the model and what it was made from, unless a note changed so recently that a
+    rewrite in the same timestamp tick could go unseen (as the index cache does); False
+    when not kept. A cache that cannot be written is no error: it is a convenience."""
+    from .store import save_model
+
+    newest = max((stamp.mtime_ns for stamp in related.stamps.values()), default=0)
+    if newest > time.time_ns() - MTIME_GRACE_NS:
+        return False
+    model_path, stamps_path = _files(index.root)
+    data = {
+        "format": FORMAT,
+        "k": related.model.settings.k,
+        "stamps": {rel: list(stamp) for rel, stamp in related.stamps.items()},
+        "concepts": {rel: list(ids) for rel, ids in related.concepts.items()},
+    }
+    try:
+        model_path.parent.mkdir(parents=True, exist_ok=True)
+        save_model(related.model, model_path)
+        atomic_write(stamps_path, json.dumps(data, ensure_ascii=True).encode("ascii"))
+    except OSError:
+        return False
+    return True
