@@ -6,7 +6,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .services.settings import Settings
@@ -39,6 +39,8 @@ VIEWS = (
     "warnings",
 )
 SCREENSHOT_SIZE = (1400, 860)
+# Views that draw related notes: their screenshot waits for the librarian's first pass.
+RELATED_VIEWS = ("related", "thin-spots", "graph", "graph-global", "local-graph")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -258,11 +260,21 @@ def _screenshot(
         window.tags.counts_shown.connect(lambda: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
-    if view == "thin-spots" and window.thin_spots.spots is None:  # counted on a job thread
-        assert window.thin_spots_service is not None
-        window.thin_spots_service.thin_spots_found.connect(
-            lambda _s: QTimer.singleShot(100, loop.quit)
-        )
+    related = window.related_session
+    if view in RELATED_VIEWS and related is not None and related.current is None:
+        related.related_ready.connect(lambda _r: QTimer.singleShot(100, loop.quit))
+        related.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
+        QTimer.singleShot(60_000, loop.quit)
+        loop.exec()
+    spots = window.thin_spots
+    if view == "thin-spots" and (spots.spots is None or spots.spots.unrelated is None):
+        assert window.thin_spots_service is not None  # counted on a job thread
+
+        def on_spots(found: Any) -> None:
+            if found.unrelated is not None or related is None or related.current is None:
+                QTimer.singleShot(100, loop.quit)
+
+        window.thin_spots_service.thin_spots_found.connect(on_spots)
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
     if view == "search" and query:
