@@ -17,7 +17,6 @@ from .vault import (
     K,
     RelatedIndex,
     concepts_by_note,
-    linked_pairs,
     note_stamps,
     related_index,
 )
@@ -44,7 +43,6 @@ def vault_related(
     with index.lock:
         stamps = note_stamps(index)
         concepts = concepts_by_note(index)
-        linked = linked_pairs(index)
     base = previous if previous is not None and previous.model.settings.k == k else None
     if base is None and use_cache:
         base = load_cached(index.root, k)
@@ -62,7 +60,7 @@ def vault_related(
     if changed:
         found = {rel: concepts[rel] for rel in changed if rel in concepts}
         model = update_related(model, changed, concepts=found, check=check)
-    related = RelatedIndex.of_model(model, linked, stamps, concepts)
+    related = RelatedIndex.of_model(model, stamps, concepts).with_links(index)
     if use_cache and changed:
         save_cached(index, related)
     return related
@@ -76,7 +74,7 @@ def _files(root: Path) -> tuple[Path, Path]:
 
 def load_cached(root: Path, k: int = K) -> RelatedIndex | None:
     """The last model cached for this vault with the stamps and concepts it was made
-    from (its ``linked`` pairs are not kept: the caller's index has them), or None."""
+    from (none of its pairs marked linked: the caller's index knows), or None."""
     from .store import load_model
 
     model_path, stamps_path = _files(root)
@@ -93,7 +91,7 @@ def load_cached(root: Path, k: int = K) -> RelatedIndex | None:
     # at (a save cut short) is another model, so it is not used.
     if model is None or model.settings.k != k or set(model.notes) - stamps.keys():
         return None
-    return RelatedIndex.of_model(model, (), stamps, concepts)
+    return RelatedIndex.of_model(model, stamps, concepts)
 
 
 def save_cached(index: VaultIndex, related: RelatedIndex) -> bool:

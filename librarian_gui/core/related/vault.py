@@ -5,12 +5,17 @@ with none), as one immutable snapshot that crosses threads."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from ..index.index import VaultIndex
 from ..index.queries import is_index_note
 from ..parse.records import FileStamp
 from .model import RelatedModel, build_related
+
+if TYPE_CHECKING:  # numpy loads with the model, not with the package
+    import numpy as np
+    import numpy.typing as npt
 
 K = 10  # neighbours kept per note (each note's top k; edges are stored both ways)
 DEFAULT_THRESHOLD = 0.15  # the cosine a pair needs to be shown (user-adjustable)
@@ -38,95 +43,130 @@ class RelatedPair:
     score: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class RelatedIndex:
     """Every note's related notes at threshold 0 (each note's top ``K``, plus every note
     that has it in its own top ``K``: edges stored both ways); views filter by the
     user's threshold, so moving the slider recomputes nothing.
 
-    ``linked`` holds the pairs of notes that link each other in either direction, as
-    ``(a, b)`` with ``a < b``. ``stamps`` and ``concepts``: each note's file stamp and
-    concepts as the model read them (what the next pass compares to find changed notes)."""
+    The RELATED_TO edges as read-only arrays, one entry a pair, ordered by the two notes'
+    paths: ``a`` and ``b`` index ``model.notes`` (``a``'s path before ``b``'s), ``scores``
+    their cosine, ``linked`` whether either links the other. Made on the worker once per
+    pass, so a view only filters them. ``stamps`` and ``concepts``: each note's file stamp
+    and concepts as the model read them (what the next pass compares to find changes)."""
 
     model: RelatedModel
-    pairs: tuple[RelatedPair, ...]
-    linked: frozenset[tuple[str, str]]
-    _by_note: dict[str, tuple[tuple[str, float], ...]] = field(repr=False, compare=False)
-    stamps: Mapping[str, FileStamp] = field(default_factory=dict, repr=False, compare=False)
-    concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False, compare=False)
+    a: npt.NDArray[np.int64]
+    b: npt.NDArray[np.int64]
+    scores: npt.NDArray[np.float64]
+    linked: npt.NDArray[np.bool_]
+    stamps: Mapping[str, FileStamp] = field(default_factory=dict, repr=False)
+    concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of_model(
         cls,
         model: RelatedModel,
-        linked: Iterable[tuple[str, str]],
         stamps: Mapping[str, FileStamp] | None = None,
         concepts: Mapping[str, tuple[str, ...]] | None = None,
     ) -> RelatedIndex:
-        best: dict[tuple[str, str], float] = {}
-        for rel in model.notes:
-            for other, score in model.neighbours(rel):
-                key = (rel, other) if rel < other else (other, rel)
-                best[key] = max(score, best.get(key, 0.0))
-        pairs = tuple(
-            RelatedPair(a, b, s) for (a, b), s in sorted(best.items(), key=lambda kv: kv[0])
-        )
-        by_note: dict[str, list[tuple[str, float]]] = {}
-        for pair in pairs:
-            by_note.setdefault(pair.a, []).append((pair.b, pair.score))
-            by_note.setdefault(pair.b, []).append((pair.a, pair.score))
-        frozen = {
-            rel: tuple(sorted(found, key=lambda ns: (-ns[1], ns[0])))
-            for rel, found in by_note.items()
-        }
-        ordered = frozenset((a, b) if a < b else (b, a) for a, b in linked if a != b)
-        return cls(model, pairs, ordered, frozen, stamps or {}, concepts or {})
+        """The pairs of ``model``'s neighbour lists, each once with the better of its two
+        cosines; none marked linked yet (``with_links``)."""
+        import numpy as np
+
+        notes = model.notes
+        total = len(notes)
+        rank = np.empty(total, dtype=np.int64)
+        rank[sorted(range(total), key=notes.__getitem__)] = np.arange(total)
+        width = model.rows.shape[1] if model.rows.ndim == 2 else 0
+        src = np.repeat(np.arange(total, dtype=np.int64), width)
+        dst = model.rows.reshape(-1).astype(np.int64)
+        cos = model.scores.reshape(-1).astype(np.float64)
+        keep = dst >= 0
+        src, dst, cos = src[keep], dst[keep], cos[keep]
+        swap = rank[src] > rank[dst]
+        a, b = np.where(swap, dst, src), np.where(swap, src, dst)
+        key = rank[a] * max(total, 1) + rank[b]
+        order = np.lexsort((-cos, key))  # by the pair's paths, its best cosine first
+        first = np.ones(len(order), dtype=bool)
+        first[1:] = key[order][1:] != key[order][:-1]
+        pick = order[first]
+        a, b, cos, linked = a[pick], b[pick], cos[pick], np.zeros(len(pick), dtype=bool)
+        for array in (a, b, cos, linked):
+            array.setflags(write=False)
+        return cls(model, a, b, cos, linked, stamps or {}, concepts or {})
+
+    def with_links(self, index: VaultIndex) -> RelatedIndex:
+        """The same pairs, each marked linked when either note links the other now (holds
+        ``index.lock`` for a dictionary lookup or two a pair)."""
+        import numpy as np
+
+        notes = self.model.notes
+        empty: dict[str, int] = {}
+        with index.lock:
+            out = index.out_edges
+            marks = [
+                notes[j] in out.get(notes[i], empty) or notes[i] in out.get(notes[j], empty)
+                for i, j in zip(self.a.tolist(), self.b.tolist(), strict=True)
+            ]
+        linked = np.array(marks, dtype=bool)
+        linked.setflags(write=False)
+        return replace(self, linked=linked)
 
     @property
     def notes(self) -> tuple[str, ...]:
         return self.model.notes
 
+    @property
+    def pairs(self) -> tuple[RelatedPair, ...]:
+        """Every RELATED_TO edge (made anew at each call: views use the arrays)."""
+        return tuple(self._pairs(self.scores >= 0.0))
+
     def pairs_at(self, threshold: float) -> list[RelatedPair]:
         """The RELATED_TO edges whose cosine is at least ``threshold``."""
-        return [p for p in self.pairs if p.score >= threshold]
+        return self._pairs(self.scores >= threshold)
 
-    def is_linked(self, a: str, b: str) -> bool:
-        return ((a, b) if a < b else (b, a)) in self.linked
+    def _pairs(self, keep: npt.NDArray[np.bool_]) -> list[RelatedPair]:
+        notes = self.model.notes
+        a, b, scores = self.a[keep].tolist(), self.b[keep].tolist(), self.scores[keep].tolist()
+        return [RelatedPair(notes[i], notes[j], s) for i, j, s in zip(a, b, scores, strict=True)]
 
     def related(self, rel: str, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
         """The note's related notes at or above ``threshold``: the ones not linked yet
         first ("similar but not linked"), each group by score, best first."""
+        import numpy as np
+
+        row = self.model.row_of.get(rel)
+        if row is None:
+            return []
+        mine = ((self.a == row) | (self.b == row)) & (self.scores >= threshold)
+        others = np.where(self.a == row, self.b, self.a)[mine].tolist()
         found = []
-        for other, score in self._by_note.get(rel, ()):
-            if score < threshold:
-                continue
-            shared = self.model.shared_terms(rel, other, count=SHOWN_TERMS * 2)
+        for other, score, linked in zip(
+            others, self.scores[mine].tolist(), self.linked[mine].tolist(), strict=True
+        ):
+            name = self.model.notes[other]
+            shared = self.model.shared_terms(rel, name, count=SHOWN_TERMS * 2)
             terms = tuple(t for t in shared if not t.startswith("concept:"))[:SHOWN_TERMS]
             concepts = tuple(t[len("concept:") :] for t in shared if t.startswith("concept:"))
-            found.append(RelatedNote(other, score, terms, concepts, self.is_linked(rel, other)))
+            found.append(RelatedNote(name, score, terms, concepts, linked))
         found.sort(key=lambda r: (r.linked, -r.score, r.note))
         return found
 
     def without_related(self, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
         """The notes with no related note at or above ``threshold`` (the index note left
         out: it points everywhere and is like nothing), in path order."""
+        import numpy as np
+
+        best = np.zeros(len(self.model.notes))
+        np.maximum.at(best, self.a, self.scores)
+        np.maximum.at(best, self.b, self.scores)
+        notes = self.model.notes
         return sorted(
-            rel
-            for rel in self.model.notes
-            if not is_index_note(rel)
-            and not any(score >= threshold for _, score in self._by_note.get(rel, ()))
+            notes[i]
+            for i in np.flatnonzero(best < threshold).tolist()
+            if not is_index_note(notes[i])
         )
-
-
-def linked_pairs(index: VaultIndex) -> set[tuple[str, str]]:
-    """The pairs of notes that link each other in either direction (hold ``index.lock``)."""
-    notes = index.notes
-    pairs = set()
-    for source, targets in index.out_edges.items():
-        for target in targets:
-            if target in notes and target != source:
-                pairs.add((source, target) if source < target else (target, source))
-    return pairs
 
 
 def concepts_by_note(index: VaultIndex) -> dict[str, tuple[str, ...]]:
@@ -163,7 +203,6 @@ def related_index(
     it raises to cancel."""
     with index.lock:
         stamps = note_stamps(index)
-        linked = linked_pairs(index)
         if concepts is None:
             concepts = concepts_by_note(index)
     texts = {}
@@ -173,4 +212,4 @@ def related_index(
             texts[rel] = text
     chosen = {rel: tuple(ids) for rel, ids in concepts.items()}
     model = build_related(texts, concepts=chosen, k=k, threshold=0.0, check=check)
-    return RelatedIndex.of_model(model, linked, stamps, chosen)
+    return RelatedIndex.of_model(model, stamps, chosen).with_links(index)

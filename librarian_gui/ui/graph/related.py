@@ -25,19 +25,15 @@ SLIDER_RANGE = (5, 60)  # cosines 0.05-0.60: below, nearly every pair; above, ha
 
 class RelatedArrays:
     """The pairs of one RelatedIndex as arrays: each end as an index into ``notes``, the
-    cosine, whether the two notes link. Made once per index (one pass over its pairs), so
-    a changed graph costs a lookup per note, not per pair."""
+    cosine, whether the two notes link. The index made them on its worker, so a view
+    takes them as they are, and a changed graph costs a lookup per note, not per pair."""
 
     def __init__(self, related: RelatedIndex) -> None:
-        pairs = related.pairs
-        self.notes = sorted({p.a for p in pairs} | {p.b for p in pairs})
-        number = {note: i for i, note in enumerate(self.notes)}
-        count = len(pairs)
-        self.a = np.fromiter((number[p.a] for p in pairs), np.int64, count)
-        self.b = np.fromiter((number[p.b] for p in pairs), np.int64, count)
-        self.scores = np.fromiter((p.score for p in pairs), np.float64, count)
-        linked = related.linked
-        self.linked = np.fromiter(((p.a, p.b) in linked for p in pairs), bool, count)
+        self.notes = related.notes
+        self.a = related.a
+        self.b = related.b
+        self.scores = related.scores
+        self.linked = related.linked
 
 
 class RelatedRows:
