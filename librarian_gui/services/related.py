@@ -26,6 +26,10 @@ if TYPE_CHECKING:  # numpy and scipy load on the worker
 _log = logging.getLogger(__name__)
 
 START_AFTER_INDEX_MS = 1200  # the window fills its panes first
+# The cache is written after the first pass, then at most this often: writing 10,000 notes'
+# model (50 MB, checksummed in one call that holds the interpreter lock) after every saved
+# note stalled the window; a restart reads the notes changed since the last save.
+SAVE_EVERY_S = 120.0
 REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
 
@@ -45,6 +49,7 @@ class RelatedRequest:
     cancel: threading.Event
     wait_for_updates: Callable[[], None]
     use_cache: bool
+    save: bool
 
 
 class RelatedWorker(QObject):
@@ -95,6 +100,7 @@ class RelatedWorker(QObject):
                     read,
                     previous=request.previous,
                     use_cache=request.use_cache,
+                    save=request.save,
                     check=check,
                 )
         except Cancelled:
@@ -169,6 +175,7 @@ class RelatedSession(QObject):
         self.current: RelatedIndex | None = None
         self.running = False
         self._use_cache = use_cache
+        self._saved_at: float | None = None  # when a pass last wrote the cache
         self._generation = 0
         self._cancel = threading.Event()
         self._note: str | None = None  # the note the pane shows
@@ -208,6 +215,10 @@ class RelatedSession(QObject):
         )
         store = self.store
         stamps = index.notes
+        now = time.monotonic()
+        save = self._saved_at is None or now - self._saved_at >= SAVE_EVERY_S
+        if save:
+            self._saved_at = now
 
         def read(rel: str) -> str | None:
             record = stamps.get(rel)
@@ -222,6 +233,7 @@ class RelatedSession(QObject):
                 self._cancel,
                 self.model.pause_for_updates,
                 self._use_cache,
+                save,
             )
         )
 

@@ -31,13 +31,15 @@ def vault_related(
     previous: RelatedIndex | None = None,
     k: int = K,
     use_cache: bool = True,
+    save: bool = True,
     check: Callable[[], None] | None = None,
 ) -> RelatedIndex:
     """The vault's related notes now. From ``previous`` (the last pass of this process) or
     else the cached model, only the notes added, removed, or whose stamp or concepts
     differ are read and redone (``incremental.update_related``: exact against the model's
     vocabulary, rebuilt from its counts once a tenth of the notes changed); with neither,
-    every note is read and the model built. A model that changed is cached again."""
+    every note is read and the model built. A model that changed is cached again, if
+    ``save`` (the window saves now and then: a save of 10,000 notes' model is 50 MB)."""
     from .incremental import update_related
 
     with index.lock:
@@ -48,7 +50,7 @@ def vault_related(
         base = load_cached(index.root, k)
     if base is None:
         related = related_index(index, read, concepts=concepts, k=k, check=check)
-        if use_cache:
+        if use_cache and save:
             save_cached(index, related)
         return related
     changed: dict[str, str | None] = {}
@@ -61,7 +63,8 @@ def vault_related(
         found = {rel: concepts[rel] for rel in changed if rel in concepts}
         model = update_related(model, changed, concepts=found, check=check)
     related = RelatedIndex.of_model(model, stamps, concepts).with_links(index)
-    if use_cache and changed:
+    # From memory, the cache may be older than it (saves are asked for now and then).
+    if use_cache and save and (changed or base is previous):
         save_cached(index, related)
     return related
 

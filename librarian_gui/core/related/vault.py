@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # numpy loads with the model, not with the package
 K = 10  # neighbours kept per note (each note's top k; edges are stored both ways)
 DEFAULT_THRESHOLD = 0.15  # the cosine a pair needs to be shown (user-adjustable)
 SHOWN_TERMS = 5
+LINK_CHUNK = 4096  # pairs looked up between two chances for the GUI thread
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,19 +98,18 @@ class RelatedIndex:
         return cls(model, a, b, cos, linked, stamps or {}, concepts or {})
 
     def with_links(self, index: VaultIndex) -> RelatedIndex:
-        """The same pairs, each marked linked when either note links the other now (holds
-        ``index.lock`` for a dictionary lookup or two a pair)."""
+        """The same pairs, each marked linked when either note links the other. The lock
+        is held only to copy the map of each note's links (a reference a note): the
+        lookups run after, a chunk at a time (on the worker, each chunk is a Python call,
+        where the courtesy hook lets the GUI thread in)."""
         import numpy as np
 
-        notes = self.model.notes
-        empty: dict[str, int] = {}
         with index.lock:
-            out = index.out_edges
-            marks = [
-                notes[j] in out.get(notes[i], empty) or notes[i] in out.get(notes[j], empty)
-                for i, j in zip(self.a.tolist(), self.b.tolist(), strict=True)
-            ]
-        linked = np.array(marks, dtype=bool)
+            out = dict(index.out_edges)
+        linked = np.zeros(len(self.a), dtype=bool)
+        for start in range(0, len(self.a), LINK_CHUNK):
+            end = start + LINK_CHUNK
+            linked[start:end] = _links(self.model.notes, out, self.a[start:end], self.b[start:end])
         linked.setflags(write=False)
         return replace(self, linked=linked)
 
@@ -179,6 +179,19 @@ def concepts_by_note(index: VaultIndex) -> dict[str, tuple[str, ...]]:
         for rel in notes:
             by_note.setdefault(rel, []).append(concept_id)
     return {rel: tuple(ids) for rel, ids in by_note.items()}
+
+
+def _links(
+    notes: tuple[str, ...],
+    out: Mapping[str, Mapping[str, int]],
+    a: npt.NDArray[np.int64],
+    b: npt.NDArray[np.int64],
+) -> list[bool]:
+    empty: dict[str, int] = {}
+    return [
+        notes[j] in out.get(notes[i], empty) or notes[i] in out.get(notes[j], empty)
+        for i, j in zip(a.tolist(), b.tolist(), strict=True)
+    ]
 
 
 def note_stamps(index: VaultIndex) -> dict[str, FileStamp]:
