@@ -12,10 +12,10 @@ import stat as _stat
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from typing import Any
+from typing import Any, BinaryIO
 
 from ..vault.files import follow_inside
 from . import openfiles
@@ -132,9 +132,11 @@ def replace_file(
         raise FileChanged(rel, reason)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
-    """Write one of Librarian's own files (the journal) atomically, new or not. A new file
-    is private (0600): the journal holds copies of the user's notes."""
+def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
+    """Write one of Librarian's own files (the journal, caches) atomically, new or not. A
+    new file is private (0600): the journal holds copies of the user's notes. ``data``: the
+    bytes, or a function writing them to the (seekable) file, for a large file made as it
+    is written (no copy in memory first)."""
     try:
         mode: int | None = _stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
@@ -483,7 +485,12 @@ def _append(target: str, data: bytes) -> None:
         os.close(fd)
 
 
-def _write_temp(folder: str | Path, data: bytes, mode: int | None, name: str | None) -> str:
+def _write_temp(
+    folder: str | Path,
+    data: bytes | Callable[[BinaryIO], None],
+    mode: int | None,
+    name: str | None,
+) -> str:
     """A new temporary dot-file in ``folder`` (the same folder, so the rename is atomic; a
     dot-name, which the watcher ignores) holding ``data``, fsynced, with ``mode`` (mkstemp
     makes 0600). ``name`` (``.librarian-….tmp``) is taken, or ``…-1.tmp`` and so on when a
@@ -501,7 +508,11 @@ def _write_temp(folder: str | Path, data: bytes, mode: int | None, name: str | N
                 continue
     try:
         try:
-            _write_all(fd, data)
+            if callable(data):
+                with os.fdopen(fd, "wb", closefd=False) as fh:
+                    data(fh)
+            else:
+                _write_all(fd, data)
             if mode is not None:
                 os.fchmod(fd, mode)
             os.fsync(fd)

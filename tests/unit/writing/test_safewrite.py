@@ -7,6 +7,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 import pytest
 
@@ -215,6 +216,30 @@ def test_atomic_write_of_own_files(tmp_path: Path) -> None:
     assert path.read_bytes() == b"[]"
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
     assert listing(tmp_path) == ["entry.json"]
+
+
+def test_atomic_write_by_a_writer_function(tmp_path: Path) -> None:
+    """A large file written as it is made: the function's bytes, seekable as zip needs,
+    and nothing left behind when it raises."""
+    path = tmp_path / "model.npz"
+    path.write_bytes(b"old")
+
+    def writer(file: BinaryIO) -> None:
+        file.write(b"abcdef")
+        file.seek(2)
+        file.write(b"XY")
+
+    atomic_write(path, writer)
+    assert path.read_bytes() == b"abXYef"
+
+    def broken(file: BinaryIO) -> None:
+        file.write(b"half")
+        raise RuntimeError("the model could not be made")
+
+    with pytest.raises(RuntimeError):
+        atomic_write(path, broken)
+    assert path.read_bytes() == b"abXYef"
+    assert listing(tmp_path) == ["model.npz"]
 
 
 def test_a_path_through_a_link_above_the_vault_is_refused(vault: Path) -> None:
