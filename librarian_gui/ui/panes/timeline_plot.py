@@ -97,12 +97,16 @@ class TimelinePlot(pg.PlotWidget):
         self.setYRange(0, 1, padding=0)
         self.empty.setPos(0.5, 0.5)
         self.empty.show()
+        for side in ("left", "bottom"):  # no periods, no counts: ticks would read as data
+            self.getAxis(side).setStyle(showValues=False)
 
     def draw(self, timeline: Timeline, style: str) -> None:
         """Plot ``timeline`` as "bars" (stacked) or "lines"; it must have periods."""
         self.clear_plot()
         self.timeline = timeline
         self.empty.hide()
+        for side in ("left", "bottom"):
+            self.getAxis(side).setStyle(showValues=True)
         periods = timeline.periods
         self._starts = [seconds(p) for p in periods]
         self._ends = [seconds(timeline.next_period(p)) for p in periods]
