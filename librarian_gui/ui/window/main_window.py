@@ -23,10 +23,8 @@ from ...services.history import Place
 from ...services.linker import Update
 from ...services.local_graph import LocalGraphSession
 from ...services.model import VaultModel
-from ...services.related import RelatedSession
 from ...services.session import VaultSession
 from ...services.settings import Settings
-from ...services.thin_spots import ThinSpotsService
 from ...services.timeline import TimelineSession
 from ...services.vault_lists import VaultLists
 from .. import theme
@@ -41,17 +39,20 @@ from ..panes.recent import RecentChanges
 from ..panes.search import SearchPane
 from ..panes.switcher import QuickSwitcher
 from ..panes.tags import TagsPane
-from ..panes.thin_spots import ThinSpotsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
+from .librarian_views import LibrarianViews
 from .local_graph_tab import LocalGraphTab
-from .related_tab import RelatedTab
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
+    from ...services.related import RelatedSession
+    from ...services.thin_spots import ThinSpotsService
     from ..graph.view import GraphView
+    from ..panes.thin_spots import ThinSpotsPane
+    from .related_tab import RelatedTab
 
 PROGRESS_EVERY_S = 0.25
 SIDEBAR_WIDTHS = (300, 330)  # left, right: pixels at first start (then as the user left them)
@@ -98,9 +99,7 @@ class MainWindow(QMainWindow):
         self.graph_session: GraphSession | None = None
         self.local_graph_session: LocalGraphSession | None = None
         self.timeline_session: TimelineSession | None = None
-        self.related_session: RelatedSession | None = None
         self.concept_tabs: ConceptTabs | None = None
-        self.thin_spots_service: ThinSpotsService | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
         self._connect_parts()
@@ -144,10 +143,6 @@ class MainWindow(QMainWindow):
         self.left.setStyleSheet("QTabBar::tab { padding: 4px 3px; min-width: 0px; }")
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
-        # Vault-wide worklists live on the left (Recent, Tags, Concepts); the right sidebar
-        # is about the open note.
-        self.thin_spots = ThinSpotsPane()
-        self.left.addTab(self.thin_spots, "Thin spots")
         self.switcher = QuickSwitcher(self)
         self.preview = PreviewView()
         self.centre = QTabWidget()
@@ -161,10 +156,12 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.backlinks, "Backlinks")
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
-        self.related_tab = RelatedTab(self.right, self, parent=self)
+        self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
+        self.librarian = LibrarianViews(
+            self, self.left, self.right, self.graph_tab, self.local_graph, self.settings, self
+        )
         # Five tabs in the 330-pixel sidebar too: narrower tabs keep them in sight.
         self.right.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
-        self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for pane in (self.left, self.centre, self.right):
             self.splitter.addWidget(pane)
@@ -180,7 +177,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
-        self.statusBar().addPermanentWidget(self.related_tab.status)
+        self.statusBar().addPermanentWidget(self.librarian.related_tab.status)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
@@ -197,16 +194,13 @@ class MainWindow(QMainWindow):
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
-        self.graph_tab.related_threshold_changed.connect(
-            self._on_graph_tab_related_threshold_changed
-        )
-        self.graph_tab.related_shown_changed.connect(self.local_graph.set_related_shown)
         self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
         self.timeline_tab.note_activated.connect(self._on_timeline_tab_note_activated)
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
-        self.related_tab.message.connect(self._on_session_message)
+        self.librarian.message.connect(self._on_session_message)
+        self.librarian.concept_opened.connect(self._on_concepts_concept_activated)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -249,20 +243,8 @@ class MainWindow(QMainWindow):
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
-        self.thin_spots_service = ThinSpotsService(
-            self.model, self.settings.related_threshold(), parent=self
-        )
-        self.related_session = RelatedSession(
-            self.model,
-            self.session.store,
-            threshold=self.settings.related_threshold(),
-            use_cache=self._use_cache,
-            parent=self,
-        )
-        self.related_tab.set_sessions(self.related_session, self.session)
+        self.librarian.open_vault(self.model, self.session, use_cache=self._use_cache)
         self.preview.set_vault_root(root)
-        # Not when the vault closes: on the window's close the graph canvases are gone.
-        self.show_related(None)  # the previous vault's related notes
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
@@ -301,8 +283,7 @@ class MainWindow(QMainWindow):
             self.local_graph_session.stop()
         if self.timeline_session is not None:
             self.timeline_session.stop()
-        if self.related_session is not None:
-            self.related_session.stop()
+        self.librarian.close_vault()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -311,17 +292,13 @@ class MainWindow(QMainWindow):
             self.concept_tabs = None
         if self.lists is not None:
             self.lists.close()
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.close()
         self.model.close()
         for obj in (
             self.session,
             self.graph_session,
             self.local_graph_session,
             self.timeline_session,
-            self.related_session,
             self.lists,
-            self.thin_spots_service,
             self.model,
         ):
             if obj is not None:
@@ -331,10 +308,7 @@ class MainWindow(QMainWindow):
         self.graph_session = None
         self.local_graph_session = None
         self.timeline_session = None
-        self.related_session = None
-        self.related_tab.set_sessions(None, None)
         self.lists = None
-        self.thin_spots_service = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
         self.timeline_tab.set_session(None)
@@ -404,11 +378,6 @@ class MainWindow(QMainWindow):
         lists.recent_listed.connect(self.recent.show_notes)
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.thin_spots_found.connect(self.thin_spots.show_spots)
-        if self.related_session is not None:
-            self.related_session.related_ready.connect(self.show_related)
-            self.related_session.threshold_changed.connect(self.set_related_threshold)
         self.graph_tab.set_session(graph_session)
         if self.local_graph_session is not None:
             self.local_graph.set_session(self.local_graph_session)
@@ -426,8 +395,6 @@ class MainWindow(QMainWindow):
             (self.search.result_activated, session.open_at_line),
             (self.switcher.node_chosen, self._on_switcher_node_chosen),
             (self.concepts.concept_activated, self._on_concepts_concept_activated),
-            (self.thin_spots.note_opened, session.open_note),
-            (self.thin_spots.concept_opened, self._on_concepts_concept_activated),
             (self.warnings.note_chosen, session.open_note),
         ):
             signal.connect(slot)
@@ -454,8 +421,7 @@ class MainWindow(QMainWindow):
             self._show_counts(self.model.index.summary)
         if self.lists is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.lists.refresh)
-        if self.thin_spots_service is not None:
-            QTimer.singleShot(0, self.thin_spots_service.refresh)
+        self.librarian.index_ready()
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -527,7 +493,7 @@ class MainWindow(QMainWindow):
         if self.local_graph_session is not None:
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
-        self.related_tab.show_place(place.kind, place.node)
+        self.librarian.show_place(place.kind, place.node)
         self.centre.setTabText(0, rendered.title or "Preview")
         self.place_rendered.emit(place)
 
@@ -572,34 +538,31 @@ class MainWindow(QMainWindow):
             self.session.open_node(kind, node, "")
             self.centre.setCurrentWidget(self.preview)
 
-    # ------------------------------------------------------------ related notes
+    # ------------------------------------------------------------ the librarian
 
-    @Slot(object)
+    @property
+    def thin_spots(self) -> ThinSpotsPane:
+        return self.librarian.thin_spots
+
+    @property
+    def related_tab(self) -> RelatedTab:
+        return self.librarian.related_tab
+
+    @property
+    def related_session(self) -> RelatedSession | None:
+        return self.librarian.related_session
+
+    @property
+    def thin_spots_service(self) -> ThinSpotsService | None:
+        return self.librarian.thin_spots_service
+
     def show_related(self, related: RelatedIndex | None) -> None:
-        """The open vault's related notes (a RelatedIndex, e.g. from the related session's
-        ``related_ready``; None: none yet) to every view drawing them: the graph tab's and
-        the docked local graph's RELATED_TO layer, and the Thin spots pane."""
-        self.graph_tab.set_related(related)
-        self.local_graph.set_related(related)
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.set_related(related)
+        """Hand ``related`` to every view drawing related notes (see LibrarianViews)."""
+        self.librarian.show_related(related)
 
-    @Slot(float)
     def set_related_threshold(self, threshold: float) -> None:
-        """The user moved the related threshold outside the graph (e.g. the Related tab):
-        kept in the settings, and every view follows."""
-        self.settings.set_related_threshold(threshold)
-        self.graph_tab.set_related_threshold(threshold)
-        self._on_graph_tab_related_threshold_changed(threshold)
-
-    @Slot(float)
-    def _on_graph_tab_related_threshold_changed(self, threshold: float) -> None:
-        """The graph view's slider moved (it saved the value): the other views follow."""
-        self.local_graph.set_related_threshold(threshold)
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.set_threshold(threshold)
-        if self.related_session is not None:  # the Related tab (a no-op when it moved)
-            self.related_session.set_threshold(threshold)
+        """Set the threshold every view shows related notes at (kept in the settings)."""
+        self.librarian.set_related_threshold(threshold)
 
     @Slot(str)
     def _on_local_graph_node_activated(self, node: str) -> None:

@@ -1,0 +1,121 @@
+"""What the window shows of the librarian's findings: the Related tab, the Thin spots pane,
+the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
+related-notes session and thin-spots service."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ...services.related import RelatedSession
+from ...services.thin_spots import ThinSpotsService
+from ..panes.thin_spots import ThinSpotsPane
+from .related_tab import RelatedTab
+
+if TYPE_CHECKING:
+    from ...core.related.vault import RelatedIndex
+    from ...services.model import VaultModel
+    from ...services.session import VaultSession
+    from ...services.settings import Settings
+    from .graph_tab import GraphTab
+    from .local_graph_tab import LocalGraphTab
+
+
+class LibrarianViews(QObject):
+    """Makes the Thin spots pane (a tab of ``left``: vault-wide worklists live there, the
+    right sidebar is about the open note) and the Related tab (of ``right``), and per vault
+    the RelatedSession and ThinSpotsService; hands every new RelatedIndex to the graphs and
+    the pane, and keeps one threshold (in the settings) for all of them.
+
+    Signals:
+        message(str): something to tell the user in the status bar.
+        concept_opened(str): the user chose a concept in the Thin spots pane.
+    """
+
+    message = Signal(str)
+    concept_opened = Signal(str)
+
+    def __init__(
+        self,
+        window: QWidget,
+        left: QTabWidget,
+        right: QTabWidget,
+        graph_tab: GraphTab,
+        local_graph: LocalGraphTab,
+        settings: Settings,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.graph_tab = graph_tab
+        self.local_graph = local_graph
+        self.thin_spots = ThinSpotsPane()
+        left.addTab(self.thin_spots, "Thin spots")
+        self.related_tab = RelatedTab(right, window, parent=self)
+        self.related_session: RelatedSession | None = None
+        self.thin_spots_service: ThinSpotsService | None = None
+        self.related_tab.message.connect(self.message)
+        self.thin_spots.concept_opened.connect(self.concept_opened)
+        graph_tab.related_threshold_changed.connect(self._on_graph_tab_related_threshold_changed)
+        graph_tab.related_shown_changed.connect(local_graph.set_related_shown)
+
+    def open_vault(self, model: VaultModel, session: VaultSession, *, use_cache: bool) -> None:
+        threshold = self.settings.related_threshold()
+        self.thin_spots_service = ThinSpotsService(model, threshold, parent=self)
+        self.related_session = RelatedSession(
+            model, session.store, threshold=threshold, use_cache=use_cache, parent=self
+        )
+        self.related_tab.set_sessions(self.related_session, session)
+        # Not when the vault closes: on the window's close the graph canvases are gone.
+        self.show_related(None)  # the previous vault's related notes
+        self.thin_spots_service.thin_spots_found.connect(self.thin_spots.show_spots)
+        self.related_session.related_ready.connect(self.show_related)
+        self.related_session.threshold_changed.connect(self.set_related_threshold)
+        self.thin_spots.note_opened.connect(session.open_note)  # gone with the session
+
+    def index_ready(self) -> None:
+        if self.thin_spots_service is not None:  # its own event-loop turn: no long stall
+            QTimer.singleShot(0, self.thin_spots_service.refresh)
+
+    def close_vault(self) -> None:
+        """Stop the librarian (it waits for its current chunk) and let go of the services."""
+        if self.related_session is not None:
+            self.related_session.stop()
+            self.related_session.deleteLater()
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.close()
+            self.thin_spots_service.deleteLater()
+        self.related_session = None
+        self.thin_spots_service = None
+        self.related_tab.set_sessions(None, None)
+
+    def show_place(self, kind: str, node: str) -> None:
+        self.related_tab.show_place(kind, node)
+
+    @Slot(object)
+    def show_related(self, related: RelatedIndex | None) -> None:
+        """The open vault's related notes (None: none yet) to every view drawing them: the
+        graph tab's and the docked local graph's RELATED_TO layer, and the Thin spots pane."""
+        self.graph_tab.set_related(related)
+        self.local_graph.set_related(related)
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.set_related(related)
+
+    @Slot(float)
+    def set_related_threshold(self, threshold: float) -> None:
+        """The threshold moved outside the graph (the Related tab): kept in the settings,
+        and every view follows."""
+        self.settings.set_related_threshold(threshold)
+        self.graph_tab.set_related_threshold(threshold)
+        self._on_graph_tab_related_threshold_changed(threshold)
+
+    @Slot(float)
+    def _on_graph_tab_related_threshold_changed(self, threshold: float) -> None:
+        """The graph view's slider moved (it saved the value): the other views follow."""
+        self.local_graph.set_related_threshold(threshold)
+        if self.thin_spots_service is not None:
+            self.thin_spots_service.set_threshold(threshold)
+        if self.related_session is not None:  # the Related tab (a no-op when it moved)
+            self.related_session.set_threshold(threshold)
