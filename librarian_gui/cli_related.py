@@ -86,7 +86,9 @@ def cmd_related(
             if wanted is None and not found[rel]:
                 continue
             lines.append(f"{rel}:" if wanted is None else f"related to {rel}:")
-            if not found[rel]:
+            if rel not in related.model.row_of:
+                lines.append("  not compared: the index note points at every note")
+            elif not found[rel]:
                 lines.append(f"  no note scores {args.threshold:g} or more")
             for r in found[rel]:
                 why = ", ".join(r.terms)

@@ -222,3 +222,13 @@ def test_the_index_note_is_left_out(topics: Path) -> None:
     related = related_index(index, _reader(topics))
     assert "MEMORY.md" not in related.notes
     assert all("MEMORY.md" not in (p.a, p.b) for p in related.pairs)
+
+
+def test_cli_related_says_the_index_note_is_not_compared(
+    topics: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(topics, "MEMORY.md", "- [[loaf]]\n- [[starter]]\n")
+    assert main(["related", str(topics), "MEMORY", "--no-cache"]) == 0
+    assert capsys.readouterr().out == (
+        "related to MEMORY.md:\n  not compared: the index note points at every note\n"
+    )
