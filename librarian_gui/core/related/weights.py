@@ -36,24 +36,25 @@ Ints = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
 
 
-def singulars(word: str) -> tuple[str, ...]:
-    """What a word would be as an English plural's singular, likeliest first ("classes":
-    "class", "classe"; "queries": "query"; "notes": "note", "not"): none for a word that
-    cannot be one (shorter than four, not ASCII letters, ending in "ss", "us" or "is"), nor
-    any that could be a plural itself (so a fold is never folded again)."""
+def singular(word: str) -> str | None:
+    """What a word would be as an English plural's singular ("classes": "class", "queries":
+    "query", "notes": "note"), by its suffix alone: None for a word that cannot be one
+    (shorter than four, not ASCII letters, ending in "ss", "us" or "is"), whose singular
+    is no comparable word (a stop word's plural), or could be a plural itself (so a fold
+    is never folded again). One guess only: with a second ("times": "tim" when the vault
+    lacks "time"), the terms alone (``term_columns``) would map a plural where the table
+    did not group it, and a rare name would take in every note with the common word."""
     if len(word) <= 3 or word[-1] != "s" or not (word.isascii() and word.isalpha()):
-        return ()
+        return None
     if word.endswith(("ss", "us", "is")):
-        return ()
+        return None
     if word.endswith("ies"):
-        found: tuple[str, ...] = (word[:-3] + "y", word[:-1])
+        found = word[:-3] + "y"
     elif word.endswith(_ES_PLURALS):
-        found = (word[:-2], word[:-1])
-    elif word.endswith("es"):
-        found = (word[:-1], word[:-2])
+        found = word[:-2]
     else:
-        found = (word[:-1],)
-    return tuple(s for s in found if not _foldable(s) and kept(s))
+        found = word[:-1]
+    return found if kept(found) and not _foldable(found) else None
 
 
 def _foldable(word: str) -> bool:
@@ -72,13 +73,12 @@ def vocabulary(table: Sequence[str], counts: sparse.csr_matrix) -> tuple[tuple[s
     group = np.arange(len(table), dtype=np.int64)
     for i in [i for i, w in enumerate(table) if _foldable(w)]:  # only these can fold
         if kept(table[i]):
-            for single in singulars(table[i]):
-                # A word of the table no note holds any more (an update's) is none of the
-                # vault's: the grouping is the same as a build from the texts alone.
-                at = place.get(single)
-                if at is not None and df[at] > 0:
-                    group[i] = at
-                    break
+            single = singular(table[i])
+            # A word of the table no note holds any more (an update's) is none of the
+            # vault's: the grouping is the same as a build from the texts alone.
+            at = None if single is None else place.get(single)
+            if at is not None and df[at] > 0:
+                group[i] = at
     folded = group != np.arange(len(table))
     if folded.any():
         shared = np.zeros(len(table), dtype=bool)
@@ -105,7 +105,7 @@ def vocabulary(table: Sequence[str], counts: sparse.csr_matrix) -> tuple[tuple[s
 
 def term_columns(table: Sequence[str], terms: Sequence[str]) -> Ints:
     """Each word of ``table``'s column among ``terms`` (sorted): its own, else that of its
-    first singular among them ("links" weighed as "link"), else -1. It depends on the terms
+    ``singular`` among them ("links" weighed as "link"), else -1. It depends on the terms
     alone: a note weighed against an earlier build's terms (an update) maps its words as a
     build given those terms does. A short table is looked up by bisection, not through a
     map of every term."""
@@ -120,10 +120,9 @@ def term_columns(table: Sequence[str], terms: Sequence[str]) -> Ints:
     def column(word: str) -> int:
         at = find(word)
         if at < 0 and _foldable(word) and kept(word):
-            for single in singulars(word):
-                at = find(single)
-                if at >= 0:
-                    break
+            single = singular(word)
+            if single is not None:
+                return find(single)
         return at
 
     return np.fromiter(map(column, table), dtype=np.int32, count=len(table))
