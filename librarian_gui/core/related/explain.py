@@ -28,12 +28,19 @@ class Explained:
 
 
 def term_pattern(terms: Sequence[str]) -> re.Pattern[str] | None:
-    """One pattern finding any of ``terms`` as a whole word, in any case (a Chinese or
-    Japanese bigram anywhere: those scripts put no spaces between words)."""
+    """One pattern finding any of ``terms`` as a whole word, in any case, or its plural (the
+    model weighs "links" as "link"); a Chinese or Japanese bigram anywhere: those scripts
+    put no spaces between words."""
     parts = []
     for term in sorted(set(terms), key=lambda t: (-len(t), t)):
         escaped = re.escape(term).replace("'", "['’]")
-        parts.append(escaped if _CJK.search(term) else rf"(?<!\w){escaped}(?!\w)")
+        if _CJK.search(term):
+            parts.append(escaped)
+            continue
+        if term.isascii() and term.isalpha():
+            plural = f"{re.escape(term[:-1])}ies|" if term.endswith("y") else ""
+            escaped = f"(?:{plural}{escaped}(?:e?s)?)"
+        parts.append(rf"(?<!\w){escaped}(?!\w)")
     return re.compile("|".join(parts), re.IGNORECASE) if parts else None
 
 

@@ -30,7 +30,7 @@ from scipy import sparse
 from .counting import count_rows, counts_matrix, title_of
 from .model import RelatedModel, from_counts
 from .neighbours import rank, reach, top_of
-from .weights import term_boost, weigh
+from .weights import term_boost, term_columns, weigh
 
 DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build again
 
@@ -95,7 +95,8 @@ def update_related(
     if fresh:
         words = words + tuple(fresh)
         word_index = {**word_index, **fresh}
-        columns = np.concatenate([columns, np.full(len(fresh), -1, dtype=np.int32)])
+        # A word never seen may still be a term's other form ("widgets" of "widget").
+        columns = np.concatenate([columns, term_columns(tuple(fresh), model.terms)])
     changes = model.changes + len(removed) + len(edited) + len(added)
     if changes > drift_share * model.built_notes:
         basis = (model.templates, model.titles)

@@ -2,7 +2,8 @@
 nearest notes by cosine, re-ranked so that a hub does not sit in every list.
 
 - Terms: ``tokens.words`` of the note's prose, lines that many notes repeat (a template's
-  headings) left out; each concept a note is found in adds a term of its own, boosted; a
+  headings) left out, a plural weighed as its singular where the vault holds that word
+  (``weights.singular``); each concept a note is found in adds a term of its own, boosted; a
   note named by one word has it as a title term, boosted, and so has each note naming it.
 - Weights: sublinear term frequency (1 + ln tf) times a smoothed idf; a term in one note
   only, or in more than half of them (fewer in a large vault: ``weights.vocabulary``),

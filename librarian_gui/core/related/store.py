@@ -16,7 +16,7 @@ from ..writing.safewrite import atomic_write
 from .model import RelatedModel, Settings
 from .neighbours import width
 
-FORMAT = 2  # bump when what is stored, or what it means, changes
+FORMAT = 3  # bump when what is stored, or what it means, changes (3: plurals folded)
 _ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
 _DTYPES = {
     "columns": np.int32,

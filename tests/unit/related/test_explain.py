@@ -15,8 +15,13 @@ def test_the_line_with_most_distinct_terms_wins_and_spans_cover_the_terms() -> N
 
 
 def test_terms_match_whole_words_only() -> None:
-    number, line, spans = best_line("sourdough starters\nthe starter\n", ["starter"])
-    assert (number, line, spans) == (2, "the starter", ((4, 11),))
+    number, line, spans = best_line("a restarter\nthe starterkit\nthe starter\n", ["starter"])
+    assert (number, line, spans) == (3, "the starter", ((4, 11),))
+
+
+def test_a_term_matches_its_plurals_as_the_model_weighs_them() -> None:
+    _, line, spans = best_line("starters, queries and classes\n", ["starter", "query", "class"])
+    assert [line[a:b] for a, b in spans] == ["starters", "queries", "classes"]
 
 
 def test_an_apostrophe_matches_either_form_and_cjk_matches_inside_a_run() -> None:

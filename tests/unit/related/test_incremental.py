@@ -13,6 +13,8 @@ from librarian_gui.core.related.incremental import DRIFT_SHARE, update_related
 from librarian_gui.core.related.model import RelatedModel, build_related
 
 WORDS = ["apple", "river", "stone", "cloud", "maple", "engine", "violin", "harbor", "quartz"]
+# Plurals of three of them: weighed as their singulars, whichever build first met them.
+WORDS += ["rivers", "stones", "apples"]
 TEXT = st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join)
 CONCEPTS = st.lists(st.sampled_from(["rag", "ml"]), max_size=2, unique=True)
 K = 2  # six candidates each: a vault of a dozen notes fills the lists and cuts them
