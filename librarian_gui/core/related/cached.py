@@ -33,13 +33,15 @@ def vault_related(
     use_cache: bool = True,
     save: bool = True,
     check: Callable[[], None] | None = None,
+    second_process: bool = True,
 ) -> RelatedIndex:
     """The vault's related notes now. From ``previous`` (the last pass of this process) or
     else the cached model, only the notes added, removed, or whose stamp or concepts
     differ are read and redone (``incremental.update_related``: exact against the model's
     vocabulary, rebuilt from its counts once a tenth of the notes changed); with neither,
     every note is read and the model built. A model that changed is cached again, if
-    ``save`` (the window saves now and then: a save of 10,000 notes' model is 50 MB)."""
+    ``save`` (the window saves now and then: a save of 10,000 notes' model is 50 MB).
+    ``second_process``: see ``build_related``."""
     from .incremental import update_related
 
     with index.lock:
@@ -49,7 +51,9 @@ def vault_related(
     if base is None and use_cache:
         base = load_cached(index.root, k)
     if base is None:
-        related = related_index(index, read, concepts=concepts, k=k, check=check)
+        related = related_index(
+            index, read, concepts=concepts, k=k, check=check, second_process=second_process
+        )
         if use_cache and save:
             save_cached(index, related)
         return related

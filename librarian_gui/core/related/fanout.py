@@ -32,12 +32,15 @@ def count_all(
     own: Sequence[str | None],
     basis: tuple[frozenset[str], frozenset[str]],
     check: Callable[[], None] | None = None,
+    second_process: bool = True,
 ) -> Rows:
     """``count_rows`` of every text from an empty word table, to the same result: for a
     large vault the second half is counted by another process meanwhile (not in a frozen
-    app, whose executable is the app, nor on one core; counted here when it fails)."""
+    app, whose executable is the app, nor on one core, nor without ``second_process``;
+    counted here when it fails)."""
     total = len(texts)
-    if total < PROCESS_NOTES or getattr(sys, "frozen", False) or (os.cpu_count() or 1) < 2:
+    alone = not second_process or getattr(sys, "frozen", False) or (os.cpu_count() or 1) < 2
+    if total < PROCESS_NOTES or alone:
         return count_rows(texts, concepts, own, basis, {}, check)
     half = total // 2
     with tempfile.TemporaryDirectory(prefix="librarian-count-") as folder:

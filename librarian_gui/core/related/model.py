@@ -172,14 +172,16 @@ def build_related(
     titles: frozenset[str] | None = None,
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
     check: Callable[[], None] | None = None,
+    second_process: bool = True,
 ) -> RelatedModel:
     """The model of the notes ``texts`` (vault path → Markdown); ``concepts``: the concept
     ids each note is found in, each a boosted term of that note. ``templates`` (the
     template lines), ``titles`` (the notes' one-word names) and ``basis`` (terms and their
     idf) are found in the texts unless given: an update's result equals a build given its
     model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
-    size). ``check`` is called between
-    chunks of work (a few tens of ms): it raises to cancel."""
+    size). ``check`` is called between chunks of work (a few tens of ms): it raises to
+    cancel. ``second_process``: a large vault's words may be counted on a second core
+    (``fanout``); the window's background pass does without, leaving that core to it."""
     from .counting import counts_matrix, title_of, titles_of
     from .fanout import count_all
 
@@ -193,6 +195,7 @@ def build_related(
         [title_of(rel) for rel in notes],
         (lines, names),
         check,
+        second_process,
     )
     counts = counts_matrix((ids, values), len(index))
     if max_terms is None:

@@ -208,12 +208,13 @@ def related_index(
     concepts: Mapping[str, Iterable[str]] | None = None,
     k: int = K,
     check: Callable[[], None] | None = None,
+    second_process: bool = True,
 ) -> RelatedIndex:
     """Build the related notes of the whole vault from scratch: every note's text by
     ``read`` (None: unreadable, left out). ``concepts``: the concept ids each note is
     found in (boosted terms); by default, as ``concepts_by_note`` finds them. The index
     note is left out (``note_stamps``). ``check`` is called between chunks of the work:
-    it raises to cancel."""
+    it raises to cancel; ``second_process``: see ``build_related``."""
     with index.lock:
         stamps = note_stamps(index)
         if concepts is None:
@@ -224,5 +225,12 @@ def related_index(
         if text is not None:
             texts[rel] = text
     chosen = {rel: tuple(ids) for rel, ids in concepts.items()}
-    model = build_related(texts, concepts=chosen, k=k, threshold=0.0, check=check)
+    model = build_related(
+        texts,
+        concepts=chosen,
+        k=k,
+        threshold=0.0,
+        check=check,
+        second_process=second_process,
+    )
     return RelatedIndex.of_model(model, stamps, chosen).with_links(index)

@@ -58,3 +58,21 @@ def test_a_cancel_stops_the_other_process(monkeypatch: pytest.MonkeyPatch) -> No
         fanout.count_all(TEXTS, CONCEPTS, OWN, BASIS, cancel)
     assert len(started) == 1
     assert started[0].poll() is not None  # type: ignore[attr-defined]
+
+
+def test_without_a_second_process_none_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The window's background pass leaves the second core to the window."""
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    started: list[object] = []
+    real = fanout.subprocess.Popen
+
+    def popen(*args: object, **kwargs: object) -> object:
+        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        return started[-1]
+
+    monkeypatch.setattr(fanout.subprocess, "Popen", popen)
+    ids, _values, index = fanout.count_all(TEXTS, CONCEPTS, OWN, BASIS, second_process=False)
+    one_ids, _one_values, one_index = count_rows(TEXTS, CONCEPTS, OWN, BASIS, {})
+    assert started == []
+    assert list(index) == list(one_index)
+    assert [row.tolist() for row in ids] == [row.tolist() for row in one_ids]
