@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QTabWidget
 
 from .. import theme
-from .graph_tab import GRAPH_MODULES_POLL_MS, GraphTab, graph_modules_loaded
+from .graph_tab import GraphTab
+from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
     from ..graph.local_view import LocalGraphView
 
 
-class LocalGraphTab(QObject):
+class LocalGraphTab(LazyTab):
     """A placeholder in the sidebar until the graph's modules are in, then the local graph
     view, wired to the vault's local graph session. The related notes, threshold and toggle
     given before the view exists are handed to it when it is made.
@@ -36,24 +37,14 @@ class LocalGraphTab(QObject):
         settings: Settings,
         parent: QObject | None = None,
     ) -> None:
-        super().__init__(parent)
-        self.sidebar = sidebar
-        self.graph_tab = graph_tab
+        super().__init__(sidebar, graph_tab, "Graph", "Loading the graph…", parent)
         self.settings = settings
         self.view: LocalGraphView | None = None
-        self.placeholder = QWidget()
-        loading = QLabel("Loading the graph…", self.placeholder)
-        loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self.placeholder).addWidget(loading)
-        sidebar.addTab(self.placeholder, "Graph")
-        self._session: LocalGraphSession | None = None
+        self._local: LocalGraphSession | None = None
         self._related: RelatedIndex | None = None
-        self._poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
-        self._poll.timeout.connect(self._on_poll_timeout)
-        sidebar.currentChanged.connect(self._on_sidebar_current_changed)
 
     def set_session(self, session: LocalGraphSession | None) -> None:
-        self._session = session
+        self._session = self._local = session
         if session is None:
             return
         session.view_ready.connect(self._on_session_view_ready)
@@ -80,32 +71,8 @@ class LocalGraphTab(QObject):
         if self.view is not None:
             self.view.canvas.close()
 
-    def is_shown(self) -> bool:
-        return self.view is not None and self.sidebar.currentWidget() is self.view
-
     def show_tab(self) -> None:
-        self.sidebar.setCurrentWidget(self.view or self.placeholder)
-        self._on_sidebar_current_changed(self.sidebar.currentIndex())
-
-    @Slot(int)
-    def _on_sidebar_current_changed(self, _index: int) -> None:
-        if self.sidebar.currentWidget() is self.placeholder:
-            if graph_modules_loaded.is_set():
-                self._make_view()
-            else:
-                self.graph_tab.start_import()
-                self._poll.start()
-        if self._session is not None:
-            self._session.set_active(self.is_shown())
-
-    @Slot()
-    def _on_poll_timeout(self) -> None:
-        if graph_modules_loaded.is_set():
-            self._poll.stop()
-            if self.view is None and self.sidebar.currentWidget() is self.placeholder:
-                self._make_view()
-                if self._session is not None:
-                    self._session.set_active(True)
+        self._bring_to_front()
 
     def _make_view(self) -> None:
         from ..graph.local_view import LocalGraphView  # loaded by the import thread
@@ -117,16 +84,9 @@ class LocalGraphTab(QObject):
         view.set_related_threshold(self.settings.related_threshold())
         view.set_related_shown(self.settings.related_edges_shown())
         view.set_related(self._related)
-        if self._session is not None:
-            view.depth_changed.connect(self._session.set_depth)
-        index = self.sidebar.indexOf(self.placeholder)
-        self.sidebar.blockSignals(True)
-        try:
-            self.sidebar.removeTab(index)
-            self.sidebar.insertTab(index, view, "Graph")
-            self.sidebar.setCurrentIndex(index)
-        finally:
-            self.sidebar.blockSignals(False)
+        if self._local is not None:
+            view.depth_changed.connect(self._local.set_depth)
+        self._swap_in(view)
 
     @Slot(int)
     def _on_view_depth_changed(self, depth: int) -> None:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QTabWidget
 
 from .. import theme
-from .graph_tab import GRAPH_MODULES_POLL_MS, GraphTab, graph_modules_loaded
+from .graph_tab import GraphTab
+from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:
     from ...services.settings import Settings
@@ -19,7 +20,7 @@ if TYPE_CHECKING:
 TITLE = "Timeline"
 
 
-class TimelineTab(QObject):
+class TimelineTab(LazyTab):
     """The tab, its view made on its first showing (the graph tab loads pyqtgraph), and the
     view's query handed to the open vault's timeline session.
 
@@ -36,24 +37,14 @@ class TimelineTab(QObject):
         settings: Settings,
         parent: QObject | None = None,
     ) -> None:
-        super().__init__(parent)
-        self.centre = centre
-        self.graph_tab = graph_tab
+        super().__init__(centre, graph_tab, TITLE, "Loading the timeline…", parent)
         self.settings = settings
         self.view: TimelineView | None = None
-        self.placeholder = QWidget()
-        loading = QLabel("Loading the timeline…", self.placeholder)
-        loading.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        QVBoxLayout(self.placeholder).addWidget(loading)
-        centre.addTab(self.placeholder, TITLE)
-        self._session: TimelineSession | None = None
+        self._timeline: TimelineSession | None = None
         self._wanted: tuple[str, ...] | None = None  # concepts to tick once the view is made
-        self._poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
-        self._poll.timeout.connect(self._on_poll_timeout)
-        centre.currentChanged.connect(self._on_centre_current_changed)
 
     def set_session(self, session: TimelineSession | None) -> None:
-        self._session = session
+        self._session = self._timeline = session
         if session is None:
             return
         session.concepts_listed.connect(self._on_session_concepts_listed)
@@ -66,16 +57,12 @@ class TimelineTab(QObject):
     def stop(self) -> None:
         self._poll.stop()
 
-    def is_shown(self) -> bool:
-        return self.view is not None and self.centre.currentWidget() is self.view
-
     def show_tab(self, concepts: tuple[str, ...] | None = None) -> None:
         """The tab in front (its placeholder while pyqtgraph loads), with ``concepts``
         ticked if given."""
         if concepts is not None:
             self._wanted = concepts
-        self.centre.setCurrentWidget(self.view or self.placeholder)
-        self._on_centre_current_changed(self.centre.currentIndex())
+        self._bring_to_front()
         if self.view is not None:
             self._apply_wanted(self.view)
 
@@ -84,48 +71,21 @@ class TimelineTab(QObject):
             view.choose(self._wanted)
             self._wanted = None
 
-    @Slot(int)
-    def _on_centre_current_changed(self, _index: int) -> None:
-        if self.centre.currentWidget() is self.placeholder:
-            if graph_modules_loaded.is_set():
-                self._make_view()
-            else:
-                self.graph_tab.start_import()
-                self._poll.start()
-        if self._session is not None:
-            self._session.set_active(self.is_shown())
-
-    @Slot()
-    def _on_poll_timeout(self) -> None:
-        if graph_modules_loaded.is_set():
-            self._poll.stop()
-            if self.view is None and self.centre.currentWidget() is self.placeholder:
-                self._make_view()
-                if self._session is not None:
-                    self._session.set_active(True)
-
     def _make_view(self) -> None:
         from ..panes.timeline import TimelineView  # pyqtgraph: loaded by the import thread
 
         view = self.view = TimelineView(dark=theme.resolve(self.settings.theme()))
         view.note_activated.connect(self.note_activated)
         view.query_changed.connect(self._on_view_query_changed)
-        index = self.centre.indexOf(self.placeholder)
-        self.centre.blockSignals(True)
-        try:
-            self.centre.removeTab(index)
-            self.centre.insertTab(index, view, TITLE)
-            self.centre.setCurrentIndex(index)
-        finally:
-            self.centre.blockSignals(False)
-        if self._session is not None:
-            view.set_concepts(self._session.known)
+        self._swap_in(view)
+        if self._timeline is not None:
+            view.set_concepts(self._timeline.known)
             self._apply_wanted(view)
 
     @Slot(object, str, bool)
     def _on_view_query_changed(self, concepts: tuple[str, ...], by: str, file_time: bool) -> None:
-        if self._session is not None:
-            self._session.set_query(concepts, by, file_time)  # type: ignore[arg-type]
+        if self._timeline is not None:
+            self._timeline.set_query(concepts, by, file_time)  # type: ignore[arg-type]
 
     @Slot(object)
     def _on_session_concepts_listed(self, ids: tuple[str, ...]) -> None:
