@@ -39,8 +39,9 @@ VIEWS = (
     "warnings",
 )
 SCREENSHOT_SIZE = (1400, 860)
-# Views that draw related notes: their screenshot waits for the librarian's first pass.
-RELATED_VIEWS = ("related", "thin-spots", "graph", "graph-global", "local-graph")
+# Views that draw related notes: their screenshot waits for the librarian's first pass
+# ("related" waits for the open note's answer, which comes after it).
+RELATED_VIEWS = ("thin-spots", "graph", "graph-global", "local-graph")
 
 
 def build_parser() -> argparse.ArgumentParser:

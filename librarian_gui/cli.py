@@ -519,7 +519,7 @@ def cmd_timeline(args: argparse.Namespace) -> None:
 def cmd_related(args: argparse.Namespace) -> None:
     try:
         data, human = cli_related.cmd_related(args, _open_index, _note_arg)
-    except cli_related.CommandFailed as exc:
+    except cli_concepts.CommandFailed as exc:
         raise _Failure(exc.code, str(exc)) from exc
     if args.all and args.json:  # ten thousand notes: one a line
         cli_related.write_rows(data)

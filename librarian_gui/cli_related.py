@@ -9,18 +9,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from .cli_concepts import EXIT_USAGE, CommandFailed
 from .core.index.index import VaultIndex
 from .core.related.cached import vault_related
 from .core.related.vault import DEFAULT_THRESHOLD, K, RelatedNote
 from .core.vault.files import read_note
-
-EXIT_USAGE = 2
-
-
-class CommandFailed(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
 
 
 def add_command(

@@ -16,7 +16,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 from ..core.courtesy import courteous, gc_paused
 from ..core.related.vault import DEFAULT_THRESHOLD
 from ..core.vault.textstore import TextStore
-from .jobs import JobControl, JobHandle
+from .jobs import JobCancelled, JobControl, JobHandle
 from .model import VaultModel
 
 if TYPE_CHECKING:  # numpy and scipy load on the worker
@@ -32,10 +32,6 @@ START_AFTER_INDEX_MS = 1200  # the window fills its panes first
 SAVE_EVERY_S = 120.0
 REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
-
-
-class Cancelled(Exception):
-    """A newer request replaced this one: its result is dropped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +75,7 @@ class RelatedWorker(QObject):
 
         def check() -> None:
             if request.cancel.is_set():
-                raise Cancelled
+                raise JobCancelled
             request.wait_for_updates()  # a save on its way to the panes goes first
 
         def read(rel: str) -> str | None:
@@ -106,7 +102,7 @@ class RelatedWorker(QObject):
                     # stall in bench_gui, 45 ms at worst without (the pass 7 s → 10 s).
                     second_process=False,
                 )
-        except Cancelled:
+        except JobCancelled:
             return
         except Exception as exc:
             _log.exception("related notes failed")
@@ -217,14 +213,14 @@ class RelatedSession(QObject):
             "Finding related notes…" if self.current is None else "Updating related notes…"
         )
         store = self.store
-        stamps = index.notes
+        records = index.notes
         now = time.monotonic()
         save = self._saved_at is None or now - self._saved_at >= SAVE_EVERY_S
         if save:
             self._saved_at = now
 
         def read(rel: str) -> str | None:
-            record = stamps.get(rel)
+            record = records.get(rel)
             return None if record is None else store.get(rel, record.stamp)
 
         self._thread.run_requested.emit(

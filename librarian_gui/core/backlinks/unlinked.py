@@ -116,6 +116,19 @@ def link_name(index: VaultIndex, source: str, target_rel: str) -> str:
     return stem
 
 
+def linkable_name(index: VaultIndex, source: str, target_rel: str) -> str:
+    """``link_name``, or ``WriteRefused`` when it holds a character a wiki link cannot hold.
+    Takes ``index.lock`` for the name only: the write that follows may wait for another
+    of Librarian's writers."""
+    with index.lock:
+        name = link_name(index, source, target_rel)
+    if _NOT_IN_NAME.intersection(name):
+        raise WriteRefused(
+            target_rel, "its name holds a character a wiki link cannot hold ([ ] | # ^)"
+        )
+    return name
+
+
 def link_mention(
     index: VaultIndex, journal: Journal, mention: Mention, target_rel: str
 ) -> JournalEntry:
@@ -142,12 +155,7 @@ def link_mention(
             f'"{mention.text}" at line {mention.line} is now inside a link or code; '
             "nothing was written",
         )
-    with index.lock:  # only for the name: the write may wait for another writer
-        name = link_name(index, mention.source, target_rel)
-    if _NOT_IN_NAME.intersection(name):
-        raise WriteRefused(
-            target_rel, "its name holds a character a wiki link cannot hold ([ ] | # ^)"
-        )
+    name = linkable_name(index, mention.source, target_rel)
     if _NOT_IN_LABEL.intersection(mention.text):
         raise WriteRefused(mention.source, f'"{mention.text}" cannot be the text of a link')
     if mention.text == name:

@@ -7,12 +7,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .tokens import MARKDOWN_LINK, URL, WIKI_LINK
 from .vault import RelatedNote
 
 LINE_MAX = 160  # characters of a context line shown; a longer one is cut around its terms
 # What the model never counts (link syntax, URLs): a term inside it is not what relates
 # the notes, so it is not highlighted there.
-_NOT_PROSE = re.compile(r"\[\[[^\]\n]*\]\]|\[[^\]\n]*\]\([^)\n]*\)|\b(?:https?|ftp)://\S+", re.I)
+_NOT_PROSE = (WIKI_LINK, MARKDOWN_LINK, URL)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
@@ -74,11 +75,10 @@ def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[in
 
 def _prose(line: str) -> str:
     """``line`` with its links and URLs blanked (same length: offsets stay valid)."""
-    return (
-        _NOT_PROSE.sub(lambda m: " " * len(m.group(0)), line)
-        if "[" in line or "://" in line
-        else line
-    )
+    if "[" in line or "://" in line.casefold() or "www." in line.casefold():
+        for pattern in _NOT_PROSE:
+            line = pattern.sub(lambda m: " " * len(m.group(0)), line)
+    return line
 
 
 def explain(found: Sequence[RelatedNote], read: Callable[[str], str | None]) -> list[Explained]:

@@ -8,14 +8,13 @@ import difflib
 import re
 from dataclasses import dataclass
 
-from ..backlinks.unlinked import link_name
+from ..backlinks.unlinked import linkable_name
 from ..index.index import VaultIndex
 from ..parse.parser import mask_note
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
 
 HEADING = "## Related"
-_NOT_IN_NAME = frozenset("[]|#^\r\n")  # Obsidian forbids these in link targets
 _RELATED = re.compile(r"^ {0,3}##[ \t]+Related[ \t]*#*[ \t]*$", re.IGNORECASE)
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]|$)")
 
@@ -78,10 +77,7 @@ def plan_related_link(index: VaultIndex, source: str, target: str) -> RelatedLin
     Raises ``WriteRefused`` when the note cannot be edited or the target's name cannot
     be a link."""
     snapshot = read_snapshot(index.root, source)
-    with index.lock:
-        name = link_name(index, source, target)
-    if _NOT_IN_NAME.intersection(name):
-        raise WriteRefused(target, "its name holds a character a wiki link cannot hold ([ ] | # ^)")
+    name = linkable_name(index, source, target)
     after = with_related_link(snapshot.text, name, snapshot.newline)
     diff = "".join(
         difflib.unified_diff(

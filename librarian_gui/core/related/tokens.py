@@ -13,12 +13,12 @@ from ..parse.parser import mask_note
 # together, and related notes are about the ones that do not say so yet.
 # (An embed's "!" is left behind: no word. A pattern opening with a literal is searched
 # for fast; "!?" in front made the pass over a vault of links 4 times slower.)
-_WIKI = re.compile(r"\[\[[^\]\n]*\]\]")
-_MARKDOWN_LINK = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
-_URL = re.compile(r"\b(?:[Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://\S+|\b[Ww][Ww][Ww]\.\S+")
+WIKI_LINK = re.compile(r"\[\[[^\]\n]*\]\]")
+MARKDOWN_LINK = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
+URL = re.compile(r"\b(?:[Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://\S+|\b[Ww][Ww][Ww]\.\S+")
 _TAG = re.compile(r"(?<![\w#])#[\w/-]+")
 # Each pattern with what a text holds when it can match: most notes skip most passes.
-_STRIPPED = ((_WIKI, "[["), (_MARKDOWN_LINK, "]("), (_URL, ""), (_TAG, "#"))
+_STRIPPED = ((WIKI_LINK, "[["), (MARKDOWN_LINK, "]("), (URL, ""), (_TAG, "#"))
 # A word: letters and digits of any script that spaces its words; a run of Chinese or
 # Japanese characters, cut into bigrams below.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"

@@ -40,17 +40,23 @@ class Cancelled(Exception):
     pass
 
 
-def test_a_cancel_stops_the_other_process(monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def started(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The processes count_all starts (real ones, noted as they start), on any vault of two
+    notes or more."""
     monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
-    started: list[object] = []
+    processes: list[object] = []
     real = fanout.subprocess.Popen
 
     def popen(*args: object, **kwargs: object) -> object:
-        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
-        return started[-1]
+        processes.append(real(*args, **kwargs))  # type: ignore[call-overload]
+        return processes[-1]
 
     monkeypatch.setattr(fanout.subprocess, "Popen", popen)
+    return processes
 
+
+def test_a_cancel_stops_the_other_process(started: list[object]) -> None:
     def cancel() -> None:
         raise Cancelled
 
@@ -60,17 +66,8 @@ def test_a_cancel_stops_the_other_process(monkeypatch: pytest.MonkeyPatch) -> No
     assert started[0].poll() is not None  # type: ignore[attr-defined]
 
 
-def test_without_a_second_process_none_is_started(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_without_a_second_process_none_is_started(started: list[object]) -> None:
     """The window's background pass leaves the second core to the window."""
-    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
-    started: list[object] = []
-    real = fanout.subprocess.Popen
-
-    def popen(*args: object, **kwargs: object) -> object:
-        started.append(real(*args, **kwargs))  # type: ignore[call-overload]
-        return started[-1]
-
-    monkeypatch.setattr(fanout.subprocess, "Popen", popen)
     ids, _values, index = fanout.count_all(TEXTS, CONCEPTS, OWN, BASIS, second_process=False)
     one_ids, _one_values, one_index = count_rows(TEXTS, CONCEPTS, OWN, BASIS, {})
     assert started == []
