@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from . import additions
+from .additions import Addition
 from .lock import WAIT, vault_lock
 from .safewrite import (
     TEMP_PREFIX,
@@ -56,8 +58,12 @@ WRITING_DIR = ".librarian/writing"
 ENTRY_FILE = "entry.json"
 SETTLE_GROUP = 64  # files swapped in before their displaced versions are checked together
 FORMAT = 1
+# Entries holding additions (a note created, text appended: ``additions``) are format 2, so
+# that a Librarian too old to undo them says the entry is unknown instead of restoring an
+# empty "before".
+ADDITIONS_FORMAT = 2
 _ID = re.compile(r"\d{8}-\d{6}-\d{6}-\d{3,}")
-_BLOB = re.compile(r"\d{5,}\.before")
+_BLOB = re.compile(r"\d{5,}\.(?:before|added)")
 
 Outcome = Literal["pending", "written", "skipped"]
 
@@ -93,6 +99,7 @@ class JournalFile:
     after_digest: str
     outcome: Outcome  # "pending": the run was interrupted before recording outcomes
     reason: str = ""  # why it was skipped
+    kind: str = "replace"  # or an addition's: "create", "append" (``additions``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +173,80 @@ class Journal:
         with vault_lock(self.root, wait, description):
             self.finish_interrupted()
             return self._apply(description, edits, progress)
+
+    def add(self, description: str, items: Sequence[Addition], wait: float = WAIT) -> JournalEntry:
+        """Record, then make, additions that replace nothing: new notes, text appended to a
+        note's end (``additions``). Holding the vault's writer lock like ``apply``, but
+        with no snapshot to compare and no grace period to wait out. An addition that cannot
+        be made (the note exists, or is missing, binary, outside the vault) is skipped with
+        the reason; when none is made the entry is not kept."""
+        rels = [item.rel for item in items]
+        if len(set(rels)) != len(rels):
+            raise ValueError("one entry cannot hold two additions to the same file")
+        with vault_lock(self.root, wait, description):
+            self.finish_interrupted()
+            return self._add(description, items)
+
+    def _add(self, description: str, items: Sequence[Addition]) -> JournalEntry:
+        checked: list[additions.Before | WriteRefused] = []
+        for item in items:
+            try:
+                checked.append(additions.look_before(self.root, item))
+            except WriteRefused as exc:
+                checked.append(exc)
+        entry_id, folder = self._new_entry_folder()
+        files: list[dict[str, Any]] = []
+        try:
+            for number, (item, before) in enumerate(zip(items, checked, strict=True)):
+                blob = f"{number:05d}.added"
+                write_new(folder / blob, item.data)
+                outcome, reason = "pending", ""
+                if isinstance(before, WriteRefused):
+                    outcome, reason = "skipped", before.reason
+                    before = additions.Before("", 0)
+                files.append(
+                    {
+                        "rel": item.rel,
+                        "kind": item.kind,
+                        "before": before.digest,
+                        "after": digest_of(item.data),  # of the added bytes
+                        "after_size": None,
+                        "offset": before.size,  # where the bytes should land; then where they did
+                        "blob": blob,
+                        "outcome": outcome,
+                        "reason": reason,
+                    }
+                )
+            record: dict[str, Any] = {
+                "format": ADDITIONS_FORMAT,
+                "id": entry_id,
+                "description": description,
+                "created": _now_iso(),
+                "files": files,
+                "undo": None,
+            }
+            atomic_write(folder / ENTRY_FILE, _dump(record))
+            marker = self._mark_writing(entry_id)
+        except BaseException:
+            self._discard(folder)
+            raise
+        try:
+            for item, file in zip(items, files, strict=True):
+                if file["outcome"] != "pending":
+                    continue
+                try:
+                    file["offset"] = additions.add(self.root, item)
+                    file["outcome"] = "written"
+                except WriteRefused as exc:
+                    file.update(outcome="skipped", reason=exc.reason)
+        finally:
+            if any(file["outcome"] == "written" for file in files):
+                with contextlib.suppress(OSError):
+                    atomic_write(folder / ENTRY_FILE, _dump(record))
+            else:
+                self._discard(folder)
+            _unmark(marker)
+        return _entry_from(record)
 
     def _apply(
         self,
@@ -457,7 +538,7 @@ class Journal:
             record = json.loads(raw.decode("utf-8"))
             if not isinstance(record, dict):
                 raise ValueError("not a JSON object")
-            if record.get("format") != FORMAT:
+            if record.get("format") not in (FORMAT, ADDITIONS_FORMAT):
                 raise ValueError(f"unknown format {record.get('format')!r}")
             entry = _entry_from(record)
             if entry.id != entry_id:
@@ -491,8 +572,15 @@ class Journal:
             raise AlreadyUndone(f'"{entry.description}" ({entry_id}) is already undone')
         refused: list[tuple[str, str]] = []
         jobs: list[_Job] = []
+        restored: list[str] = []
+        untouched: list[str] = []
         for number, (item, file) in enumerate(zip(record["files"], entry.files, strict=True)):
             if file.outcome == "skipped":
+                continue
+            if file.kind != "replace":
+                job = self._undo_addition(entry_id, number, item, restored, untouched, refused)
+                if job is not None:
+                    jobs.append(job)
                 continue
             try:
                 before = (self.folder / entry_id / str(item["blob"])).read_bytes()
@@ -508,8 +596,6 @@ class Journal:
         marker = self._mark_writing(entry_id)
         self._write_all(entry_id, jobs, "u", None, 0, len(jobs))
         _unmark(marker)
-        restored: list[str] = []
-        untouched: list[str] = []
         for job in jobs:
             if job.outcome == "written":
                 restored.append(job.rel)
@@ -534,6 +620,49 @@ class Journal:
             with contextlib.suppress(OSError):
                 atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
         return UndoResult(entry_id, tuple(restored), tuple(refused), tuple(untouched))
+
+    def _undo_addition(
+        self,
+        entry_id: str,
+        number: int,
+        item: dict[str, Any],
+        restored: list[str],
+        untouched: list[str],
+        refused: list[tuple[str, str]],
+    ) -> _Job | None:
+        """Undo one addition: a created note moved into the entry (its bytes kept there),
+        appended bytes cut out by a swap (returned as the job to run); else say why not."""
+        rel = item["rel"]
+        try:
+            data = (self.folder / entry_id / str(item["blob"])).read_bytes()
+        except OSError as exc:
+            refused.append((rel, f"its copy in the journal is missing ({exc})"))
+            return None
+        if digest_of(data) != item["after"]:
+            refused.append((rel, "its copy in the journal is damaged; left alone"))
+            return None
+        addition = Addition(rel, data, item["kind"])
+        try:
+            removal = additions.undo_plan(self.root, addition, int(item["offset"]))
+        except FileGone:
+            if addition.kind == "create":
+                untouched.append(rel)  # as before the write: no such note
+            else:
+                refused.append((rel, "was deleted since; not restored"))
+            return None
+        except WriteRefused as exc:
+            refused.append((rel, exc.reason))
+            return None
+        if removal.data is not None:  # text appended since the undo's read is kept
+            return _Job(rel, removal.data, removal.current, number, removal.size)
+        kept = self.folder / entry_id / f"{number:05d}.undone"
+        try:
+            os.rename(additions.existing_path(self.root, rel), kept)
+        except (OSError, WriteRefused) as exc:
+            refused.append((rel, f"cannot be moved into the journal ({exc})"))
+            return None
+        restored.append(rel)
+        return None
 
     def _newest_to_undo(self) -> str:
         return self.newest(lambda entry: True)
@@ -569,8 +698,13 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
                 raise TypeError(f"{key} of a file is not text")
         if not _BLOB.fullmatch(item["blob"]):
             raise ValueError(f"blob name {item['blob']!r}")
+        kind = item.get("kind", "replace")
+        if kind not in ("replace", "create", "append"):
+            raise ValueError(f"unknown kind of write {kind!r}")
+        if kind != "replace" and type(item.get("offset")) is not int:
+            raise TypeError("the offset of an addition is not a number")
         files.append(
-            JournalFile(item["rel"], item["before"], item["after"], outcome, item["reason"])
+            JournalFile(item["rel"], item["before"], item["after"], outcome, item["reason"], kind)
         )
     for key in ("id", "description", "created"):
         if not isinstance(record[key], str):
