@@ -377,50 +377,22 @@ def _write_pair_rows(table: Any) -> None:
 
 
 def cmd_isolated(args: argparse.Namespace) -> None:
-    from .core.index.queries import concept_notes, is_index_note
-    from .core.insight.cooccurrence import found_in
-    from .core.insight.isolation import isolated_concepts
-    from .core.tagging.mention_cache import load_counts, mention_key, save_counts
-    from .core.tagging.run import mention_counts
+    from .core.agents.answers import isolated_answer
     from .core.vault.files import read_note
 
     if args.max_notes < 0:
         raise _Failure(EXIT_USAGE, "--max-notes must be 0 or more")
     _check_dictionary(args)
     index = _open_index(args)
-    # Only the concepts found in few enough notes are listed: only their notes are gathered.
-    found = found_in(index, include_index=args.include_index, at_most=args.max_notes)
+    data = isolated_answer(
+        index,
+        lambda rel: read_note(index.root, rel).text,
+        max_notes=args.max_notes,
+        include_index=args.include_index,
+        use_cache=not args.no_cache,
+    )
+    rows = data["isolated"]
     concepts = index.concepts.concepts
-
-    def read(rel: str) -> str | None:
-        if not args.include_index and is_index_note(rel):
-            return None
-        return read_note(index.root, rel).text
-
-    few = [c for c in concepts if c.id in found]
-    # Counting the mentions reads every note: kept beside the index cache for the next run.
-    key = mention_key(index, few, concept_notes(index), include_index=args.include_index)
-    mentioned = None if args.no_cache else load_counts(index.root, key)
-    if mentioned is None:
-        mentioned = mention_counts(index, few, read)
-        if not args.no_cache:
-            save_counts(index, key, mentioned)
-    rows = isolated_concepts(few, found, mentioned, max_notes=args.max_notes)
-    data = {
-        "max_notes": args.max_notes,
-        "concepts": len(concepts),
-        "isolated": [
-            {
-                "concept": r.id,
-                "category": r.category,
-                "status": r.status,
-                "found_in": len(r.notes),
-                "mentioned": r.mentioned,
-                "notes": list(r.notes),
-            }
-            for r in rows
-        ],
-    }
 
     def human() -> str:
         head = f"{len(rows)} of {len(concepts)} concepts found in at most {args.max_notes} notes"
@@ -428,7 +400,7 @@ def cmd_isolated(args: argparse.Namespace) -> None:
         if rows:
             lines.append(f"{'notes':>5}  {'mentioned':>9}  concept (status)")
         for r in rows:
-            lines.append(f"{len(r.notes):>5}  {r.mentioned:>9}  {r.id} ({r.status})")
+            lines.append(f"{r['found_in']:>5}  {r['mentioned']:>9}  {r['concept']} ({r['status']})")
         return "\n".join(lines)
 
     _emit(args, data, human)
@@ -525,6 +497,56 @@ def cmd_related(args: argparse.Namespace) -> None:
         cli_related.write_rows(data)
         return
     _emit(args, data, human)
+
+
+def cmd_mcp(args: argparse.Namespace) -> None:
+    from .mcp_server import serve
+
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    serve(
+        vault,
+        allow_writes=args.allow_writes,
+        concepts=Path(args.concepts) if args.concepts else None,
+        excluded=tuple(args.exclude or ()),
+        use_cache=not args.no_cache,
+    )
+
+
+def cmd_undo(args: argparse.Namespace) -> None:
+    from .core.writing.journal import Journal, JournalError
+    from .core.writing.lock import VaultBusy
+
+    vault = Path(args.vault).expanduser()
+    if not vault.is_dir():
+        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    journal = Journal(vault)
+    try:
+        result = journal.undo(args.entry, args.wait)
+        entry = journal.entry(result.entry_id)
+    except VaultBusy as exc:
+        raise _Failure(EXIT_BUSY, str(exc)) from exc
+    except JournalError as exc:
+        raise _Failure(1, str(exc)) from exc
+    data = {
+        "entry": result.entry_id,
+        "description": entry.description,
+        "restored": list(result.restored),
+        "untouched": list(result.untouched),
+        "refused": [{"note": rel, "reason": reason} for rel, reason in result.refused],
+    }
+
+    def human() -> str:
+        lines = [f"undid {entry.description!r} ({result.entry_id})"]
+        lines += [f"  restored  {rel}" for rel in result.restored]
+        lines += [f"  as before {rel}" for rel in result.untouched]
+        lines += [f"  refused   {rel}: {reason}" for rel, reason in result.refused]
+        return "\n".join(lines)
+
+    _emit(args, data, human)
+    if result.refused:
+        raise _Exit(1)
 
 
 def _check_dictionary(args: argparse.Namespace) -> None:
@@ -627,6 +649,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="count notes dated only by their file's time in the periods too",
     )
     cli_related.add_command(sub, _common).set_defaults(func=cmd_related)
+    mcp = add(
+        "mcp",
+        cmd_mcp,
+        "serve the vault to an agent: Model Context Protocol tools over stdio",
+        json_flag=False,
+    )
+    mcp.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let the agent create notes and append to them (journaled, undoable)",
+    )
+    undo = add("undo", cmd_undo, "undo the newest write in the vault's journal (or --entry ID)")
+    undo.add_argument("--entry", metavar="ID", help="undo this journal entry (its folder name)")
+    undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

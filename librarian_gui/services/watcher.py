@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..core.vault.files import IGNORE_FILE, is_temp_name
+from ..core.vault.files import is_relevant_change as relevant
 
 # watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
 # the others would wake the linker again on its own reads.
@@ -24,14 +24,6 @@ class FileBatch:
     paths: tuple[str, ...]
     moves: tuple[tuple[str, str], ...] = ()
     events: int = 0  # raw events coalesced into this batch
-
-
-def relevant(rel: str) -> bool:
-    """Whether a change at this vault path can matter to the index."""
-    if rel == IGNORE_FILE:
-        return True
-    parts = rel.split("/")
-    return not any(part.startswith(".") for part in parts) and not is_temp_name(parts[-1])
 
 
 class _Handler(FileSystemEventHandler):

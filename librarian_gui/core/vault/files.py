@@ -31,6 +31,14 @@ def is_temp_name(name: str) -> bool:
     return name.startswith((".", "~$")) or name.endswith(("~", ".tmp", ".swp"))
 
 
+def is_relevant_change(rel: str) -> bool:
+    """Whether a change at this vault path can matter to the index (a watcher's filter)."""
+    if rel == IGNORE_FILE:
+        return True
+    parts = rel.split("/")
+    return not any(part.startswith(".") for part in parts) and not is_temp_name(parts[-1])
+
+
 def is_interrupted_write(name: str) -> bool:
     """The temporary file of one of Librarian's own atomic writes (``.librarian-….tmp``):
     still there when no write is under way, it was left by a write that was killed."""

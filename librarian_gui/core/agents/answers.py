@@ -1,0 +1,377 @@
+"""The answers of the index's queries as data, shaped as the command line's ``--json`` prints
+them: shared by ``librarian`` and the MCP server's tools."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..index.index import VaultIndex
+from ..index.queries import (
+    AmbiguousNote,
+    NoteNotFound,
+    backlinks,
+    find_note,
+    node_kind,
+    node_label,
+)
+from ..index.resolver import CONCEPT_PREFIX
+
+if TYPE_CHECKING:
+    from ..related.vault import RelatedIndex
+
+ReadText = Callable[[str], str | None]
+CLOSEST = 5  # notes named in an "unknown note" message
+FUZZY_CUTOFF = 60  # rapidfuzz's ratio: "bta" for "beta" scores 86, "alpha" for "beta" 22
+
+
+class UnknownNote(LookupError):
+    """A NOTE that names no note, or several: the message names the closest ones."""
+
+    def __init__(self, message: str, candidates: list[str]) -> None:
+        super().__init__(message)
+        self.candidates = candidates
+
+
+def closest_notes(index: VaultIndex, name: str, limit: int = CLOSEST) -> list[str]:
+    """The notes whose title, alias or path comes closest to ``name`` (the switcher's
+    matcher: exact, prefix, word, substring, then typos)."""
+    from ..search.switcher import SwitcherIndex
+
+    from rapidfuzz import fuzz, process
+
+    found: list[str] = []
+    for candidate, _score in SwitcherIndex.build(index).query(name, limit * 2):
+        if candidate.node in index.notes and candidate.node not in found:
+            found.append(candidate.node)
+    if len(found) < limit:  # the switcher allows no typo in a short name: edit distance does
+        titles = {rel: index.notes[rel].title for rel in index.notes}
+        for _title, score, rel in process.extract(
+            name, titles, scorer=fuzz.ratio, limit=limit * 2, score_cutoff=FUZZY_CUTOFF
+        ):
+            if rel not in found and score >= FUZZY_CUTOFF:
+                found.append(rel)
+    return found[:limit]
+
+
+def note_node(index: VaultIndex, name: str, *, concepts: bool = True) -> str:
+    """The node a NOTE argument names (a note's path; a concept's ``//concept/<id>`` when
+    ``concepts``); ``UnknownNote`` naming the candidates or the closest notes."""
+    try:
+        node = find_note(index, name)
+    except AmbiguousNote as exc:
+        raise UnknownNote(
+            f"{name!r} matches {len(exc.candidates)} notes: {', '.join(exc.candidates)}; "
+            "give the path to choose one",
+            exc.candidates,
+        ) from None
+    except NoteNotFound as exc:
+        close = closest_notes(index, name)
+        hint = f"; closest: {', '.join(close)}" if close else ""
+        raise UnknownNote(f"{exc}{hint}", close) from None
+    if node in index.notes or (concepts and node.startswith(CONCEPT_PREFIX)):
+        return node
+    raise UnknownNote(f"{name!r} is {node_kind(index, node)} {node}, not a note", [])
+
+
+def backlink_rows(index: VaultIndex, node: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "source": b.source,
+            "line": b.link.line,
+            "column": b.link.column,
+            "kind": b.link.kind,
+            "context": b.context,
+        }
+        for b in backlinks(index, node)
+    ]
+
+
+def unlinked_rows(index: VaultIndex, rel: str, read: ReadText) -> list[dict[str, Any]]:
+    """Where ``rel``'s title or aliases are written in other notes without a link."""
+    from ..backlinks.unlinked import unlinked_mentions
+
+    return [
+        {
+            "source": m.source,
+            "line": m.line,
+            "column": m.column,
+            "text": m.text,
+            "context": m.context,
+        }
+        for m in unlinked_mentions(index, rel, read)
+    ]
+
+
+def link_rows(index: VaultIndex, rel: str) -> list[dict[str, Any]]:
+    rows = []
+    for link, target in index.links_of(rel):
+        kind = node_kind(index, target)
+        rows.append(
+            {
+                "kind": link.kind,
+                "target": link.target,
+                "fragment": link.fragment,
+                "label": link.label,
+                "line": link.line,
+                "column": link.column,
+                "node": target,
+                "node_kind": kind,
+                "resolved": kind != "unresolved",
+            }
+        )
+    return rows
+
+
+EDGE_KINDS = ("links_to", "linked_from", "related_to")
+
+
+def neighbour_rows(
+    index: VaultIndex,
+    node: str,
+    depth: int,
+    related: RelatedIndex | None = None,
+    threshold: float = 0.0,
+) -> list[dict[str, Any]]:
+    """Nodes within ``depth`` hops of ``node``, nearest first: links followed both ways,
+    and RELATED_TO edges at or above ``threshold`` when ``related`` is given. Each row
+    says how it is reached: ``via`` (the node one hop nearer; ``node`` itself at distance
+    1) and ``edges``, the kinds of edge between the two (``EDGE_KINDS``)."""
+    if not 1 <= depth <= 3:
+        raise ValueError("depth must be 1, 2 or 3")
+    close: dict[str, list[tuple[str, float]]] = {}
+
+    def steps(current: str) -> dict[str, list[str]]:
+        found: dict[str, list[str]] = {}
+        for other in index.out_edges.get(current, {}):
+            found.setdefault(other, []).append("links_to")
+        for other in index.in_edges.get(current, {}):
+            found.setdefault(other, []).append("linked_from")
+        if related is not None and current in index.notes:
+            if current not in close:
+                close[current] = [(r.note, r.score) for r in related.related(current, threshold)]
+            for other, _score in close[current]:
+                found.setdefault(other, []).append("related_to")
+        return found
+
+    seen: dict[str, dict[str, Any]] = {}
+    queue = deque([(node, 0)])
+    done = {node}
+    while queue:
+        current, distance = queue.popleft()
+        if distance == depth:
+            continue
+        for other, kinds in sorted(steps(current).items()):
+            if other in done:
+                continue
+            done.add(other)
+            seen[other] = {
+                "node": other,
+                "kind": node_kind(index, other),
+                "label": node_label(index, other),
+                "distance": distance + 1,
+                "via": current,
+                "edges": kinds,
+            }
+            queue.append((other, distance + 1))
+    return sorted(seen.values(), key=lambda row: (row["distance"], row["node"]))
+
+
+def recent_rows(index: VaultIndex, since: _dt.datetime, limit: int) -> list[dict[str, Any]]:
+    """Notes whose file changed at or after ``since`` (aware), newest first."""
+    floor = int(since.timestamp() * 1_000_000_000)
+    found = sorted(
+        (
+            (record.stamp.mtime_ns, rel)
+            for rel, record in index.notes.items()
+            if record.stamp.mtime_ns >= floor
+        ),
+        reverse=True,
+    )
+    rows = []
+    for mtime_ns, rel in found[:limit]:
+        record = index.notes[rel]
+        changed = _dt.datetime.fromtimestamp(mtime_ns / 1e9, _dt.UTC)
+        rows.append(
+            {
+                "note": rel,
+                "title": record.title,
+                "modified": changed.isoformat(timespec="seconds"),
+                "date": record.date.isoformat(),
+                "dated_by": record.date_source,
+            }
+        )
+    return rows
+
+
+def concept_answer(
+    index: VaultIndex, name: str, read: ReadText, *, most: int = 10
+) -> dict[str, Any]:
+    """A concept (its id, an alias, or its note's name): aliases, category, the notes it is
+    found in (linked) and mentioned in without a link, the concepts sharing most notes
+    with it (``most``), and its first and last dated mention."""
+    from ..insight.cooccurrence import cooccurring, counted_notes, found_in
+    from ..insight.timeline import concept_mentions
+
+    concept = _concept_named(index, name)
+    with index.lock:
+        found = found_in(index)
+        total = counted_notes(index)
+    pairs = cooccurring(found, concept.id, total)[:most]
+    mentions = concept_mentions(index, [concept.id], read)
+    dated = [m for m in mentions if not m.by_file_time]
+    first = min(dated, key=lambda m: (m.date, m.note), default=None)
+    last = max(dated, key=lambda m: (m.date, m.note), default=None)
+
+    def mention(m: Any) -> dict[str, Any] | None:
+        if m is None:
+            return None
+        return {"note": m.note, "date": m.date.isoformat(), "line": m.line, "text": m.text}
+
+    return {
+        "concept": concept.id,
+        "category": concept.category,
+        "aliases": list(concept.aliases),
+        "description": concept.description,
+        "note": concept.note or None,
+        "linked_in": sorted(found.get(concept.id, ())),
+        "mentioned_unlinked_in": sorted({m.note for m in mentions if not m.linked}),
+        "cooccurring": [
+            {
+                "concept": p.b,
+                "count": p.count,
+                "jaccard": round(p.jaccard, 4),
+                "lift": round(p.lift, 4),
+            }
+            for p in pairs
+        ],
+        "first_mention": mention(first),
+        "last_mention": mention(last),
+    }
+
+
+def _concept_named(index: VaultIndex, name: str) -> Any:
+    """The concept ``name`` names: its id or an alias (any case), or ``//concept/<id>``."""
+    from ..index.queries import concept_pages
+
+    text = name.strip().removeprefix(CONCEPT_PREFIX)
+    concept = index.concepts.get(text)
+    if concept is not None:
+        return concept
+    low = text.casefold()
+    for candidate in index.concepts.concepts:
+        if low == candidate.id.casefold() or low in (a.casefold() for a in candidate.aliases):
+            return candidate
+    with index.lock:
+        pages = concept_pages(index)
+    for rel, candidate in pages.items():
+        if low in (
+            rel.casefold(),
+            rel.casefold().removesuffix(".md"),
+            index.notes[rel].title.casefold(),
+        ):
+            return candidate
+    known = sorted(c.id for c in index.concepts.concepts)
+    from rapidfuzz import process
+
+    close = [m[0] for m in process.extract(text, known, limit=CLOSEST)] if known else []
+    hint = f"; closest: {', '.join(close)}" if close else "; the dictionary has no concepts"
+    raise UnknownNote(f"no concept named {name!r}{hint}", close)
+
+
+def note_section(
+    index: VaultIndex,
+    rel: str,
+    text: str,
+    heading: str | None = None,
+    start_line: int | None = None,
+    end_line: int | None = None,
+) -> tuple[dict[str, Any], str, int]:
+    """What ``read_note`` sends, before paging: the answer's fields, the text asked for
+    (the whole note, the section under ``heading`` down to the next heading of its level
+    or above, or lines ``start_line``–``end_line``, 1-based and inclusive) and the number
+    of its first line. ``LookupError`` names the headings when none matches."""
+    record = index.notes[rel]
+    lines = text.splitlines(keepends=True)
+    first, last = 1, len(lines)
+    section = None
+    if heading is not None:
+        wanted = heading.strip().lstrip("#").strip().casefold()
+        headings = record.parsed.headings
+        at = next((i for i, h in enumerate(headings) if h.text.casefold() == wanted), None)
+        if at is None:
+            known = "; ".join(h.text for h in headings) or "none"
+            raise LookupError(f"{rel} has no heading {heading!r}; its headings: {known}")
+        found = headings[at]
+        after = [h.line for h in headings[at + 1 :] if h.level <= found.level]
+        first, last = found.line, (after[0] - 1 if after else len(lines))
+        section = found.text
+    if start_line is not None or end_line is not None:
+        first = max(first, start_line or 1)
+        last = min(last, end_line or last)
+        if first > last:
+            raise LookupError(f"{rel} has {len(lines)} lines; lines {first}–{last} are empty")
+    answer = {
+        "note": rel,
+        "title": record.title,
+        "date": record.date.isoformat(),
+        "total_lines": len(lines),
+        "heading": section,
+        "headings": [
+            {"level": h.level, "text": h.text, "line": h.line} for h in record.parsed.headings
+        ],
+    }
+    return answer, "".join(lines[first - 1 : last]), first
+
+
+def isolated_answer(
+    index: VaultIndex,
+    read: ReadText,
+    *,
+    max_notes: int = 2,
+    include_index: bool = False,
+    use_cache: bool = True,
+) -> dict[str, Any]:
+    """Concepts found in at most ``max_notes`` notes: never linked, mentioned but never
+    linked, or rare. Counting the unlinked mentions reads every note, so the counts are
+    kept beside the index cache for the next question (``use_cache``)."""
+    from ..index.queries import concept_notes, is_index_note
+    from ..insight.cooccurrence import found_in
+    from ..insight.isolation import isolated_concepts
+    from ..tagging.mention_cache import load_counts, mention_key, save_counts
+    from ..tagging.run import mention_counts
+
+    with index.lock:
+        # Only the concepts found in few enough notes are listed: only their notes are read.
+        found = found_in(index, include_index=include_index, at_most=max_notes)
+        pages = concept_notes(index)
+    concepts = index.concepts.concepts
+
+    def counted(rel: str) -> str | None:
+        return None if not include_index and is_index_note(rel) else read(rel)
+
+    few = [c for c in concepts if c.id in found]
+    key = mention_key(index, few, pages, include_index=include_index)
+    mentioned = load_counts(index.root, key) if use_cache else None
+    if mentioned is None:
+        mentioned = mention_counts(index, few, counted)
+        if use_cache:
+            save_counts(index, key, mentioned)
+    rows = isolated_concepts(few, found, mentioned, max_notes=max_notes)
+    return {
+        "max_notes": max_notes,
+        "concepts": len(concepts),
+        "isolated": [
+            {
+                "concept": r.id,
+                "category": r.category,
+                "status": r.status,
+                "found_in": len(r.notes),
+                "mentioned": r.mentioned,
+                "notes": list(r.notes),
+            }
+            for r in rows
+        ],
+    }

@@ -1,0 +1,124 @@
+"""Pages of a long answer, each below the size an agent's client accepts.
+
+Claude Code refuses a tool result over 25,000 tokens; a page holds at most ``PAGE_TOKENS``
+(by ``json_tokens``, an over-estimate), and says where the next one starts with an opaque
+``next_cursor``. A cursor is the position of the page's first item, so asking again with the
+same arguments and the cursor gives the next page; the pages of one answer, joined, are the
+whole answer (while the vault does not change between the calls).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+PAGE_TOKENS = 20_000
+CHARS_PER_TOKEN = 3  # JSON of paths and prose: about 3.5-4 characters a token; 3 over-counts
+
+
+class BadCursor(ValueError):
+    pass
+
+
+def json_tokens(data: Any) -> int:
+    """An upper estimate of the tokens of ``data`` as JSON text."""
+    return -(-len(json.dumps(data, ensure_ascii=False)) // CHARS_PER_TOKEN)
+
+
+def encode_cursor(position: int) -> str:
+    return base64.urlsafe_b64encode(f"librarian:{position}".encode()).decode("ascii")
+
+
+def decode_cursor(cursor: str | None) -> int:
+    if not cursor:
+        return 0
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode("utf-8")
+        tag, number = text.split(":")
+        position = int(number)
+        if tag != "librarian" or position < 0:
+            raise ValueError(text)
+    except (ValueError, UnicodeError) as exc:
+        raise BadCursor(
+            f"{cursor!r} is not a cursor this server gave; leave it out for the first page"
+        ) from exc
+    return position
+
+
+def page_list(
+    answer: dict[str, Any], key: str, cursor: str | None, limit: int = PAGE_TOKENS
+) -> dict[str, Any]:
+    """``answer`` with its list ``answer[key]`` cut to the page starting at ``cursor``:
+    as many items as fit in ``limit`` tokens with the rest of the answer (at least one),
+    plus ``total`` (items in the whole list) and ``next_cursor`` (None on the last page)."""
+    items = answer[key]
+    start = decode_cursor(cursor)
+    if start > len(items):
+        raise BadCursor(f"the cursor points past the end ({len(items)} items)")
+    base = {**answer, key: [], "total": len(items), "next_cursor": encode_cursor(len(items))}
+    room = limit - json_tokens(base)
+    end = start
+    while end < len(items):
+        cost = json_tokens(items[end]) + 1  # the comma and space between items
+        if end > start and cost > room:
+            break
+        room -= cost
+        end += 1
+    return {
+        **answer,
+        key: items[start:end],
+        "total": len(items),
+        "next_cursor": encode_cursor(end) if end < len(items) else None,
+    }
+
+
+def page_lines(
+    answer: dict[str, Any], text: str, first_line: int, cursor: str | None, limit: int = PAGE_TOKENS
+) -> dict[str, Any]:
+    """``answer`` with ``text`` (lines numbered from ``first_line``) cut to the lines of the
+    page starting at ``cursor`` (a line offset into ``text``): ``text``, ``lines`` [first,
+    last] (1-based, inclusive), ``next_cursor``. A single line longer than a page is cut
+    at a character (and ``truncated`` set), never sent whole."""
+    lines = text.splitlines(keepends=True)
+    start = decode_cursor(cursor)
+    if start > len(lines):
+        raise BadCursor(f"the cursor points past the end ({len(lines)} lines)")
+    base = {**answer, "text": "", "lines": [0, 0], "next_cursor": encode_cursor(len(lines))}
+    room = (limit - json_tokens(base)) * CHARS_PER_TOKEN
+    end = start
+    used = 0
+    truncated = False
+    while end < len(lines):
+        cost = len(json.dumps(lines[end], ensure_ascii=False)) - 2
+        if used + cost > room:
+            if end == start:  # one enormous line: what fits of it
+                truncated = True
+                end += 1
+            break
+        used += cost
+        end += 1
+    chunk = "".join(lines[start:end])
+    if truncated:
+        chunk = _cut_to(chunk, room)
+    out = {
+        **answer,
+        "text": chunk,
+        "lines": [first_line + start, first_line + end - 1] if end > start else [],
+        "next_cursor": encode_cursor(end) if end < len(lines) else None,
+    }
+    if truncated:
+        out["truncated"] = True
+    return out
+
+
+def _cut_to(text: str, room: int) -> str:
+    """The longest start of ``text`` whose JSON form takes at most ``room`` characters."""
+    low, high = 0, len(text)
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(json.dumps(text[:middle], ensure_ascii=False)) - 2 <= room:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low]

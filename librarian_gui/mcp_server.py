@@ -1,0 +1,355 @@
+"""``librarian mcp VAULT``: the vault's live index as Model Context Protocol tools, over stdio.
+
+Built on the official SDK's ``MCPServer``. Every tool answers as the command line's
+``--json`` does; a long answer comes in pages (``cursor``) below the 25,000 tokens a client
+accepts; an unknown note is an error naming the closest notes. The index starts from its
+cache and stays live (``core.agents.live``). Writes (``--allow-writes``) go through the
+vault's journal and return as soon as the file is written.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+from pydantic import Field
+
+from . import __version__
+from .core.agents import answers, paging
+from .core.agents.live import LiveVault
+from .core.agents.writes import WriteFailed, append_to_note, write_note
+from .core.related.vault import DEFAULT_THRESHOLD, K
+
+INSTRUCTIONS = """\
+Librarian serves one vault of Markdown notes (an agent's memory: diaries, project notes,
+decisions) with its link graph. Start small: `search` or `context_pack` for a question,
+`read_note` for one section, `backlinks` / `neighbors` / `related` to walk from a note.
+Notes are named by title or vault path (`diary/2024-05-01.md`). Long answers come in pages:
+call again with `cursor` set to the `next_cursor` you got."""
+
+RELATED_WAIT = 10.0  # seconds a `related` question waits for the first pass at most
+
+T = TypeVar("T")
+NoteArg = Annotated[str, Field(description="A note's title or vault path, .md optional")]
+Cursor = Annotated[
+    str | None, Field(description="next_cursor of the previous page; omit for the first page")
+]
+
+
+class Tools:
+    """The tools, as plain methods over a ``LiveVault`` (the server registers them)."""
+
+    def __init__(self, live: Callable[[], LiveVault], allow_writes: bool) -> None:
+        self._live = live
+        self.allow_writes = allow_writes
+
+    def _ready(self) -> LiveVault:
+        live = self._live()
+        live.fresh()
+        return live
+
+    def read_note(
+        self,
+        note: NoteArg,
+        heading: Annotated[
+            str | None, Field(description="Only the section under this heading")
+        ] = None,
+        start_line: Annotated[int | None, Field(description="First line (1-based)", ge=1)] = None,
+        end_line: Annotated[int | None, Field(description="Last line (inclusive)", ge=1)] = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        with live.index.lock:
+            rel = answers.note_node(live.index, note, concepts=False)
+        text = live.text(rel)
+        if text is None:
+            raise LookupError(f"{rel} cannot be read as text (binary, too large or unreadable)")
+        answer, chunk, first = answers.note_section(
+            live.index, rel, text, heading, start_line, end_line
+        )
+        return paging.page_lines(answer, chunk, first, cursor)
+
+    def backlinks(
+        self,
+        note: NoteArg,
+        unlinked: Annotated[
+            bool, Field(description="Also the notes naming it without a link (slower)")
+        ] = True,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        with live.index.lock:
+            node = answers.note_node(live.index, note)
+            linked = answers.backlink_rows(live.index, node)
+        answer: dict[str, Any] = {"note": node, "linked": linked}
+        if unlinked and node in live.index.notes:
+            rows = answers.unlinked_rows(live.index, node, live.text)
+            answer["unlinked"] = rows
+        items = [{**row, "linked": True} for row in answer.pop("linked")]
+        items += [{**row, "linked": False} for row in answer.pop("unlinked", [])]
+        return paging.page_list({**answer, "backlinks": items}, "backlinks", cursor)
+
+    def outgoing_links(self, note: NoteArg, cursor: Cursor = None) -> dict[str, Any]:
+        live = self._ready()
+        with live.index.lock:
+            rel = answers.note_node(live.index, note, concepts=False)
+            rows = answers.link_rows(live.index, rel)
+        return paging.page_list({"note": rel, "links": rows}, "links", cursor)
+
+    def neighbors(
+        self,
+        note: NoteArg,
+        depth: Annotated[int, Field(description="1 or 2 hops", ge=1, le=2)] = 1,
+        related: Annotated[
+            bool, Field(description="Also follow RELATED_TO edges (similar notes)")
+        ] = True,
+        threshold: Annotated[
+            float, Field(description="Least similarity of a RELATED_TO edge", ge=0, le=1)
+        ] = DEFAULT_THRESHOLD,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        found = live.related() if related else None
+        with live.index.lock:
+            node = answers.note_node(live.index, note)
+            rows = answers.neighbour_rows(live.index, node, depth, found, threshold)
+        answer = {
+            "note": node,
+            "depth": depth,
+            "related_included": found is not None,
+            "neighbors": rows,
+        }
+        return paging.page_list(answer, "neighbors", cursor)
+
+    def related(
+        self,
+        note: NoteArg,
+        threshold: Annotated[
+            float, Field(description="Least similarity (cosine, 0-1)", ge=0, le=1)
+        ] = DEFAULT_THRESHOLD,
+        k: Annotated[int, Field(description="At most this many", ge=1, le=50)] = K,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        with live.index.lock:
+            rel = answers.note_node(live.index, note, concepts=False)
+        found = live.related(wait=RELATED_WAIT)
+        if found is None:
+            raise LookupError("related notes are still being found; ask again in a moment")
+        rows = [
+            {
+                "note": r.note,
+                "score": round(r.score, 4),
+                "terms": list(r.terms),
+                "concepts": list(r.concepts),
+                "linked": r.linked,
+            }
+            for r in found.related(rel, threshold)[:k]
+        ]
+        return {"note": rel, "related": rows}
+
+    def concept(
+        self, name: Annotated[str, Field(description="A concept's id or one of its aliases")]
+    ) -> dict[str, Any]:
+        live = self._ready()
+        return answers.concept_answer(live.index, name, live.text)
+
+    def isolated(
+        self,
+        max_notes: Annotated[
+            int, Field(description="Concepts found in at most this many notes", ge=0)
+        ] = 2,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        answer = answers.isolated_answer(live.index, live.text, max_notes=max_notes)
+        return paging.page_list(answer, "isolated", cursor)
+
+    def recent(
+        self,
+        since: Annotated[
+            str, Field(description="ISO date or date-time (UTC when no zone), e.g. 2024-05-01")
+        ],
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        try:
+            when = _dt.datetime.fromisoformat(since)
+        except ValueError:
+            raise ValueError(f"{since!r} is not an ISO date such as 2024-05-01") from None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=_dt.UTC)
+        with live.index.lock:
+            rows = answers.recent_rows(live.index, when, limit)
+        return paging.page_list({"since": when.isoformat(), "notes": rows}, "notes", cursor)
+
+    def write_note(
+        self,
+        path: Annotated[str, Field(description="Vault path of the new note, e.g. notes/x.md")],
+        text: Annotated[str, Field(description="The whole note, Markdown")],
+        overwrite: Annotated[
+            bool, Field(description="Replace the note if it exists (default: refuse)")
+        ] = False,
+    ) -> dict[str, Any]:
+        live = self._writable()
+        reply = write_note(live.index, text, path, overwrite=overwrite)
+        live.changed([reply["note"]])
+        return reply
+
+    def append_to_note(
+        self,
+        note: Annotated[
+            str, Field(description="Title or vault path; a path not there yet is created")
+        ],
+        text: Annotated[str, Field(description="Markdown to add at the end, as new lines")],
+    ) -> dict[str, Any]:
+        live = self._writable()
+        reply = append_to_note(live.index, text, note)
+        live.changed([reply["note"]])
+        return reply
+
+    def _writable(self) -> LiveVault:
+        if not self.allow_writes:
+            raise PermissionError(
+                "this server is read-only: writes need `librarian mcp VAULT --allow-writes`"
+            )
+        return self._ready()
+
+
+READ_ONLY = "read"
+WRITES = "write"
+DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    "read_note": (
+        READ_ONLY,
+        "Read a note: whole, one section (heading), or a line range. Returns the text with "
+        "its line numbers and the note's headings; long notes come in pages (cursor).",
+    ),
+    "backlinks": (
+        READ_ONLY,
+        "Notes that link to a note (each with the linking line), and with unlinked=true the "
+        "notes that name it without a link. Also works for a concept (//concept/<id>).",
+    ),
+    "outgoing_links": (
+        READ_ONLY,
+        "The links written in a note, in order, each with where it resolves (note, "
+        "attachment, concept) or resolved=false for a link to nothing.",
+    ),
+    "neighbors": (
+        READ_ONLY,
+        "The notes and concepts within 1 or 2 hops of a note: links both ways and RELATED_TO "
+        "(similar) notes, each with the edge kinds and the note it is reached through.",
+    ),
+    "related": (
+        READ_ONLY,
+        "Notes similar to a note by their words and concepts, with the score, the shared "
+        "terms and concepts that explain it, and whether the two already link.",
+    ),
+    "concept": (
+        READ_ONLY,
+        "A concept of the vault's dictionary: aliases, category, notes linking it and "
+        "mentioning it unlinked, concepts it co-occurs with, first and last dated mention.",
+    ),
+    "isolated": (
+        READ_ONLY,
+        "Concepts of the dictionary found in at most max_notes notes (default 2): never "
+        "linked, mentioned but never linked, or rare: the thin spots of the memory.",
+    ),
+    "recent": (
+        READ_ONLY,
+        "Notes changed (file time) since a date, newest first.",
+    ),
+    "write_note": (
+        WRITES,
+        "Create a note (refuses to overwrite unless overwrite=true). Returns at once with the "
+        "links the text makes and which are unresolved; undoable (librarian undo VAULT).",
+    ),
+    "append_to_note": (
+        WRITES,
+        "Append lines to the end of a note, e.g. today's diary (created when the path names "
+        "no note yet). Returns at once with the links the text makes; undoable.",
+    ),
+}
+
+
+def build_server(tools: Tools) -> Any:
+    """The MCP server with every tool of ``tools`` registered, described and annotated."""
+    from mcp.server.mcpserver import MCPServer
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp.types import ToolAnnotations
+
+    server = MCPServer(
+        name="librarian", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
+    )
+    for name, (kind, description) in DESCRIPTIONS.items():
+        method = getattr(tools, name)
+        annotations = ToolAnnotations(
+            read_only_hint=kind == READ_ONLY,
+            destructive_hint=False,
+            idempotent_hint=kind == READ_ONLY,
+            open_world_hint=False,
+        )
+        server.add_tool(
+            _failing_as(method, ToolError),
+            name=name,
+            description=description,
+            annotations=annotations,
+        )
+    return server
+
+
+def _failing_as(method: Callable[..., T], error: type[Exception]) -> Callable[..., T]:
+    """``method``, its expected failures (an unknown note, a refused write, a bad cursor)
+    raised as the SDK's ``ToolError``: the agent reads the message, the log stays quiet."""
+    import functools
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> T:
+        try:
+            return method(*args, **kwargs)
+        except (LookupError, ValueError, PermissionError, WriteFailed) as exc:
+            raise error(str(exc)) from None
+
+    return call
+
+
+def serve(
+    vault: Path,
+    *,
+    allow_writes: bool = False,
+    concepts: Path | None = None,
+    excluded: tuple[str, ...] = (),
+    use_cache: bool = True,
+) -> None:
+    """Run the server on stdio until the client closes it. The index loads from its cache
+    while the SDK is imported; the first question waits for it."""
+    loaded: list[LiveVault] = []
+    failed: list[BaseException] = []
+    ready = threading.Event()
+
+    def load() -> None:
+        try:
+            loaded.append(
+                LiveVault(vault, concepts=concepts, excluded=excluded, use_cache=use_cache)
+            )
+        except BaseException as exc:  # reported to every question instead
+            failed.append(exc)
+        finally:
+            ready.set()
+
+    threading.Thread(target=load, name="live-load", daemon=True).start()
+
+    def live() -> LiveVault:
+        ready.wait()
+        if failed:
+            raise LookupError(f"the vault could not be indexed: {failed[0]}")
+        return loaded[0]
+
+    server = build_server(Tools(live, allow_writes))
+    try:
+        server.run("stdio")
+    finally:
+        if loaded:
+            loaded[0].close()

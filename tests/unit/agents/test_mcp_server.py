@@ -1,0 +1,268 @@
+"""``librarian mcp``: the SDK's real stdio client against the real server on a fixture vault."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.unit.agents.mcp_client import REPO, Agent, ToolFailed, run_agent
+
+READ_TOOLS = {
+    "read_note",
+    "backlinks",
+    "outgoing_links",
+    "neighbors",
+    "related",
+    "concept",
+    "isolated",
+    "recent",
+}
+WRITE_TOOLS = {"write_note", "append_to_note"}
+
+CONCEPTS = {
+    "rag": {"aliases": ["retrieval augmented generation"], "category": "method"},
+    "lonely": {"aliases": ["solitude"], "category": "misc"},
+}
+ALPHA = (
+    "# Alpha\n\nAlpha uses [[beta]] and [[ghost]].\n\n## Plan\n\nShip it with Beta.\n\n"
+    "## Later\n\nMore.\n"
+)
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    (root / "diary").mkdir(parents=True)
+    (root / "MEMORY.md").write_text("# Memory\n\n- [[alpha]] — the alpha project\n")
+    (root / "alpha.md").write_text(ALPHA)
+    (root / "beta.md").write_text(
+        "---\naliases: [B-side]\n---\n# Beta\n\nBeta links to [[alpha]].\n"
+    )
+    (root / "diary" / "2024-05-01.md").write_text(
+        "# May 1\n\nTalked about [[rag]] with the alpha team.\n"
+    )
+    (root / "concepts.json").write_text(json.dumps(CONCEPTS))
+    return root
+
+
+def test_tools_are_listed_described_and_annotated(vault: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        tools = {tool.name: tool for tool in await agent.tools()}
+        assert set(tools) == READ_TOOLS | WRITE_TOOLS
+        assert len(tools) <= 15
+        for name, tool in tools.items():
+            assert tool.description and len(tool.description) > 40, name
+            assert tool.annotations is not None
+            assert tool.annotations.read_only_hint is (name in READ_TOOLS), name
+            assert tool.annotations.destructive_hint is False
+        schema = tools["neighbors"].input_schema
+        assert schema["required"] == ["note"]
+        assert schema["properties"]["depth"]["maximum"] == 2
+
+    run_agent(vault, scenario)
+
+
+def test_every_read_tool_answers_exactly(vault: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        note = await agent.call("read_note", note="alpha", heading="Plan")
+        assert note["note"] == "alpha.md"
+        assert note["text"] == "## Plan\n\nShip it with Beta.\n\n"
+        assert note["lines"] == [5, 8]
+        assert note["total_lines"] == 11
+        assert [h["text"] for h in note["headings"]] == ["Alpha", "Plan", "Later"]
+        assert note["next_cursor"] is None
+        lines = await agent.call("read_note", note="alpha.md", start_line=3, end_line=3)
+        assert lines["text"] == "Alpha uses [[beta]] and [[ghost]].\n"
+        assert lines["lines"] == [3, 3]
+
+        back = await agent.call("backlinks", note="alpha")
+        assert [(b["source"], b["line"], b["linked"]) for b in back["backlinks"]] == [
+            ("MEMORY.md", 3, True),
+            ("beta.md", 6, True),
+            ("MEMORY.md", 3, False),  # "the alpha project", beside its link
+            ("diary/2024-05-01.md", 3, False),  # "the alpha team": named, not linked
+        ]
+        assert back["backlinks"][1]["context"] == "Beta links to [[alpha]]."
+        assert back["total"] == 4
+
+        out = await agent.call("outgoing_links", note="alpha")
+        assert [(r["target"], r["node"], r["resolved"]) for r in out["links"]] == [
+            ("beta", "beta.md", True),
+            ("ghost", "//unresolved/ghost", False),
+        ]
+
+        near = await agent.call("neighbors", note="beta", depth=2, related=False)
+        assert [(n["node"], n["distance"], n["via"], n["edges"]) for n in near["neighbors"]] == [
+            ("alpha.md", 1, "beta.md", ["links_to", "linked_from"]),
+            ("//unresolved/ghost", 2, "alpha.md", ["links_to"]),
+            ("MEMORY.md", 2, "alpha.md", ["linked_from"]),
+        ]
+
+        concept = await agent.call("concept", name="Retrieval Augmented Generation")
+        assert concept["concept"] == "rag"
+        assert concept["category"] == "method"
+        assert concept["linked_in"] == ["diary/2024-05-01.md"]
+        assert concept["first_mention"]["date"] == "2024-05-01"
+        assert concept["last_mention"]["note"] == "diary/2024-05-01.md"
+
+        isolated = await agent.call("isolated", max_notes=0)
+        assert [(c["concept"], c["status"]) for c in isolated["isolated"]] == [
+            ("lonely", "never linked")
+        ]
+
+        recent = await agent.call("recent", since="2000-01-01")
+        assert {n["note"] for n in recent["notes"]} == {
+            "MEMORY.md",
+            "alpha.md",
+            "beta.md",
+            "diary/2024-05-01.md",
+        }
+        assert (await agent.call("recent", since="2999-01-01"))["notes"] == []
+
+        related = await agent.call("related", note="alpha", threshold=0.0)
+        assert related["note"] == "alpha.md"
+        assert all(
+            set(r) == {"note", "score", "terms", "concepts", "linked"} for r in related["related"]
+        )
+
+    run_agent(vault, scenario)
+
+
+def test_unknown_and_ambiguous_notes_are_errors_naming_the_closest(vault: Path) -> None:
+    (vault / "diary" / "plan.md").write_text("# A plan\n")
+    (vault / "work").mkdir()
+    (vault / "work" / "plan.md").write_text("# Another plan\n")
+
+    async def scenario(agent: Agent) -> None:
+        with pytest.raises(ToolFailed, match=r"'bta'.*closest: beta\.md"):
+            await agent.call("backlinks", note="bta")
+        with pytest.raises(ToolFailed, match=r"matches 2 notes: diary/plan\.md, work/plan\.md"):
+            await agent.call("read_note", note="plan")
+        with pytest.raises(
+            ToolFailed, match=r"no heading 'Nope'; its headings: Alpha; Plan; Later"
+        ):
+            await agent.call("read_note", note="alpha.md", heading="Nope")
+        with pytest.raises(ToolFailed, match="not a cursor this server gave"):
+            await agent.call("backlinks", note="beta", cursor="garbage")
+
+    run_agent(vault, scenario)
+
+
+def test_a_note_written_by_another_process_is_in_the_next_answer(vault: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        assert [
+            b["source"]
+            for b in (await agent.call("backlinks", note="beta", unlinked=False))["backlinks"]
+        ] == ["alpha.md"]
+        # another program (an editor, an agent) writes a note linking beta
+        (vault / "gamma.md").write_text("# Gamma\n\nSee [[beta]].\n")
+        sources: list[str] = []
+        with anyio.fail_after(10):
+            while "gamma.md" not in sources:
+                await anyio.sleep(0.05)
+                answer = await agent.call("backlinks", note="beta", unlinked=False)
+                sources = [b["source"] for b in answer["backlinks"]]
+        assert sources == ["alpha.md", "gamma.md"]
+
+    run_agent(vault, scenario)
+
+
+def test_write_tools_refuse_without_allow_writes(vault: Path) -> None:
+    before = {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()}
+
+    async def scenario(agent: Agent) -> None:
+        with pytest.raises(ToolFailed, match=r"read-only: writes need .*--allow-writes"):
+            await agent.call("write_note", path="new.md", text="# New\n")
+        with pytest.raises(ToolFailed, match="read-only"):
+            await agent.call("append_to_note", note="alpha", text="more")
+
+    run_agent(vault, scenario)
+    assert {p: p.read_bytes() for p in vault.rglob("*") if p.is_file()} == before
+    assert not (vault / ".librarian").exists()
+
+
+def test_agent_writes_are_answered_at_once_and_undone_exactly(vault: Path) -> None:
+    diary_before = (vault / "diary" / "2024-05-01.md").read_bytes()
+    entries: list[str] = []
+
+    async def scenario(agent: Agent) -> None:
+        made = await agent.call(
+            "write_note", path="decisions/db", text="# DB\n\nUse [[beta]] and [[nowhere]].\n"
+        )
+        assert made["note"] == "decisions/db.md"
+        assert made["created"] is True
+        assert [(r["target"], r["resolved"]) for r in made["links"]] == [
+            ("beta", True),
+            ("nowhere", False),
+        ]
+        assert made["unresolved"] == ["nowhere"]
+        entries.append(made["entry"])
+        # the next answer knows the new note (read-your-writes)
+        back = await agent.call("backlinks", note="beta", unlinked=False)
+        assert [b["source"] for b in back["backlinks"]] == ["alpha.md", "decisions/db.md"]
+        with pytest.raises(ToolFailed, match=r"decisions/db\.md exists already"):
+            await agent.call("write_note", path="decisions/db.md", text="again")
+
+        added = await agent.call("append_to_note", note="2024-05-01", text="Later: [[alpha]].")
+        assert added["note"] == "diary/2024-05-01.md"
+        assert added["unresolved"] == []
+        entries.append(added["entry"])
+
+    run_agent(vault, scenario, "--allow-writes")
+    assert (
+        vault / "decisions" / "db.md"
+    ).read_bytes() == b"# DB\n\nUse [[beta]] and [[nowhere]].\n"
+    assert (vault / "diary" / "2024-05-01.md").read_bytes() == diary_before + b"Later: [[alpha]].\n"
+
+    def undo(entry: str) -> dict[str, object]:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "librarian_gui.cli",
+                "undo",
+                str(vault),
+                "--entry",
+                entry,
+                "--json",
+            ],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    assert undo(entries[1])["restored"] == ["diary/2024-05-01.md"]
+    assert (vault / "diary" / "2024-05-01.md").read_bytes() == diary_before
+    assert undo(entries[0])["restored"] == ["decisions/db.md"]
+    assert not (vault / "decisions" / "db.md").exists()
+
+
+def test_a_paged_answer_reassembles_to_the_whole(vault: Path) -> None:
+    # 600 notes link beta, each on a long line: far more than one page of 20,000 tokens
+    filler = "word " * 60
+    for n in range(600):
+        (vault / f"n{n:03d}.md").write_text(f"# N{n}\n\n{filler}[[beta]] {filler}\n")
+
+    async def scenario(agent: Agent) -> None:
+        pages = [await agent.call("backlinks", note="beta", unlinked=False)]
+        while pages[-1]["next_cursor"] is not None:
+            pages.append(
+                await agent.call(
+                    "backlinks", note="beta", unlinked=False, cursor=pages[-1]["next_cursor"]
+                )
+            )
+        assert len(pages) > 1
+        for page in pages:  # each page below the 25,000 tokens a client accepts
+            assert len(json.dumps(page)) / 4 < 25_000
+            assert page["total"] == 601
+        sources = [b["source"] for page in pages for b in page["backlinks"]]
+        assert sources == ["alpha.md"] + [f"n{n:03d}.md" for n in range(600)]
+
+    run_agent(vault, scenario)

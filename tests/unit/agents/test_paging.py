@@ -1,0 +1,78 @@
+"""Pages of long answers: each below its limit, and joined, the whole answer."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from librarian_gui.core.agents.paging import (
+    BadCursor,
+    decode_cursor,
+    encode_cursor,
+    json_tokens,
+    page_lines,
+    page_list,
+)
+
+items = st.lists(
+    st.fixed_dictionaries({"note": st.text(max_size=40), "line": st.integers(0, 10**6)}),
+    max_size=200,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(items=items, limit=st.integers(60, 3000))
+def test_list_pages_fit_and_reassemble(items: list[dict[str, object]], limit: int) -> None:
+    answer = {"note": "hub.md", "rows": items}
+    pages = [page_list(answer, "rows", None, limit)]
+    while pages[-1]["next_cursor"] is not None:
+        pages.append(page_list(answer, "rows", pages[-1]["next_cursor"], limit))
+    joined = [row for page in pages for row in page["rows"]]
+    assert joined == items
+    for page in pages:
+        assert page["total"] == len(items)
+        assert page["note"] == "hub.md"
+        # a page over the limit holds one item only (an item is never split)
+        assert json_tokens(page) <= limit or len(page["rows"]) == 1
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.text(alphabet=st.characters(codec="utf-8"), max_size=3000), limit=st.integers(80, 800)
+)
+def test_line_pages_fit_and_reassemble(text: str, limit: int) -> None:
+    pages = [page_lines({"note": "a.md"}, text, 10, None, limit)]
+    while pages[-1]["next_cursor"] is not None:
+        pages.append(page_lines({"note": "a.md"}, text, 10, pages[-1]["next_cursor"], limit))
+    for page in pages:
+        assert json_tokens(page) <= limit
+    if not any(page.get("truncated") for page in pages):
+        assert "".join(page["text"] for page in pages) == text
+
+
+def test_line_numbers_of_pages() -> None:
+    text = "".join(f"line {n} " + "x" * 50 + "\n" for n in range(1, 41))
+    first = page_lines({}, text, 5, None, 200)
+    second = page_lines({}, text, 5, first["next_cursor"], 200)
+    assert first["lines"][0] == 5
+    last = first["lines"][1]
+    assert second["lines"][0] == last + 1
+    count = last - 5 + 1
+    assert first["text"] == "".join(text.splitlines(keepends=True)[:count])
+
+
+def test_cursors() -> None:
+    assert decode_cursor(None) == 0
+    assert decode_cursor(encode_cursor(17)) == 17
+    with pytest.raises(BadCursor):
+        decode_cursor("bm9wZQ==")  # "nope"
+    with pytest.raises(BadCursor):
+        page_list({"rows": [1, 2]}, "rows", encode_cursor(3))
+    assert json.loads(json.dumps(page_list({"rows": []}, "rows", None))) == {
+        "rows": [],
+        "total": 0,
+        "next_cursor": None,
+    }
