@@ -19,7 +19,6 @@ from .core.index.queries import (
     NoteNotFound,
     backlinks,
     find_note,
-    neighbours,
     node_kind,
     node_label,
     outgoing,
@@ -230,14 +229,12 @@ def cmd_links(args: argparse.Namespace) -> None:
 
 
 def cmd_neighbors(args: argparse.Namespace) -> None:
+    from .core.agents.answers import neighbour_row, neighbour_steps
+
     index = _open_index(args)
     node = _note_arg(index, args.note)
-    found = neighbours(index, node, args.depth)
-    ordered = sorted(found.items(), key=lambda kv: (kv[1], kv[0]))
-    data = [
-        {"node": n, "kind": node_kind(index, n), "label": node_label(index, n), "distance": d}
-        for n, d in ordered
-    ]
+    data = [neighbour_row(index, step) for step in neighbour_steps(index, node, args.depth)]
+    ordered = [(row["node"], row["distance"]) for row in data]
 
     def human() -> str:
         if not ordered:

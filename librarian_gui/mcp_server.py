@@ -10,6 +10,8 @@ vault's journal and return as soon as the file is written.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
+import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -86,7 +88,7 @@ class Tools:
             linked = answers.backlink_rows(live.index, node)
         answer: dict[str, Any] = {"note": node, "linked": linked}
         if unlinked and node in live.index.notes:
-            rows = answers.unlinked_rows(live.index, node, live.text)
+            rows = answers.unlinked_rows(live.index, node, live.text, live.mention_sources)
             answer["unlinked"] = rows
         items = [{**row, "linked": True} for row in answer.pop("linked")]
         items += [{**row, "linked": False} for row in answer.pop("unlinked", [])]
@@ -112,17 +114,22 @@ class Tools:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready()
-        found = live.related() if related else None
+        edges = live.related_edges() if related else None
         with live.index.lock:
             node = answers.note_node(live.index, note)
-            rows = answers.neighbour_rows(live.index, node, depth, found, threshold)
-        answer = {
-            "note": node,
-            "depth": depth,
-            "related_included": found is not None,
-            "neighbors": rows,
-        }
-        return paging.page_list(answer, "neighbors", cursor)
+            steps = answers.neighbour_steps(live.index, node, depth, edges, threshold)
+            answer = {
+                "note": node,
+                "depth": depth,
+                "related_included": edges is not None,
+                "neighbors": steps,
+            }
+            return paging.page_list(
+                answer,
+                "neighbors",
+                cursor,
+                render=lambda step: answers.neighbour_row(live.index, step),
+            )
 
     def related(
         self,
@@ -216,7 +223,7 @@ class Tools:
             raise PermissionError(
                 "this server is read-only: writes need `librarian mcp VAULT --allow-writes`"
             )
-        return self._ready()
+        return self._live()  # not fresh(): a write never waits for the index to catch up
 
 
 READ_ONLY = "read"
@@ -303,7 +310,6 @@ def build_server(tools: Tools) -> Any:
 def _failing_as(method: Callable[..., T], error: type[Exception]) -> Callable[..., T]:
     """``method``, its expected failures (an unknown note, a refused write, a bad cursor)
     raised as the SDK's ``ToolError``: the agent reads the message, the log stays quiet."""
-    import functools
 
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
@@ -325,6 +331,10 @@ def serve(
 ) -> None:
     """Run the server on stdio until the client closes it. The index loads from its cache
     while the SDK is imported; the first question waits for it."""
+    # Answers and writes are short and wait on I/O; the index's updates and the librarian
+    # are long and hold the interpreter: a shorter switch interval lets the short ones in
+    # (5 ms by default, paid at each of a write's system calls).
+    sys.setswitchinterval(0.0005)
     loaded: list[LiveVault] = []
     failed: list[BaseException] = []
     ready = threading.Event()

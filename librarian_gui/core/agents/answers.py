@@ -4,8 +4,7 @@ them: shared by ``librarian`` and the MCP server's tools."""
 from __future__ import annotations
 
 import datetime as _dt
-from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
@@ -38,9 +37,9 @@ class UnknownNote(LookupError):
 def closest_notes(index: VaultIndex, name: str, limit: int = CLOSEST) -> list[str]:
     """The notes whose title, alias or path comes closest to ``name`` (the switcher's
     matcher: exact, prefix, word, substring, then typos)."""
-    from ..search.switcher import SwitcherIndex
-
     from rapidfuzz import fuzz, process
+
+    from ..search.switcher import SwitcherIndex
 
     found: list[str] = []
     for candidate, _score in SwitcherIndex.build(index).query(name, limit * 2):
@@ -89,9 +88,18 @@ def backlink_rows(index: VaultIndex, node: str) -> list[dict[str, Any]]:
     ]
 
 
-def unlinked_rows(index: VaultIndex, rel: str, read: ReadText) -> list[dict[str, Any]]:
-    """Where ``rel``'s title or aliases are written in other notes without a link."""
-    from ..backlinks.unlinked import unlinked_mentions
+def unlinked_rows(
+    index: VaultIndex,
+    rel: str,
+    read: ReadText,
+    sources: Callable[[tuple[str, ...]], Collection[str] | None] = lambda names: None,
+) -> list[dict[str, Any]]:
+    """Where ``rel``'s title or aliases are written in other notes without a link.
+    ``sources(names)``: the notes that can hold one of the names (None: all of them)."""
+    from ..backlinks.unlinked import mention_names, unlinked_mentions
+
+    with index.lock:
+        among = sources(mention_names(index, rel))
 
     return [
         {
@@ -101,7 +109,7 @@ def unlinked_rows(index: VaultIndex, rel: str, read: ReadText) -> list[dict[str,
             "text": m.text,
             "context": m.context,
         }
-        for m in unlinked_mentions(index, rel, read)
+        for m in unlinked_mentions(index, rel, read, among)
     ]
 
 
@@ -126,57 +134,76 @@ def link_rows(index: VaultIndex, rel: str) -> list[dict[str, Any]]:
 
 
 EDGE_KINDS = ("links_to", "linked_from", "related_to")
+Adjacency = Mapping[str, Sequence[tuple[str, float]]]
+Step = tuple[str, int, str, tuple[str, ...]]  # node, distance, via, edge kinds
 
 
-def neighbour_rows(
+def related_adjacency(related: RelatedIndex) -> dict[str, list[tuple[str, float]]]:
+    """Each note's RELATED_TO neighbours with their cosine, both ways (made once a pass)."""
+    notes = related.notes
+    out: dict[str, list[tuple[str, float]]] = {}
+    for i, j, score in zip(
+        related.a.tolist(), related.b.tolist(), related.scores.tolist(), strict=True
+    ):
+        out.setdefault(notes[i], []).append((notes[j], score))
+        out.setdefault(notes[j], []).append((notes[i], score))
+    return out
+
+
+def neighbour_steps(
     index: VaultIndex,
     node: str,
     depth: int,
-    related: RelatedIndex | None = None,
+    related: Adjacency | None = None,
     threshold: float = 0.0,
-) -> list[dict[str, Any]]:
-    """Nodes within ``depth`` hops of ``node``, nearest first: links followed both ways,
-    and RELATED_TO edges at or above ``threshold`` when ``related`` is given. Each row
-    says how it is reached: ``via`` (the node one hop nearer; ``node`` itself at distance
-    1) and ``edges``, the kinds of edge between the two (``EDGE_KINDS``)."""
+) -> list[Step]:
+    """Nodes within ``depth`` hops of ``node``, nearest first then by path: links followed
+    both ways, and RELATED_TO edges at or above ``threshold`` when ``related`` (see
+    ``related_adjacency``) is given. Each with how it is reached: ``via`` (the node one hop
+    nearer; ``node`` itself at distance 1) and the kinds of edge between the two
+    (``EDGE_KINDS``). Hold ``index.lock``."""
     if not 1 <= depth <= 3:
         raise ValueError("depth must be 1, 2 or 3")
-    close: dict[str, list[tuple[str, float]]] = {}
+    notes = index.notes
 
     def steps(current: str) -> dict[str, list[str]]:
         found: dict[str, list[str]] = {}
-        for other in index.out_edges.get(current, {}):
-            found.setdefault(other, []).append("links_to")
-        for other in index.in_edges.get(current, {}):
+        for other in index.out_edges.get(current, ()):
+            found[other] = ["links_to"]
+        for other in index.in_edges.get(current, ()):
             found.setdefault(other, []).append("linked_from")
-        if related is not None and current in index.notes:
-            if current not in close:
-                close[current] = [(r.note, r.score) for r in related.related(current, threshold)]
-            for other, _score in close[current]:
-                found.setdefault(other, []).append("related_to")
+        if related is not None and current in notes:
+            for other, score in related.get(current, ()):
+                if score >= threshold:
+                    found.setdefault(other, []).append("related_to")
         return found
 
-    seen: dict[str, dict[str, Any]] = {}
-    queue = deque([(node, 0)])
+    out: list[Step] = []
     done = {node}
-    while queue:
-        current, distance = queue.popleft()
-        if distance == depth:
-            continue
-        for other, kinds in sorted(steps(current).items()):
-            if other in done:
-                continue
-            done.add(other)
-            seen[other] = {
-                "node": other,
-                "kind": node_kind(index, other),
-                "label": node_label(index, other),
-                "distance": distance + 1,
-                "via": current,
-                "edges": kinds,
-            }
-            queue.append((other, distance + 1))
-    return sorted(seen.values(), key=lambda row: (row["distance"], row["node"]))
+    frontier = [node]
+    for distance in range(1, depth + 1):
+        reached: list[Step] = []
+        for current in frontier:
+            for other, kinds in steps(current).items():
+                if other not in done:
+                    done.add(other)
+                    reached.append((other, distance, current, tuple(kinds)))
+        reached.sort()
+        out += reached
+        frontier = [step[0] for step in reached]
+    return out
+
+
+def neighbour_row(index: VaultIndex, step: Step) -> dict[str, Any]:
+    other, distance, via, kinds = step
+    return {
+        "node": other,
+        "kind": node_kind(index, other),
+        "label": node_label(index, other),
+        "distance": distance,
+        "via": via,
+        "edges": list(kinds),
+    }
 
 
 def recent_rows(index: VaultIndex, since: _dt.datetime, limit: int) -> list[dict[str, Any]]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 PAGE_TOKENS = 20_000
@@ -47,12 +48,19 @@ def decode_cursor(cursor: str | None) -> int:
 
 
 def page_list(
-    answer: dict[str, Any], key: str, cursor: str | None, limit: int = PAGE_TOKENS
+    answer: dict[str, Any],
+    key: str,
+    cursor: str | None,
+    limit: int = PAGE_TOKENS,
+    render: Callable[[Any], Any] | None = None,
 ) -> dict[str, Any]:
     """``answer`` with its list ``answer[key]`` cut to the page starting at ``cursor``:
     as many items as fit in ``limit`` tokens with the rest of the answer (at least one),
-    plus ``total`` (items in the whole list) and ``next_cursor`` (None on the last page)."""
+    plus ``total`` (items in the whole list) and ``next_cursor`` (None on the last page).
+    ``render``: what each item is sent as, made only for the items of the page."""
     items = answer[key]
+    if render is not None:
+        items = _Rendered(items, render)
     start = decode_cursor(cursor)
     if start > len(items):
         raise BadCursor(f"the cursor points past the end ({len(items)} items)")
@@ -67,7 +75,7 @@ def page_list(
         end += 1
     return {
         **answer,
-        key: items[start:end],
+        key: [items[i] for i in range(start, end)],
         "total": len(items),
         "next_cursor": encode_cursor(end) if end < len(items) else None,
     }
@@ -122,3 +130,20 @@ def _cut_to(text: str, room: int) -> str:
         else:
             high = middle - 1
     return text[:low]
+
+
+class _Rendered:
+    """A list whose items are rendered when first read (each once)."""
+
+    def __init__(self, items: Sequence[Any], render: Callable[[Any], Any]) -> None:
+        self._items = items
+        self._render = render
+        self._done: dict[int, Any] = {}
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i: int) -> Any:
+        if i not in self._done:
+            self._done[i] = self._render(self._items[i])
+        return self._done[i]

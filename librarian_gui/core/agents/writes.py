@@ -63,17 +63,20 @@ def write_note(
 def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
     """Append ``text`` as new lines at the end of ``note`` (a title or a path; a path that
     names no note yet creates it, as a diary's first entry of the day)."""
-    try:
-        with index.lock:
-            rel = note_node(index, note, concepts=False)
-    except UnknownNote as exc:
-        if exc.candidates and not note.strip().lower().endswith(".md"):
-            raise WriteFailed(str(exc)) from None
-        rel = note_path(note)  # a path: a note to create
-        if os.path.lexists(os.path.join(index.root, rel)):
-            raise WriteFailed(f"{rel} exists but is not a note the index knows") from None
-        reply = write_note(index, _ending(text, "\n"), rel)
-        return reply
+    if _is_path(note):
+        # A path is taken as written, whether or not the index has seen the note yet (it
+        # may have been created a moment ago): today's diary, appended to entry by entry.
+        rel = note_path(note)
+        if not os.path.lexists(os.path.join(index.root, rel)):
+            return write_note(index, _ending(text, "\n"), rel)
+    else:
+        try:
+            with index.lock:
+                rel = note_node(index, note, concepts=False)
+        except UnknownNote as exc:
+            raise WriteFailed(
+                f"{exc}. To start a new note, give its path (with .md or a folder)"
+            ) from None
     data = _appended(os.path.join(index.root, rel), text)
     try:
         entry = Journal(index.root).add(
@@ -85,6 +88,11 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
         reason = entry.skipped[0][1] if entry.skipped else "nothing to write"
         raise WriteFailed(f"{rel}: {reason}")
     return _reply(index, rel, text, entry, created=False)
+
+
+def _is_path(note: str) -> bool:
+    text = note.strip()
+    return text.lower().endswith(".md") or "/" in text or "\\" in text
 
 
 def _appended(path: str, text: str) -> bytes:

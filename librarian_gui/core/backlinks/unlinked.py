@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from typing import NamedTuple
 
 from ..concepts.dictionary import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR, bounded_ends
@@ -73,22 +73,26 @@ def mention_names(index: VaultIndex, rel: str) -> tuple[str, ...]:
 
 
 def unlinked_mentions(
-    index: VaultIndex, rel: str, read_text: Callable[[str], str | None]
+    index: VaultIndex,
+    rel: str,
+    read_text: Callable[[str], str | None],
+    among: Collection[str] | None = None,
 ) -> list[Mention]:
     """Mentions of the note ``rel`` in every other note, by source path then offset.
 
     ``read_text(source)`` gives a note's decoded text (None: unreadable); a leading BOM is
     dropped. A name is found case-insensitively as a whole word (anywhere, in scripts
     without word spaces), never in code, comments, front matter, links, URLs or tags; where
-    two names overlap, the longer wins.
+    two names overlap, the longer wins. ``among``: only these notes can hold a mention
+    (``word_index.WordIndex.holding``); None: every note is looked in.
     """
     names = mention_names(index, rel)
     if not names:
         return []
     matchers = [_Name(name) for name in names]
     out: list[Mention] = []
-    for source in sorted(index.notes):
-        if source == rel:
+    for source in sorted(index.notes if among is None else among):
+        if source == rel or source not in index.notes:
             continue
         text = read_text(source)
         if not text:

@@ -309,3 +309,34 @@ def test_link_then_unlink_gives_back_the_original_bytes(
             journal.undo()
         assert path.read_bytes() == original
         assert all(entry.undone for entry in journal.entries())
+
+
+WORDY = st.text(alphabet="abAB ß中é-.\n1", max_size=40)
+
+
+@given(texts=st.lists(WORDY, min_size=1, max_size=4), name=WORDY)
+@settings(max_examples=150, deadline=None)
+def test_the_word_index_never_leaves_out_a_note_holding_a_mention(
+    texts: list[str], name: str
+) -> None:
+    """Narrowed by the word index, the search finds exactly what reading every note finds."""
+    from librarian_gui.core.backlinks.word_index import WordIndex
+    from librarian_gui.core.parse.records import FileStamp
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        clean = name.replace("\n", " ").strip(" .-")
+        title = clean if len(clean) >= 2 else "ab"
+        write(root, "target.md", f"---\ntitle: {title}\naliases: [{name.strip()!r}]\n---\n")
+        for i, text in enumerate(texts):
+            write(root, f"n{i}.md", text)
+        index = scan(root)
+        words = WordIndex()
+        for rel in index.notes:
+            words.put(rel, FileStamp(0, 0, 0), read_note(root, rel).text or "")
+        words.complete = True
+        everywhere = unlinked_mentions(index, "target.md", reader(index))
+        among = words.holding(mention_names(index, "target.md"))
+        event("narrowed" if among is not None else "not narrowed")
+        narrowed = unlinked_mentions(index, "target.md", reader(index), among=among)
+        assert narrowed == everywhere

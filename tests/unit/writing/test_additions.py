@@ -32,7 +32,7 @@ def vault(tmp_path: Path) -> Path:
 
 def test_create_writes_the_bytes_and_undo_moves_them_into_the_journal(vault: Path) -> None:
     journal = Journal(vault)
-    data = "# Decision\n\nWe use [[Postgres]].\n".encode()
+    data = b"# Decision\n\nWe use [[Postgres]].\n"
     entry = journal.add(
         "agent: write decisions/db.md", [Addition("decisions/db.md", data, "create")]
     )

@@ -1,0 +1,182 @@
+"""The MCP server (issue 17, DESIGN §8): how fast it is ready, answers and writes.
+
+Run: ``python tests/benchmarks/bench_mcp.py [--vault DIR] [--calls 200] [--starts 5]``.
+Asserts nothing: it prints a Markdown table.
+
+Every figure is what an agent sees: the MCP SDK's real stdio client talks to a real
+``librarian mcp`` process, so each call's time includes the JSON-RPC round trip over the
+pipes. On a copy of ``interconnected-10k`` (written to: the copy, never the original):
+
+- **ready, warm**: from spawning the server to the first ``neighbors`` answer, with the index
+  and related-notes caches warm (``librarian scan`` and ``librarian related --all`` ran
+  first); the median of ``--starts`` starts. Also the time to the SDK's ``initialize``.
+  Target ≤ 1 s.
+- **neighbors** (depth 1 and 2) and **backlinks** (linked only; and with unlinked mentions)
+  for ``--calls`` random notes, p50/p95, once the server has read the notes' texts.
+  Target ≤ 50 ms p95.
+- **write_note** (a new note with three links) and **append_to_note** (a line to one of 20
+  diaries), ``--calls`` each, p50/p95, while the index and related notes update behind
+  them. Target ≤ 10 ms p95. Then the time until the last written note is in a
+  ``backlinks`` answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+REPO = Path(__file__).resolve().parents[2]
+VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def params(vault: Path, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "librarian_gui.cli", "mcp", str(vault), *extra],
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
+
+
+async def start_once(vault: Path, note: str) -> tuple[float, float]:
+    started = time.perf_counter()
+    async with stdio_client(params(vault)) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        initialized = time.perf_counter() - started
+        result = await s.call_tool("neighbors", {"note": note, "related": False})
+        assert not result.is_error, result.content
+        return initialized, time.perf_counter() - started
+
+
+async def timed(session: ClientSession, tool: str, arguments: dict[str, Any]) -> float:
+    started = time.perf_counter()
+    result = await session.call_tool(tool, arguments)
+    took = time.perf_counter() - started
+    assert not result.is_error, (tool, arguments, result.content)
+    return took
+
+
+async def answers_and_writes(vault: Path, notes: list[str], calls: int) -> dict[str, list[float]]:
+    rng = random.Random(17)
+    out: dict[str, list[float]] = {}
+    async with (
+        stdio_client(params(vault, "--allow-writes")) as (read, write),
+        ClientSession(read, write) as s,
+    ):
+        await s.initialize()
+        await timed(s, "neighbors", {"note": notes[0]})
+        await anyio.sleep(20)  # the server reads the notes' texts once, after its start
+        picks = [rng.choice(notes) for _ in range(calls)]
+        for name, tool, extra in (
+            ("neighbors depth 1", "neighbors", {"depth": 1}),
+            ("neighbors depth 2", "neighbors", {"depth": 2}),
+            ("backlinks (linked)", "backlinks", {"unlinked": False}),
+            ("backlinks (linked + unlinked)", "backlinks", {"unlinked": True}),
+        ):
+            out[name] = [await timed(s, tool, {"note": n, **extra}) for n in picks]
+        out["write_note"] = []
+        for n in range(calls):
+            links = " ".join(f"[[{rng.choice(notes)}]]" for _ in range(3))
+            text = f"# Agent note {n}\n\nAbout {links}.\n"
+            out["write_note"].append(
+                await timed(s, "write_note", {"path": f"agent/n{n:04d}.md", "text": text})
+            )
+        out["append_to_note"] = [
+            await timed(
+                s,
+                "append_to_note",
+                {
+                    "note": f"diary/2026-11-{1 + n % 20:02d}.md",
+                    "text": f"- entry {n} [[{notes[n]}]]",
+                },
+            )
+            for n in range(calls)
+        ]
+        started = time.perf_counter()
+        last = f"agent/n{calls - 1:04d}.md"
+        target = f"{notes[0]}"
+        await timed(s, "write_note", {"path": "agent/last.md", "text": f"[[{target}]]\n"})
+        while True:
+            result = await s.call_tool("backlinks", {"note": target, "unlinked": False})
+            sources = [b["source"] for b in (result.structured_content or {}).get("backlinks", [])]
+            if "agent/last.md" in sources:
+                break
+        out["write → in backlinks"] = [time.perf_counter() - started]
+        assert last
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vault", type=Path, default=VAULT)
+    parser.add_argument("--calls", type=int, default=200)
+    parser.add_argument("--starts", type=int, default=5)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        shutil.copytree(args.vault, vault)
+        cli = [sys.executable, "-m", "librarian_gui.cli"]
+        env = {**os.environ, "PYTHONPATH": str(REPO)}
+        subprocess.run([*cli, "scan", str(vault)], check=True, env=env, capture_output=True)
+        subprocess.run(
+            [*cli, "related", str(vault), "--all", "--json"],
+            check=True,
+            env=env,
+            capture_output=True,
+        )
+        notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+        starts = [anyio.run(start_once, vault, notes[0]) for _ in range(args.starts)]
+        rows: list[tuple[str, str, str, str]] = [
+            (
+                "initialize, warm (median)",
+                f"{statistics.median(s[0] for s in starts):.2f} s",
+                "",
+                "",
+            ),
+            (
+                "ready: first neighbors answer, warm (median)",
+                f"{statistics.median(s[1] for s in starts):.2f} s",
+                f"worst {max(s[1] for s in starts):.2f} s",
+                "≤ 1 s",
+            ),
+        ]
+        measured = anyio.run(answers_and_writes, vault, notes, args.calls)
+        targets = {"write_note": "≤ 10 ms", "append_to_note": "≤ 10 ms"}
+        for name, values in measured.items():
+            if len(values) == 1:
+                rows.append((name, f"{values[0] * 1000:.0f} ms", "", ""))
+                continue
+            rows.append(
+                (
+                    f"{name} ({len(values)} calls)",
+                    f"p50 {pct(values, 0.5) * 1000:.1f} ms",
+                    f"p95 {pct(values, 0.95) * 1000:.1f} ms",
+                    targets.get(name, "≤ 50 ms p95"),
+                )
+            )
+    print(f"\n{len(notes)} notes, {os.cpu_count()} CPUs, Python {sys.version.split()[0]}\n")
+    print("| measure | value | | target |\n|---|---:|---:|---|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()
