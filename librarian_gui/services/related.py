@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..core.courtesy import courteous, gc_paused
+from ..core.courtesy import Courtesy, courteous, gc_paused
 from ..core.related.vault import DEFAULT_THRESHOLD
 from ..core.vault.textstore import TextStore
 from .jobs import JobCancelled, JobControl, JobHandle
@@ -32,6 +32,32 @@ START_AFTER_INDEX_MS = 1200  # the window fills its panes first
 SAVE_EVERY_S = 120.0
 REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
+
+
+class YieldingCourtesy(Courtesy):
+    """The worker's courtesy: at each of its pauses (every few ms of Python, whatever it
+    runs), it also waits while a saved note is on its way to the index and the panes
+    (``wait_for_updates``), as its checks between chunks do: an incremental pass is a few
+    chunks of tens of ms each, and ran through a save's whole way to the backlinks. Never
+    while this thread holds the index's lock (``holds``): the update waits for that lock."""
+
+    def __init__(self, wait_for_updates: Callable[[], None], holds: Callable[[], bool]) -> None:
+        super().__init__()
+        self.wait_for_updates = wait_for_updates
+        self.holds = holds
+
+    def tick(self) -> None:
+        before = self.pauses
+        super().tick()
+        if self.pauses != before and not self.holds():
+            self.wait_for_updates()
+
+
+def _holds(lock: object) -> Callable[[], bool]:
+    """Whether the calling thread holds ``lock`` (an RLock: its ``_is_owned``, the test
+    ``threading.Condition`` uses too); always, for a lock that cannot tell."""
+    owned = getattr(lock, "_is_owned", None)
+    return owned if callable(owned) else lambda: True
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +116,8 @@ class RelatedWorker(QObject):
             return request.read(rel)
 
         try:
-            with courteous(), gc_paused():
+            courtesy = YieldingCourtesy(request.wait_for_updates, _holds(request.index.lock))
+            with courteous(courtesy), gc_paused():
                 related = vault_related(
                     request.index,
                     read,

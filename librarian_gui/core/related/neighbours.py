@@ -15,6 +15,14 @@ from scipy import sparse
 CANDIDATES = 3  # times k: the cosine's best, re-ranked
 BLOCK_ROWS = 256  # rows of the similarity computed at once: a few tens of ms each
 THREADS = 2  # scipy's sparse product and numpy's partition let go of the GIL
+# A block this wide or wider is cut down before it is sorted: each row's best cosines among
+# every ``total // SAMPLE``-th column give a bound the row's best reach, and only the
+# cosines at or above it are sorted (50,000 notes: 9.7 s → s of one core's time).
+SAMPLE = 2048
+# ... unless the bound lets more than this share of the block through (many cosines tied):
+# then the whole block is partitioned as a narrower one is.
+SAMPLE_PASS = 0.05
+_TINY = np.nextafter(np.float32(0), np.float32(1))  # the least positive float32
 
 Ints = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
@@ -38,6 +46,13 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
     if take == 0 or height == 0:
         return rows, cos
     block[np.arange(height), own] = -1.0
+    if total >= 4 * SAMPLE and take < SAMPLE:
+        found = _top_above_bound(block, take)
+        if found is not None:
+            at, place, column, value = found
+            rows[at, place] = column
+            cos[at, place] = value
+            return rows, cos
     # Negated, so the best are the smallest: numpy selects the first few of a row three
     # times faster than the last few. (Negation is exact: negated again, each value is
     # itself.)
@@ -65,6 +80,33 @@ def top_of(block: Cosines, own: Ints, wide: int) -> tuple[Ints, Cosines]:
     rows[:, :take] = np.where(positive, part, -1)
     cos[:, :take] = np.where(positive, vals, 0.0)
     return rows, cos
+
+
+def _top_above_bound(block: Cosines, take: int) -> tuple[Ints, Ints, Ints, Cosines] | None:
+    """``top_of``'s best ``take`` positive cosines of each row, found among the cosines at or
+    above a bound no greater than the row's ``take``-th best: the ``take``-th best of a
+    sample of its columns. As (row, place, column, cosine) arrays; None when the bound lets
+    too many through."""
+    height, total = block.shape
+    step = total // SAMPLE
+    sample = np.partition(block[:, ::step], -take, axis=1)[:, -take]
+    bound = np.maximum(sample, _TINY)  # and positive: a cosine of 0 is no candidate
+    passed = block >= bound[:, None]
+    if np.count_nonzero(passed) > SAMPLE_PASS * block.size:
+        return None
+    cells = np.flatnonzero(passed)  # row by row, columns ascending
+    at, part = np.divmod(cells, total)
+    vals = block.ravel()[cells]
+    # By row, then cosine descending (a positive float32's bits order as it does, so their
+    # complement orders the other way), then column ascending (the stable sort keeps
+    # ``nonzero``'s order among equal keys).
+    bits = (~vals.view(np.uint32)).astype(np.int64)
+    order = np.argsort((at.astype(np.int64) << 32) | bits, kind="stable")
+    at, part, vals = at[order], part[order], vals[order]
+    starts = np.searchsorted(at, np.arange(height))
+    rank = np.arange(len(at)) - starts[at]
+    kept = rank < take
+    return at[kept], rank[kept], part[kept].astype(np.int32), vals[kept]
 
 
 def candidates(
