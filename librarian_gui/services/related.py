@@ -5,15 +5,21 @@ open note's related notes, explained, for the Related pane."""
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..core.courtesy import Courtesy, courteous, gc_paused
+from ..core import related as related_package
+from ..core.courtesy import Courtesy, gc_paused
 from ..core.related.vault import DEFAULT_THRESHOLD
 from ..core.vault.textstore import TextStore
 from .jobs import JobCancelled, JobControl, JobHandle
@@ -34,23 +40,43 @@ REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
 
 
-class YieldingCourtesy(Courtesy):
-    """The worker's courtesy: at each of its pauses (every few ms of Python, whatever it
-    runs), it also waits while a saved note is on its way to the index and the panes
-    (``wait_for_updates``), as its checks between chunks do: an incremental pass is a few
-    chunks of tens of ms each, and ran through a save's whole way to the backlinks. Never
-    while this thread holds the index's lock (``holds``): the update waits for that lock."""
+# The worker's own code: where a pause may also wait for an update (see ``yielding``).
+_RELATED_CODE = str(Path(related_package.__file__).resolve().parent) + os.sep
 
-    def __init__(self, wait_for_updates: Callable[[], None], holds: Callable[[], bool]) -> None:
-        super().__init__()
-        self.wait_for_updates = wait_for_updates
-        self.holds = holds
 
-    def tick(self) -> None:
-        before = self.pauses
-        super().tick()
-        if self.pauses != before and not self.holds():
-            self.wait_for_updates()
+@contextmanager
+def yielding(
+    wait_for_updates: Callable[[], None],
+    holds: Callable[[], bool],
+    courtesy: Courtesy | None = None,
+) -> Iterator[Courtesy]:
+    """``courteous`` for the worker: every few ms of Python it pauses, whatever it runs, and
+    at a pause as it enters a function of ``core.related`` it also waits while a saved
+    note is on its way to the index and the panes (``wait_for_updates``), as its checks
+    between chunks do (an incremental pass is a few chunks of tens of ms each, and ran
+    through a save's whole way to the backlinks). Only there: elsewhere it may hold a lock
+    the update needs (an Event's own, within the very wait for updates; the import lock);
+    and never while it holds the index's lock (``holds``)."""
+    assert threading.current_thread() is not threading.main_thread(), "not in the GUI thread"
+    courtesy = courtesy or Courtesy()
+    previous = sys.getprofile()
+
+    def hook(frame: FrameType, event: str, _arg: object) -> None:
+        if event == "call":
+            before = courtesy.pauses
+            courtesy.tick()
+            if (
+                courtesy.pauses != before
+                and frame.f_code.co_filename.startswith(_RELATED_CODE)
+                and not holds()
+            ):
+                wait_for_updates()
+
+    sys.setprofile(hook)
+    try:
+        yield courtesy
+    finally:
+        sys.setprofile(previous)
 
 
 def _holds(lock: object) -> Callable[[], bool]:
@@ -116,8 +142,8 @@ class RelatedWorker(QObject):
             return request.read(rel)
 
         try:
-            courtesy = YieldingCourtesy(request.wait_for_updates, _holds(request.index.lock))
-            with courteous(courtesy), gc_paused():
+            waits = yielding(request.wait_for_updates, _holds(request.index.lock))
+            with waits, gc_paused():
                 related = vault_related(
                     request.index,
                     read,

@@ -23,6 +23,10 @@ SAMPLE = 2048
 # then the whole block is partitioned as a narrower one is.
 SAMPLE_PASS = 0.05
 _TINY = np.nextafter(np.float32(0), np.float32(1))  # the least positive float32
+try:  # scipy's product of two CSR matrices, its second pass (see ``_product``)
+    from scipy.sparse._sparsetools import csr_matmat as _MATMAT
+except ImportError:  # pragma: no cover - another scipy
+    _MATMAT = None
 
 Ints = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
@@ -109,6 +113,91 @@ def _top_above_bound(block: Cosines, take: int) -> tuple[Ints, Ints, Ints, Cosin
     return at[kept], rank[kept], part[kept].astype(np.int32), vals[kept]
 
 
+def _product(rows: sparse.csr_matrix, transposed: sparse.csr_matrix) -> sparse.csr_matrix:
+    """``rows @ transposed``, the same numbers: where it can, by scipy's own routine for its
+    second pass alone, into arrays large enough for a dense result. (scipy first counts the
+    product's entries in a pass as long as a third of the product's time; a block of a
+    large vault's cosines is half full anyway.)"""
+    height, width = rows.shape[0], transposed.shape[1]
+    cells = height * width
+    arrays = (rows.indptr, rows.indices, transposed.indptr, transposed.indices)
+    if (
+        _MATMAT is None
+        or cells >= 2**31
+        or rows.data.dtype != np.float32
+        or transposed.data.dtype != np.float32
+        or any(a.dtype != np.int32 for a in arrays)
+    ):
+        return rows @ transposed
+    indptr = np.empty(height + 1, dtype=np.int32)
+    indices = np.empty(cells, dtype=np.int32)
+    data = np.empty(cells, dtype=np.float32)
+    try:
+        _MATMAT(
+            height,
+            width,
+            rows.indptr,
+            rows.indices,
+            rows.data,
+            transposed.indptr,
+            transposed.indices,
+            transposed.data,
+            indptr,
+            indices,
+            data,
+        )
+    except (TypeError, ValueError):  # a scipy whose routine is not what it was
+        return rows @ transposed
+    end = int(indptr[-1])
+    return sparse.csr_matrix((data[:end], indices[:end], indptr), shape=(height, width))
+
+
+def _top_of_sparse(product: sparse.csr_matrix, own: Ints, wide: int) -> tuple[Ints, Cosines] | None:
+    """``top_of`` of a block of cosines as it comes from the product (no dense block made):
+    only the cosines at or above each row's bound, from an even sample of its stored
+    cosines as in ``_top_above_bound``, are sorted; None when the block is too narrow or
+    the bound lets too many through."""
+    height, total = product.shape
+    take = min(wide, total)
+    if total < 4 * SAMPLE or take + 1 >= SAMPLE or take == 0 or height == 0:
+        return None
+    data = product.data
+    if len(data) == 0:
+        return np.full((height, wide), -1, dtype=np.int32), np.zeros((height, wide), np.float32)
+    indptr = product.indptr.astype(np.int64)
+    lengths = np.diff(indptr)
+    # Each row's sample: SAMPLE of its stored cosines, an even stride apart (all of them
+    # when fewer, the rest of the sample -1). The row's own cosine may be one of them: the
+    # sample's (take + 1)-th best is no more than the row's take-th best without it.
+    offsets = np.arange(SAMPLE, dtype=np.int64)[None, :] * np.maximum(lengths // SAMPLE, 1)[:, None]
+    valid = offsets < lengths[:, None]
+    sample = np.where(valid, data[np.where(valid, indptr[:-1, None] + offsets, 0)], np.float32(-1))
+    bound = np.maximum(np.partition(sample, -(take + 1), axis=1)[:, -(take + 1)], _TINY)
+    passed = np.flatnonzero(data >= np.repeat(bound, lengths))
+    if len(passed) > SAMPLE_PASS * height * total:
+        return None
+    at = np.searchsorted(indptr, passed, side="right") - 1
+    columns, vals = product.indices[passed], data[passed]
+    mine = columns != own[at]  # never itself
+    at, columns, vals = at[mine], columns[mine], vals[mine]
+    # By row, cosine descending (a positive float32's bits order as it does: their
+    # complement the other way), column ascending: one integer key where they fit in one.
+    if height <= 1 << 8 and total <= 1 << 23:
+        bits = (~vals.view(np.uint32)).astype(np.int64)
+        order = np.argsort((at.astype(np.int64) << 55) | (bits << 23) | columns)
+    else:
+        order = np.lexsort((columns, -vals, at))
+    at, columns, vals = at[order], columns[order], vals[order]
+    starts = np.searchsorted(at, np.arange(height))
+    place = np.arange(len(at)) - starts[at]
+    kept = place < take
+    rows = np.full((height, wide), -1, dtype=np.int32)
+    cos = np.zeros((height, wide), dtype=np.float32)
+    rows[at[kept], place[kept]] = columns[kept]
+    cos[at[kept], place[kept]] = vals[kept]
+    return rows, cos
+
+
 def candidates(
     vectors: sparse.csr_matrix, wide: int, check: Callable[[], None] | None = None
 ) -> tuple[Ints, Cosines, sparse.csr_matrix]:
@@ -122,9 +211,12 @@ def candidates(
 
     def one(start: int) -> None:
         end = min(start + BLOCK_ROWS, total)
-        block = (vectors[start:end] @ transposed).toarray()
         own = np.arange(start, end, dtype=np.int32)
-        cand_rows[start:end], cand_cos[start:end] = top_of(block, own, wide)
+        product = _product(vectors[start:end], transposed)
+        found = _top_of_sparse(product, own, wide)
+        if found is None:
+            found = top_of(product.toarray(), own, wide)
+        cand_rows[start:end], cand_cos[start:end] = found
 
     if total <= BLOCK_ROWS:  # one block: no threads to start
         one(0)

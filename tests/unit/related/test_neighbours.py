@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy import sparse
 
 from librarian_gui.core.related import neighbours
 from librarian_gui.core.related.neighbours import rank, reach, top_of
@@ -114,3 +115,37 @@ def _sample(size: int) -> Iterator[None]:
         yield
     finally:
         neighbours.SAMPLE = saved
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from([0.02, 0.1, 0.5]), st.sampled_from([1.0, 0.05]))
+def test_candidates_of_a_wide_vault_are_each_notes_best(
+    seed: int, density: float, sample_pass: float
+) -> None:
+    """Every note's candidates, with the product's blocks cut down by a sampled bound (a
+    sample of 16 makes 300 notes wide enough), are its best cosines with the other notes:
+    cosine descending, then note ascending, none ≤ 0, picked here from the whole product
+    note by note."""
+    rng = np.random.default_rng(seed)
+    notes, terms, wide = 300, 40, 6
+    weights = rng.integers(1, 4, (notes, terms)) * (rng.random((notes, terms)) < density)
+    vectors = sparse.csr_matrix(weights.astype(np.float32))  # few levels: many ties
+    full = (vectors @ vectors.T).toarray()
+    with _sample(16), _sample_pass(sample_pass):
+        rows, cos, _ = neighbours.candidates(vectors, wide)
+    for i in range(notes):
+        best = sorted(
+            (j for j in range(notes) if j != i and full[i, j] > 0), key=lambda j: (-full[i, j], j)
+        )[:wide]
+        assert rows[i].tolist() == best + [-1] * (wide - len(best))
+        assert cos[i].tolist() == [float(full[i, j]) for j in best] + [0.0] * (wide - len(best))
+
+
+@contextmanager
+def _sample_pass(share: float) -> Iterator[None]:
+    saved = neighbours.SAMPLE_PASS
+    neighbours.SAMPLE_PASS = share
+    try:
+        yield
+    finally:
+        neighbours.SAMPLE_PASS = saved
