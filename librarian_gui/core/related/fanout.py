@@ -13,7 +13,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -88,13 +89,21 @@ def _counted(
     basis: tuple[frozenset[str], frozenset[str]],
     check: Callable[[], None] | None,
 ) -> Rows:
-    """``count_rows`` from an empty table with the cyclic garbage collector paused: counting
-    makes and drops a Counter a note, holding no cycle, and the collections that set off
-    were a sixth of the time (50,000 notes)."""
+    """``count_rows`` from an empty table with the cyclic garbage collector paused."""
+    with collector_paused():
+        return count_rows(texts, concepts, own, basis, {}, check)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (as it was after): building a model makes and
+    drops objects that hold no cycle (a Counter and a set a note), and each collection they
+    set off walks every object of the process; in one holding a large index (the command
+    line, the benchmark's) that was 3 s of a 50,000-note build."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return count_rows(texts, concepts, own, basis, {}, check)
+        yield
     finally:
         if enabled:
             gc.enable()

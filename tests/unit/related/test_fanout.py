@@ -3,6 +3,8 @@ numbered in the same order (a second process really started, on a handful of not
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -99,3 +101,20 @@ def test_packed_rows_come_back_as_they_were() -> None:
     assert [row.tolist() for row in values] == [[3, 1], [], [7]]
     assert table == {"a": 0, "b": 1, "c": 2}
     assert fanout.unpacked(fanout.packed(([], [], {}))) == ([], [], {})
+
+
+def test_the_collector_is_paused_while_a_model_is_built_and_as_it_was_after() -> None:
+    from librarian_gui.core.related.model import build_related
+
+    texts = {f"n{i}.md": f"apple river stone {i}" for i in range(5)}
+    seen: list[bool] = []
+    assert gc.isenabled()
+    build_related(texts, check=lambda: seen.append(gc.isenabled()))
+    assert seen and not any(seen)  # paused at every check between chunks
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build_related(texts)
+        assert not gc.isenabled()  # disabled before: left disabled
+    finally:
+        gc.enable()
