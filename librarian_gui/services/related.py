@@ -325,7 +325,10 @@ class RelatedSession(QObject):
     def _on_plan_job_failed(self, error: object) -> None:
         self.failed.emit(f"Not linked: {error}")
 
-    def _explain(self) -> None:
+    def _explain(self, background: bool = False) -> None:
+        """The open note's related notes, explained, on the quick job thread; ``background``
+        (a pass's new answer, nothing the user asked for): on the slow one, so it never
+        holds up a save's backlinks queued behind it."""
         if self._note_job is not None:
             self._note_job.cancel()
             self._note_job = None
@@ -344,7 +347,7 @@ class RelatedSession(QObject):
 
             return explain(related.related(rel, threshold), read)
 
-        self._note_job = self.model.submit(job, name="related notes")
+        self._note_job = self.model.submit(job, slow=background, name="related notes")
         self._note_job.finished.connect(self._on_note_job_finished)
         self._note_job.failed.connect(self._on_note_job_failed)
 
@@ -382,7 +385,7 @@ class RelatedSession(QObject):
         self.current = related  # type: ignore[assignment]
         self.state_changed.emit("")
         self.related_ready.emit(related)
-        self._explain()
+        self._explain(background=True)
 
     @Slot(int, str)
     def _on_worker_failed(self, generation: int, message: str) -> None:
