@@ -5,15 +5,21 @@ open note's related notes, explained, for the Related pane."""
 from __future__ import annotations
 
 import logging
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from ..core.courtesy import courteous, gc_paused
+from ..core import related as related_package
+from ..core.courtesy import Courtesy, gc_paused
 from ..core.related.vault import DEFAULT_THRESHOLD
 from ..core.vault.textstore import TextStore
 from .jobs import JobCancelled, JobControl, JobHandle
@@ -32,6 +38,52 @@ START_AFTER_INDEX_MS = 1200  # the window fills its panes first
 SAVE_EVERY_S = 120.0
 REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
+
+
+# The worker's own code: where a pause may also wait for an update (see ``yielding``).
+_RELATED_CODE = str(Path(related_package.__file__).resolve().parent) + os.sep
+
+
+@contextmanager
+def yielding(
+    wait_for_updates: Callable[[], None],
+    holds: Callable[[], bool],
+    courtesy: Courtesy | None = None,
+) -> Iterator[Courtesy]:
+    """``courteous`` for the worker: every few ms of Python it pauses, whatever it runs, and
+    at a pause as it enters a function of ``core.related`` it also waits while a saved
+    note is on its way to the index and the panes (``wait_for_updates``), as its checks
+    between chunks do (an incremental pass is a few chunks of tens of ms each, and ran
+    through a save's whole way to the backlinks). Only there: elsewhere it may hold a lock
+    the update needs (an Event's own, within the very wait for updates; the import lock);
+    and never while it holds the index's lock (``holds``)."""
+    assert threading.current_thread() is not threading.main_thread(), "not in the GUI thread"
+    courtesy = courtesy or Courtesy()
+    previous = sys.getprofile()
+
+    def hook(frame: FrameType, event: str, _arg: object) -> None:
+        if event == "call":
+            before = courtesy.pauses
+            courtesy.tick()
+            if (
+                courtesy.pauses != before
+                and frame.f_code.co_filename.startswith(_RELATED_CODE)
+                and not holds()
+            ):
+                wait_for_updates()
+
+    sys.setprofile(hook)
+    try:
+        yield courtesy
+    finally:
+        sys.setprofile(previous)
+
+
+def _holds(lock: object) -> Callable[[], bool]:
+    """Whether the calling thread holds ``lock`` (an RLock: its ``_is_owned``, the test
+    ``threading.Condition`` uses too); always, for a lock that cannot tell."""
+    owned = getattr(lock, "_is_owned", None)
+    return owned if callable(owned) else lambda: True
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +142,8 @@ class RelatedWorker(QObject):
             return request.read(rel)
 
         try:
-            with courteous(), gc_paused():
+            waits = yielding(request.wait_for_updates, _holds(request.index.lock))
+            with waits, gc_paused():
                 related = vault_related(
                     request.index,
                     read,
@@ -272,7 +325,10 @@ class RelatedSession(QObject):
     def _on_plan_job_failed(self, error: object) -> None:
         self.failed.emit(f"Not linked: {error}")
 
-    def _explain(self) -> None:
+    def _explain(self, background: bool = False) -> None:
+        """The open note's related notes, explained, on the quick job thread; ``background``
+        (a pass's new answer, nothing the user asked for): on the slow one, so it never
+        holds up a save's backlinks queued behind it."""
         if self._note_job is not None:
             self._note_job.cancel()
             self._note_job = None
@@ -291,7 +347,7 @@ class RelatedSession(QObject):
 
             return explain(related.related(rel, threshold), read)
 
-        self._note_job = self.model.submit(job, name="related notes")
+        self._note_job = self.model.submit(job, slow=background, name="related notes")
         self._note_job.finished.connect(self._on_note_job_finished)
         self._note_job.failed.connect(self._on_note_job_failed)
 
@@ -329,7 +385,7 @@ class RelatedSession(QObject):
         self.current = related  # type: ignore[assignment]
         self.state_changed.emit("")
         self.related_ready.emit(related)
-        self._explain()
+        self._explain(background=True)
 
     @Slot(int, str)
     def _on_worker_failed(self, generation: int, message: str) -> None:

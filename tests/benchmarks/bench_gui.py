@@ -138,7 +138,7 @@ def spin(app: Any, until: Any, timeout: float) -> bool:
     return False
 
 
-def measure(vault: Path, work: Path) -> dict[str, Any]:
+def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
@@ -225,6 +225,9 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
         result[f"{key}_max_ms"] = max(latencies) * 1000 if latencies else None
         result[f"{key}_worst_lag_ms"] = lag.worst * 1000
     related.stop()  # not in the burst's way: the burst measures the linker
+    if saves_only:
+        window.close()
+        return result
 
     # 3. a burst of 2,000 changed files (like a git checkout): the GUI thread's worst lag
     names = sorted(p.name for p in copy.glob("*.md"))[:BURST]
@@ -283,13 +286,18 @@ def measure(vault: Path, work: Path) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vault", type=Path, default=DEFAULT_VAULT)
+    parser.add_argument(
+        "--saves-only",
+        action="store_true",
+        help="stop after the save → backlinks rows (no burst, no warm start)",
+    )
     args = parser.parse_args()
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     with tempfile.TemporaryDirectory(prefix="librarian-bench-gui-") as tmp:
         work = Path(tmp)
         for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME"):
             os.environ[name] = str(work / name.lower())
-        r = measure(args.vault.resolve(), work)
+        r = measure(args.vault.resolve(), work, args.saves_only)
 
     def ms(v: float | None) -> str:
         return "—" if v is None else f"{v:,.0f} ms"
@@ -335,27 +343,30 @@ def main() -> int:
             f"worst lag {ms(r['busy_latency_worst_lag_ms'])} (idle: "
             f"{ms(r['latency_worst_lag_ms'])})",
         ),
-        (
-            f"{BURST} files changed: caught up",
-            f"{r['burst_caught_up_s']:.2f} s",
-            "—",
-            f"written in {r['burst_write_s']:.2f} s",
-        ),
-        (
-            "GUI-thread worst lag during the burst",
-            ms(r["burst_worst_lag_ms"]),
-            "≤ 50 ms",
-            f"{r['burst_lags_over_50ms']} ticks > 50 ms",
-        ),
-        (
-            "warm start → first painted window",
-            f"{r['warm_painted_s']:.2f} s",
-            "≤ 1 s",
-            "median of 3, fresh process, imports included",
-        ),
-        ("warm start → index ready", f"{r['warm_index_s']:.2f} s", "—", ""),
-        ("warm start → first note shown", f"{r['warm_note_s']:.2f} s", "—", ""),
     ]
+    if not args.saves_only:
+        rows += [
+            (
+                f"{BURST} files changed: caught up",
+                f"{r['burst_caught_up_s']:.2f} s",
+                "—",
+                f"written in {r['burst_write_s']:.2f} s",
+            ),
+            (
+                "GUI-thread worst lag during the burst",
+                ms(r["burst_worst_lag_ms"]),
+                "≤ 50 ms",
+                f"{r['burst_lags_over_50ms']} ticks > 50 ms",
+            ),
+            (
+                "warm start → first painted window",
+                f"{r['warm_painted_s']:.2f} s",
+                "≤ 1 s",
+                "median of 3, fresh process, imports included",
+            ),
+            ("warm start → index ready", f"{r['warm_index_s']:.2f} s", "—", ""),
+            ("warm start → first note shown", f"{r['warm_note_s']:.2f} s", "—", ""),
+        ]
     print(f"vault: {args.vault} ({os.cpu_count()} cores)\n")
     print("| measure | value | target | note |\n|---|---:|---|---|")
     for row in rows:

@@ -30,7 +30,7 @@ baseline's precision@10 on both vaults.
 all notes' top 10 (ours: ``build_related`` plus every ``neighbours`` call; baseline: fit
 plus the blocked top 10), the ratio, and each side's peak memory (tracemalloc, in a second
 run so tracing does not slow the timed one; numpy and scipy report their arrays to it; the
-second process ours counts half of a large vault's words in is not traced).
+second process ours counts 45 % of a large vault's words in is not traced).
 Target: ours ≤ 3 s. One changed note (target ≤ 20 ms): ``incremental.update_related(model,
 {rel: text})`` for 20 notes spread over the vault, each edited (a paragraph appended), one
 after another on the updated model, plus reading the changed note's neighbours and theirs;

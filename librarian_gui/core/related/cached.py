@@ -44,6 +44,8 @@ def vault_related(
     ``second_process``: see ``build_related``."""
     from .incremental import update_related
 
+    if check is not None:  # not into the index's lock just as an update wants it
+        check()
     with index.lock:
         stamps = note_stamps(index)
         concepts = concepts_by_note(index)

@@ -6,13 +6,15 @@ whose other threads (Qt's, watchdog's) may hold locks."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -22,8 +24,14 @@ from .counting import count_rows
 
 PROCESS_NOTES = 2_000  # fewer notes: starting a process (~0.2 s) costs more than it saves
 POLL_S = 0.02  # while the other process finishes: ``check`` this often
+# The other process's share of the notes: less than half, as it also starts, takes the work
+# in and hands its rows back (50,000 notes: about 1.5 s of its time).
+OTHER_SHARE = 0.45
 
 Rows = tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]], dict[str, int]]
+# The other process's rows as one array of word numbers, one of counts and each row's length
+# (25,000 small arrays took ten times as long to pickle and unpickle), and its word table.
+Packed = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int64], dict[str, int]]
 
 
 def count_all(
@@ -35,42 +43,103 @@ def count_all(
     second_process: bool = True,
 ) -> Rows:
     """``count_rows`` of every text from an empty word table, to the same result: for a
-    large vault the second half is counted by another process meanwhile (not in a frozen
-    app, whose executable is the app, nor on one core, nor without ``second_process``;
-    counted here when it fails)."""
+    large vault the last ``OTHER_SHARE`` is counted by another process meanwhile (not in a
+    frozen app, whose executable is the app, nor on one core, nor without
+    ``second_process``; counted here when it fails)."""
     total = len(texts)
     alone = not second_process or getattr(sys, "frozen", False) or (os.cpu_count() or 1) < 2
     if total < PROCESS_NOTES or alone:
-        return count_rows(texts, concepts, own, basis, {}, check)
-    half = total // 2
+        return _counted(texts, concepts, own, basis, check)
+    half = total - int(total * OTHER_SHARE)
     with tempfile.TemporaryDirectory(prefix="librarian-count-") as folder:
-        given, taken = Path(folder) / "work.pickle", Path(folder) / "rows.pickle"
-        work = (texts[half:], concepts[half:], own[half:], basis)
-        given.write_bytes(pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL))
+        taken = Path(folder) / "rows.pickle"
         # The same modules as here, wherever they were found (a script may have put the
         # project on sys.path itself).
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in sys.path if p))
+        # Started first: it imports while the work is pickled; it reads the work from a pipe.
         other = subprocess.Popen(
-            [sys.executable, "-m", __name__, str(given), str(taken)],
+            [sys.executable, "-m", __name__, str(taken)],
             env=env,
-            stdin=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
+        work = (texts[half:], concepts[half:], own[half:], basis)
         try:
-            mine = count_rows(texts[:half], concepts[:half], own[:half], basis, {}, check)
+            _feed(other, pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL))
+            mine = _counted(texts[:half], concepts[:half], own[:half], basis, check)
             while other.poll() is None:
                 if check is not None:
                     check()
                 time.sleep(POLL_S)
             if other.returncode != 0:
-                return count_rows(texts, concepts, own, basis, {}, check)
-            theirs: Rows = pickle.loads(taken.read_bytes())
+                return _counted(texts, concepts, own, basis, check)
+            theirs = unpacked(pickle.loads(taken.read_bytes()))
         finally:
             if other.poll() is None:  # cancelled: the other half is not wanted any more
                 other.kill()
                 other.wait()
     return merged([mine, theirs])
+
+
+def _counted(
+    texts: Sequence[str],
+    concepts: Sequence[Collection[str]],
+    own: Sequence[str | None],
+    basis: tuple[frozenset[str], frozenset[str]],
+    check: Callable[[], None] | None,
+) -> Rows:
+    """``count_rows`` from an empty table with the cyclic garbage collector paused."""
+    with collector_paused():
+        return count_rows(texts, concepts, own, basis, {}, check)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused (as it was after): building a model makes and
+    drops objects that hold no cycle (a Counter and a set a note), and each collection they
+    set off walks every object of the process; in one holding a large index (the command
+    line, the benchmark's) that was 3 s of a 50,000-note build."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _feed(other: subprocess.Popen[bytes], payload: bytes) -> None:
+    """Hand the other process its work (as fast as it reads: a tenth of a second for 100 MB);
+    a process that failed meanwhile takes none (it is counted here, after its exit)."""
+    assert other.stdin is not None
+    try:
+        other.stdin.write(payload)
+        other.stdin.close()
+    except OSError:
+        pass
+
+
+def packed(rows: Rows) -> Packed:
+    """Rows as ``Packed`` (see there)."""
+    ids, values, table = rows
+    lengths = np.fromiter(map(len, ids), dtype=np.int64, count=len(ids))
+    empty = np.zeros(0, dtype=np.int32)
+    return (
+        np.concatenate(ids) if ids else empty,
+        np.concatenate(values) if values else empty,
+        lengths,
+        table,
+    )
+
+
+def unpacked(rows: Packed) -> Rows:
+    """``packed`` rows as they were: an array a row."""
+    ids, values, lengths, table = rows
+    if len(lengths) == 0:
+        return [], [], table
+    cuts = np.cumsum(lengths)[:-1]
+    return list(np.split(ids, cuts)), list(np.split(values, cuts)), table
 
 
 def merged(parts: Sequence[Rows]) -> Rows:
@@ -89,12 +158,13 @@ def merged(parts: Sequence[Rows]) -> Rows:
     return ids, values, index
 
 
-def _serve(given: Path, taken: Path) -> None:
-    """The other process: count the work in ``given``, the rows to ``taken``."""
-    texts, concepts, own, basis = pickle.loads(given.read_bytes())
-    rows = count_rows(texts, concepts, own, basis, {})
+def _serve(taken: Path) -> None:
+    """The other process: count the work on its standard input, the rows to ``taken``."""
+    gc.disable()  # a process of one job: nothing to collect that its end does not free
+    texts, concepts, own, basis = pickle.load(sys.stdin.buffer)
+    rows = packed(count_rows(texts, concepts, own, basis, {}))
     taken.write_bytes(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 if __name__ == "__main__":
-    _serve(Path(sys.argv[1]), Path(sys.argv[2]))
+    _serve(Path(sys.argv[1]))

@@ -181,7 +181,40 @@ def build_related(
     model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
     size). ``check`` is called between chunks of work (a few tens of ms): it raises to
     cancel. ``second_process``: a large vault's words may be counted on a second core
-    (``fanout``); the window's background pass does without, leaving that core to it."""
+    (``fanout``); the window's background pass does without, leaving that core to it. The
+    cyclic garbage collector is paused meanwhile (``fanout.collector_paused``)."""
+    from .fanout import collector_paused
+
+    with collector_paused():
+        return _build(
+            texts,
+            concepts,
+            k,
+            threshold,
+            max_terms,
+            hub_penalty,
+            templates,
+            titles,
+            basis,
+            check,
+            second_process,
+        )
+
+
+def _build(
+    texts: Mapping[str, str],
+    concepts: Mapping[str, Collection[str]] | None,
+    k: int,
+    threshold: float,
+    max_terms: int | None,
+    hub_penalty: float,
+    templates: frozenset[str] | None,
+    titles: frozenset[str] | None,
+    basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None,
+    check: Callable[[], None] | None,
+    second_process: bool,
+) -> RelatedModel:
+    """``build_related``'s work (see there)."""
     from .counting import counts_matrix, title_of, titles_of
     from .fanout import count_all
 

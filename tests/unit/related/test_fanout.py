@@ -3,6 +3,8 @@ numbered in the same order (a second process really started, on a handful of not
 
 from __future__ import annotations
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -73,3 +75,46 @@ def test_without_a_second_process_none_is_started(started: list[object]) -> None
     assert started == []
     assert list(index) == list(one_index)
     assert [row.tolist() for row in ids] == [row.tolist() for row in one_ids]
+
+
+def test_a_share_too_small_for_the_other_process_counts_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two notes: the other process's share rounds down to none, and it hands back no rows."""
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    ids, values, index = fanout.count_all(TEXTS[:2], CONCEPTS[:2], OWN[:2], BASIS)
+    assert len(ids) == len(values) == 2
+    # "Apple river stone, apple." and "Straße und Fluss: der Fluss.", by hand
+    words = {w: i for i, w in enumerate(index)}
+    assert dict(zip(ids[0].tolist(), values[0].tolist(), strict=True))[words["apple"]] == 2
+    assert dict(zip(ids[1].tolist(), values[1].tolist(), strict=True))[words["fluss"]] == 2
+
+
+def test_packed_rows_come_back_as_they_were() -> None:
+    rows = (
+        [np.array([0, 2], dtype=np.int32), np.array([], dtype=np.int32), np.array([1], np.int32)],
+        [np.array([3, 1], dtype=np.int32), np.array([], dtype=np.int32), np.array([7], np.int32)],
+        {"a": 0, "b": 1, "c": 2},
+    )
+    ids, values, table = fanout.unpacked(fanout.packed(rows))
+    assert [row.tolist() for row in ids] == [[0, 2], [], [1]]
+    assert [row.tolist() for row in values] == [[3, 1], [], [7]]
+    assert table == {"a": 0, "b": 1, "c": 2}
+    assert fanout.unpacked(fanout.packed(([], [], {}))) == ([], [], {})
+
+
+def test_the_collector_is_paused_while_a_model_is_built_and_as_it_was_after() -> None:
+    from librarian_gui.core.related.model import build_related
+
+    texts = {f"n{i}.md": f"apple river stone {i}" for i in range(5)}
+    seen: list[bool] = []
+    assert gc.isenabled()
+    build_related(texts, check=lambda: seen.append(gc.isenabled()))
+    assert seen and not any(seen)  # paused at every check between chunks
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        build_related(texts)
+        assert not gc.isenabled()  # disabled before: left disabled
+    finally:
+        gc.enable()

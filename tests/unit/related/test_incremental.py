@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from librarian_gui.core.related import neighbours
 from librarian_gui.core.related.incremental import DRIFT_SHARE, update_related
 from librarian_gui.core.related.model import RelatedModel, build_related
 
@@ -117,3 +118,54 @@ def test_five_changes_of_forty_build_again() -> None:
     model = update_related(model, {"n04.md": "quartz violin"})
     assert model.changes == 0 and model.built_notes == 40
     assert "quartz" in model.terms  # in 5 notes now: a term of the new vocabulary
+
+
+# A vault wide enough for the candidates' sampled bound (its blocks cut down before they
+# are sorted), made so by a sample of 8 columns: an update must still equal a build, with
+# every bound let through (SAMPLE_PASS 1) or the usual share.
+WIDE_NAMES = [f"w{i:02}.md" for i in range(60)]
+WIDE_STEP = st.tuples(st.integers(0, 59), st.none() | st.tuples(TEXT, CONCEPTS))
+
+
+@pytest.mark.parametrize("sample_pass", [1.0, neighbours.SAMPLE_PASS])
+@settings(max_examples=40, deadline=None)
+@given(
+    st.lists(st.tuples(TEXT, CONCEPTS), min_size=33, max_size=60),
+    st.lists(st.lists(WIDE_STEP, min_size=1, max_size=3), max_size=3),
+)
+def test_an_update_equals_a_full_build_with_sampled_bounds(
+    sample_pass: float,
+    start: list[tuple[str, list[str]]],
+    batches: list[list[tuple[int, object]]],
+) -> None:
+    saved = neighbours.SAMPLE, neighbours.SAMPLE_PASS
+    neighbours.SAMPLE, neighbours.SAMPLE_PASS = 8, sample_pass
+    try:
+        texts = {WIDE_NAMES[i]: text for i, (text, _) in enumerate(start)}
+        concepts = {WIDE_NAMES[i]: ids for i, (_, ids) in enumerate(start)}
+        model = build_related(texts, concepts=concepts, k=K)
+        frozen = {
+            "templates": model.templates,
+            "titles": model.titles,
+            "max_terms": model.settings.max_terms,
+        }
+        for batch in batches:
+            changed: dict[str, str | None] = {}
+            changed_concepts: dict[str, list[str]] = {}
+            for number, step in batch:
+                rel = WIDE_NAMES[number]
+                changed[rel] = None if step is None else step[0]  # type: ignore[index]
+                changed_concepts[rel] = [] if step is None else step[1]  # type: ignore[index]
+            for rel, text in changed.items():
+                if text is None:
+                    texts.pop(rel, None)
+                    concepts.pop(rel, None)
+                else:
+                    texts[rel] = text
+                    concepts[rel] = changed_concepts[rel]
+            model = update_related(model, changed, concepts=changed_concepts, drift_share=100.0)
+            basis = (model.terms, model.idf)
+            expected = build_related(texts, concepts=concepts, k=K, basis=basis, **frozen)
+            assert_same(model, expected)
+    finally:
+        neighbours.SAMPLE, neighbours.SAMPLE_PASS = saved
