@@ -5,7 +5,7 @@ hubs (a note close to everything is discounted by its own mean closeness)."""
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -13,6 +13,11 @@ import numpy.typing as npt
 from scipy import sparse
 
 CANDIDATES = 3  # times k: the cosine's best, re-ranked
+# Added to a candidate's rank when one of the two notes names the other (its file name, one
+# word or several in a row), times the name's idf over the largest: a mention is the
+# plainest sign of a link. P@10 at 0 and 0.05 (0.08): foam-docs 0.400 and 0.406 (0.389),
+# logseq-docs 0.166 and 0.179 (0.185); hub share about the same.
+MENTION_BONUS = 0.05
 BLOCK_ROWS = 256  # rows of the similarity computed at once: a few tens of ms each
 THREADS = 2  # scipy's sparse product and numpy's partition let go of the GIL
 
@@ -120,12 +125,16 @@ def rank(
     k: int,
     threshold: float,
     hub_penalty: float,
+    bonus: Floats | None = None,
 ) -> tuple[npt.NDArray[np.int64], Floats]:
     """Each row's ``k`` neighbours and their cosines: its candidates at or above
-    ``threshold``, best by cosine less ``hub_penalty`` times the candidate's reach."""
+    ``threshold``, best by cosine less ``hub_penalty`` times the candidate's reach, plus
+    the candidate's ``bonus`` (``mention_bonus``, in the candidates' shape) when given."""
     valid = (cand_rows >= 0) & (cand_cos >= threshold)
     penalty = hub_penalty * reaches[np.maximum(cand_rows, 0)]
     ranked = np.where(valid, cand_cos - penalty, -np.inf)
+    if bonus is not None:
+        ranked = ranked + bonus
     order = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
     keep = np.take_along_axis(valid, order, axis=1)
     rows = np.where(keep, np.take_along_axis(cand_rows, order, axis=1), -1).astype(np.int64)
@@ -135,3 +144,64 @@ def rank(
         rows = np.pad(rows, ((0, 0), (0, pad)), constant_values=-1)
         scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=0.0)
     return rows, scores
+
+
+def mention_bonus(
+    rows: Ints,
+    cand_rows: Ints,
+    notes: Sequence[str],
+    counts: sparse.csr_matrix,
+    word_index: Mapping[str, int],
+    weights: tuple[Ints, Floats, frozenset[str]],
+) -> Floats:
+    """For the candidates ``cand_rows`` of the notes ``rows``: ``MENTION_BONUS`` times the
+    name's weight when one of the two notes mentions the other's name (``counting.title_of``,
+    a title of the model's ``titles``: its title term among the note's counts), either way,
+    the larger of the two; else 0. A name's weight is its title term's idf over the largest
+    idf (0 for a name too common or too rare to be a term). ``weights``: each word's term
+    column, the terms' idf and the titles of the last full build."""
+    from .counting import TITLE_PREFIX, title_of
+
+    columns, idf, titles = weights
+    bonus = np.zeros(cand_rows.shape, dtype=np.float64)
+    valid = cand_rows >= 0
+    if not titles or not valid.any() or len(idf) == 0:
+        return bonus
+    involved = np.unique(np.concatenate([rows, cand_rows[valid]]))
+    own = np.full(len(notes), -1, dtype=np.int64)  # each involved note's own title word
+    for i in involved.tolist():
+        title = title_of(notes[i])
+        if title is not None and title in titles:
+            own[i] = word_index.get(TITLE_PREFIX + title, -1)
+    named = involved[own[involved] >= 0]
+    if len(named) == 0:
+        return bonus
+    words = own[named]
+    terms = columns[words]
+    weight = np.zeros(len(notes), dtype=np.float64)
+    weight[named] = np.where(terms >= 0, idf[np.maximum(terms, 0)], 0.0) / idf.max()
+    # Every note's counts of the named notes' title words, as sorted keys (note << 32 |
+    # word): one pass over the counts' columns, cheaper than copying the involved rows.
+    is_title = np.zeros(counts.shape[1], dtype=bool)
+    is_title[words] = True
+    hit = np.flatnonzero(is_title[counts.indices])
+    owner = np.searchsorted(counts.indptr, hit, side="right") - 1
+    keys = np.sort((owner.astype(np.int64) << 32) | counts.indices[hit].astype(np.int64))
+    if len(keys) == 0:
+        return bonus
+    mine = np.broadcast_to(rows[:, None], cand_rows.shape)
+    theirs = np.maximum(cand_rows, 0)
+
+    def holds(note: npt.NDArray[np.integer], word: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
+        key = (note.astype(np.int64) << 32) | np.maximum(word, 0)
+        at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
+        found: npt.NDArray[np.bool_] = (word >= 0) & (keys[at] == key)
+        return found
+
+    # The note mentions its candidate's name, or the candidate mentions the note's.
+    forward = valid & holds(mine, own[theirs])
+    backward = valid & holds(theirs, own[mine])
+    bonus = np.maximum(
+        np.where(forward, weight[theirs], 0.0), np.where(backward, weight[mine], 0.0)
+    )
+    return MENTION_BONUS * bonus
