@@ -29,7 +29,7 @@ from scipy import sparse
 
 from .counting import count_rows, counts_matrix, title_of
 from .model import RelatedModel, from_counts
-from .neighbours import mention_bonus, rank, reach, top_of
+from .neighbours import mention_bonus, named_of, rank, reach, top_of
 from .weights import term_boost, term_columns, weigh
 
 DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build again
@@ -107,9 +107,11 @@ def update_related(
     posting_col = np.concatenate([model.posting_col[kept], np.full(len(added), -1, np.int32)])
     posting_col[redone] = -1
 
+    fresh_named = named_of(fresh_counts, columns, model.terms)
+    named = _splice(model.named, gone, old_rows, fresh_named, len(model.terms))
+
     def bonus(rows: Ints, cand_rows: Ints) -> Floats:
-        weights = (columns, model.idf, model.titles)
-        return mention_bonus(rows, cand_rows, notes, counts, word_index, weights)
+        return mention_bonus(rows, cand_rows, named, model.idf)
 
     return replace(
         _neighbours_redone(model, vectors, posting_col, kept, new_of_old, redone, check, bonus),
@@ -121,6 +123,7 @@ def update_related(
         columns=columns,
         changes=changes,
         posting_col=posting_col,
+        named=named,
     )
 
 

@@ -82,7 +82,8 @@ class RelatedModel:
     each note's candidates (``cand_rows`` / ``cand_cos``) and ``reach``; ``built_notes``
     notes at the last full build and ``changes`` note changes since; ``postings``, the vectors
     transposed (each term's notes) as they were at some point, and each note's column
-    there (``posting_col``, -1 for a note changed or added since)."""
+    there (``posting_col``, -1 for a note changed or added since); ``named``, each note's
+    title terms (``neighbours.named_of``: the names it mentions, its own)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -105,6 +106,7 @@ class RelatedModel:
     changes: int
     postings: sparse.csr_matrix
     posting_col: npt.NDArray[np.int32]
+    named: sparse.csr_matrix
 
     def neighbours(self, rel: str) -> list[tuple[str, float]]:
         """The note's related notes, best first, with their cosine."""
@@ -230,7 +232,7 @@ def from_counts(
     were counted with."""
     import numpy as np
 
-    from .neighbours import candidates, mention_bonus, rank, reach, width
+    from .neighbours import candidates, mention_bonus, named_of, rank, reach, width
     from .weights import term_boost, term_columns, vocabulary, weigh_all
 
     if basis is None:
@@ -241,8 +243,8 @@ def from_counts(
     vectors = weigh_all(counts, columns, idf, term_boost(terms), settings.max_terms, check)
     cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
-    every = np.arange(len(notes), dtype=np.int32)
-    bonus = mention_bonus(every, cand_rows, notes, counts, word_index, (columns, idf, lines[1]))
+    named = named_of(counts, columns, terms)
+    bonus = mention_bonus(np.arange(len(notes), dtype=np.int32), cand_rows, named, idf)
     rows, scores = rank(
         cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty, bonus
     )
@@ -268,4 +270,5 @@ def from_counts(
         changes=0,
         postings=postings,
         posting_col=np.arange(len(notes), dtype=np.int32),
+        named=named,
     )

@@ -4,8 +4,9 @@ hubs (a note close to everything is discounted by its own mean closeness)."""
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -146,49 +147,43 @@ def rank(
     return rows, scores
 
 
-def mention_bonus(
-    rows: Ints,
-    cand_rows: Ints,
-    notes: Sequence[str],
-    counts: sparse.csr_matrix,
-    word_index: Mapping[str, int],
-    weights: tuple[Ints, Floats, frozenset[str]],
-) -> Floats:
-    """For the candidates ``cand_rows`` of the notes ``rows``: ``MENTION_BONUS`` times the
-    name's weight when one of the two notes mentions the other's name (``counting.title_of``,
-    a title of the model's ``titles``: its title term among the note's counts), either way,
-    the larger of the two; else 0. A name's weight is its title term's idf over the largest
-    idf (0 for a name too common or too rare to be a term). ``weights``: each word's term
-    column, the terms' idf and the titles of the last full build."""
-    from .counting import TITLE_PREFIX, title_of
+def named_of(counts: sparse.csr_matrix, columns: Ints, terms: Sequence[str]) -> sparse.csr_matrix:
+    """Each note's title terms (notes × terms; ``counting.TITLE_SELF`` for its own name, 1
+    for a name it mentions): its counts of the words whose term is a title (those sort
+    together), a plural's and its singular's never being one."""
+    from .counting import TITLE_PREFIX
 
-    columns, idf, titles = weights
+    first = bisect.bisect_left(terms, TITLE_PREFIX)
+    end = bisect.bisect_left(terms, TITLE_PREFIX[:-1] + chr(ord(TITLE_PREFIX[-1]) + 1))
+    cols = columns[counts.indices]
+    hit = np.flatnonzero((cols >= first) & (cols < end))
+    owner = np.searchsorted(counts.indptr, hit, side="right") - 1
+    named: sparse.csr_matrix = sparse.csr_matrix(
+        (counts.data[hit].astype(np.int32), (owner, cols[hit])),
+        shape=(counts.shape[0], len(terms)),
+    )
+    return named
+
+
+def mention_bonus(rows: Ints, cand_rows: Ints, named: sparse.csr_matrix, idf: Floats) -> Floats:
+    """For the candidates ``cand_rows`` of the notes ``rows``: ``MENTION_BONUS`` times the
+    name's weight when one of the two notes mentions the other's name (``named``: each
+    note's title terms, its own name's counted ``counting.TITLE_SELF`` times), either way,
+    the larger of the two; else 0. A name's weight is its title term's ``idf`` over the
+    largest (a name too common or too rare to be a term is none)."""
+    from .counting import TITLE_SELF
+
     bonus = np.zeros(cand_rows.shape, dtype=np.float64)
     valid = cand_rows >= 0
-    if not titles or not valid.any() or len(idf) == 0:
+    if named.nnz == 0 or not valid.any():
         return bonus
-    involved = np.unique(np.concatenate([rows, cand_rows[valid]]))
-    own = np.full(len(notes), -1, dtype=np.int64)  # each involved note's own title word
-    for i in involved.tolist():
-        title = title_of(notes[i])
-        if title is not None and title in titles:
-            own[i] = word_index.get(TITLE_PREFIX + title, -1)
-    named = involved[own[involved] >= 0]
-    if len(named) == 0:
-        return bonus
-    words = own[named]
-    terms = columns[words]
-    weight = np.zeros(len(notes), dtype=np.float64)
-    weight[named] = np.where(terms >= 0, idf[np.maximum(terms, 0)], 0.0) / idf.max()
-    # Every note's counts of the named notes' title words, as sorted keys (note << 32 |
-    # word): one pass over the counts' columns, cheaper than copying the involved rows.
-    is_title = np.zeros(counts.shape[1], dtype=bool)
-    is_title[words] = True
-    hit = np.flatnonzero(is_title[counts.indices])
-    owner = np.searchsorted(counts.indptr, hit, side="right") - 1
-    keys = np.sort((owner.astype(np.int64) << 32) | counts.indices[hit].astype(np.int64))
-    if len(keys) == 0:
-        return bonus
+    owner = np.repeat(np.arange(named.shape[0], dtype=np.int64), np.diff(named.indptr))
+    term = named.indices.astype(np.int64)
+    own = np.full(named.shape[0], -1, dtype=np.int64)  # each note's own title term
+    mine_at = named.data == TITLE_SELF
+    own[owner[mine_at]] = term[mine_at]
+    weight = np.where(own >= 0, idf[np.maximum(own, 0)], 0.0) / idf.max()
+    keys = np.sort((owner << 32) | term)  # (note, title term) held
     mine = np.broadcast_to(rows[:, None], cand_rows.shape)
     theirs = np.maximum(cand_rows, 0)
 

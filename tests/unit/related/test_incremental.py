@@ -32,6 +32,7 @@ def assert_same(update: RelatedModel, build: RelatedModel) -> None:
     assert np.array_equal(update.idf, build.idf)
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(update.vectors, name), getattr(build.vectors, name))
+        assert np.array_equal(getattr(update.named, name), getattr(build.named, name))
     for name in ("cand_rows", "cand_cos", "reach", "rows", "scores"):
         assert np.array_equal(getattr(update, name), getattr(build, name)), name
     assert [word_counts(update, i) for i in range(len(update.notes))] == [

@@ -5,13 +5,16 @@ the bonus they give, with values worked out by hand."""
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from librarian_gui.core.related.counting import TITLE_PREFIX, count_rows, mentioned, title_of
+from librarian_gui.core.related.incremental import update_related
 from librarian_gui.core.related.model import PHRASE_NOTES, build_related
 from librarian_gui.core.related.neighbours import MENTION_BONUS, mention_bonus, rank
+from librarian_gui.core.related.store import load_model, save_model
 from librarian_gui.core.related.weights import TITLE_BOOST, term_boost
 
 
@@ -108,10 +111,7 @@ def test_the_bonus_of_a_mention_either_way_by_hand() -> None:
     assert idf[TITLE_PREFIX + "daily notes"] == pytest.approx(math.log(5 / 3) + 1)
     assert set(idf.values()) == {idf[TITLE_PREFIX + "daily notes"]}
     rows = np.arange(4, dtype=np.int32)
-    weights = (model.columns, model.idf, model.titles)
-    bonus = mention_bonus(
-        rows, model.cand_rows, model.notes, model.counts, model.word_index, weights
-    )
+    bonus = mention_bonus(rows, model.cand_rows, model.named, model.idf)
     by_pair = {
         (model.notes[i], model.notes[j]): b
         for i in range(4)
@@ -168,3 +168,24 @@ def test_a_large_vault_looks_for_names_of_one_word_only() -> None:
     texts["river.md"] = "river"
     model = build_related(texts, k=2, second_process=False)
     assert model.titles == frozenset({"river"})
+
+
+def test_a_saved_model_keeps_its_mentions(tmp_path: Path) -> None:
+    texts = {
+        "b.md": "quartz engine",
+        "daily-notes.md": "harbor violin",
+        "a.md": "harbor quartz, see daily notes",
+        "c.md": "violin engine",
+    }
+    # an update since (the vocabulary kept): c now names "daily notes" too
+    model = build_related(texts, k=3)
+    built = update_related(model, {"c.md": "violin engine, daily notes"}, drift_share=1.0)
+    save_model(built, tmp_path / "related.npz")
+    loaded = load_model(tmp_path / "related.npz")
+    assert loaded is not None
+    # a and c name "daily notes" (1), the note itself (3): rows a, c and daily-notes
+    title = built.terms.index(TITLE_PREFIX + "daily notes")
+    assert loaded.named.toarray()[:, title].tolist() == [0, 3, 1, 1]
+    for part in ("data", "indices", "indptr"):
+        assert np.array_equal(getattr(loaded.named, part), getattr(built.named, part))
+    assert loaded.neighbours("a.md") == built.neighbours("a.md")
