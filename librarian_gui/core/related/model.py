@@ -145,6 +145,34 @@ class RelatedModel:
         shared = sorted(both, key=lambda t: (-mine[t] * theirs[t], t))
         return [_shown(self.terms[t]) for t in shared[:count]]
 
+    def mentions(self, a: str, b: str) -> list[str]:
+        """The names that relate two notes by a mention (what ``neighbours.mention_bonus``
+        reads): ``b``'s name where ``a`` writes it, ``a``'s where ``b`` does, each as its
+        title (words case-folded, joined by one space), in that order, without repeats."""
+        from .counting import TITLE_SELF
+
+        i, j = self.row_of.get(a), self.row_of.get(b)
+        if i is None or j is None or i == j:
+            return []
+        held = [self._named(i), self._named(j)]
+        found: list[str] = []
+        for reader, owner in ((0, 1), (1, 0)):
+            for term, count in held[owner].items():
+                name = self.terms[term][len(TITLE_PREFIX) :]
+                if count == TITLE_SELF and term in held[reader] and name not in found:
+                    found.append(name)
+        return found
+
+    def _named(self, row: int) -> dict[int, int]:
+        start, end = self.named.indptr[row], self.named.indptr[row + 1]
+        return dict(
+            zip(
+                self.named.indices[start:end].tolist(),
+                self.named.data[start:end].tolist(),
+                strict=True,
+            )
+        )
+
     def _weights(self, row: int) -> dict[int, float]:
         start, end = self.vectors.indptr[row], self.vectors.indptr[row + 1]
         return dict(

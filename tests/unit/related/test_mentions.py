@@ -161,6 +161,12 @@ def test_a_named_note_ranks_higher_in_a_vault() -> None:
     plain, _ = rank(model.cand_rows, model.cand_cos, model.reach, 3, 0.0, 0.1)  # no bonus
     assert [model.notes[j] for j in plain[2].tolist() if j >= 0] == ["b.md", "daily-notes.md"]
     assert model.shared_terms("a.md", "daily-notes.md") == ["harbor"]
+    # what explains the rank: a names the other note
+    assert model.mentions("a.md", "daily-notes.md") == ["daily notes"]
+    assert model.mentions("daily-notes.md", "a.md") == ["daily notes"]
+    assert model.mentions("a.md", "b.md") == []
+    assert model.mentions("a.md", "a.md") == []
+    assert model.mentions("a.md", "gone.md") == []
 
 
 def test_a_large_vault_looks_for_names_of_one_word_only() -> None:
