@@ -155,11 +155,12 @@ def named_of(counts: sparse.csr_matrix, columns: Ints, terms: Sequence[str]) -> 
 
     first = bisect.bisect_left(terms, TITLE_PREFIX)
     end = bisect.bisect_left(terms, TITLE_PREFIX[:-1] + chr(ord(TITLE_PREFIX[-1]) + 1))
-    cols = columns[counts.indices]
-    hit = np.flatnonzero((cols >= first) & (cols < end))
+    # Which words are titles, then which counts are of those: one pass over the counts,
+    # of a byte an entry.
+    hit = np.flatnonzero(((columns >= first) & (columns < end))[counts.indices])
     owner = np.searchsorted(counts.indptr, hit, side="right") - 1
     named: sparse.csr_matrix = sparse.csr_matrix(
-        (counts.data[hit].astype(np.int32), (owner, cols[hit])),
+        (counts.data[hit].astype(np.int32), (owner, columns[counts.indices[hit]])),
         shape=(counts.shape[0], len(terms)),
     )
     return named
@@ -184,19 +185,22 @@ def mention_bonus(rows: Ints, cand_rows: Ints, named: sparse.csr_matrix, idf: Fl
     own[owner[mine_at]] = term[mine_at]
     weight = np.where(own >= 0, idf[np.maximum(own, 0)], 0.0) / idf.max()
     keys = np.sort((owner << 32) | term)  # (note, title term) held
-    mine = np.broadcast_to(rows[:, None], cand_rows.shape)
-    theirs = np.maximum(cand_rows, 0)
+    # Each pair flat: the note, its candidate.
+    mine = np.repeat(rows.astype(np.int64), cand_rows.shape[1])
+    theirs = np.maximum(cand_rows, 0).ravel().astype(np.int64)
+    live = valid.ravel()
 
-    def holds(note: npt.NDArray[np.integer], word: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-        key = (note.astype(np.int64) << 32) | np.maximum(word, 0)
-        at = np.minimum(np.searchsorted(keys, key), len(keys) - 1)
-        found: npt.NDArray[np.bool_] = (word >= 0) & (keys[at] == key)
-        return found
+    def holds(reader: npt.NDArray[np.int64], named_one: npt.NDArray[np.int64]) -> Floats:
+        """The named one's weight where the reader holds its name, else 0: looked up only
+        for pairs whose named one has a name (most have none)."""
+        name = own[named_one]
+        at = np.flatnonzero(live & (name >= 0))
+        key = (reader[at] << 32) | name[at]
+        found = at[keys[np.minimum(np.searchsorted(keys, key), len(keys) - 1)] == key]
+        out = np.zeros(len(live), dtype=np.float64)
+        out[found] = weight[named_one[found]]
+        return out
 
     # The note mentions its candidate's name, or the candidate mentions the note's.
-    forward = valid & holds(mine, own[theirs])
-    backward = valid & holds(theirs, own[mine])
-    bonus = np.maximum(
-        np.where(forward, weight[theirs], 0.0), np.where(backward, weight[mine], 0.0)
-    )
+    bonus = np.maximum(holds(mine, theirs), holds(theirs, mine)).reshape(cand_rows.shape)
     return MENTION_BONUS * bonus
