@@ -3,8 +3,11 @@ counts, and many notes' counts as the three arrays of a sparse matrix over a wor
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 import re
+import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -19,8 +22,10 @@ if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
 CONCEPT_PREFIX = "\x00concept:"  # a concept's term: no word can look like it
 # A note named by one word ("wikilinks.md") has that word as a term of its own, and so does
 # every note that mentions it: a mention of a note's name is the best hint of a link to it.
-# (Names of several words cost a pass over every note's word pairs and found no more links
-# in the benchmark's vaults.)
+# A name of several words ("daily-notes.md", logseq's "Snap to grid.md") is a term too, its
+# words joined by one space, found in a note where they follow one another; such a term only
+# marks the mention (``neighbours.mention_bonus``), it is no part of the vectors (as a term
+# it found fewer links in the benchmark's vaults).
 TITLE_PREFIX = "\x00title:"
 TITLE_SELF = 3  # the count of a note's own name: what the note is about, whatever its length
 TEMPLATE_SHARE = 0.02  # a line in this share of the notes (and in 4 at least) is a template's
@@ -61,18 +66,64 @@ def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None
     )
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def title_of(rel: str) -> str | None:
-    """The note's name as a title term: its file name without extension, when that is one
-    comparable word."""
+    """The note's name as a title term: its file name without extension (``%xx`` escapes
+    decoded), when that is one comparable word, or its words joined by one space when it
+    has several and one of them is comparable (split as ``raw_counts`` splits prose: "-",
+    "_" and logseq's namespace "___" part words). None for a name of no comparable word (a
+    journal's date) or several in Chinese or Japanese."""
     stem = rel.rsplit("/", 1)[-1]
     stem = stem.rsplit(".", 1)[0] if "." in stem else stem
-    found = stem.translate(_ASCII_SPACES).split() if stem.isascii() else words(stem)
-    return found[0] if len(found) == 1 and kept(found[0]) else None
+    if "%" in stem:
+        stem = urllib.parse.unquote(stem)
+    if stem.isascii():
+        found = stem.translate(_ASCII_SPACES).split()
+    elif has_cjk(stem):
+        found = words(stem)
+        return found[0] if len(found) == 1 else None
+    else:
+        found = raw_words(stem)
+    if len(found) == 1:
+        return found[0] if kept(found[0]) else None
+    return " ".join(found) if any(map(kept, found)) else None
 
 
 def titles_of(notes: Iterable[str]) -> frozenset[str]:
-    """The one-word names of ``notes`` (see ``title_of``)."""
+    """The names of ``notes`` (see ``title_of``)."""
     return frozenset(title for title in map(title_of, notes) if title is not None)
+
+
+@functools.lru_cache(maxsize=4)
+def _phrases(titles: frozenset[str]) -> dict[tuple[str, str], tuple[tuple[str, ...], ...]]:
+    """The names of several words among ``titles``, by their first two words."""
+    found: defaultdict[tuple[str, str], list[tuple[str, ...]]] = defaultdict(list)
+    for title in titles:
+        if " " in title:
+            parts = tuple(title.split(" "))
+            found[parts[0], parts[1]].append(parts)
+    return {pair: tuple(names) for pair, names in found.items()}
+
+
+def mentioned(
+    sequence: Sequence[str], phrases: Mapping[tuple[str, str], Sequence[tuple[str, ...]]]
+) -> list[str]:
+    """The names of several words (``_phrases``) that occur in a note's ``sequence`` of
+    words, each as a title (its words joined by one space), sorted."""
+    pairs = phrases.keys() & itertools.pairwise(sequence)
+    if not pairs:
+        return []
+    out = set()
+    joined: str | None = None
+    for pair in pairs:
+        for parts in phrases[pair]:
+            title = " ".join(parts)
+            if len(parts) > 2:
+                joined = joined if joined is not None else " " + " ".join(sequence) + " "
+                if f" {title} " not in joined:
+                    continue
+            out.add(title)
+    return sorted(out)
 
 
 def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
@@ -87,6 +138,14 @@ def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[s
 def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
     """``note_counts`` before stop words, one-letter words and numbers are taken out (the
     model takes them out of its vocabulary once, not out of every note)."""
+    return _counted(text, templates, False)[0]
+
+
+def _counted(
+    text: str, templates: frozenset[str], sequence: bool
+) -> tuple[Counter[str], list[str]]:
+    """``raw_counts``, and with ``sequence`` the note's words in order (as ``title_of``
+    splits a name; else an empty list)."""
     prose = plain_text(text)
     if templates:
         prose = "\n".join(
@@ -95,16 +154,17 @@ def raw_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[st
             if len(line) > TEMPLATE_RAW_MAX or line.strip().casefold() not in templates
         )
     if not prose.isascii():
-        return _counts_beyond_ascii(prose)
+        return _counts_beyond_ascii(prose), raw_words(prose) if sequence else []
     # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
     # letters, digits and apostrophes (a vault of 50 MB in about a second).
-    counts = Counter(prose.translate(_ASCII_SPACES).split())
+    split = prose.translate(_ASCII_SPACES).split()
+    counts = Counter(split)
     if "'" in prose:  # "don't" is a word, "'tis" and "dogs'" are "tis" and "dogs"
         for token in [t for t in counts if "'" in t]:
             times = counts.pop(token)
             for word in _FAST_WORD.findall(token):
                 counts[word] += times
-    return counts
+    return counts, split if sequence else []
 
 
 def _counts_beyond_ascii(prose: str) -> Counter[str]:
@@ -178,14 +238,17 @@ def count_rows(
     ids: list[npt.NDArray[np.int32]] = []
     values: list[npt.NDArray[np.int32]] = []
     templates, titles = basis
+    phrases = _phrases(titles)
     for n, (text, found, mine) in enumerate(zip(texts, concepts, own, strict=True)):
         if check is not None and n % CHUNK_NOTES == 0:
             check()
-        counts = raw_counts(text, templates)
+        counts, sequence = _counted(text, templates, bool(phrases))
         for cid in found:
             counts[CONCEPT_PREFIX + cid] = 1
         # Sorted: the order of a note's counts decides ties when its terms are pruned.
         for title in sorted(titles.intersection(counts)):
+            counts[TITLE_PREFIX + title] = 1
+        for title in mentioned(sequence, phrases) if phrases else ():
             counts[TITLE_PREFIX + title] = 1
         if mine is not None and mine in titles:
             counts[TITLE_PREFIX + mine] = TITLE_SELF

@@ -29,7 +29,7 @@ from scipy import sparse
 
 from .counting import count_rows, counts_matrix, title_of
 from .model import RelatedModel, from_counts
-from .neighbours import rank, reach, top_of
+from .neighbours import mention_bonus, named_of, rank, reach, top_of
 from .weights import term_boost, term_columns, weigh
 
 DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build again
@@ -106,8 +106,15 @@ def update_related(
     vectors = _splice(model.vectors, gone, old_rows, fresh_vectors, len(model.terms))
     posting_col = np.concatenate([model.posting_col[kept], np.full(len(added), -1, np.int32)])
     posting_col[redone] = -1
+
+    fresh_named = named_of(fresh_counts, columns, model.terms)
+    named = _splice(model.named, gone, old_rows, fresh_named, len(model.terms))
+
+    def bonus(rows: Ints, cand_rows: Ints) -> Floats:
+        return mention_bonus(rows, cand_rows, named, model.idf)
+
     return replace(
-        _neighbours_redone(model, vectors, posting_col, kept, new_of_old, redone, check),
+        _neighbours_redone(model, vectors, posting_col, kept, new_of_old, redone, check, bonus),
         notes=notes,
         row_of=row_of,
         words=words,
@@ -116,6 +123,7 @@ def update_related(
         columns=columns,
         changes=changes,
         posting_col=posting_col,
+        named=named,
     )
 
 
@@ -171,6 +179,7 @@ def _neighbours_redone(
     new_of_old: Ints,
     redone: Ints,
     check: Callable[[], None] | None,
+    bonus: Callable[[Ints, Ints], Floats],
 ) -> RelatedModel:
     """The model's candidates, reaches and neighbours for ``vectors`` (rows renumbered by
     ``new_of_old``, the ``redone`` rows new), redoing only the rows that can differ."""
@@ -213,6 +222,7 @@ def _neighbours_redone(
         settings.k,
         settings.threshold,
         settings.hub_penalty,
+        bonus(np.flatnonzero(ranked).astype(np.int32), cand_rows[ranked]),
     )
     return replace(
         model,

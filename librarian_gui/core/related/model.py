@@ -4,7 +4,8 @@ nearest notes by cosine, re-ranked so that a hub does not sit in every list.
 - Terms: ``tokens.words`` of the note's prose, lines that many notes repeat (a template's
   headings) left out, a plural weighed as its singular where the vault holds that word
   (``weights.singular``); each concept a note is found in adds a term of its own, boosted; a
-  note named by one word has it as a title term, boosted, and so has each note naming it.
+  note named by one word has it as a title term, boosted, and so has each note naming it. A
+  name of several words is found where its words follow one another, only for the bonus.
 - Weights: sublinear term frequency (1 + ln tf) times a smoothed idf; a term in one note
   only, or in more than half of them (fewer in a large vault: ``weights.vocabulary``),
   explains no pair and is dropped. Each note keeps its ``max_terms`` heaviest terms
@@ -12,8 +13,9 @@ nearest notes by cosine, re-ranked so that a hub does not sit in every list.
 - Neighbours: the cosine of every pair (a sparse product in float32, a block of rows at a
   time on two threads), then
   for each note its ``k`` best by cosine less ``hub_penalty`` times the candidate's own mean
-  top-k cosine (a CSLS-style correction: a note close to everything is discounted), kept
-  when the cosine is at least ``threshold``. The score given is the cosine.
+  top-k cosine (a CSLS-style correction: a note close to everything is discounted), plus a
+  bonus when one of the two names the other (``neighbours.mention_bonus``), kept when the
+  cosine is at least ``threshold``. The score given is the cosine.
 
 The model keeps what an update needs (``incremental.update_related``): every note's raw word
 counts, the vocabulary and idf of the last full build, each note's candidates; it is saved
@@ -53,6 +55,9 @@ TERM_BUDGET = 1_000_000
 MIN_TERMS = 100
 MAX_TERMS = 400
 HUB_PENALTY = 0.1  # 10,000 notes: the largest hub in 2.5 % of the lists (5.1 % with none)
+# Names of several words are looked for in vaults up to this size: finding them is a pass
+# over every note's word pairs, a third more counting (10,000 notes: 0.45 s on one core).
+PHRASE_NOTES = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +78,12 @@ class RelatedModel:
 
     For updates: ``counts`` (notes × ``words``, raw counts, template lines out, concepts
     in), ``columns`` (each word's term column or -1), the ``idf`` of the ``terms`` and the
-    ``templates`` and ``titles`` (one-word note names) of the last full build, each note's
-    candidates (``cand_rows`` / ``cand_cos``) and ``reach``; ``built_notes`` notes at the
-    last full build and ``changes`` note changes since; ``postings``, the vectors
+    ``templates`` and ``titles`` (note names, ``counting.title_of``) of the last full build,
+    each note's candidates (``cand_rows`` / ``cand_cos``) and ``reach``; ``built_notes``
+    notes at the last full build and ``changes`` note changes since; ``postings``, the vectors
     transposed (each term's notes) as they were at some point, and each note's column
-    there (``posting_col``, -1 for a note changed or added since)."""
+    there (``posting_col``, -1 for a note changed or added since); ``named``, each note's
+    title terms (``neighbours.named_of``: the names it mentions, its own)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -100,6 +106,7 @@ class RelatedModel:
     changes: int
     postings: sparse.csr_matrix
     posting_col: npt.NDArray[np.int32]
+    named: sparse.csr_matrix
 
     def neighbours(self, rel: str) -> list[tuple[str, float]]:
         """The note's related notes, best first, with their cosine."""
@@ -137,6 +144,34 @@ class RelatedModel:
         ]
         shared = sorted(both, key=lambda t: (-mine[t] * theirs[t], t))
         return [_shown(self.terms[t]) for t in shared[:count]]
+
+    def mentions(self, a: str, b: str) -> list[str]:
+        """The names that relate two notes by a mention (what ``neighbours.mention_bonus``
+        reads): ``b``'s name where ``a`` writes it, ``a``'s where ``b`` does, each as its
+        title (words case-folded, joined by one space), in that order, without repeats."""
+        from .counting import TITLE_SELF
+
+        i, j = self.row_of.get(a), self.row_of.get(b)
+        if i is None or j is None or i == j:
+            return []
+        held = [self._named(i), self._named(j)]
+        found: list[str] = []
+        for reader, owner in ((0, 1), (1, 0)):
+            for term, count in held[owner].items():
+                name = self.terms[term][len(TITLE_PREFIX) :]
+                if count == TITLE_SELF and term in held[reader] and name not in found:
+                    found.append(name)
+        return found
+
+    def _named(self, row: int) -> dict[int, int]:
+        start, end = self.named.indptr[row], self.named.indptr[row + 1]
+        return dict(
+            zip(
+                self.named.indices[start:end].tolist(),
+                self.named.data[start:end].tolist(),
+                strict=True,
+            )
+        )
 
     def _weights(self, row: int) -> dict[int, float]:
         start, end = self.vectors.indptr[row], self.vectors.indptr[row + 1]
@@ -176,7 +211,8 @@ def build_related(
 ) -> RelatedModel:
     """The model of the notes ``texts`` (vault path → Markdown); ``concepts``: the concept
     ids each note is found in, each a boosted term of that note. ``templates`` (the
-    template lines), ``titles`` (the notes' one-word names) and ``basis`` (terms and their
+    template lines), ``titles`` (the notes' names, ``counting.title_of``; only those of one
+    word in a vault of more than ``PHRASE_NOTES`` notes) and ``basis`` (terms and their
     idf) are found in the texts unless given: an update's result equals a build given its
     model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
     size). ``check`` is called between chunks of work (a few tens of ms): it raises to
@@ -221,6 +257,8 @@ def _build(
     notes = tuple(texts)
     lines = template_lines(texts.values(), check) if templates is None else templates
     names = titles_of(notes) if titles is None else titles
+    if titles is None and len(notes) > PHRASE_NOTES:
+        names = frozenset(name for name in names if " " not in name)
     found = concepts or {}
     ids, values, index = count_all(
         [texts[rel] for rel in notes],
@@ -255,7 +293,7 @@ def from_counts(
     were counted with."""
     import numpy as np
 
-    from .neighbours import candidates, rank, reach, width
+    from .neighbours import candidates, mention_bonus, named_of, rank, reach, width
     from .weights import term_boost, term_columns, vocabulary, weigh_all
 
     if basis is None:
@@ -266,8 +304,10 @@ def from_counts(
     vectors = weigh_all(counts, columns, idf, term_boost(terms), settings.max_terms, check)
     cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
+    named = named_of(counts, columns, terms)
+    bonus = mention_bonus(np.arange(len(notes), dtype=np.int32), cand_rows, named, idf)
     rows, scores = rank(
-        cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty
+        cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty, bonus
     )
     return RelatedModel(
         notes=notes,
@@ -291,4 +331,5 @@ def from_counts(
         changes=0,
         postings=postings,
         posting_col=np.arange(len(notes), dtype=np.int32),
+        named=named,
     )

@@ -4,8 +4,9 @@ hubs (a note close to everything is discounted by its own mean closeness)."""
 
 from __future__ import annotations
 
+import bisect
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import numpy as np
@@ -13,6 +14,11 @@ import numpy.typing as npt
 from scipy import sparse
 
 CANDIDATES = 3  # times k: the cosine's best, re-ranked
+# Added to a candidate's rank when one of the two notes names the other (its file name, one
+# word or several in a row), times the name's idf over the largest: a mention is the
+# plainest sign of a link. P@10 at 0 and 0.05 (0.08): foam-docs 0.400 and 0.406 (0.389),
+# logseq-docs 0.166 and 0.179 (0.185); hub share about the same.
+MENTION_BONUS = 0.05
 BLOCK_ROWS = 256  # rows of the similarity computed at once: a few tens of ms each
 THREADS = 2  # scipy's sparse product and numpy's partition let go of the GIL
 # A block of 4 × SAMPLE notes or more is cut down before it is sorted: each row's best
@@ -255,12 +261,16 @@ def rank(
     k: int,
     threshold: float,
     hub_penalty: float,
+    bonus: Floats | None = None,
 ) -> tuple[npt.NDArray[np.int64], Floats]:
     """Each row's ``k`` neighbours and their cosines: its candidates at or above
-    ``threshold``, best by cosine less ``hub_penalty`` times the candidate's reach."""
+    ``threshold``, best by cosine less ``hub_penalty`` times the candidate's reach, plus
+    the candidate's ``bonus`` (``mention_bonus``, in the candidates' shape) when given."""
     valid = (cand_rows >= 0) & (cand_cos >= threshold)
     penalty = hub_penalty * reaches[np.maximum(cand_rows, 0)]
     ranked = np.where(valid, cand_cos - penalty, -np.inf)
+    if bonus is not None:
+        ranked = ranked + bonus
     order = np.argsort(-ranked, axis=1, kind="stable")[:, :k]
     keep = np.take_along_axis(valid, order, axis=1)
     rows = np.where(keep, np.take_along_axis(cand_rows, order, axis=1), -1).astype(np.int64)
@@ -270,3 +280,62 @@ def rank(
         rows = np.pad(rows, ((0, 0), (0, pad)), constant_values=-1)
         scores = np.pad(scores, ((0, 0), (0, pad)), constant_values=0.0)
     return rows, scores
+
+
+def named_of(counts: sparse.csr_matrix, columns: Ints, terms: Sequence[str]) -> sparse.csr_matrix:
+    """Each note's title terms (notes × terms; ``counting.TITLE_SELF`` for its own name, 1
+    for a name it mentions): its counts of the words whose term is a title (those sort
+    together), a plural's and its singular's never being one."""
+    from .counting import TITLE_PREFIX
+
+    first = bisect.bisect_left(terms, TITLE_PREFIX)
+    end = bisect.bisect_left(terms, TITLE_PREFIX[:-1] + chr(ord(TITLE_PREFIX[-1]) + 1))
+    # Which words are titles, then which counts are of those: one pass over the counts,
+    # of a byte an entry.
+    hit = np.flatnonzero(((columns >= first) & (columns < end))[counts.indices])
+    owner = np.searchsorted(counts.indptr, hit, side="right") - 1
+    named: sparse.csr_matrix = sparse.csr_matrix(
+        (counts.data[hit].astype(np.int32), (owner, columns[counts.indices[hit]])),
+        shape=(counts.shape[0], len(terms)),
+    )
+    return named
+
+
+def mention_bonus(rows: Ints, cand_rows: Ints, named: sparse.csr_matrix, idf: Floats) -> Floats:
+    """For the candidates ``cand_rows`` of the notes ``rows``: ``MENTION_BONUS`` times the
+    name's weight when one of the two notes mentions the other's name (``named``: each
+    note's title terms, its own name's counted ``counting.TITLE_SELF`` times), either way,
+    the larger of the two; else 0. A name's weight is its title term's ``idf`` over the
+    largest (a name too common or too rare to be a term is none)."""
+    from .counting import TITLE_SELF
+
+    bonus = np.zeros(cand_rows.shape, dtype=np.float64)
+    valid = cand_rows >= 0
+    if named.nnz == 0 or not valid.any():
+        return bonus
+    owner = np.repeat(np.arange(named.shape[0], dtype=np.int64), np.diff(named.indptr))
+    term = named.indices.astype(np.int64)
+    own = np.full(named.shape[0], -1, dtype=np.int64)  # each note's own title term
+    mine_at = named.data == TITLE_SELF
+    own[owner[mine_at]] = term[mine_at]
+    weight = np.where(own >= 0, idf[np.maximum(own, 0)], 0.0) / idf.max()
+    keys = np.sort((owner << 32) | term)  # (note, title term) held
+    # Each pair flat: the note, its candidate.
+    mine = np.repeat(rows.astype(np.int64), cand_rows.shape[1])
+    theirs = np.maximum(cand_rows, 0).ravel().astype(np.int64)
+    live = valid.ravel()
+
+    def holds(reader: npt.NDArray[np.int64], named_one: npt.NDArray[np.int64]) -> Floats:
+        """The named one's weight where the reader holds its name, else 0: looked up only
+        for pairs whose named one has a name (most have none)."""
+        name = own[named_one]
+        at = np.flatnonzero(live & (name >= 0))
+        key = (reader[at] << 32) | name[at]
+        found = at[keys[np.minimum(np.searchsorted(keys, key), len(keys) - 1)] == key]
+        out = np.zeros(len(live), dtype=np.float64)
+        out[found] = weight[named_one[found]]
+        return out
+
+    # The note mentions its candidate's name, or the candidate mentions the note's.
+    bonus = np.maximum(holds(mine, theirs), holds(theirs, mine)).reshape(cand_rows.shape)
+    return MENTION_BONUS * bonus

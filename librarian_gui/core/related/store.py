@@ -14,9 +14,11 @@ from scipy import sparse
 
 from ..writing.safewrite import atomic_write
 from .model import RelatedModel, Settings
-from .neighbours import width
+from .neighbours import named_of, width
 
-FORMAT = 3  # bump when what is stored, or what it means, changes (3: plurals folded)
+# Bump when what is stored, or what it means, changes (3: plurals folded; 4: names of
+# several words among the titles, a mention's bonus in the ranking).
+FORMAT = 4
 _ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
 _DTYPES = {
     "columns": np.int32,
@@ -120,6 +122,7 @@ def _model(data: Any) -> RelatedModel | None:
         # Not stored: the transpose of the vectors loaded is as good, and a tenth of the time.
         postings=vectors.T.tocsr(),
         posting_col=np.arange(total, dtype=np.int32),
+        named=named_of(counts, arrays["columns"], terms),  # as fast to find again
     )
 
 

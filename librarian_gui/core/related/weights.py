@@ -129,12 +129,18 @@ def term_columns(table: Sequence[str], terms: Sequence[str]) -> Ints:
 
 
 def term_boost(terms: Sequence[str]) -> Floats:
-    """Each term's factor: the concepts' and titles' boosts, 1 for words. Each kind sorts
-    together (by its prefix): found by bisection, not by a pass over every term."""
+    """Each term's factor: the concepts' and titles' boosts, 1 for words, 0 for a title of
+    several words (it marks a mention, ``neighbours.mention_bonus``, and is left out of the
+    vectors). Each kind sorts together (by its prefix): found by bisection, not by a pass
+    over every term."""
     boost = np.ones(len(terms), dtype=np.float64)
     for prefix, factor in ((CONCEPT_PREFIX, CONCEPT_BOOST), (TITLE_PREFIX, TITLE_BOOST)):
         past = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        boost[bisect.bisect_left(terms, prefix) : bisect.bisect_left(terms, past)] = factor
+        first, end = bisect.bisect_left(terms, prefix), bisect.bisect_left(terms, past)
+        boost[first:end] = factor
+        if prefix == TITLE_PREFIX:
+            phrases = [first + i for i, term in enumerate(terms[first:end]) if " " in term]
+            boost[phrases] = 0.0
     return boost
 
 
@@ -167,12 +173,14 @@ def weigh(
     max_terms: int,
 ) -> sparse.csr_matrix:
     """Each row of ``counts`` as a unit vector over the terms: sublinear tf × idf (× the
-    concept boost), its ``max_terms`` heaviest terms kept (ties by column)."""
+    term's boost; a term of boost 0 left out), its ``max_terms`` heaviest terms kept (ties
+    by column)."""
     total = counts.shape[0]
     sizes = np.diff(counts.indptr)
     owner = np.repeat(np.arange(total, dtype=np.int32), sizes)
     cols = columns[counts.indices]
     keep = cols >= 0
+    keep[keep] = boost[cols[keep]] > 0  # a title of several words is no part of a vector
     cols, owner = cols[keep], owner[keep]
     cols, owner, tf = _merged(cols, owner, counts.data[keep], columns, len(idf))
     tf = np.minimum(tf, _TF_MAX - 1)

@@ -19,10 +19,12 @@ WORDS += ["rivers", "stones", "apples"]
 TEXT = st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join)
 CONCEPTS = st.lists(st.sampled_from(["rag", "ml"]), max_size=2, unique=True)
 K = 2  # six candidates each: a vault of a dozen notes fills the lists and cuts them
-# Notes named by the words the texts use (their titles are mentioned), two names alike.
-NAMES = [f"{word}.md" for word in WORDS] + [f"d/{word}.md" for word in WORDS[:7]]
-# One step: a note (of 16 names) and its new text and concepts, or None to remove it.
-STEP = st.tuples(st.integers(0, 15), st.none() | st.tuples(TEXT, CONCEPTS))
+# Notes named by the words the texts use (their titles are mentioned), two names alike;
+# three named by two of them (mentioned where the texts put them in a row).
+NAMES = ["river stone.md", "d/apple-cloud.md", "pages/violin___harbor.md"]
+NAMES += [f"{word}.md" for word in WORDS] + [f"d/{word}.md" for word in WORDS[:7]]
+# One step: a note (of the 22 names) and its new text and concepts, or None to remove it.
+STEP = st.tuples(st.integers(0, len(NAMES) - 1), st.none() | st.tuples(TEXT, CONCEPTS))
 
 
 def assert_same(update: RelatedModel, build: RelatedModel) -> None:
@@ -31,6 +33,7 @@ def assert_same(update: RelatedModel, build: RelatedModel) -> None:
     assert np.array_equal(update.idf, build.idf)
     for name in ("indptr", "indices", "data"):
         assert np.array_equal(getattr(update.vectors, name), getattr(build.vectors, name))
+        assert np.array_equal(getattr(update.named, name), getattr(build.named, name))
     for name in ("cand_rows", "cand_cos", "reach", "rows", "scores"):
         assert np.array_equal(getattr(update, name), getattr(build, name)), name
     assert [word_counts(update, i) for i in range(len(update.notes))] == [

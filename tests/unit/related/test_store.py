@@ -24,14 +24,15 @@ ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
 
 
 def assert_equal(a: RelatedModel, b: RelatedModel) -> None:
-    for name in ("notes", "terms", "words", "templates", "settings", "built_notes", "changes"):
+    fields = ("notes", "terms", "words", "templates", "titles", "settings", "built_notes")
+    for name in (*fields, "changes"):
         assert getattr(a, name) == getattr(b, name), name
     assert dict(a.row_of) == dict(b.row_of)
     assert dict(a.word_index) == dict(b.word_index)
     for name in ARRAYS:
         x, y = getattr(a, name), getattr(b, name)
         assert x.dtype == y.dtype and np.array_equal(x, y), name
-    for name in ("vectors", "counts"):
+    for name in ("vectors", "counts", "named"):
         x, y = getattr(a, name), getattr(b, name)
         assert x.shape == y.shape
         for part in ("data", "indices", "indptr"):
