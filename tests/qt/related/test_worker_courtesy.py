@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 
 from librarian_gui.core.courtesy import Courtesy
-from librarian_gui.core.related.counting import title_of
+from librarian_gui.core.related.model import terms_for
 from librarian_gui.services.related import _holds, yielding
 
 
@@ -19,7 +19,7 @@ def _busy(counter: list[int], stop: threading.Event, seconds: float | None = Non
     """Calls of a function of ``core.related`` until ``stop`` or ``seconds``."""
     end = None if seconds is None else time.perf_counter() + seconds
     while not stop.is_set() and (end is None or time.perf_counter() < end):
-        title_of("notes/apple.md")
+        terms_for(1000)  # a Python function of core.related (not a cached one)
         counter[0] += 1
 
 
@@ -120,7 +120,7 @@ def test_a_check_waiting_on_the_event_is_not_waited_within() -> None:
             end = time.perf_counter() + 0.2
             while time.perf_counter() < end:
                 wait_for_updates()  # as the worker's check does between chunks
-                title_of("notes/apple.md")
+                terms_for(1000)  # a Python function of core.related (not a cached one)
 
     worker = _run(work)
     worker.join(10)
