@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_concepts, cli_related
+from . import cli_agents, cli_concepts, cli_related
 from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index.index import VaultIndex
@@ -627,6 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="count notes dated only by their file's time in the periods too",
     )
     cli_related.add_command(sub, _common).set_defaults(func=cmd_related)
+    cli_agents.add_commands(sub, _common, _open_index, _emit, _Failure)
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

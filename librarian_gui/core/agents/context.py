@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..parse.parser import split_front_matter
 from .bm25 import terms
 from .corpus import Corpus, TextOf
 from .passages import Passage
@@ -132,7 +133,9 @@ def context_pack(
 
     index_lines: list[str] = []
     if index_rel is not None:
-        index_lines = (text_of(index_rel) or "").lstrip("\ufeff").rstrip("\n").split("\n")
+        whole = (text_of(index_rel) or "").lstrip("\ufeff")
+        body = whole[split_front_matter(whole)[0] :].strip("\n")  # its front matter: no pointer
+        index_lines = body.split("\n") if body else []
     return _assemble(corpus, query, budget, index_rel, index_lines, index_share, scored, timed)
 
 
