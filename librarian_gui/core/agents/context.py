@@ -127,7 +127,8 @@ def context_pack(
     with index.lock:
         index_rel = _find(index, index_note)
         rels = sorted(r for r in index.notes if r != index_rel)
-    corpus = Corpus.build(index, text_of, rels)
+    named = name_scores(index, rels, query)
+    corpus = Corpus.build(index, text_of, rels, terms(query), keep={rels[i] for i in named})
     timed = bool(TIME_QUESTION.search(query))
     scored = _score(index, corpus, query, timed, related)
 

@@ -133,8 +133,9 @@ def agent_search(
     notes = filtered_notes(
         index, text_of, tag=tag, folder=folder, since=since, until=until, concept=concept
     )
-    corpus = Corpus.build(index, text_of, notes)
     q_terms = terms(query)
+    named = name_scores(index, notes, query)
+    corpus = Corpus.build(index, text_of, notes, q_terms, keep={notes[i] for i in named})
     scores = note_scores(corpus, q_terms, name_scores(index, corpus.notes, query))
     if not query.strip():
         order = sorted(
