@@ -3,8 +3,9 @@ context pack of 1,000 / 2,000 / 4,000 tokens hold each question's evidence lines
 ``agent_search`` put an evidence note in its top 5 — beside a plain BM25 baseline (``bm25s``)
 in the same run.
 
-Run: ``python tests/benchmarks/bench_context.py`` (about a minute; ``--vaults DIR``, and
-``--big DIR`` to time one pack on a large vault such as interconnected-10k).
+Run: ``python tests/benchmarks/bench_context.py`` (about two minutes; ``--vaults DIR``;
+``--ablation`` for packs with each part of the ranking off, three minutes more; ``--big DIR``
+to time one pack and one search on a large vault such as interconnected-10k).
 
 Baseline, packs: the same paragraphs (``split_passages``), ranked by ``bm25s`` (English stop
 words, no stemming), their raw text packed greedily, best first, while the token estimate of
@@ -34,6 +35,7 @@ sys.path.insert(0, str(REPO))
 
 import bm25s  # noqa: E402
 
+from librarian_gui.core.agents import context as context_module  # noqa: E402
 from librarian_gui.core.agents.context import context_pack  # noqa: E402
 from librarian_gui.core.agents.passages import split_passages  # noqa: E402
 from librarian_gui.core.agents.search import agent_search  # noqa: E402
@@ -96,6 +98,50 @@ def run_vault(folder: Path, questions: list[dict[str, Any]]) -> list[dict[str, A
     return rows
 
 
+# Each part of a pack's ranking switched off in turn (--ablation): the constants that weigh it.
+ABLATIONS = {
+    "no note match": {"NOTE_WEIGHT": 0.0},
+    "no neighbours": {"NEIGHBOUR_WEIGHT": 0.0},
+    "no time/dates": {"TIME_BOOST": 0.0, "DATE_BOOST": 0.0},
+    "no graph": {"GRAPH_BOOST": 0.0},
+    "BM25 passages only": {
+        "NOTE_WEIGHT": 0.0,
+        "NEIGHBOUR_WEIGHT": 0.0,
+        "TIME_BOOST": 0.0,
+        "DATE_BOOST": 0.0,
+        "GRAPH_BOOST": 0.0,
+    },
+}
+
+
+def ablation(vaults: Path, budget: int = 2000) -> str:
+    """Evidence recall of packs of ``budget`` tokens with each part of the ranking off."""
+    lines = [f"ablation, pack@{budget} evidence recall (all questions):"]
+    for name, values in ABLATIONS.items():
+        saved = {k: getattr(context_module, k) for k in values}
+        for k, v in values.items():
+            setattr(context_module, k, v)
+        try:
+            held = []
+            for qfile in sorted(vaults.glob("*.questions.json")):
+                folder = vaults / qfile.name.removesuffix(".questions.json")
+                index = VaultIndex.scan(folder, use_cache=False)
+
+                def text_of(rel: str, index: VaultIndex = index) -> str | None:
+                    return read_note(index.root, rel).text
+
+                for q in json.loads(qfile.read_text(encoding="utf-8")):
+                    if q["evidence_lines"]:
+                        pack = context_pack(index, text_of, q["question"], budget)
+                        got = {ln.strip() for ln in pack.text.split("\n")}
+                        held.append(_held(got, q["evidence_lines"]))
+        finally:
+            for k, v in saved.items():
+                setattr(context_module, k, v)
+        lines.append(f"  {name:<20} {statistics.mean(held):.3f}")
+    return "\n".join(lines)
+
+
 def table(rows: list[dict[str, Any]]) -> str:
     cols = [f"pack{b}" for b in BUDGETS] + ["search"]
     head = (
@@ -146,6 +192,9 @@ def main() -> None:
     parser.add_argument("--vaults", type=Path, default=Path("/work/shared/vaults/locomo-dev"))
     parser.add_argument("--big", type=Path, help="also time one pack on this vault")
     parser.add_argument("--query", default="how does the graph layout handle large vaults")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also each part of the ranking switched off"
+    )
     args = parser.parse_args()
     rows: list[dict[str, Any]] = []
     skipped = 0
@@ -164,6 +213,8 @@ def main() -> None:
         f"time per pack (LoCoMo, every budget): median {statistics.median(seconds) * 1000:.0f} "
         f"ms, max {max(seconds) * 1000:.0f} ms"
     )
+    if args.ablation:
+        print(ablation(args.vaults))
     if args.big:
         print(time_big(args.big, args.query, 2000))
 

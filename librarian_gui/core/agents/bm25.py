@@ -3,6 +3,7 @@ match behind agent search and context packs."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -15,6 +16,7 @@ B = 0.75
 _SUFFIXES = ("ies", "sses", "ing", "ed", "es", "s", "ly")
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English suffix fold, the same for the query and the text ("paints",
     "painted", "painting" → "paint"; "stories" → "story"); short words stay as they are."""

@@ -273,9 +273,13 @@ def _header(
     return (
         f"# Context for: {q}\n"
         f"Within {budget} tokens (estimated; {used} used): {index_part}; "
-        f"{count} passages from {notes} notes, chosen by {how}. "
+        f"{_plural(count, 'passage')} from {_plural(notes, 'note')}, chosen by {how}. "
         "Each passage: note path (date), heading, lines.\n"
     )
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}" if count == 1 else f"{count} {word}s"
 
 
 def _index_block(rel: str, lines: Sequence[str], kept: int) -> str:

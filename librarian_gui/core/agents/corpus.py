@@ -15,7 +15,7 @@ from .passages import Passage, split_passages
 # Past this many notes a question reads every note but splits and scores only the
 # CANDIDATES that a quick count of its terms ranks first.
 PREFILTER_ABOVE = 400
-CANDIDATES = 200
+CANDIDATES = 100
 
 TextOf = Callable[[str], "str | None"]
 
@@ -63,11 +63,14 @@ class Corpus:
         passage_terms: list[list[str]] = []
         for i, (record, text) in enumerate(zip(records, texts, strict=True)):
             title = terms(record.title)
-            note_terms.append(title + title + terms(text))
+            whole = title + title  # the note's terms: its passages', so cut once
             for p in split_passages(record.path, text):
                 passages.append(p)
                 note_of.append(i)
-                passage_terms.append(terms(" ".join(p.heading)) + terms(p.text))
+                found = terms(p.text)
+                whole += found
+                passage_terms.append(terms(" ".join(p.heading)) + found)
+            note_terms.append(whole)
         return cls(
             rels,
             texts,

@@ -12,6 +12,7 @@ from typing import Any
 from rapidfuzz import fuzz
 
 from ..index.index import VaultIndex
+from ..index.resolver import CONCEPT_PREFIX
 from ..search.switcher import match_key
 from .bm25 import terms
 from .corpus import Corpus, TextOf
@@ -71,11 +72,13 @@ def filtered_notes(
     """The notes passing every filter given, sorted: ``tag`` (front matter or inline, ``#``
     optional, case-insensitive; a parent tag holds its nested tags), ``folder`` (a path
     prefix, whole folder names), ``since``/``until`` (the note's date, inclusive),
-    ``concept`` (a concept id: notes linking the concept or its note, or mentioning one
-    of its aliases where the tagger would link it)."""
+    ``concept`` (a concept id, or its node ``//concept/<id>``: notes linking the concept or
+    its note, or mentioning one of its aliases where the tagger would link it)."""
     with index.lock:
         records = sorted(index.notes.items())
         known = {c.id for c in index.concepts.concepts}
+    if concept is not None and concept.startswith(CONCEPT_PREFIX):  # a node id, as --json gives
+        concept = concept[len(CONCEPT_PREFIX) :]
     if concept is not None and concept not in known:
         raise UnknownConcept(concept)
     wanted_tag = tag.lstrip("#").casefold() if tag else None

@@ -48,6 +48,7 @@ def test_concept_filter_links_and_mentions(agent_vault: Path) -> None:
     got = _search(agent_vault, "", concept="fruit")
     # an empty query lists them newest first
     assert got == ["orchard.md", "bb/tart.md", "b/2026-02-10.md", "pie.md"]
+    assert _search(agent_vault, "", concept="//concept/fruit") == got  # the node id too
 
 
 def test_unknown_concept_is_an_error(agent_vault: Path) -> None:
