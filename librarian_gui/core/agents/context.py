@@ -26,6 +26,7 @@ NEIGHBOUR_WEIGHT = 0.35  # a passage next to a match takes this much of the matc
 TIME_BOOST = 0.3  # a question about time: passages saying when grow by this share
 DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by this one
 GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
+NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
 GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
 QUERY_SHOWN = 200  # characters of the query repeated in the header
 
@@ -137,7 +138,8 @@ def context_pack(
         whole = (text_of(index_rel) or "").lstrip("\ufeff")
         body = whole[split_front_matter(whole)[0] :].strip("\n")  # its front matter: no pointer
         index_lines = body.split("\n") if body else []
-    return _assemble(corpus, query, budget, index_rel, index_lines, index_share, scored, timed)
+    how = _how(timed, related is not None)
+    return _assemble(corpus, query, budget, index_rel, index_lines, index_share, scored, timed, how)
 
 
 def _find(index: VaultIndex, name: str) -> str | None:
@@ -160,7 +162,8 @@ def _score(
     base = corpus.passage_bm25.scores(q_terms)
     top = max(base.values(), default=0.0)
     base = {p: s / top for p, s in base.items()} if top > 0 else {}
-    notes = note_scores(corpus, q_terms, name_scores(index, corpus.notes, query))
+    named = name_scores(index, corpus.notes, query)
+    notes = note_scores(corpus, q_terms, named)
     top_note = max(notes.values(), default=0.0)
     if top_note > 0:
         notes = {n: s / top_note for n, s in notes.items()}
@@ -186,9 +189,9 @@ def _score(
         if beside > own:
             score = max(score, NEIGHBOUR_WEIGHT * beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0)))
             reasons.append("next to a match")
-        if score <= 0 and notes.get(n, 0.0) > 0 and not q_terms:
-            score = notes[n]  # a query that is only a note's name: that note's passages
-            reasons.append("note name")
+        if n in named and NAME_WEIGHT * named[n] > score:
+            score = NAME_WEIGHT * named[n]  # the query names the note: its passages too
+            reasons.append("note named")
         if score <= 0:
             continue
         boost = 1.0
@@ -260,16 +263,19 @@ def _dated_notes(corpus: Corpus, query: str) -> set[int]:
 # ------------------------------------------------------------------ assembling
 
 
-def _header(
-    query: str, budget: int, used: int, index_part: str, count: int, notes: int, timed: bool
-) -> str:
-    q = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
-    how = (
-        "text match (BM25) over passages and notes, neighbouring passages, links and "
-        "shared concepts"
-    )
+def _how(timed: bool, similar: bool) -> str:
+    """What the passages were chosen by, as the header says it."""
+    how = "text match (BM25) over passages and notes, neighbouring passages, links and shared "
+    how += "concepts, similarity (related notes)" if similar else "concepts"
     if timed:
         how += ", and (a question about time) words saying when and the notes' dates"
+    return how
+
+
+def _header(
+    query: str, budget: int, used: int, index_part: str, count: int, notes: int, how: str
+) -> str:
+    q = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
     return (
         f"# Context for: {q}\n"
         f"Within {budget} tokens (estimated; {used} used): {index_part}; "
@@ -308,7 +314,7 @@ def _render(
     index_lines: Sequence[str],
     kept: int,
     chosen: Sequence[int],
-    timed: bool,
+    how: str,
     used: int,
 ) -> tuple[str, list[int], list[int]]:
     """The pack's text, the passages in print order, and the notes in print order."""
@@ -321,7 +327,7 @@ def _render(
         index_part = f"the index note {index_rel} (whole)"
     else:
         index_part = f"the index note {index_rel} ({kept} of {len(index_lines)} lines)"
-    parts = [_header(query, budget, used, index_part, len(chosen), len(by_note), timed)]
+    parts = [_header(query, budget, used, index_part, len(chosen), len(by_note), how)]
     if index_rel is not None and kept > 0:
         parts.append(_index_block(index_rel, index_lines, kept))
     order: list[int] = []
@@ -345,6 +351,7 @@ def _assemble(
     index_share: float,
     scored: list[tuple[float, int, tuple[str, ...]]],
     timed: bool,
+    how: str,
 ) -> ContextPack:
     # The header's cost with the widest numbers it can print: what it takes in the end is
     # at most that (the estimate counts characters and symbols, never fewer for more).
@@ -357,7 +364,7 @@ def _assemble(
             f"the index note {index_rel} ({wide} of {wide} lines)",
             wide,
             wide,
-            timed,
+            how,
         )
     )
     if room < 0:
@@ -386,7 +393,7 @@ def _assemble(
         used = 0
         for _ in range(4):  # the header prints what the text uses: settle the number
             text, order, note_order = _render(
-                corpus, query, budget, index_rel, index_lines, kept, chosen, timed, used
+                corpus, query, budget, index_rel, index_lines, kept, chosen, how, used
             )
             if estimate_tokens(text) == used:
                 break

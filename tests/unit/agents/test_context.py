@@ -155,3 +155,45 @@ def test_never_over_budget(demo_index: VaultIndex, query: str, budget: int, shar
     )
     assert estimate_tokens(pack.text) == pack.tokens <= budget
     assert sum(p.tokens for p in pack.passages) <= budget
+
+
+def test_related_note_of_a_best_note_is_raised(vault: Path) -> None:
+    from librarian_gui.core.related.cached import vault_related
+
+    # a, d, e: the three best notes for "kiwi" (the seeds). b and c match it alike, but c
+    # shares a's other words (orchard, harvest, pruning, ladder), which no other note has.
+    write(vault, "a.md", "kiwi kiwi kiwi orchard harvest pruning ladder\n")
+    write(vault, "d.md", "kiwi kiwi, on a longer line of words\n")
+    write(vault, "e.md", "kiwi kiwi, on a longer line of words\n")
+    write(vault, "b.md", "kiwi banana mango papaya guava\n")
+    write(vault, "c.md", "kiwi orchard harvest pruning ladder\n")
+    for i, pair in enumerate(["river stone", "stone cloud", "cloud river", "maple cedar"]):
+        write(vault, f"f{i}.md", pair + " maple cedar\n")
+    index = VaultIndex.scan(vault, use_cache=False)
+
+    def text_of(rel: str) -> str | None:
+        return read_note(index.root, rel).text
+
+    related = vault_related(index, text_of, use_cache=False)
+    pack = context_pack(index, text_of, "kiwi", 1000, related=related)
+    reasons = {p.passage.note: p.reasons for p in pack.passages}
+    assert "related to a.md" in reasons["c.md"]
+    assert not any(r.startswith("related") for r in reasons["b.md"])
+    order = [p.passage.note for p in pack.passages]
+    assert order.index("c.md") < order.index("b.md")
+    assert "similarity (related notes)" in pack.text.split("\n")[1]
+
+
+def test_large_vault_scores_only_the_candidates(vault: Path) -> None:
+    # past PREFILTER_ABOVE (400) notes, the notes holding the query's words are found by
+    # a substring count; a note named like the query is kept although its text is not
+    for i in range(420):
+        write(vault, f"n/{i:03}.md", f"filler text number {i}\n")
+    write(vault, "n/quince.md", "A quince jelly recipe.\n")
+    write(vault, "Quince jelly.md", "Nothing here.\n")
+    pack = _pack(vault, "quince jelly", 1000)
+    assert {p.passage.note for p in pack.passages} == {"n/quince.md", "Quince jelly.md"}
+    # the text match scores 1 or more; the name alone NAME_WEIGHT (0.5) times its ratio, 1
+    assert [p.passage.note for p in pack.passages] == ["n/quince.md", "Quince jelly.md"]
+    assert pack.passages[1].reasons == ("note named",)
+    assert pack.passages[1].score == 0.5

@@ -84,6 +84,8 @@ DEMO_QUESTIONS = [
     ("could two people editing the same note merge instead of overwrite", "research/crdt-sync.md"),
     ("is HNSW worth it or is a flat index enough", "research/vector-indexes.md"),
     ("tokenizer quirks", "inbox/tokenizer-quirks.md"),  # a note's name
+    ("tokenizer quirsk", "inbox/tokenizer-quirks.md"),  # … with a typo
+    ("shared editing", "research/crdt-sync.md"),  # its front matter's alias
     ("how many tokens does German text cost compared to English", "inbox/tokenizer-quirks.md"),
     ("shared token bucket per API key refilled at 90%", "decisions/token-bucket-for-api-calls.md"),
 ]
