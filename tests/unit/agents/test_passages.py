@@ -37,7 +37,9 @@ def test_sections_with_their_lines() -> None:
 
 
 def test_long_section_cut_into_paragraphs() -> None:
-    para = " ".join(["word"] * 60)  # 60 × 1.3 = 78 tokens; three of them pass 160
+    # 80 words: 88 tokens; the "# Log" section (two of them, the heading, newlines) is
+    # (2 + 1 + 80 + 1 + 80 + 1 + 2) × 1.1 → 184, past 160; "### Deep" with one, 94
+    para = " ".join(["word"] * 80)
     text = f"# Log\n\n{para}\n\n{para}\nsecond line\n\n### Deep\n\n{para}\n"
     assert split_passages("log.md", text) == [
         Passage("log.md", ("Log",), 3, 3, para),
@@ -59,9 +61,9 @@ def test_crlf_and_bom() -> None:
 
 
 def test_long_paragraph_cut_at_lines_but_not_code() -> None:
-    # 499 characters / 3.5 = 142.6 → 143 tokens (+1 a line): two lines a piece, not three
+    # 100 words: 110 tokens (+1 a line): three lines a piece (333), not four (444)
     line = " ".join(["word"] * 100)
     text = "\n".join([line] * 4) + "\n\n```\n" + "\n".join([line] * 4) + "\n```\n"
     got = split_passages("big.md", text)
-    assert [(p.first, p.last) for p in got] == [(1, 2), (3, 4), (6, 11)]
+    assert [(p.first, p.last) for p in got] == [(1, 3), (4, 4), (6, 11)]
     assert passages.PARAGRAPH_TOKENS == 400  # the figure the ranges above were worked with
