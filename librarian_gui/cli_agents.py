@@ -158,6 +158,4 @@ def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, C
         related=related,
         index_share=args.index_share,
     )
-    data = pack.to_json()
-    data["text"] = pack.text
-    return data, lambda: pack.text.rstrip("\n")
+    return pack.to_json(), lambda: pack.text.rstrip("\n")

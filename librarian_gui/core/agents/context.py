@@ -28,6 +28,7 @@ DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by th
 GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
 NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
 GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
+REFILLS = 4  # rounds of packing passages into what the printed body left
 QUERY_SHOWN = 200  # characters of the query repeated in the header
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -91,6 +92,9 @@ class ContextPack:
     notes: tuple[str, ...] = field(default=())
 
     def to_json(self) -> dict[str, Any]:
+        """What ``librarian context --json`` prints: the notes and passages (path, heading,
+        lines, score, reasons, tokens) and the ``text``; only the text is held to the
+        budget, the rest describes it."""
         return {
             "query": self.query,
             "budget": self.budget,
@@ -101,6 +105,7 @@ class ContextPack:
             else {"note": self.index_note, "lines": self.index_lines, "of": self.index_total},
             "notes": list(self.notes),
             "passages": [p.to_json() for p in self.passages],
+            "text": self.text,
         }
 
 
@@ -306,40 +311,59 @@ def _passage_block(p: Passage, heading_shown: bool) -> str:
     return f"[{label}]\n{p.text}\n"
 
 
-def _render(
+def _body(
     corpus: Corpus,
-    query: str,
-    budget: int,
     index_rel: str | None,
     index_lines: Sequence[str],
     kept: int,
     chosen: Sequence[int],
-    how: str,
-    used: int,
 ) -> tuple[str, list[int], list[int]]:
-    """The pack's text, the passages in print order, and the notes in print order."""
+    """The pack below its header, the passages in print order, and the notes in print
+    order: notes in the order of their best passage; in a note, passages in line order,
+    and neighbours (nothing but blank lines between, the same heading) under one label."""
     by_note: dict[int, list[int]] = {}
-    for p in chosen:  # notes in the order of their best passage
+    for p in chosen:
         by_note.setdefault(corpus.note_of[p], []).append(p)
-    if index_rel is None:
-        index_part = "no index note"
-    elif kept == len(index_lines):
-        index_part = f"the index note {index_rel} (whole)"
-    else:
-        index_part = f"the index note {index_rel} ({kept} of {len(index_lines)} lines)"
-    parts = [_header(query, budget, used, index_part, len(chosen), len(by_note), how)]
+    parts = []
     if index_rel is not None and kept > 0:
         parts.append(_index_block(index_rel, index_lines, kept))
     order: list[int] = []
     for n, ps in by_note.items():
         parts.append(_note_block(corpus, n))
+        runs: list[list[int]] = []
+        for p in sorted(ps):  # passage order is file order within a note
+            run = runs[-1] if runs else None
+            if (
+                run
+                and p == run[-1] + 1
+                and corpus.passages[p].heading == corpus.passages[run[-1]].heading
+            ):
+                run.append(p)
+            else:
+                runs.append([p])
         last_heading: tuple[str, ...] | None = None
-        for p in sorted(ps, key=lambda p: corpus.passages[p].first):
-            passage = corpus.passages[p]
-            parts.append(_passage_block(passage, passage.heading != last_heading))
-            last_heading = passage.heading
-            order.append(p)
+        for run in runs:
+            first, last = corpus.passages[run[0]], corpus.passages[run[-1]]
+            parts.append(
+                _run_block(
+                    first,
+                    last.last,
+                    [corpus.passages[p].text for p in run],
+                    first.heading != last_heading,
+                )
+            )
+            last_heading = first.heading
+            order.extend(run)
     return "".join(parts), order, list(by_note)
+
+
+def _run_block(first: Passage, last_line: int, texts: Sequence[str], heading_shown: bool) -> str:
+    where = (
+        f"lines {first.first}–{last_line}" if last_line != first.first else f"line {first.first}"
+    )
+    label = f"{where} · {first.heading_text}" if heading_shown and first.heading else where
+    body = "\n\n".join(texts)
+    return f"[{label}]\n{body}\n"
 
 
 def _assemble(
@@ -353,20 +377,14 @@ def _assemble(
     timed: bool,
     how: str,
 ) -> ContextPack:
-    # The header's cost with the widest numbers it can print: what it takes in the end is
-    # at most that (the estimate counts characters and symbols, never fewer for more).
+    """Reserve the header at its widest, then the index note within its share, then fill
+    the rest with passages by score; the body printed is often shorter than reserved
+    (neighbours share a label, a note its heading), so passages are added again into what
+    is left until none fits. The header and the body meet at a newline, so their
+    estimates add up to a bound of the whole (``tokens``)."""
     wide = 10 ** len(str(budget)) - 1 if budget else 9
-    room = budget - estimate_tokens(
-        _header(
-            query,
-            budget,
-            wide,
-            f"the index note {index_rel} ({wide} of {wide} lines)",
-            wide,
-            wide,
-            how,
-        )
-    )
+    widest = f"the index note {index_rel} ({wide} of {wide} lines)"
+    room = budget - estimate_tokens(_header(query, budget, wide, widest, wide, wide, how))
     if room < 0:
         return ContextPack(query, budget, "", 0, index_rel, 0, len(index_lines), (), timed)
     kept = 0
@@ -375,26 +393,41 @@ def _assemble(
         kept = len(index_lines)
         while kept > 0 and estimate_tokens(_index_block(index_rel, index_lines, kept)) > share:
             kept -= 1
-        if kept:
-            room -= estimate_tokens(_index_block(index_rel, index_lines, kept))
     chosen: list[int] = []
-    seen_notes: set[int] = set()
-    for _, p, _ in scored:
-        n = corpus.note_of[p]
-        cost = estimate_tokens(_passage_block(corpus.passages[p], True))
-        if n not in seen_notes:
-            cost += estimate_tokens(_note_block(corpus, n))
-        if cost <= room:
-            room -= cost
-            chosen.append(p)
-            seen_notes.add(n)
+    taken: set[int] = set()
+    for _ in range(REFILLS):
+        body, order, note_order = _body(corpus, index_rel, index_lines, kept, chosen)
+        spare = room - estimate_tokens(body)
+        notes = {corpus.note_of[p] for p in chosen}
+        added = False
+        for _, p, _ in scored:
+            if p in taken:
+                continue
+            n = corpus.note_of[p]
+            cost = estimate_tokens(_passage_block(corpus.passages[p], True))
+            if n not in notes:
+                cost += estimate_tokens(_note_block(corpus, n))
+            if cost <= spare:
+                spare -= cost
+                chosen.append(p)
+                taken.add(p)
+                notes.add(n)
+                added = True
+        if not added:
+            break
     reasons = {p: (s, r) for s, p, r in scored}
     while True:
+        body, order, note_order = _body(corpus, index_rel, index_lines, kept, chosen)
+        if index_rel is None:
+            index_part = "no index note"
+        elif kept == len(index_lines):
+            index_part = f"the index note {index_rel} (whole)"
+        else:
+            index_part = f"the index note {index_rel} ({kept} of {len(index_lines)} lines)"
         used = 0
         for _ in range(4):  # the header prints what the text uses: settle the number
-            text, order, note_order = _render(
-                corpus, query, budget, index_rel, index_lines, kept, chosen, how, used
-            )
+            header = _header(query, budget, used, index_part, len(order), len(note_order), how)
+            text = header + body
             if estimate_tokens(text) == used:
                 break
             used = estimate_tokens(text)

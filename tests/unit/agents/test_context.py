@@ -36,7 +36,9 @@ def test_pack_holds_index_note_and_matching_passages(agent_vault: Path) -> None:
 
 
 def test_json_lists_notes_and_passages(agent_vault: Path) -> None:
-    data = _pack(agent_vault, "cinnamon", 1000).to_json()
+    pack = _pack(agent_vault, "cinnamon", 1000)
+    data = pack.to_json()
+    assert data["text"] == pack.text and data["tokens"] == estimate_tokens(pack.text)
     assert data["index_note"] == {"note": "MEMORY.md", "lines": 4, "of": 4}
     assert data["notes"] == ["pie.md"]
     assert [(p["note"], p["heading"], p["lines"]) for p in data["passages"]] == [
