@@ -3,6 +3,7 @@ never over a token budget, each with its note path, heading and line range."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -148,10 +149,12 @@ def context_pack(
 
 
 def _find(index: VaultIndex, name: str) -> str | None:
+    """The index note: its vault path, in any case, ``.md`` optional."""
     if name in index.notes:
         return name
-    folded = name.casefold()
-    matches = sorted(r for r in index.notes if r.casefold() == folded)
+    folded = name.strip().strip("/").casefold()
+    wanted = {folded, folded + ".md"}
+    matches = sorted(r for r in index.notes if r.casefold() in wanted)
     return matches[0] if matches else None
 
 
@@ -191,8 +194,9 @@ def _score(
             ),
             default=0.0,
         )
-        if beside > own:
-            score = max(score, NEIGHBOUR_WEIGHT * beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0)))
+        lifted = NEIGHBOUR_WEIGHT * beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
+        if lifted > score:
+            score = lifted
             reasons.append("next to a match")
         if n in named and NAME_WEIGHT * named[n] > score:
             score = NAME_WEIGHT * named[n]  # the query names the note: its passages too
@@ -305,6 +309,12 @@ def _note_block(corpus: Corpus, n: int) -> str:
     return f"\n## {corpus.notes[n]} ({d}{src})\n"
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _passage_cost(p: Passage) -> int:
+    """A passage's block, label shown, as estimated (kept: questions reuse passages)."""
+    return estimate_tokens(_passage_block(p, True))
+
+
 def _passage_block(p: Passage, heading_shown: bool) -> str:
     where = f"lines {p.first}–{p.last}" if p.last != p.first else f"line {p.first}"
     label = f"{where} · {p.heading_text}" if heading_shown and p.heading else where
@@ -395,6 +405,8 @@ def _assemble(
             kept -= 1
     chosen: list[int] = []
     taken: set[int] = set()
+    costs: dict[int, int] = {}  # passage → its block's estimate, label shown
+    heads: dict[int, int] = {}  # note → its heading block's
     for _ in range(REFILLS):
         body, order, note_order = _body(corpus, index_rel, index_lines, kept, chosen)
         spare = room - estimate_tokens(body)
@@ -404,9 +416,13 @@ def _assemble(
             if p in taken:
                 continue
             n = corpus.note_of[p]
-            cost = estimate_tokens(_passage_block(corpus.passages[p], True))
+            if p not in costs:
+                costs[p] = _passage_cost(corpus.passages[p])
+            cost = costs[p]
             if n not in notes:
-                cost += estimate_tokens(_note_block(corpus, n))
+                if n not in heads:
+                    heads[n] = estimate_tokens(_note_block(corpus, n))
+                cost += heads[n]
             if cost <= spare:
                 spare -= cost
                 chosen.append(p)
@@ -445,7 +461,7 @@ def _assemble(
             corpus.passages[p],
             reasons[p][0],
             reasons[p][1],
-            estimate_tokens(_passage_block(corpus.passages[p], True)),
+            costs[p],
         )
         for p in order
     )

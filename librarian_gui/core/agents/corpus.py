@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from .passages import Passage, split_passages
 # CANDIDATES that a quick count of its terms ranks first.
 PREFILTER_ABOVE = 400
 CANDIDATES = 100
+KEPT_NOTES = 512  # notes whose passages and terms are kept for the next question
 
 TextOf = Callable[[str], "str | None"]
 
@@ -62,14 +64,10 @@ class Corpus:
         note_terms: list[list[str]] = []
         passage_terms: list[list[str]] = []
         for i, (record, text) in enumerate(zip(records, texts, strict=True)):
-            title = terms(record.title)
-            whole = title + title  # the note's terms: its passages', so cut once
-            for p in split_passages(record.path, text):
-                passages.append(p)
-                note_of.append(i)
-                found = terms(p.text)
-                whole += found
-                passage_terms.append(terms(" ".join(p.heading)) + found)
+            split, split_terms, whole = analysed(record.path, record.title, text)
+            passages.extend(split)
+            note_of.extend([i] * len(split))
+            passage_terms.extend(split_terms)
             note_terms.append(whole)
         return cls(
             rels,
@@ -82,6 +80,24 @@ class Corpus:
             BM25(passage_terms),
             passage_terms,
         )
+
+
+@functools.lru_cache(maxsize=KEPT_NOTES)
+def analysed(
+    rel: str, title: str, text: str
+) -> tuple[tuple[Passage, ...], tuple[list[str], ...], list[str]]:
+    """A note's passages, each passage's terms (its heading's and its own) and the whole
+    note's (its title's twice, then its passages'), kept for the last ``KEPT_NOTES`` notes:
+    an agent's questions read the same notes again. Treat the lists as read-only."""
+    name = terms(title)
+    whole = name + name
+    split = tuple(split_passages(rel, text))
+    split_terms = []
+    for p in split:
+        found = terms(p.text)
+        whole += found
+        split_terms.append(terms(" ".join(p.heading)) + found)
+    return split, tuple(split_terms), whole
 
 
 def prefilter(texts: Sequence[str], query: Sequence[str], limit: int) -> list[int]:

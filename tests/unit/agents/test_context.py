@@ -60,6 +60,7 @@ def test_index_note_cut_to_its_share(vault: Path) -> None:
 
 def test_another_index_note_and_none(agent_vault: Path) -> None:
     assert _pack(agent_vault, "apple", 800, index_note="pie.md").index_note == "pie.md"
+    assert _pack(agent_vault, "apple", 800, index_note="memory").index_note == "MEMORY.md"
     none = _pack(agent_vault, "apple", 800, index_note="NOPE.md")
     assert none.index_note is None and "no index note" in none.text
 
