@@ -1,0 +1,161 @@
+"""The command line's agent side: ``librarian search`` (notes by text and name, with
+filters) and ``librarian context`` (a context pack within a token budget)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+from collections.abc import Callable
+from typing import Any
+
+from .core.agents.context import INDEX_SHARE, context_pack
+from .core.agents.search import UnknownConcept, agent_search
+from .core.index.index import VaultIndex
+from .core.vault.files import read_note
+
+EXIT_USAGE = 2
+EXIT_NO_CONCEPT = 4
+
+OpenIndex = Callable[[argparse.Namespace], VaultIndex]
+Emit = Callable[[argparse.Namespace, Any, Callable[[], str]], None]
+Fail = Callable[[int, str], Exception]
+
+
+def add_commands(
+    sub: Any,  # argparse's private _SubParsersAction
+    common: Callable[..., None],
+    open_index: OpenIndex,
+    emit: Emit,
+    fail: Fail,
+) -> None:
+    """Add ``search`` and ``context`` to the command line: ``open_index`` scans the vault
+    as the other commands do, ``emit`` prints JSON or text, ``fail(code, message)`` makes
+    the exception the command line turns into a message and an exit code."""
+    help_ = "notes matching QUERY (text, titles, aliases), with their best lines"
+    p = sub.add_parser("search", help=help_, description=help_)
+    common(p)
+    p.add_argument("query", metavar="QUERY", help="words, a question, or a note's name")
+    p.add_argument("--tag", help="only notes with this tag (nested tags included)")
+    p.add_argument("--folder", help="only notes under this folder")
+    p.add_argument("--since", metavar="YYYY-MM-DD", help="only notes dated on or after")
+    p.add_argument("--until", metavar="YYYY-MM-DD", help="only notes dated on or before")
+    p.add_argument("--concept", metavar="ID", help="only notes linking or mentioning it")
+    p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N notes (10)")
+    p.set_defaults(func=lambda args: _run(args, cmd_search, open_index, emit, fail))
+
+    help_ = "the index note and the passages most relevant to QUERY, within a token budget"
+    c = sub.add_parser("context", help=help_, description=help_)
+    common(c)
+    c.add_argument("query", metavar="QUERY", help="the question the pack is for")
+    c.add_argument(
+        "--budget",
+        type=int,
+        required=True,
+        metavar="TOKENS",
+        help="most tokens the pack may take (estimated, never passed)",
+    )
+    c.add_argument(
+        "--index",
+        default="MEMORY.md",
+        metavar="NOTE",
+        help="the index note put first (default MEMORY.md)",
+    )
+    c.add_argument(
+        "--index-share",
+        type=float,
+        default=INDEX_SHARE,
+        metavar="SHARE",
+        help=f"most of the budget the index note takes, 0 to 1 ({INDEX_SHARE})",
+    )
+    c.set_defaults(func=lambda args: _run(args, cmd_context, open_index, emit, fail))
+
+
+class _Usage(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def _run(
+    args: argparse.Namespace,
+    command: Callable[[argparse.Namespace, OpenIndex], tuple[Any, Callable[[], str]]],
+    open_index: OpenIndex,
+    emit: Emit,
+    fail: Fail,
+) -> None:
+    try:
+        data, human = command(args, open_index)
+    except _Usage as exc:
+        raise fail(exc.code, str(exc)) from exc
+    emit(args, data, human)
+
+
+def _date(text: str | None, flag: str) -> _dt.date | None:
+    if text is None:
+        return None
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        raise _Usage(EXIT_USAGE, f"{flag} {text!r}: give a date as YYYY-MM-DD") from None
+
+
+def _reader(index: VaultIndex) -> Callable[[str], str | None]:
+    return lambda rel: read_note(index.root, rel).text
+
+
+def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
+    """The JSON document and the human text of ``librarian search``."""
+    if args.limit < 1:
+        raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
+    since, until = _date(args.since, "--since"), _date(args.until, "--until")
+    index = open_index(args)
+    try:
+        hits = agent_search(
+            index,
+            _reader(index),
+            args.query,
+            tag=args.tag,
+            folder=args.folder,
+            since=since,
+            until=until,
+            concept=args.concept,
+            limit=args.limit,
+        )
+    except UnknownConcept as exc:
+        raise _Usage(EXIT_NO_CONCEPT, str(exc)) from exc
+    data = {"query": args.query, "hits": [h.to_json() for h in hits]}
+
+    def human() -> str:
+        if not hits:
+            return "no note matches"
+        lines = []
+        for h in hits:
+            lines.append(f"{h.score:6.3f}  {h.note}  ({h.date.isoformat()})")
+            lines.extend(f"        {n}: {text}" for n, text in h.lines)
+        return "\n".join(lines)
+
+    return data, human
+
+
+def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
+    """The JSON document and the text (the pack itself) of ``librarian context``."""
+    if args.budget < 1:
+        raise _Usage(EXIT_USAGE, "--budget must be 1 token or more")
+    if not 0.0 <= args.index_share <= 1.0:
+        raise _Usage(EXIT_USAGE, "--index-share must be between 0 and 1")
+    index = open_index(args)
+    related = None
+    if not args.no_cache:
+        from .core.related.cached import load_cached  # numpy: only for this command
+
+        related = load_cached(index.root)
+    pack = context_pack(
+        index,
+        _reader(index),
+        args.query,
+        args.budget,
+        index_note=args.index,
+        related=related,
+        index_share=args.index_share,
+    )
+    return pack.to_json(), lambda: pack.text.rstrip("\n")

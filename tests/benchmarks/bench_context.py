@@ -1,0 +1,223 @@
+"""Retrieval for agents, measured on LoCoMo (``/work/shared/vaults/locomo-dev``): does a
+context pack of 1,000 / 2,000 / 4,000 tokens hold each question's evidence lines, and does
+``agent_search`` put an evidence note in its top 5 — beside a plain BM25 baseline (``bm25s``)
+in the same run.
+
+Run: ``python tests/benchmarks/bench_context.py`` (about two minutes; ``--vaults DIR``;
+``--ablation`` for packs with each part of the ranking off, three minutes more; ``--big DIR``
+to time one pack and one search on a large vault such as interconnected-10k).
+
+Baseline, packs: the same paragraphs (``split_passages``), ranked by ``bm25s`` (English stop
+words, no stemming), their raw text packed greedily, best first, while the token estimate of
+the texts (one newline each) fits the budget — no header, no index note, no paths. Ours
+carries the header, the index note, every note path, date and line range inside the same
+budget. Baseline, search: ``bm25s`` over whole notes, its top 5.
+
+Evidence recall of a pack: the share of a question's evidence lines found whole among the
+pack's lines, averaged over the questions. Search recall@5: the share of questions with an
+evidence note among the top 5. Categories as LoCoMo numbers them: 1 multi-hop, 2 temporal,
+3 open-domain, 4 single-hop (5, adversarial, is not in the vaults).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+import bm25s  # noqa: E402
+
+from librarian_gui.core.agents import context as context_module  # noqa: E402
+from librarian_gui.core.agents.context import context_pack  # noqa: E402
+from librarian_gui.core.agents.passages import split_passages  # noqa: E402
+from librarian_gui.core.agents.search import agent_search  # noqa: E402
+from librarian_gui.core.agents.tokens import estimate_tokens  # noqa: E402
+from librarian_gui.core.index.index import VaultIndex  # noqa: E402
+from librarian_gui.core.vault.files import read_note  # noqa: E402
+
+BUDGETS = (1000, 2000, 4000)
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+
+
+def _tok(texts: list[str]) -> Any:
+    return bm25s.tokenize(texts, stopwords="en", show_progress=False)
+
+
+def _held(lines: set[str], evidence: list[str]) -> float:
+    return sum(e.strip() in lines for e in evidence) / len(evidence)
+
+
+def run_vault(folder: Path, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    index = VaultIndex.scan(folder, use_cache=False)
+
+    def text_of(rel: str) -> str | None:
+        return read_note(index.root, rel).text
+
+    rels = sorted(index.notes)
+    note_bm25 = bm25s.BM25()
+    note_bm25.index(_tok([text_of(r) or "" for r in rels]), show_progress=False)
+    paragraphs = [p for r in rels for p in split_passages(r, text_of(r) or "")]
+    para_bm25 = bm25s.BM25()
+    para_bm25.index(_tok([p.text for p in paragraphs]), show_progress=False)
+    rows = []
+    for q in questions:
+        if not q["evidence_lines"]:
+            continue  # nothing to find (see main)
+        row: dict[str, Any] = {"category": q["category"]}
+        evidence = q["evidence_lines"]
+        hits = agent_search(index, text_of, q["question"], limit=5)
+        row["search"] = float(any(h.note in q["evidence_notes"] for h in hits))
+        docs, _ = note_bm25.retrieve(_tok([q["question"]]), k=5, show_progress=False)
+        row["search_base"] = float(any(rels[d] in q["evidence_notes"] for d in docs[0]))
+        ranked, _ = para_bm25.retrieve(
+            _tok([q["question"]]), k=len(paragraphs), show_progress=False
+        )
+        for budget in BUDGETS:
+            start = time.perf_counter()
+            pack = context_pack(index, text_of, q["question"], budget)
+            row.setdefault("seconds", []).append(time.perf_counter() - start)
+            assert pack.tokens <= budget and estimate_tokens(pack.text) <= budget
+            row[f"pack{budget}"] = _held({ln.strip() for ln in pack.text.split("\n")}, evidence)
+            lines: set[str] = set()
+            room = budget
+            for d in ranked[0]:
+                cost = estimate_tokens(paragraphs[d].text) + 1
+                if cost <= room:
+                    room -= cost
+                    lines.update(ln.strip() for ln in paragraphs[d].text.split("\n"))
+            row[f"base{budget}"] = _held(lines, evidence)
+        rows.append(row)
+    return rows
+
+
+# Each part of a pack's ranking switched off in turn (--ablation): the constants that weigh it.
+ABLATIONS = {
+    "no note match": {"NOTE_WEIGHT": 0.0},
+    "no neighbours": {"NEIGHBOUR_WEIGHT": 0.0},
+    "no time/dates": {"TIME_BOOST": 0.0, "DATE_BOOST": 0.0},
+    "no graph": {"GRAPH_BOOST": 0.0},
+    "BM25 passages only": {
+        "NOTE_WEIGHT": 0.0,
+        "NEIGHBOUR_WEIGHT": 0.0,
+        "TIME_BOOST": 0.0,
+        "DATE_BOOST": 0.0,
+        "GRAPH_BOOST": 0.0,
+    },
+}
+
+
+def ablation(vaults: Path, budget: int = 2000) -> str:
+    """Evidence recall of packs of ``budget`` tokens with each part of the ranking off."""
+    lines = [f"ablation, pack@{budget} evidence recall (all questions):"]
+    for name, values in ABLATIONS.items():
+        saved = {k: getattr(context_module, k) for k in values}
+        for k, v in values.items():
+            setattr(context_module, k, v)
+        try:
+            held = []
+            for qfile in sorted(vaults.glob("*.questions.json")):
+                folder = vaults / qfile.name.removesuffix(".questions.json")
+                index = VaultIndex.scan(folder, use_cache=False)
+
+                def text_of(rel: str, index: VaultIndex = index) -> str | None:
+                    return read_note(index.root, rel).text
+
+                for q in json.loads(qfile.read_text(encoding="utf-8")):
+                    if q["evidence_lines"]:
+                        pack = context_pack(index, text_of, q["question"], budget)
+                        got = {ln.strip() for ln in pack.text.split("\n")}
+                        held.append(_held(got, q["evidence_lines"]))
+        finally:
+            for k, v in saved.items():
+                setattr(context_module, k, v)
+        lines.append(f"  {name:<20} {statistics.mean(held):.3f}")
+    return "\n".join(lines)
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    cols = [f"pack{b}" for b in BUDGETS] + ["search"]
+    head = (
+        f"{'category':<12} {'n':>4} "
+        + " ".join(f"{c.replace('pack', 'pack@'):>16}" for c in cols[:-1])
+        + f" {'search@5':>16}"
+    )
+    out = [head, f"{'':<12} {'':>4} " + " ".join(f"{'ours / base':>16}" for _ in cols)]
+    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        groups[f"{r['category']} {CATEGORIES[r['category']]}"].append(r)
+    groups["all"] = rows
+    for name in sorted(groups, key=lambda g: (g == "all", g)):
+        rs = groups[name]
+        cells = []
+        for c in cols:
+            base = c.replace("pack", "base") if c != "search" else "search_base"
+            ours = statistics.mean(r[c] for r in rs)
+            theirs = statistics.mean(r[base] for r in rs)
+            cells.append(f"{ours:.3f} / {theirs:.3f}")
+        out.append(f"{name:<12} {len(rs):>4} " + " ".join(f"{c:>16}" for c in cells))
+    return "\n".join(out)
+
+
+def time_big(folder: Path, query: str, budget: int) -> str:
+    start = time.perf_counter()
+    index = VaultIndex.scan(folder)
+    scanned = time.perf_counter() - start
+
+    def text_of(rel: str) -> str | None:
+        return read_note(index.root, rel).text
+
+    start = time.perf_counter()
+    pack = context_pack(index, text_of, query, budget)
+    packed = time.perf_counter() - start
+    start = time.perf_counter()
+    agent_search(index, text_of, query, limit=10)
+    searched = time.perf_counter() - start
+    return (
+        f"{folder.name}: {len(index.notes)} notes, scan {scanned:.2f} s (cache allowed); "
+        f"one pack of {budget} tokens {packed:.2f} s ({len(pack.passages)} passages, "
+        f"{pack.tokens} tokens); one search {searched:.2f} s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vaults", type=Path, default=Path("/work/shared/vaults/locomo-dev"))
+    parser.add_argument("--big", type=Path, help="also time one pack on this vault")
+    parser.add_argument("--query", default="how does the graph layout handle large vaults")
+    parser.add_argument(
+        "--ablation", action="store_true", help="also each part of the ranking switched off"
+    )
+    args = parser.parse_args()
+    rows: list[dict[str, Any]] = []
+    skipped = 0
+    for qfile in sorted(args.vaults.glob("*.questions.json")):
+        folder = args.vaults / qfile.name.removesuffix(".questions.json")
+        questions = json.loads(qfile.read_text(encoding="utf-8"))
+        skipped += sum(1 for q in questions if not q["evidence_lines"])
+        rows += run_vault(folder, questions)
+    print(
+        f"{len(rows)} questions ({skipped} without evidence lines left out); "
+        "evidence recall of packs, search recall@5 (ours / bm25s)"
+    )
+    print(table(rows))
+    seconds = [s for r in rows for s in r["seconds"]]
+    print(
+        f"time per pack (LoCoMo, every budget): median {statistics.median(seconds) * 1000:.0f} "
+        f"ms, max {max(seconds) * 1000:.0f} ms"
+    )
+    if args.ablation:
+        print(ablation(args.vaults))
+    if args.big:
+        print(time_big(args.big, args.query, 2000))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""agent_search: exact filters on a small vault, and questions on the demo vault whose
+answer note was found by reading the notes."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.core.agents.search import UnknownConcept, agent_search
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault.files import read_note
+from tests.conftest import REPO
+
+
+def _search(root: Path, query: str, **kw: object) -> list[str]:
+    index = VaultIndex.scan(root, use_cache=False)
+    hits = agent_search(index, lambda rel: read_note(index.root, rel).text, query, **kw)  # type: ignore[arg-type]
+    return [h.note for h in hits]
+
+
+def test_text_match_ranks_and_skips_non_matching(agent_vault: Path) -> None:
+    # "cinnamon" is in pie.md only
+    assert _search(agent_vault, "cinnamon") == ["pie.md"]
+    assert _search(agent_vault, "nothing-like-this") == []
+
+
+def test_tag_filter_takes_nested_tags_not_prefixes(agent_vault: Path) -> None:
+    # pie.md: alpha/beta (nested); b/2026-02-10: #alpha; bb/tart.md: #alphabet (not alpha)
+    assert sorted(_search(agent_vault, "apple", tag="alpha")) == ["b/2026-02-10.md", "pie.md"]
+    assert _search(agent_vault, "apple", tag="#Alpha/Beta") == ["pie.md"]
+
+
+def test_folder_filter_is_whole_folder_names(agent_vault: Path) -> None:
+    assert _search(agent_vault, "tart", folder="b") == ["b/2026-02-10.md"]
+    assert _search(agent_vault, "tart", folder="bb/") == ["bb/tart.md"]
+
+
+def test_date_range_inclusive(agent_vault: Path) -> None:
+    # dates: pie 2026-01-05 (front matter), b/2026-02-10 (name), bb/tart 2026-03-01
+    got = _search(agent_vault, "apple", since=_dt.date(2026, 2, 10), until=_dt.date(2026, 3, 1))
+    assert sorted(got) == ["b/2026-02-10.md", "bb/tart.md"]
+
+
+def test_concept_filter_links_and_mentions(agent_vault: Path) -> None:
+    # orchard.md links [[fruit]]; the three others say "apple", the concept's alias
+    got = _search(agent_vault, "", concept="fruit")
+    # an empty query lists them newest first
+    assert got == ["orchard.md", "bb/tart.md", "b/2026-02-10.md", "pie.md"]
+    assert _search(agent_vault, "", concept="//concept/fruit") == got  # the node id too
+
+
+def test_unknown_concept_is_an_error(agent_vault: Path) -> None:
+    with pytest.raises(UnknownConcept):
+        _search(agent_vault, "apple", concept="vegetable")
+
+
+def test_hit_lines_and_json(agent_vault: Path) -> None:
+    index = VaultIndex.scan(agent_vault, use_cache=False)
+    (hit,) = agent_search(index, lambda rel: read_note(index.root, rel).text, "cinnamon")
+    assert hit.lines == ((7, "Baked an apple pie with cinnamon."),)
+    data = hit.to_json()
+    assert {k: data[k] for k in ("note", "title", "date", "date_source", "lines")} == {
+        "note": "pie.md",
+        "title": "pie",
+        "date": "2026-01-05",
+        "date_source": "front-matter",
+        "lines": [{"line": 7, "text": "Baked an apple pie with cinnamon."}],
+    }
+
+
+def test_limit(agent_vault: Path) -> None:
+    assert len(_search(agent_vault, "apple", limit=2)) == 2
+    assert _search(agent_vault, "apple", limit=0) == []
+
+
+DEMO = REPO / "resources" / "demo-vault"
+
+# Each answer found by reading the demo vault's notes, not by running the search.
+DEMO_QUESTIONS = [
+    ("which database do we stage the nightly exports in", "decisions/use-duckdb-for-staging.md"),
+    ("why is the judge model pinned to a dated version", "decisions/pin-judge-model.md"),
+    ("could two people editing the same note merge instead of overwrite", "research/crdt-sync.md"),
+    ("is HNSW worth it or is a flat index enough", "research/vector-indexes.md"),
+    ("tokenizer quirks", "inbox/tokenizer-quirks.md"),  # a note's name
+    ("tokenizer quirsk", "inbox/tokenizer-quirks.md"),  # … with a typo
+    ("shared editing", "research/crdt-sync.md"),  # its front matter's alias
+    ("how many tokens does German text cost compared to English", "inbox/tokenizer-quirks.md"),
+    ("shared token bucket per API key refilled at 90%", "decisions/token-bucket-for-api-calls.md"),
+]
+
+
+@pytest.fixture(scope="module")
+def demo_index() -> VaultIndex:
+    return VaultIndex.scan(DEMO, use_cache=False)
+
+
+@pytest.mark.parametrize(("question", "expected"), DEMO_QUESTIONS)
+def test_demo_vault_question_finds_its_note_first(
+    demo_index: VaultIndex, question: str, expected: str
+) -> None:
+    hits = agent_search(demo_index, lambda rel: read_note(demo_index.root, rel).text, question)
+    assert hits[0].note == expected
