@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_concepts, cli_related
+from . import cli_concepts, cli_index, cli_related
 from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index.index import VaultIndex
@@ -663,6 +663,7 @@ def build_parser() -> argparse.ArgumentParser:
     undo = add("undo", cmd_undo, "undo the newest write in the vault's journal (or --entry ID)")
     undo.add_argument("--entry", metavar="ID", help="undo this journal entry (its folder name)")
     undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    cli_index.add_command(sub, _common).set_defaults(func=_concept_command(cli_index.cmd_index))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))
