@@ -164,13 +164,9 @@ def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str:
 
 
 def _md_target(target: str) -> str:
-    """A Markdown link's destination: in angle brackets when it holds a space or a
-    parenthesis, percent-escaped when it also holds an angle bracket."""
-    if not any(ch in target for ch in " ()<>"):
-        return target
-    if not any(ch in target for ch in "<>"):
-        return f"<{target}>"
-    for ch in "% ()<>":
+    """A Markdown link's destination, percent-escaped where a character would end it or
+    start a fragment (the parser decodes it back)."""
+    for ch in "% #()<>":
         target = target.replace(ch, f"%{ord(ch):02X}")
     return target
 
