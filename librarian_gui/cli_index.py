@@ -162,13 +162,19 @@ def human_health(health: IndexHealth) -> str:
         out.append(
             "dated folders (one entry each): "
             + ", ".join(
-                f"{d.folder}/ ({len(d.notes)} notes, {'listed' if d.listed else 'not listed'})"
+                f"{d.folder}/ ({len(d.notes)} notes, {_dated_state(d.listed, d.entries)})"
                 for d in health.dated_folders
             )
         )
     if health.healthy:
         out.append("healthy: it lists every note, and only points")
     return "\n".join(out)
+
+
+def _dated_state(listed: bool, entries: int) -> str:
+    if not listed:
+        return "not listed"
+    return f"listed note by note, {entries} entries" if entries > 1 else "listed"
 
 
 def _section(out: list[str], title: str, rows: list[str]) -> None:

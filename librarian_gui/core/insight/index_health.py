@@ -107,9 +107,13 @@ class TextEntry:
 
 @dataclass(frozen=True, slots=True)
 class DatedFolder:
+    """A dated folder; ``entries``: how many of its notes the index note links one by one
+    (more than one: a single folder entry would do, and keep the index short)."""
+
     folder: str
     notes: tuple[str, ...]
     listed: bool
+    entries: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,7 +269,10 @@ def index_health(
         dead_links=tuple(dead),
         text_entries=tuple(text_entries(text, parsed.links)),
         folder_entries=tuple(sorted(folder_entries)),
-        dated_folders=tuple(DatedFolder(f, n, f in listed_dated) for f, n in dated.items()),
+        dated_folders=tuple(
+            DatedFolder(f, n, f in listed_dated, len(linked.intersection(n)))
+            for f, n in dated.items()
+        ),
         missing=_missing(unlisted, dated, frozenset(listed_dated)),
     )
     warnings = []
@@ -409,7 +416,7 @@ def health_json(health: IndexHealth) -> dict[str, Any]:
         ],
         "folder_entries": list(health.folder_entries),
         "dated_folders": [
-            {"folder": d.folder, "notes": len(d.notes), "listed": d.listed}
+            {"folder": d.folder, "notes": len(d.notes), "listed": d.listed, "entries": d.entries}
             for d in health.dated_folders
         ],
         "missing_entries": [

@@ -602,9 +602,9 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline, related,
-        recent, tags, files, search, concepts, thin-spots, graph (around the open note),
-        graph-global, local-graph (the sidebar's), conceptmap (the graph tab in its concept
-        map mode), timeline, editor, tagging, warnings."""
+        recent, tags, files, search, concepts, thin-spots, index-health, graph (around the
+        open note), graph-global, local-graph (the sidebar's), conceptmap (the graph tab in
+        its concept map mode), timeline, editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -612,6 +612,7 @@ class MainWindow(QMainWindow):
             "search": self.search,
             "concepts": self.concepts,
             "thin-spots": self.thin_spots,
+            "index-health": self.librarian.index_note.pane,
         }
         right = {
             "backlinks": self.backlinks,

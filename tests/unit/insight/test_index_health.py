@@ -34,10 +34,10 @@ def test_findings_are_exactly_the_ones_known_by_hand(tmp_path: Path) -> None:
     assert health.dead_links == (DeadLink(11, "Missing Note", "[[Missing Note]]"),)
     assert [(t.line, t.end_line, t.chars) for t in health.text_entries] == [(15, 15, len(LONG))]
     assert health.folder_entries == ("logs",)
-    assert [(d.folder, len(d.notes), d.listed) for d in health.dated_folders] == [
-        ("diary", 3, True),
-        ("journal", 2, False),
-        ("logs", 2, True),
+    assert [(d.folder, len(d.notes), d.listed, d.entries) for d in health.dated_folders] == [
+        ("diary", 3, True, 1),  # one link to one of its notes lists it
+        ("journal", 2, False, 0),
+        ("logs", 2, True, 0),  # a folder entry
     ]
     assert [(m.kind, m.path, m.group) for m in health.missing] == [
         ("note", "omega.md", ""),
@@ -88,6 +88,19 @@ def test_another_index_note_by_path(tmp_path: Path) -> None:
     assert health.folder_entries == ("topics",)
     assert [d.text for d in health.dead_links] == ["[all](../)"]
     assert "MEMORY.md" in health.unlisted and "topics/epsilon.md" not in health.unlisted
+
+
+def test_a_dated_folder_listed_note_by_note(tmp_path: Path) -> None:
+    write_index_vault(tmp_path)
+    with (tmp_path / "MEMORY.md").open("a") as f:
+        f.write("- [[diary/2024-01-01]]\n- [[diary/2024-01-03]]\n")
+    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    assert [(d.folder, d.entries) for d in health.dated_folders] == [
+        ("diary", 3),
+        ("journal", 0),
+        ("logs", 0),
+    ]
+    assert health.unlisted == UNLISTED
 
 
 def test_length_warnings_past_200_lines_and_25_kb(tmp_path: Path) -> None:

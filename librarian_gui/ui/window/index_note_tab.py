@@ -1,0 +1,55 @@
+"""The left sidebar's Index note tab with its Fix preview, wired to the open vault's
+index-health service and to the session that opens notes and writes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ...services.index_health import IndexHealthService
+from ..panes.index_health import IndexFixDialog, IndexHealthPane
+
+if TYPE_CHECKING:
+    from ...services.model import VaultModel
+    from ...services.session import VaultSession
+
+
+class IndexNoteTab(QObject):
+    """Owns the Index note pane (a tab of ``left``: a vault-wide worklist, beside Thin
+    spots) and the Fix dialog, and per vault the IndexHealthService.
+
+    Signals:
+        message(str): something to tell the user in the status bar.
+    """
+
+    message = Signal(str)
+
+    def __init__(self, left: QTabWidget, window: QWidget, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.pane = IndexHealthPane()
+        left.addTab(self.pane, "Index note")
+        self.dialog = IndexFixDialog(window)
+        self.service: IndexHealthService | None = None
+
+    def open_vault(self, model: VaultModel, session: VaultSession) -> None:
+        self.service = IndexHealthService(model, parent=self)
+        self.service.health_found.connect(self.pane.show_health)
+        self.service.fix_planned.connect(self.dialog.show_plan)
+        self.service.failed.connect(self.message)
+        # The pane's and the dialog's connections to the session go with it (deleteLater).
+        self.pane.fix_requested.connect(self.service.plan_fix)
+        self.pane.note_opened.connect(session.open_note)
+        self.pane.line_opened.connect(session.open_at_line)
+        self.dialog.fix_confirmed.connect(session.fix_index)
+
+    def index_ready(self) -> None:
+        if self.service is not None:
+            self.service.refresh()
+
+    def close_vault(self) -> None:
+        if self.service is not None:
+            self.service.close()
+            self.service.deleteLater()
+        self.service = None
