@@ -83,7 +83,7 @@ class IndexHealthService(QObject):
 
             return plan_index_fix(index, index_note=note, exclude=exclude)
 
-        handle = self.model.submit(plan, name="index-fix plan")
+        handle = self.model.submit(plan, slow=True, name="index-fix plan")  # reads notes
         handle.finished.connect(self.fix_planned)
         handle.failed.connect(self._on_plan_failed)
 

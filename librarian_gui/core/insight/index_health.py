@@ -23,10 +23,12 @@ The rules, as ``librarian index`` and the window's Index note panel report them:
   lines of ``MEMORY.md``, up to 25 KB).
 - **Text instead of pointing**: a list item (its marker line and the lines that continue
   it) of the index note, outside code and front matter, with more than ``TEXT_LIMIT``
-  characters once its links, list marker and repeated spaces are taken out: an entry is a
+  characters once its links (also to the web and to headings: ``[label](url)``, ``<url>``,
+  bare URLs), list marker and repeated spaces are taken out: an entry is a
   link and a short description; a longer body belongs in a note. A paragraph (or quote)
   outside lists is held to ``PARAGRAPH_LIMIT``: a line or two saying what the index is
-  for is fine, a page of prose is not.
+  for is fine, a page of prose is not. Link reference definitions (``[label]: path``) are
+  pointers, not text.
 """
 
 from __future__ import annotations
@@ -65,6 +67,10 @@ _SETEXT = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$")
 _RULE = re.compile(r"^ {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})$")
 _QUOTE = re.compile(r"^ {0,3}>[ \t]?")
 _SPACES = re.compile(r"\s+")
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S")  # [label]: path, a pointer
+_NOT_TEXT = (_HEADING, _TABLE, _RULE, _REFERENCE)
+# Markdown links (any destination), autolinks and bare URLs
+_POINTERS = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>|https?://[^\s)>\]]+")
 
 
 def estimate_tokens(text: str) -> int:
@@ -335,6 +341,8 @@ def text_entries(text: str, links: Sequence[Link]) -> list[TextEntry]:
         for start, end in spans:
             chars[start:end] = " " * (end - start)
         masked = "".join(chars)
+    # Links the graph does not count are pointers too: to the web, or to a heading.
+    masked = _POINTERS.sub(lambda m: " " * len(m.group()), masked)
     lines = masked.split("\n")
     blocks: list[_Block] = []
     current: _Block | None = None
@@ -344,7 +352,7 @@ def text_entries(text: str, links: Sequence[Link]) -> list[TextEntry]:
             blocks.pop()  # the paragraph was a heading
             current = None
             continue
-        if not line.strip() or _HEADING.match(line) or _TABLE.match(line) or _RULE.match(line):
+        if not line.strip() or any(p.match(line) for p in _NOT_TEXT):
             current = None
             continue
         item = _ITEM.match(line)

@@ -202,3 +202,17 @@ def test_json_keys_are_stable(tmp_path: Path) -> None:
         "group": "journal",
     }
     assert doc["tokens"] == estimate_tokens(index_text())
+
+
+def test_web_links_urls_and_reference_definitions_are_pointers() -> None:
+    url = "https://example.com/" + "u" * 100
+    text = "\n\n".join(
+        [
+            f"- [the site]({url}) — " + "w" * 110,  # the link and its label out: 110
+            f"- <{url}> and {url} " + "w" * 110,  # "and" stays: 3 + 1 + 110 = 114
+            "\n".join(f"[ref{n}]: notes/some-long-note-name-{n}.md" for n in range(10)),
+            f"- [[a]] [b](#heading) {url} " + "x" * 121,  # 121 besides every pointer
+        ]
+    )
+    found = text_entries(text, parse_note(text).links)
+    assert [(t.line, t.chars) for t in found] == [(16, 121)]  # after 1 + 1 + 1 + 1 + 10 + 1
