@@ -3,9 +3,12 @@ undo gives the bytes back, and a note changed since the preview is never written
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.index_fix import apply_index_fix, plan_index_fix, trim
@@ -124,3 +127,51 @@ def test_trim() -> None:
     assert trim("word " * 20, 20) == "word word word…"
     assert trim("One sentence. Twothree", 20) == "One sentence."
     assert trim("x" * 30, 10) == "x" * 9 + "…"
+
+
+_FOLDERS = ("", "a/", "b/c/", "log/", "My Notes/")
+_NAMES = ("x", "X", "2024-01-0{}", "2023_05_1{}", "n#{}", "p (note {})", "Überblick {}", "y")
+
+
+@st.composite
+def _vaults(draw: st.DrawFn) -> tuple[dict[str, str], list[str], str, bool]:
+    count = draw(st.integers(1, 10))
+    notes: dict[str, str] = {}
+    for n in range(count):
+        folder = draw(st.sampled_from(_FOLDERS))
+        name = draw(st.sampled_from(_NAMES)).format(n)
+        rel = f"{folder}{name}.md"
+        if rel.lower() not in {r.lower() for r in notes}:
+            notes[rel] = draw(
+                st.sampled_from(["", "# Heading\n", "plain line\n", "---\na: 1\n---\n"])
+            )
+    listed = draw(st.lists(st.sampled_from(sorted(notes)), unique=True))
+    newline = draw(st.sampled_from(["\n", "\r\n"]))
+    return notes, listed, newline, draw(st.booleans())
+
+
+@settings(max_examples=40)
+@given(_vaults())
+def test_after_a_fix_every_note_is_listed_and_no_byte_before_changed(
+    vault: tuple[dict[str, str], list[str], str, bool],
+) -> None:
+    notes, listed, newline, bom = vault
+    with tempfile.TemporaryDirectory() as name:
+        root = Path(name)
+        for rel, text in notes.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_text(text, encoding="utf-8")
+        lines = ["# Index", *(f"- [[{rel[:-3]}]]" for rel in listed if "#" not in rel)]
+        before = (b"\xef\xbb\xbf" if bom else b"") + newline.join(lines).encode("utf-8")
+        (root / "MEMORY.md").write_bytes(before)
+        plan = plan_index_fix(scan(root))
+        if plan.empty:
+            return
+        apply_index_fix(Journal(root), plan)
+        after = (root / "MEMORY.md").read_bytes()
+        assert after.startswith(before)
+        added = after[len(before) :].decode("utf-8")
+        if newline == "\r\n":  # the file's own line endings, every one
+            assert "\n" not in added.replace("\r\n", "")
+        health = index_health(scan(root))
+        assert health.unlisted == () and health.missing == () and health.dead_links == ()
