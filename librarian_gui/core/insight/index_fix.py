@@ -8,7 +8,8 @@ it one line per entry:
 
 - a note: ``- [[name]] — description``, the name as a link from the index note resolves
   it (its title when that is unique, else its path), the description its first heading, or
-  its first line of text when there is none or it only repeats the name, trimmed to
+  its first line of text (not a heading) when there is none or it only repeats the name
+  (``# Eval metrics`` in ``eval-metrics.md``), trimmed to
   ``DESCRIPTION_LIMIT`` characters; a name a wiki link cannot hold becomes a Markdown
   link;
 - a dated folder: ``- [diary/](diary/) — 19 dated notes, 2023-05-08 to 2023-10-22``.
@@ -173,7 +174,8 @@ def _md_target(target: str) -> str:
 
 def note_description(index: VaultIndex, rel: str, title: str) -> str:
     """The note's first heading, or its first line of text when it has no heading or the
-    heading only repeats ``title``; links shown as their text, trimmed."""
+    heading only repeats ``title`` (then headings are passed over: the line under a
+    ``## Context`` says more than the word); links shown as their text, trimmed."""
     with index.lock:
         record = index.notes.get(rel)
         headings = record.parsed.headings if record is not None else ()
@@ -192,9 +194,9 @@ def note_description(index: VaultIndex, rel: str, title: str) -> str:
             continue
         if fenced or not line or line.startswith(("<!--", "%%", "|", "---", "===")):
             continue
-        plain = _plain(line)
-        if line.startswith("#") and _name_key(plain) == _name_key(title):
+        if line.startswith("#"):  # a heading: the first one only repeated the name
             continue
+        plain = _plain(line)
         if plain:
             return trim(plain)
     return ""

@@ -279,12 +279,14 @@ class IndexFixDialog(QDialog):
         count = len(plan.added)
         what = f"{count} {'entry' if count == 1 else 'entries'}"
         where = html.escape(plan.index)
-        verb = (
-            f"Create <b>{where}</b> with" if plan.creates else f"Add at the end of <b>{where}</b>"
+        action = (
+            f"Create <b>{where}</b> with {what}"
+            if plan.creates
+            else f"Add {what} at the end of <b>{where}</b>"
         )
         self.summary.setText(
-            f"{verb} {what}: one per note, one per dated folder, grouped by folder. "
-            "Nothing else in it changes; Edit → Undo takes it back."
+            f"{action}: one per note, one per dated folder, grouped by folder. Nothing else "
+            "in it changes; Edit → Undo takes it back."
         )
         self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(count > 0)
         self.diff.show_diff(plan.diff)

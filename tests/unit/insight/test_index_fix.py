@@ -175,3 +175,21 @@ def test_after_a_fix_every_note_is_listed_and_no_byte_before_changed(
             assert "\n" not in added.replace("\r\n", "")
         health = index_health(scan(root))
         assert health.unlisted == () and health.missing == () and health.dead_links == ()
+
+
+def test_descriptions(tmp_path: Path) -> None:
+    notes = {
+        "eval-metrics.md": "# Eval metrics\n\n## Context\n\nWhat we [[measure|count]].\n",
+        "plans.md": "---\ntitle: x\n---\n\n# Q3 plans for [[team]]\n",
+        "bare.md": "```\ncode\n```\n<!-- note -->\nFirst [words](x.md) here\n",
+        "empty.md": "# empty\n",
+    }
+    for rel, text in notes.items():
+        (tmp_path / rel).write_text(text)
+    plan = plan_index_fix(scan(tmp_path))
+    assert plan.added == (
+        "- [[bare]] — First words here",
+        "- [[empty]]",
+        "- [[eval-metrics]] — What we count.",
+        "- [[plans]] — Q3 plans for team",
+    )
