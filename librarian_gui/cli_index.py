@@ -16,6 +16,7 @@ from .core.insight.index_fix import apply_index_fix, plan_index_fix
 from .core.insight.index_health import (
     MAX_BYTES,
     MAX_LINES,
+    DatedFolder,
     IndexHealth,
     health_json,
     index_health,
@@ -162,7 +163,7 @@ def human_health(health: IndexHealth) -> str:
         out.append(
             "dated folders (one entry each): "
             + ", ".join(
-                f"{d.folder}/ ({len(d.notes)} notes, {_dated_state(d.listed, d.entries)})"
+                f"{d.folder}/ ({len(d.notes)} notes, {_dated_state(d)})"
                 for d in health.dated_folders
             )
         )
@@ -171,10 +172,12 @@ def human_health(health: IndexHealth) -> str:
     return "\n".join(out)
 
 
-def _dated_state(listed: bool, entries: int) -> str:
-    if not listed:
+def _dated_state(folder: DatedFolder) -> str:
+    if not folder.listed:
         return "not listed"
-    return f"listed note by note, {entries} entries" if entries > 1 else "listed"
+    if folder.note_by_note:
+        return f"listed note by note, {folder.entries} entries: one would do"
+    return "listed"
 
 
 def _section(out: list[str], title: str, rows: list[str]) -> None:

@@ -70,6 +70,11 @@ class IndexHealthService(QObject):
         self._job = self.model.submit(check, slow=True, name="index-health")
         self._job.finished.connect(self._on_check_finished)
 
+    def set_scope(self, index_note: str, exclude: Sequence[str]) -> None:
+        """Check another index note, or leave out other notes: checked again now."""
+        self.index_note, self.exclude = index_note, tuple(exclude)
+        self.refresh()
+
     @Slot()
     def plan_fix(self) -> None:
         """Make the Fix's plan from the index note as it is now (``fix_planned``)."""

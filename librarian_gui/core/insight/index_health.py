@@ -55,6 +55,9 @@ PARAGRAPH_LIMIT = 240  # the same for a paragraph outside lists
 DATED_SHARE = 0.75
 DATED_MIN = 2
 PREVIEW = 60
+# Links into one dated folder past which it is listed note by note (a first and a newest
+# link are a range, not a list): the index grows with every diary entry.
+NOTE_BY_NOTE = 2
 
 _DATE_NAME = re.compile(
     r"^(?:(\d{4})-(\d{2})-(\d{2})|(\d{4})_(\d{2})_(\d{2})|(\d{4})(\d{2})(\d{2})"
@@ -114,12 +117,16 @@ class TextEntry:
 @dataclass(frozen=True, slots=True)
 class DatedFolder:
     """A dated folder; ``entries``: how many of its notes the index note links one by one
-    (more than one: a single folder entry would do, and keep the index short)."""
+    (past ``NOTE_BY_NOTE``, a single folder entry would do, and keep the index short)."""
 
     folder: str
     notes: tuple[str, ...]
     listed: bool
     entries: int = 0
+
+    @property
+    def note_by_note(self) -> bool:
+        return self.entries > NOTE_BY_NOTE
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,7 +431,13 @@ def health_json(health: IndexHealth) -> dict[str, Any]:
         ],
         "folder_entries": list(health.folder_entries),
         "dated_folders": [
-            {"folder": d.folder, "notes": len(d.notes), "listed": d.listed, "entries": d.entries}
+            {
+                "folder": d.folder,
+                "notes": len(d.notes),
+                "listed": d.listed,
+                "entries": d.entries,
+                "note_by_note": d.note_by_note,
+            }
             for d in health.dated_folders
         ],
         "missing_entries": [

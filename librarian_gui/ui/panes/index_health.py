@@ -5,6 +5,7 @@ click away, and the button that previews the Fix."""
 from __future__ import annotations
 
 import html
+import posixpath
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -12,7 +13,9 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QFormLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTreeWidget,
     QTreeWidgetItem,
@@ -58,11 +61,14 @@ class IndexHealthPane(QWidget):
         note_opened(object): a note's row was clicked (its vault path).
         line_opened(object, int): a row about a line of the index note was clicked.
         fix_requested(): the Fix button was clicked (preview the missing entries).
+        scope_changed(str, object): the user named another index note (a vault path) or
+            other notes to leave out (a tuple of glob patterns).
     """
 
     note_opened = Signal(object)
     line_opened = Signal(object, int)
     fix_requested = Signal()
+    scope_changed = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -76,6 +82,18 @@ class IndexHealthPane(QWidget):
             "Preview the entries the index note lacks, then add them at its end "
             "(Edit → Undo takes them back)"
         )
+        self.index_edit = QLineEdit()
+        self.index_edit.setToolTip("The index note, a vault path (MEMORY.md by default)")
+        self.exclude_edit = QLineEdit()
+        self.exclude_edit.setPlaceholderText("templates, archive/*")
+        self.exclude_edit.setToolTip(
+            "Notes that need no entry: glob patterns over a note's path or one of its "
+            "folders, separated by commas"
+        )
+        form = QFormLayout()
+        form.setContentsMargins(4, 0, 4, 0)
+        form.addRow("Index", self.index_edit)
+        form.addRow("Leave out", self.exclude_edit)
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
         self.tree.setColumnCount(1)
@@ -83,13 +101,31 @@ class IndexHealthPane(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
+        layout.addLayout(form)
         layout.addWidget(self.figures)
         layout.addWidget(self.fix_button)
         layout.addWidget(self.tree, 1)
         self.fix_button.clicked.connect(self.fix_requested)
+        self.index_edit.editingFinished.connect(self._on_scope_edited)
+        self.exclude_edit.editingFinished.connect(self._on_scope_edited)
         self.tree.itemClicked.connect(self._on_tree_item_clicked)
         self.tree.itemActivated.connect(self._on_tree_item_clicked)
         self._fill()
+
+    def show_scope(self, index_note: str, exclude: tuple[str, ...]) -> None:
+        """The index note and the patterns left out, as the fields show them."""
+        self.index_edit.setText(index_note)
+        self.exclude_edit.setText(", ".join(exclude))
+
+    def scope(self) -> tuple[str, tuple[str, ...]]:
+        """The index note (``.md`` added, slashes forward) and the patterns, as typed."""
+        note = posixpath.normpath(self.index_edit.text().strip().replace("\\", "/").lstrip("/"))
+        if note in ("", ".") or note.startswith("../") or note == "..":  # not in the vault
+            note = "MEMORY.md"
+        if not note.lower().endswith(".md"):
+            note += ".md"
+        patterns = tuple(p.strip() for p in self.exclude_edit.text().split(",") if p.strip())
+        return note, patterns
 
     def show_health(self, health: IndexHealth) -> None:
         self.health = health
@@ -200,6 +236,12 @@ class IndexHealthPane(QWidget):
 
     # ------------------------------------------------------------ clicks
 
+    @Slot()
+    def _on_scope_edited(self) -> None:
+        note, patterns = self.scope()
+        self.show_scope(note, patterns)
+        self.scope_changed.emit(note, patterns)
+
     @Slot(QTreeWidgetItem, int)
     def _on_tree_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
         data = item.data(0, PATH_ROLE)
@@ -216,8 +258,8 @@ class IndexHealthPane(QWidget):
 def _dated_state(folder: DatedFolder) -> str:
     if not folder.listed:
         return "not listed"
-    if folder.entries > 1:
-        return f"listed note by note ({folder.entries} entries; one would do)"
+    if folder.note_by_note:
+        return f"{folder.entries} entries (one would do)"
     return "listed"
 
 

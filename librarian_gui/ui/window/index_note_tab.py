@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.index_health import IndexHealthService
+from ...services.index_health import INDEX_NOTE, IndexHealthService
 from ..panes.index_health import IndexFixDialog, IndexHealthPane
 
 if TYPE_CHECKING:
     from ...services.model import VaultModel
     from ...services.session import VaultSession
+    from ...services.settings import Settings
 
 
 class IndexNoteTab(QObject):
@@ -26,15 +27,23 @@ class IndexNoteTab(QObject):
 
     message = Signal(str)
 
-    def __init__(self, left: QTabWidget, window: QWidget, parent: QObject | None = None) -> None:
+    def __init__(
+        self, left: QTabWidget, window: QWidget, settings: Settings, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
+        self.settings = settings
         self.pane = IndexHealthPane()
         left.addTab(self.pane, "Index note")
         self.dialog = IndexFixDialog(window)
         self.service: IndexHealthService | None = None
+        self.pane.scope_changed.connect(self._on_pane_scope_changed)
 
     def open_vault(self, model: VaultModel, session: VaultSession) -> None:
-        self.service = IndexHealthService(model, parent=self)
+        root = model.root
+        note = self.settings.index_note(root, INDEX_NOTE)
+        exclude = self.settings.index_excludes(root)
+        self.pane.show_scope(note, exclude)
+        self.service = IndexHealthService(model, note, exclude, parent=self)
         self.service.health_found.connect(self.pane.show_health)
         self.service.fix_planned.connect(self.dialog.show_plan)
         self.service.failed.connect(self.message)
@@ -47,6 +56,15 @@ class IndexNoteTab(QObject):
     def index_ready(self) -> None:
         if self.service is not None:
             self.service.refresh()
+
+    @Slot(str, object)
+    def _on_pane_scope_changed(self, note: str, patterns: tuple[str, ...]) -> None:
+        service = self.service
+        if service is None or (note, patterns) == (service.index_note, service.exclude):
+            return
+        self.settings.set_index_note(service.model.root, note)
+        self.settings.set_index_excludes(service.model.root, patterns)
+        service.set_scope(note, patterns)
 
     def close_vault(self) -> None:
         if self.service is not None:

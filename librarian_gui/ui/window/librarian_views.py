@@ -54,7 +54,7 @@ class LibrarianViews(QObject):
         self.local_graph = local_graph
         self.thin_spots = ThinSpotsPane()
         left.addTab(self.thin_spots, "Thin spots")
-        self.index_note = IndexNoteTab(left, window, parent=self)
+        self.index_note = IndexNoteTab(left, window, settings, parent=self)
         self.related_tab = RelatedTab(right, window, parent=self)
         self.related_session: RelatedSession | None = None
         self.thin_spots_service: ThinSpotsService | None = None

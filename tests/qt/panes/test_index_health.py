@@ -120,3 +120,31 @@ def test_fix_refused_when_the_index_changed_and_cancel_writes_nothing(
     assert str(said.args[0]).startswith("Index note not fixed: MEMORY.md")
     assert "changed on disk" in str(said.args[0])
     assert (vault / "MEMORY.md").read_bytes() == theirs
+
+
+def test_leave_out_patterns_and_another_index_note_are_kept_per_vault(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    write_index_vault(vault)
+    win = window_on(vault)
+    pane = _pane(qtbot, win)
+    tab = win.librarian.index_note
+    assert tab.service is not None
+    assert (pane.index_edit.text(), pane.exclude_edit.text()) == ("MEMORY.md", "")
+    with qtbot.waitSignal(tab.service.health_found, timeout=10_000):
+        pane.exclude_edit.setText(" templates ,, archive/* ")
+        pane.exclude_edit.editingFinished.emit()
+    assert pane.exclude_edit.text() == "templates, archive/*"
+    assert pane.rows(UNLISTED) == ["2023_05_14", "2023_05_15", "a#b", "omega", "delta", "epsilon"]
+    assert "(2 excluded)" in pane.figures.text()
+    assert tab.settings.index_excludes(vault) == ("templates", "archive/*")
+    with qtbot.waitSignal(tab.service.health_found, timeout=10_000):
+        pane.index_edit.setText("hub/Index")
+        pane.index_edit.editingFinished.emit()
+    assert pane.index_edit.text() == "hub/Index.md"
+    assert "hub/Index.md</b> does not exist" in pane.figures.text()
+    assert tab.settings.index_note(vault, "MEMORY.md") == "hub/Index.md"
+    with qtbot.waitSignal(tab.service.health_found, timeout=10_000):
+        pane.index_edit.setText("../outside")
+        pane.index_edit.editingFinished.emit()
+    assert pane.index_edit.text() == "MEMORY.md"

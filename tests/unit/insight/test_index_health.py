@@ -95,10 +95,10 @@ def test_a_dated_folder_listed_note_by_note(tmp_path: Path) -> None:
     with (tmp_path / "MEMORY.md").open("a") as f:
         f.write("- [[diary/2024-01-01]]\n- [[diary/2024-01-03]]\n")
     health = index_health(scan(tmp_path), exclude=EXCLUDE)
-    assert [(d.folder, d.entries) for d in health.dated_folders] == [
-        ("diary", 3),
-        ("journal", 0),
-        ("logs", 0),
+    assert [(d.folder, d.entries, d.note_by_note) for d in health.dated_folders] == [
+        ("diary", 3, True),  # first, newest and one between: a list, not a range
+        ("journal", 0, False),
+        ("logs", 0, False),
     ]
     assert health.unlisted == UNLISTED
 
