@@ -96,14 +96,14 @@ class IndexHealthPane(QWidget):
         form.addRow("Leave out", self.exclude_edit)
         self.tree = QTreeWidget()
         self.tree.setHeaderHidden(True)
-        self.tree.setColumnCount(1)
+        self.tree.setColumnCount(2)  # what, and where (the path, the link's target)
         self.tree.setUniformRowHeights(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(2)
         layout.addLayout(form)
         layout.addWidget(self.figures)
-        layout.addWidget(self.fix_button)
+        layout.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignLeft)
         layout.addWidget(self.tree, 1)
         self.fix_button.clicked.connect(self.fix_requested)
         self.index_edit.editingFinished.connect(self._on_scope_edited)
@@ -172,6 +172,7 @@ class IndexHealthPane(QWidget):
             self._fill_groups(health, groups)
         for group, wanted in zip(groups, expanded, strict=True):
             group.setExpanded(wanted)
+        self.tree.resizeColumnToContents(0)
 
     def _fill_groups(self, health: IndexHealth, groups: list[QTreeWidgetItem]) -> None:
         index = health.index
@@ -200,7 +201,7 @@ class IndexHealthPane(QWidget):
             [
                 (
                     f"{d.folder}/  ·  {len(d.notes)} notes  ·  " + _dated_state(d),
-                    shown_path(d.folder),
+                    f"{_title(d.notes[0])} … {_title(d.notes[-1])}",
                     d.notes[-1],
                     None,
                 )
@@ -221,9 +222,10 @@ class IndexHealthPane(QWidget):
             return
         shown = rows[:MAX_SHOWN]
         for item, (_text, tip, rel, line) in zip(
-            tree_rows(self.tree, group, [[row[0]] for row in shown]), shown, strict=True
+            tree_rows(self.tree, group, [[row[0], row[1]] for row in shown]), shown, strict=True
         ):
             item.setToolTip(0, tip)
+            item.setForeground(1, self.palette().placeholderText())
             item.setData(0, PATH_ROLE, path_data(rel))
             item.setData(0, LINE_ROLE, line)
         total = len(rows) if total is None else total

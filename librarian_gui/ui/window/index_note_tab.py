@@ -1,5 +1,5 @@
-"""The left sidebar's Index note tab with its Fix preview, wired to the open vault's
-index-health service and to the session that opens notes and writes."""
+"""The centre's Index note tab with its Fix preview, wired to the open vault's index-health
+service and to the session that opens notes and writes."""
 
 from __future__ import annotations
 
@@ -18,8 +18,10 @@ if TYPE_CHECKING:
 
 
 class IndexNoteTab(QObject):
-    """Owns the Index note pane (a tab of ``left``: a vault-wide worklist, beside Thin
-    spots) and the Fix dialog, and per vault the IndexHealthService.
+    """Owns the Index note pane (a tab of ``centre``, after the Timeline: the left sidebar's
+    seven tabs would not fit its 300 pixels) and the Fix dialog, and per vault the
+    IndexHealthService. A row clicked opens the note in the preview, the centre's first
+    tab, as the Timeline's rows do.
 
     Signals:
         message(str): something to tell the user in the status bar.
@@ -28,15 +30,22 @@ class IndexNoteTab(QObject):
     message = Signal(str)
 
     def __init__(
-        self, left: QTabWidget, window: QWidget, settings: Settings, parent: QObject | None = None
+        self,
+        centre: QTabWidget,
+        window: QWidget,
+        settings: Settings,
+        parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
         self.settings = settings
+        self.centre = centre
         self.pane = IndexHealthPane()
-        left.addTab(self.pane, "Index note")
+        centre.addTab(self.pane, "Index note")
         self.dialog = IndexFixDialog(window)
         self.service: IndexHealthService | None = None
         self.pane.scope_changed.connect(self._on_pane_scope_changed)
+        self.pane.note_opened.connect(self._on_pane_place_opened)
+        self.pane.line_opened.connect(self._on_pane_place_opened)
 
     def open_vault(self, model: VaultModel, session: VaultSession) -> None:
         root = model.root
@@ -56,6 +65,13 @@ class IndexNoteTab(QObject):
     def index_ready(self) -> None:
         if self.service is not None:
             self.service.refresh()
+
+    def show_tab(self) -> None:
+        self.centre.setCurrentWidget(self.pane)
+
+    @Slot()
+    def _on_pane_place_opened(self) -> None:
+        self.centre.setCurrentIndex(0)  # the preview (the window adds it first)
 
     @Slot(str, object)
     def _on_pane_scope_changed(self, note: str, patterns: tuple[str, ...]) -> None:

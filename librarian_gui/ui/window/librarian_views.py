@@ -1,6 +1,6 @@
 """What the window shows of the librarian's findings: the Related tab, the Thin spots pane,
 the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
-related-notes session and thin-spots service."""
+related-notes session and thin-spots service. And the Index note tab (its health)."""
 
 from __future__ import annotations
 
@@ -42,6 +42,7 @@ class LibrarianViews(QObject):
         self,
         window: QWidget,
         left: QTabWidget,
+        centre: QTabWidget,
         right: QTabWidget,
         graph_tab: GraphTab,
         local_graph: LocalGraphTab,
@@ -54,7 +55,7 @@ class LibrarianViews(QObject):
         self.local_graph = local_graph
         self.thin_spots = ThinSpotsPane()
         left.addTab(self.thin_spots, "Thin spots")
-        self.index_note = IndexNoteTab(left, window, settings, parent=self)
+        self.index_note = IndexNoteTab(centre, window, settings, parent=self)
         self.related_tab = RelatedTab(right, window, parent=self)
         self.related_session: RelatedSession | None = None
         self.thin_spots_service: ThinSpotsService | None = None

@@ -1,4 +1,4 @@
-"""The Index note pane in the window, on the vault of tests/index_vault.py: the findings
+"""The Index note tab in the window, on the vault of tests/index_vault.py: the findings
 known by hand, a click opens the note (or the index note at the line), and Fix shows the
 diff, writes exactly those bytes through the journal, and Edit → Undo takes them back."""
 
@@ -39,7 +39,7 @@ def test_the_pane_lists_the_findings_and_a_click_opens(
     win = window_on(vault)
     win.show_view("index-health")
     pane = _pane(qtbot, win)
-    assert win.left.currentWidget() is pane
+    assert win.centre.currentWidget() is pane
     assert pane.rows(UNLISTED) == [
         "old",
         "2023_05_14",
@@ -63,6 +63,8 @@ def test_the_pane_lists_the_findings_and_a_click_opens(
     with qtbot.waitSignal(win.place_rendered, timeout=10_000):
         _click(qtbot, pane, UNLISTED, 4)
     assert win.session.current is not None and win.session.current.node == "omega.md"
+    assert win.centre.currentWidget() is win.preview  # where the note is shown
+    win.show_view("index-health")
     with qtbot.waitSignal(win.place_rendered, timeout=10_000):
         _click(qtbot, pane, DEAD, 0)
     place = win.session.current
