@@ -83,6 +83,7 @@ def plan_index_fix(
     UTF-8, not a regular file)."""
     if health is None:
         health = index_health(index, index_note=index_note, exclude=tuple(exclude))
+    index_note = health.index  # as the vault spells it
     if health.error is not None:
         raise WriteRefused(index_note, health.error)
     snapshot = read_snapshot(index.root, index_note) if health.exists else None

@@ -209,6 +209,9 @@ def index_health(
     """The health of the index note ``index_note`` (a vault path) in ``index``'s vault.
     Reads the index note from disk (not from the index), so it is current."""
     with index.lock:
+        if index_note not in index.notes:  # ``MEMORY.md`` names ``memory.md`` if it is the one
+            spelled = [rel for rel in index.notes if rel.lower() == index_note.lower()]
+            index_note = spelled[0] if len(spelled) == 1 else index_note
         every = [rel for rel in index.notes if rel.lower() != index_note.lower()]
         pages = concept_notes(index)
     kept = sorted(rel for rel in every if not excluded_by(rel, exclude))

@@ -193,3 +193,14 @@ def test_descriptions(tmp_path: Path) -> None:
         "- [[eval-metrics]] — What we count.",
         "- [[plans]] — Q3 plans for team",
     )
+
+
+def test_the_index_note_spelled_in_another_case_is_that_note(tmp_path: Path) -> None:
+    (tmp_path / "memory.md").write_text("# Mine\n")
+    (tmp_path / "a.md").write_text("# Alpha\n")
+    index = scan(tmp_path)
+    health = index_health(index)  # asked for MEMORY.md
+    assert (health.index, health.exists, health.unlisted) == ("memory.md", True, ("a.md",))
+    apply_index_fix(Journal(tmp_path), plan_index_fix(index))
+    assert (tmp_path / "memory.md").read_text() == "# Mine\n\n## Notes\n\n- [[a]] — Alpha\n"
+    assert not (tmp_path / "MEMORY.md").exists()
