@@ -27,16 +27,10 @@ from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE
 from ..parse.parser import split_front_matter
 from ..vault.files import read_note
+from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.lock import WAIT
-from ..writing.safewrite import (
-    Snapshot,
-    WriteRefused,
-    create_file,
-    digest_of,
-    encode_like,
-    read_snapshot,
-)
+from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
 from .index_health import IndexHealth, MissingEntry, index_health
 
 DESCRIPTION_LIMIT = 80
@@ -232,31 +226,25 @@ def apply_index_fix(journal: Journal, plan: IndexFixPlan, wait: float = WAIT) ->
     """Write ``plan`` through the journal as one entry, unless the index note changed
     since it was read for the preview (``WriteRefused`` says so; nothing is written).
 
-    A new index note is first created empty (never over a file that appeared meanwhile),
-    then written through the journal like an edit: undo gives back the empty file. The
-    journal has no entry kind for a file it created yet."""
+    A new index note is created (never over a file that appeared meanwhile): undo moves it
+    into the journal entry, as it does an agent's new note. An existing one gets its new
+    version swapped in, as a Link click's note does."""
     if plan.empty:
         raise WriteRefused(plan.index, "every note is listed already; nothing to add")
+    count = len(plan.entries)
+    description = (
+        f"Index note: {count} {'entry' if count == 1 else 'entries'} added to {plan.index}"
+    )
     snapshot = plan.snapshot
     if snapshot is None:
-        path = journal.root / plan.index
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            create_file(path, b"")
-        except FileExistsError:
-            raise WriteRefused(
-                plan.index, "was created by another program since the preview; nothing written"
-            ) from None
-        except OSError as exc:
-            raise WriteRefused(plan.index, f"cannot be created ({exc.strerror or exc})") from None
-        snapshot = Snapshot(plan.index, b"", digest_of(b""), "", False, "\n")
-    count = len(plan.entries)
-    entry = journal.apply(
-        f"Index note: {count} {'entry' if count == 1 else 'entries'} added to {plan.index}",
-        [Edit(plan.index, snapshot, encode_like(snapshot, plan.after))],
-        wait=wait,
-    )
+        data = plan.after.encode("utf-8")
+        entry = journal.add(description, [Addition(plan.index, data, "create")], wait=wait)
+    else:
+        edit = Edit(plan.index, snapshot, encode_like(snapshot, plan.after))
+        entry = journal.apply(description, [edit], wait=wait)
     if not entry.written:
         reason = entry.skipped[0][1] if entry.skipped else "nothing was written"
+        if snapshot is None and (journal.root / plan.index).exists():
+            reason = "was created by another program since the preview; nothing was written"
         raise WriteRefused(plan.index, reason)
     return entry

@@ -150,3 +150,24 @@ def test_leave_out_patterns_and_another_index_note_are_kept_per_vault(
         pane.index_edit.setText("../outside")
         pane.index_edit.editingFinished.emit()
     assert pane.index_edit.text() == "MEMORY.md"
+
+
+def test_a_missing_index_note_is_created_and_undo_removes_it(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    (vault / "a.md").write_text("# Alpha\n")
+    win = window_on(vault)
+    pane = _pane(qtbot, win)
+    tab = win.librarian.index_note
+    assert tab.service is not None and win.session is not None
+    assert "MEMORY.md</b> does not exist" in pane.figures.text()
+    with qtbot.waitSignal(tab.service.fix_planned, timeout=10_000):
+        pane.fix_button.click()
+    assert tab.dialog.summary.text().startswith("Create <b>MEMORY.md</b> with 1 entry")
+    with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
+        tab.dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    assert (vault / "MEMORY.md").read_text() == "# MEMORY\n\n## Notes\n\n- [[a]] — Alpha\n"
+    qtbot.waitUntil(lambda: pane.health is not None and pane.health.exists, timeout=20_000)
+    with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
+        win.undo_action.trigger()
+    assert not (vault / "MEMORY.md").exists()
