@@ -126,7 +126,7 @@ def cmd_index(
     verb = "created with" if plan.creates else "added"
     said = (
         f"fix: {verb} {count} {'entry' if count == 1 else 'entries'} in {rel} "
-        f"(journal entry {entry.id}; the window's Edit → Undo reverts it)"
+        f"(journal entry {entry.id}; librarian undo VAULT, or the window's Edit → Undo, reverts it)"
     )
     return data, text + "\n" + said, 0
 
