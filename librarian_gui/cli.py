@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_agents, cli_concepts, cli_related
+from . import cli_agents, cli_concepts, cli_index, cli_related
 from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index.index import VaultIndex
@@ -283,8 +283,29 @@ def cmd_export(args: argparse.Namespace) -> None:
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and not output.parent.is_dir():  # before a long scan, not after
         raise _Failure(EXIT_USAGE, f"{output.parent}: no such folder for --output")
+    if not 0.0 <= args.related_threshold <= 1.0:
+        raise _Failure(EXIT_USAGE, "--related-threshold must be between 0 and 1")
     index = _open_index(args)
-    document = graph_document(index)
+    related = None
+    if not args.no_related:
+        from .core.related.cached import vault_related
+        from .core.vault.files import read_note
+
+        # The cached model brought up to date (only notes changed since are read), as
+        # ``librarian related`` and the window use it: a stale cache would export the
+        # relations of notes' old text.
+        related = vault_related(
+            index, lambda rel: read_note(index.root, rel).text, use_cache=not args.no_cache
+        )
+    table = None
+    if args.cooccurrence:
+        from .core.insight.cooccurrence import pair_table
+
+        with index.lock:
+            table = pair_table(index)
+    document = graph_document(
+        index, related=related, related_threshold=args.related_threshold, cooccurrence=table
+    )
     dump = dump_json if args.format == "json" else dump_graphml
     if output is None:
         sys.stdout.flush()
@@ -603,6 +624,24 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("json", "graphml"), default="json", help="default: json"
     )
     export.add_argument("--output", metavar="FILE", help="write to FILE instead of stdout")
+    export.add_argument(
+        "--no-related",
+        action="store_true",
+        help="leave out the RELATED_TO edges (similar notes), which take a pass of the "
+        "librarian when its cache is cold",
+    )
+    export.add_argument(
+        "--related-threshold",
+        type=float,
+        default=0.15,
+        metavar="T",
+        help="the cosine a pair of notes needs for a RELATED_TO edge (default 0.15)",
+    )
+    export.add_argument(
+        "--cooccurrence",
+        action="store_true",
+        help="add an edge between concepts found in the same notes (count, Jaccard, lift)",
+    )
     cooccur = add(
         "cooccur",
         cmd_cooccur,
@@ -661,6 +700,7 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--entry", metavar="ID", help="undo this journal entry (its folder name)")
     undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
     cli_agents.add_commands(sub, _common, _open_index, _emit, _Failure)
+    cli_index.add_command(sub, _common).set_defaults(func=_concept_command(cli_index.cmd_index))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

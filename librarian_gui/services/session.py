@@ -26,6 +26,7 @@ from .preload import preload
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.backlinks.unlinked import Mention
     from ..core.index.index import VaultIndex
+    from ..core.insight.index_fix import IndexFixPlan
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
 
@@ -522,6 +523,19 @@ class VaultSession(QObject):
 
         self._write("related", plan, job)
 
+    @Slot(object)
+    def fix_index(self, plan: IndexFixPlan) -> None:
+        """Write a previewed index-note Fix (on the writer thread, through the journal:
+        Edit → Undo reverts it); ``message`` says how it went."""
+        journal = self.journal
+
+        def job() -> object:
+            from ..core.insight.index_fix import apply_index_fix
+
+            return apply_index_fix(journal, plan)
+
+        self._write("index", plan, job)
+
     @Slot()
     def undo_last(self) -> None:
         """Undo the newest write not undone yet (on the writer thread)."""
@@ -537,6 +551,8 @@ class VaultSession(QObject):
             self._show_linked(what, result)
         elif kind == "related":
             self._show_related_linked(what, result)
+        elif kind == "index":
+            self._show_index_fixed(what, result)
         else:
             self._show_undone(result)
         self.undo_changed.emit(self.can_undo())
@@ -561,6 +577,16 @@ class VaultSession(QObject):
             return
         self.message.emit(
             f"Linked [[{plan.name}]] under “Related” in {plan.source}. Edit → Undo reverts it."
+        )
+
+    def _show_index_fixed(self, plan: IndexFixPlan, result: object) -> None:
+        if isinstance(result, Exception):
+            self.message.emit(f"Index note not fixed: {result}")
+            return
+        count = len(plan.added)
+        self.message.emit(
+            f"Added {count} {'entry' if count == 1 else 'entries'} to {plan.index}. "
+            "Edit → Undo reverts it."
         )
 
     def _show_undone(self, result: object) -> None:

@@ -48,6 +48,22 @@ class Settings:
     def set_excluded(self, root: Path, folders: tuple[str, ...]) -> None:
         self._s.setValue(_vault_key(root) + "/excluded", list(folders))
 
+    def index_note(self, root: Path, default: str) -> str:
+        """The vault's index note (the Index note pane's), a vault path."""
+        return str(self._s.value(_vault_key(root) + "/index_note", "") or default)
+
+    def set_index_note(self, root: Path, rel: str) -> None:
+        self._s.setValue(_vault_key(root) + "/index_note", rel)
+
+    def index_excludes(self, root: Path) -> tuple[str, ...]:
+        """Glob patterns of the notes the index note need not list."""
+        value = self._s.value(_vault_key(root) + "/index_excludes", [])
+        items = [value] if isinstance(value, str) else list(value or [])
+        return tuple(str(v) for v in items if v)
+
+    def set_index_excludes(self, root: Path, patterns: tuple[str, ...]) -> None:
+        self._s.setValue(_vault_key(root) + "/index_excludes", list(patterns))
+
     def dictionary(self, root: Path) -> Path | None:
         """The concept dictionary chosen for this vault (File → Concept Dictionary…), or
         None for the vault's own concepts.json."""

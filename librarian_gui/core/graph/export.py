@@ -10,7 +10,7 @@ import io
 import json
 import os
 import re
-from typing import Any, BinaryIO, TextIO, cast
+from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ..concepts.dictionary import Concept
 from ..courtesy import gc_paused
@@ -19,6 +19,10 @@ from ..index.queries import concept_pages, degree
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX
 from ..parse.records import KIND_CODES, LINK_KINDS
 
+if TYPE_CHECKING:
+    from ..insight.cooccurrence import PairTable
+    from ..related.vault import RelatedIndex
+
 FORMAT = "librarian-graph"
 VERSION = 1
 # GraphML has no list type: list attributes are joined with a line feed, the one character
@@ -26,7 +30,8 @@ VERSION = 1
 LIST_SEPARATOR = "\n"
 
 NODE_KINDS = ("note", "attachment", "concept", "tag", "unresolved")
-EDGE_KINDS = ("link", "tagged", "parent")
+EDGE_KINDS = ("link", "tagged", "parent", "related", "cooccurs")
+RELATED_TERMS = 5  # shared key terms per RELATED_TO edge, as the Related pane shows them
 
 Target = str | os.PathLike[str] | TextIO | BinaryIO
 Document = dict[str, Any]
@@ -39,13 +44,31 @@ _KIND_NAMES = {code: kind for kind, code in KIND_CODES.items()}
 # ------------------------------------------------------------------ the document
 
 
-def graph_document(index: VaultIndex, *, generated: _dt.datetime | None = None) -> Document:
-    """The whole graph as plain JSON-ready values, nodes and edges in a stable order."""
+def graph_document(
+    index: VaultIndex,
+    *,
+    generated: _dt.datetime | None = None,
+    related: RelatedIndex | None = None,
+    related_threshold: float = 0.15,  # related.vault.DEFAULT_THRESHOLD (it loads numpy)
+    cooccurrence: PairTable | None = None,
+) -> Document:
+    """The whole graph as plain JSON-ready values, nodes and edges in a stable order.
+
+    ``related``: the vault's related notes, whose pairs at ``related_threshold`` or more
+    become ``related`` edges (RELATED_TO: weight, the shared key terms and concepts);
+    ``cooccurrence``: pairs of concepts found in the same notes, as ``cooccurs`` edges.
+    Without them the document has neither kind."""
     when = generated or _dt.datetime.now(_dt.UTC)
     # the lock: a consistent snapshot while the linker thread updates the index; the
     # collector paused: hundreds of thousands of new dicts would make it re-walk the index
     with index.lock, gc_paused():
         nodes, edges = _nodes_and_edges(index)
+        if cooccurrence is not None:
+            edges.extend(_cooccurrence_edges(index, cooccurrence))
+    if related is not None:
+        edges.extend(_related_edges(related, related_threshold, {n["id"] for n in nodes}))
+    if related is not None or cooccurrence is not None:
+        edges.sort(key=lambda e: (e["source"], e["target"], _EDGE_RANK[e["kind"]]))
     dictionary = index.concepts.path
     return {
         "format": FORMAT,
@@ -220,6 +243,52 @@ def _link_edges(index: VaultIndex, rel: str, ghost_labels: dict[str, str]) -> li
     ]
 
 
+def _related_edges(
+    related: RelatedIndex, threshold: float, nodes: set[str]
+) -> list[dict[str, Any]]:
+    """One ``related`` edge per RELATED_TO pair at ``threshold`` or more, from the note
+    first in path order (the relation has no direction); pairs of notes the index no
+    longer holds are left out."""
+    out = []
+    for pair in related.pairs_at(threshold):
+        if pair.a not in nodes or pair.b not in nodes:
+            continue
+        shared = related.model.shared_terms(pair.a, pair.b, count=RELATED_TERMS * 2)
+        terms = [t for t in shared if not t.startswith("concept:")][:RELATED_TERMS]
+        concepts = [t[len("concept:") :] for t in shared if t.startswith("concept:")]
+        out.append(
+            {
+                "source": pair.a,
+                "target": pair.b,
+                "kind": "related",
+                "count": 1,
+                "weight": round(pair.score, 4),
+                "terms": terms,
+                "concepts": concepts,
+            }
+        )
+    return out
+
+
+def _cooccurrence_edges(index: VaultIndex, table: PairTable) -> list[dict[str, Any]]:
+    """One ``cooccurs`` edge per pair of concepts sharing notes, between their nodes (a
+    concept's page note when it has one), from the first in dictionary order."""
+    node_of = {concept.id: rel for rel, concept in concept_pages(index).items()}
+    out = []
+    for a, b, count, jaccard, lift in table.rows():
+        out.append(
+            {
+                "source": node_of.get(a, CONCEPT_PREFIX + a),
+                "target": node_of.get(b, CONCEPT_PREFIX + b),
+                "kind": "cooccurs",
+                "count": count,
+                "jaccard": round(jaccard, 4),
+                "lift": round(lift, 4),
+            }
+        )
+    return out
+
+
 def _concept_fields(concept: Concept) -> dict[str, Any]:
     return {
         "concept": concept.id,
@@ -316,9 +385,14 @@ _NODE_KEYS = (
 _EDGE_KEYS = (
     ("kind", "string"),
     ("count", "int"),
-    ("weight", "double"),  # = count: the attribute Gephi reads as an edge's weight
+    # = count (a related edge's own: its cosine): the attribute Gephi reads as a weight
+    ("weight", "double"),
     *((f"link_{kind}", "int") for kind in LINK_KINDS),  # the JSON link_kinds map, flattened
     ("embeds", "int"),
+    ("terms", "string"),
+    ("concepts", "string"),
+    ("jaccard", "double"),
+    ("lift", "double"),
 )
 
 # XML 1.0 cannot hold these even as character references (lone surrogates: file names that
@@ -372,7 +446,7 @@ def _data(prefix: str, names: frozenset[str], values: dict[str, Any]) -> str:
         else:
             text = _xml(str(value), _TEXT_ESCAPES)
         out.append(f'<data key="{prefix}_{name}">{text}</data>')
-        if name == "count" and prefix == "e":
+        if name == "count" and prefix == "e" and "weight" not in values:
             out.append(f'<data key="e_weight">{float(value)}</data>')
     return "".join(out)
 

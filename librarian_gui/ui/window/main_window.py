@@ -158,7 +158,14 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.outline, "Outline")
         self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
         self.librarian = LibrarianViews(
-            self, self.left, self.right, self.graph_tab, self.local_graph, self.settings, self
+            self,
+            self.left,
+            self.centre,
+            self.right,
+            self.graph_tab,
+            self.local_graph,
+            self.settings,
+            self,
         )
         # Five tabs in the 330-pixel sidebar too: narrower tabs keep them in sight.
         self.right.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
@@ -602,9 +609,9 @@ class MainWindow(QMainWindow):
 
     def show_view(self, view: str) -> None:
         """Bring a pane to the front: preview, backlinks, unlinked, outgoing, outline, related,
-        recent, tags, files, search, concepts, thin-spots, graph (around the open note),
-        graph-global, local-graph (the sidebar's), conceptmap (the graph tab in its concept
-        map mode), timeline, editor, tagging, warnings."""
+        recent, tags, files, search, concepts, thin-spots, index-health, graph (around the
+        open note), graph-global, local-graph (the sidebar's), conceptmap (the graph tab in
+        its concept map mode), timeline, editor, tagging, warnings."""
         left = {
             "files": self.tree,
             "recent": self.recent,
@@ -636,6 +643,8 @@ class MainWindow(QMainWindow):
             self.graph_tab.show_tab("global")
         elif view == "timeline":
             self.timeline_tab.show_tab()
+        elif view == "index-health":
+            self.librarian.index_note.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

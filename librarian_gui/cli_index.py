@@ -1,0 +1,189 @@
+"""The command line's ``librarian index``: the index note's health (notes not listed, dead
+links, length, entries holding text), and ``--fix``, which adds the missing entries through
+the journal (``--dry-run``: the diff only)."""
+
+from __future__ import annotations
+
+import argparse
+import posixpath
+from collections.abc import Callable
+from typing import Any
+
+from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
+from .core.index.index import VaultIndex
+from .core.index.queries import INDEX_NOTE, AmbiguousNote, NoteNotFound, find_note
+from .core.insight.index_fix import apply_index_fix, plan_index_fix
+from .core.insight.index_health import (
+    MAX_BYTES,
+    MAX_LINES,
+    DatedFolder,
+    IndexHealth,
+    health_json,
+    index_health,
+)
+from .core.writing.journal import Journal, JournalError
+from .core.writing.lock import WAIT, VaultBusy
+from .core.writing.safewrite import WriteRefused
+
+EXIT_AMBIGUOUS = 5
+SHOWN = 50  # rows per list in the human text; --json has them all
+
+
+def add_command(
+    sub: Any, common: Callable[..., None]
+) -> argparse.ArgumentParser:  # sub: argparse's private _SubParsersAction
+    help_ = (
+        "the index note's health: notes it does not list, dead links, length, entries "
+        "holding text (exit 1 when it has findings); --fix adds the missing entries"
+    )
+    p: argparse.ArgumentParser = sub.add_parser("index", help=help_, description=help_)
+    common(p)
+    p.add_argument(
+        "--index",
+        metavar="NOTE",
+        default=INDEX_NOTE,
+        help=f"the index note, a title or vault path (default {INDEX_NOTE})",
+    )
+    p.add_argument(
+        "--fix",
+        action="store_true",
+        help="append the missing entries (one per note, one per dated folder) through the "
+        "journal; the window's Edit → Undo reverts it",
+    )
+    p.add_argument("--dry-run", action="store_true", help="with --fix: print the diff only")
+    p.add_argument(
+        "--exclude-pattern",
+        metavar="GLOB",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="notes that need no entry: a glob over the note's path or one of its folders "
+        "(e.g. 'templates' 'archive/*'); repeatable",
+    )
+    p.add_argument("--wait", type=float, default=WAIT, metavar="SECONDS", help=argparse.SUPPRESS)
+    return p
+
+
+def index_note_arg(index: VaultIndex, name: str) -> str:
+    """The index note a NOTE argument names: an existing note resolved like a link, or
+    else the vault path it spells (``.md`` added), which a fix creates."""
+    try:
+        found = find_note(index, name)
+        if found in index.notes:
+            return found
+    except AmbiguousNote as exc:
+        raise CommandFailed(EXIT_AMBIGUOUS, f"{exc}; give the path to choose one") from exc
+    except NoteNotFound:
+        pass
+    rel = posixpath.normpath(name.strip().replace("\\", "/").lstrip("/"))
+    if rel in ("", ".") or rel.startswith("../") or rel == "..":
+        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: not a note path inside the vault")
+    if any(part.startswith(".") for part in rel.split("/")):
+        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: dot-folders hold no notes")
+    return rel if rel.lower().endswith(".md") else rel + ".md"
+
+
+def cmd_index(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> Result:
+    """The JSON document, the human text and the exit code of ``librarian index``."""
+    if args.dry_run and not args.fix:
+        raise CommandFailed(EXIT_USAGE, "--dry-run goes with --fix")
+    index = open_index(args)
+    rel = index_note_arg(index, args.index)
+    patterns = tuple(args.exclude_pattern)
+    health = index_health(index, index_note=rel, exclude=patterns)
+    data: dict[str, Any] = {**health_json(health), "fix": None}
+    text = human_health(health)
+    code = 0 if health.healthy else EXIT_FINDINGS
+    if not args.fix:
+        return data, text, code
+    try:
+        plan = plan_index_fix(index, index_note=rel, exclude=patterns, health=health)
+    except WriteRefused as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
+    fix: dict[str, Any] = {
+        "dry_run": bool(args.dry_run),
+        "creates": plan.creates,
+        "entries": list(plan.added),
+        "diff": plan.diff,
+        "written": False,
+        "journal_entry": None,
+    }
+    data["fix"] = fix
+    if plan.empty:
+        return data, text + "\nfix: nothing to add, every note is listed", code
+    if args.dry_run:
+        return data, text + "\n\n" + plan.diff.rstrip("\n"), code
+    try:
+        entry = apply_index_fix(Journal(index.root), plan, wait=args.wait)
+    except VaultBusy as exc:
+        raise CommandFailed(EXIT_BUSY, str(exc)) from exc
+    except (JournalError, WriteRefused) as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
+    fix.update(written=True, journal_entry=entry.id)
+    count = len(plan.added)
+    verb = "created with" if plan.creates else "added"
+    said = (
+        f"fix: {verb} {count} {'entry' if count == 1 else 'entries'} in {rel} "
+        f"(journal entry {entry.id}; librarian undo VAULT, or the window's Edit → Undo, reverts it)"
+    )
+    return data, text + "\n" + said, 0
+
+
+def human_health(health: IndexHealth) -> str:
+    if health.error is not None:
+        return f"{health.index}: cannot be read ({health.error})"
+    out: list[str] = []
+    if not health.exists:
+        out.append(f"{health.index}: there is no index note (--fix creates it)")
+    else:
+        out.append(
+            f"{health.index}: {health.lines:,} lines, {health.bytes:,} bytes, "
+            f"~{health.tokens:,} tokens (agents load {MAX_LINES} lines, "
+            f"{MAX_BYTES // 1024} KB)"
+        )
+        out.extend(f"  warning: {w}" for w in health.warnings)
+    excluded = f", {health.excluded:,} excluded" if health.excluded else ""
+    out.append(
+        f"{health.notes:,} notes to list{excluded}: {len(health.listed):,} listed, "
+        f"{len(health.unlisted):,} not listed"
+    )
+    _section(out, "not listed", list(health.unlisted))
+    _section(out, "dead links", [f"line {d.line}: {d.text}" for d in health.dead_links])
+    _section(
+        out,
+        "entries holding text instead of pointing",
+        [
+            f"line {t.line}: {t.chars} characters besides links ({t.preview})"
+            for t in health.text_entries
+        ],
+    )
+    if health.dated_folders:
+        out.append(
+            "dated folders (one entry each): "
+            + ", ".join(
+                f"{d.folder}/ ({len(d.notes)} notes, {_dated_state(d)})"
+                for d in health.dated_folders
+            )
+        )
+    if health.healthy:
+        out.append("healthy: it lists every note, and only points")
+    return "\n".join(out)
+
+
+def _dated_state(folder: DatedFolder) -> str:
+    if not folder.listed:
+        return "not listed"
+    if folder.note_by_note:
+        return f"listed note by note, {folder.entries} entries: one would do"
+    return "listed"
+
+
+def _section(out: list[str], title: str, rows: list[str]) -> None:
+    if not rows:
+        return
+    out.append(f"{title} ({len(rows):,}):")
+    out.extend(f"  {row}" for row in rows[:SHOWN])
+    if len(rows) > SHOWN:
+        out.append(f"  … and {len(rows) - SHOWN:,} more (see --json)")

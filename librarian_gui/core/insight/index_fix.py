@@ -1,0 +1,250 @@
+"""The index note's Fix: the entries ``index_health`` found missing, appended to the index
+note (or a new one) as one previewed, journaled, undoable write (DESIGN §6).
+
+What is added, after the index note's last byte (nothing before it changes; its line
+endings and BOM are kept): one heading per group — the top folder of the entries under it
+(``## projects/``), the vault root's notes first under ``## Notes`` — in path order; under
+it one line per entry:
+
+- a note: ``- [[name]] — description``, the name as a link from the index note resolves
+  it (its title when that is unique, else its path), the description its first heading, or
+  its first line of text (not a heading) when there is none or it only repeats the name
+  (``# Eval metrics`` in ``eval-metrics.md``), trimmed to
+  ``DESCRIPTION_LIMIT`` characters; a name a wiki link cannot hold becomes a Markdown
+  link;
+- a dated folder: ``- [diary/](diary/) — 19 dated notes, 2023-05-08 to 2023-10-22``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import posixpath
+import re
+from dataclasses import dataclass
+
+from ..backlinks.unlinked import link_name
+from ..index.index import VaultIndex
+from ..index.queries import INDEX_NOTE
+from ..parse.parser import split_front_matter
+from ..vault.files import read_note
+from ..writing.additions import Addition
+from ..writing.journal import Edit, Journal, JournalEntry
+from ..writing.lock import WAIT
+from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
+from .index_health import IndexHealth, MissingEntry, index_health
+
+DESCRIPTION_LIMIT = 80
+ROOT_HEADING = "Notes"
+_NOT_IN_NAME = frozenset("[]|#^\r\n")
+_WIKI = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
+_MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_LEAD = re.compile(r"^(?:\s*(?:[-*+]|\d{1,9}[.)]|>|#{1,6})\s+)+")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexFixPlan:
+    """The write a Fix asks for, as previewed: the index note as read (``snapshot``; None
+    when it does not exist and the fix creates it), its new text, the lines added and the
+    unified diff (applying writes exactly it)."""
+
+    index: str
+    snapshot: Snapshot | None
+    before: str
+    after: str
+    added: tuple[str, ...]  # the entry lines, as written
+    entries: tuple[MissingEntry, ...]
+    diff: str
+
+    @property
+    def creates(self) -> bool:
+        return self.snapshot is None
+
+    @property
+    def empty(self) -> bool:
+        return not self.entries
+
+
+def plan_index_fix(
+    index: VaultIndex,
+    *,
+    index_note: str = INDEX_NOTE,
+    exclude: tuple[str, ...] | list[str] = (),
+    health: IndexHealth | None = None,
+) -> IndexFixPlan:
+    """Read the index note and make the text that adds every missing entry, without
+    writing. Raises ``WriteRefused`` when the index note cannot be edited (binary, not
+    UTF-8, not a regular file)."""
+    if health is None:
+        health = index_health(index, index_note=index_note, exclude=tuple(exclude))
+    index_note = health.index  # as the vault spells it
+    if health.error is not None:
+        raise WriteRefused(index_note, health.error)
+    snapshot = read_snapshot(index.root, index_note) if health.exists else None
+    before = snapshot.text if snapshot is not None else ""
+    newline = snapshot.newline if snapshot is not None else "\n"
+    lines = [entry_line(index, index_note, entry) for entry in health.missing]
+    after = with_entries(before, health.missing, lines, newline, index_note)
+    diff = "".join(
+        difflib.unified_diff(
+            before.splitlines(keepends=True),
+            after.splitlines(keepends=True),
+            f"a/{index_note}" if snapshot is not None else "/dev/null",
+            f"b/{index_note}",
+        )
+    )
+    return IndexFixPlan(
+        index_note, snapshot, before, after, tuple(lines), health.missing, diff if lines else ""
+    )
+
+
+def with_entries(
+    text: str,
+    entries: tuple[MissingEntry, ...],
+    lines: list[str],
+    newline: str = "\n",
+    index_note: str = INDEX_NOTE,
+) -> str:
+    """``text`` with the entry ``lines`` appended under one heading per group; ``text``
+    itself unchanged (a line ending added to its last line if it has none). A new index
+    (``text`` empty) starts with a title."""
+    if not entries:
+        return text
+    out = text
+    if text and not text.endswith(("\n", "\r")):
+        out += newline
+    if not text.strip():
+        title = posixpath.basename(index_note).removesuffix(".md")
+        out += f"# {title}{newline}"
+    group: str | None = None
+    for entry, line in zip(entries, lines, strict=True):
+        if entry.group != group:
+            group = entry.group
+            heading = f"{group}/" if group else ROOT_HEADING
+            if not out.endswith(newline * 2):  # one blank line before each heading
+                out += newline
+            out += f"## {heading}{newline}{newline}"
+        out += f"{line}{newline}"
+    return out
+
+
+def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str:
+    """The line a fix writes for one entry (see the module's rules)."""
+    base = posixpath.dirname(index_note)
+    if entry.kind == "folder":
+        target = posixpath.relpath(entry.path, base) if base else entry.path
+        shown = f"{entry.path}/"
+        with index.lock:
+            dates = sorted(index.notes[rel].date for rel in entry.notes if rel in index.notes)
+        count = len(entry.notes)
+        what = f"{count} dated note" + ("" if count == 1 else "s")
+        if dates:
+            span = dates[0].isoformat()
+            if dates[-1] != dates[0]:
+                span += f" to {dates[-1].isoformat()}"
+            what += f", {span}"
+        return f"- [{shown}]({_md_target(target + '/')}) — {what}"
+    rel = entry.path
+    with index.lock:
+        name = link_name(index, index_note, rel)
+        record = index.notes.get(rel)
+    if _NOT_IN_NAME.intersection(name):
+        target = posixpath.relpath(rel, base) if base else rel
+        title = rel.rsplit("/", 1)[-1].removesuffix(".md")
+        label = title.replace("[", "\\[").replace("]", "\\]")
+        link = f"[{label}]({_md_target(target)})"
+    else:
+        link = f"[[{name}]]"
+    description = note_description(index, rel, record.title if record else name)
+    return f"- {link} — {description}" if description else f"- {link}"
+
+
+def _md_target(target: str) -> str:
+    """A Markdown link's destination, percent-escaped where a character would end it or
+    start a fragment (the parser decodes it back)."""
+    for ch in "% #()<>":
+        target = target.replace(ch, f"%{ord(ch):02X}")
+    return target
+
+
+def note_description(index: VaultIndex, rel: str, title: str) -> str:
+    """The note's first heading, or its first line of text when it has no heading or the
+    heading only repeats ``title`` (then headings are passed over: the line under a
+    ``## Context`` says more than the word); links shown as their text, trimmed."""
+    with index.lock:
+        record = index.notes.get(rel)
+        headings = record.parsed.headings if record is not None else ()
+    if headings and _name_key(_plain(headings[0].text)) not in ("", _name_key(title)):
+        return trim(_plain(headings[0].text))
+    result = read_note(index.root, rel)
+    if result.text is None:
+        return ""
+    text = result.text.removeprefix("\ufeff")
+    body_start, _, _ = split_front_matter(text)
+    fenced = False
+    for raw in text[body_start:].splitlines():
+        line = raw.strip()
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+            continue
+        if fenced or not line or line.startswith(("<!--", "%%", "|", "---", "===")):
+            continue
+        if line.startswith("#"):  # a heading: the first one only repeated the name
+            continue
+        plain = _plain(line)
+        if plain:
+            return trim(plain)
+    return ""
+
+
+def _name_key(text: str) -> str:
+    """A heading and a file name compared: ``Eval metrics`` repeats ``eval-metrics``."""
+    return _SPACES.sub(" ", text.replace("-", " ").replace("_", " ")).strip().lower()
+
+
+def _plain(text: str) -> str:
+    text = _WIKI.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
+    text = _MD_LINK.sub(lambda m: m.group(1), text)
+    text = _LEAD.sub("", text)
+    return _SPACES.sub(" ", text).strip()
+
+
+def trim(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    """``text`` in at most ``limit`` characters, cut at a word with "…" when longer."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit // 2:
+        cut = cut[:space]
+    if cut.endswith((".", "!", "?")):  # a whole sentence: no ellipsis
+        return cut
+    return cut.rstrip(" ,;:—–-") + "…"
+
+
+def apply_index_fix(journal: Journal, plan: IndexFixPlan, wait: float = WAIT) -> JournalEntry:
+    """Write ``plan`` through the journal as one entry, unless the index note changed
+    since it was read for the preview (``WriteRefused`` says so; nothing is written).
+
+    A new index note is created (never over a file that appeared meanwhile): undo moves it
+    into the journal entry, as it does an agent's new note. An existing one gets its new
+    version swapped in, as a Link click's note does."""
+    if plan.empty:
+        raise WriteRefused(plan.index, "every note is listed already; nothing to add")
+    count = len(plan.entries)
+    description = (
+        f"Index note: {count} {'entry' if count == 1 else 'entries'} added to {plan.index}"
+    )
+    snapshot = plan.snapshot
+    if snapshot is None:
+        data = plan.after.encode("utf-8")
+        entry = journal.add(description, [Addition(plan.index, data, "create")], wait=wait)
+    else:
+        edit = Edit(plan.index, snapshot, encode_like(snapshot, plan.after))
+        entry = journal.apply(description, [edit], wait=wait)
+    if not entry.written:
+        reason = entry.skipped[0][1] if entry.skipped else "nothing was written"
+        if snapshot is None and (journal.root / plan.index).exists():
+            reason = "was created by another program since the preview; nothing was written"
+        raise WriteRefused(plan.index, reason)
+    return entry

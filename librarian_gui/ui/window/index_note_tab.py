@@ -1,0 +1,89 @@
+"""The centre's Index note tab with its Fix preview, wired to the open vault's index-health
+service and to the session that opens notes and writes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Signal, Slot
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from ...services.index_health import INDEX_NOTE, IndexHealthService
+from ..panes.index_health import IndexFixDialog, IndexHealthPane
+
+if TYPE_CHECKING:
+    from ...services.model import VaultModel
+    from ...services.session import VaultSession
+    from ...services.settings import Settings
+
+
+class IndexNoteTab(QObject):
+    """Owns the Index note pane (a tab of ``centre``, after the Timeline: the left sidebar's
+    seven tabs would not fit its 300 pixels) and the Fix dialog, and per vault the
+    IndexHealthService. A row clicked opens the note in the preview, the centre's first
+    tab, as the Timeline's rows do.
+
+    Signals:
+        message(str): something to tell the user in the status bar.
+    """
+
+    message = Signal(str)
+
+    def __init__(
+        self,
+        centre: QTabWidget,
+        window: QWidget,
+        settings: Settings,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.settings = settings
+        self.centre = centre
+        self.pane = IndexHealthPane()
+        centre.addTab(self.pane, "Index note")
+        self.dialog = IndexFixDialog(window)
+        self.service: IndexHealthService | None = None
+        self.pane.scope_changed.connect(self._on_pane_scope_changed)
+        self.pane.note_opened.connect(self._on_pane_place_opened)
+        self.pane.line_opened.connect(self._on_pane_place_opened)
+
+    def open_vault(self, model: VaultModel, session: VaultSession) -> None:
+        root = model.root
+        note = self.settings.index_note(root, INDEX_NOTE)
+        exclude = self.settings.index_excludes(root)
+        self.pane.show_scope(note, exclude)
+        self.service = IndexHealthService(model, note, exclude, parent=self)
+        self.service.health_found.connect(self.pane.show_health)
+        self.service.fix_planned.connect(self.dialog.show_plan)
+        self.service.failed.connect(self.message)
+        # The pane's and the dialog's connections to the session go with it (deleteLater).
+        self.pane.fix_requested.connect(self.service.plan_fix)
+        self.pane.note_opened.connect(session.open_note)
+        self.pane.line_opened.connect(session.open_at_line)
+        self.dialog.fix_confirmed.connect(session.fix_index)
+
+    def index_ready(self) -> None:
+        if self.service is not None:
+            self.service.refresh()
+
+    def show_tab(self) -> None:
+        self.centre.setCurrentWidget(self.pane)
+
+    @Slot()
+    def _on_pane_place_opened(self) -> None:
+        self.centre.setCurrentIndex(0)  # the preview (the window adds it first)
+
+    @Slot(str, object)
+    def _on_pane_scope_changed(self, note: str, patterns: tuple[str, ...]) -> None:
+        service = self.service
+        if service is None or (note, patterns) == (service.index_note, service.exclude):
+            return
+        self.settings.set_index_note(service.model.root, note)
+        self.settings.set_index_excludes(service.model.root, patterns)
+        service.set_scope(note, patterns)
+
+    def close_vault(self) -> None:
+        if self.service is not None:
+            self.service.close()
+            self.service.deleteLater()
+        self.service = None
