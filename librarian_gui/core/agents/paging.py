@@ -1,10 +1,12 @@
 """Pages of a long answer, each below the size an agent's client accepts.
 
 Claude Code refuses a tool result over 25,000 tokens; a page holds at most ``PAGE_TOKENS``
-(by ``json_tokens``, an over-estimate), and says where the next one starts with an opaque
-``next_cursor``. A cursor is the position of the page's first item, so asking again with the
-same arguments and the cursor gives the next page; the pages of one answer, joined, are the
-whole answer (while the vault does not change between the calls).
+by ``json_tokens``: the packs' upper estimate (``tokens.estimate_tokens``) of the JSON text,
+which prices a Chinese character as a token where a count of characters would not. A page
+says where the next one starts with an opaque ``next_cursor``: the position of the next
+page's first item, so asking again with the same arguments and the cursor gives the next
+page; the pages of one answer, joined, are the whole answer (while the vault does not change
+between the calls).
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .tokens import estimate_tokens
+
 PAGE_TOKENS = 20_000
-CHARS_PER_TOKEN = 3  # JSON of paths and prose: about 3.5-4 characters a token; 3 over-counts
 
 
 class BadCursor(ValueError):
@@ -24,7 +27,7 @@ class BadCursor(ValueError):
 
 def json_tokens(data: Any) -> int:
     """An upper estimate of the tokens of ``data`` as JSON text."""
-    return -(-len(json.dumps(data, ensure_ascii=False)) // CHARS_PER_TOKEN)
+    return estimate_tokens(json.dumps(data, ensure_ascii=False))
 
 
 def encode_cursor(position: int) -> str:
@@ -73,12 +76,16 @@ def page_list(
             break
         room -= cost
         end += 1
-    return {
-        **answer,
-        key: [items[i] for i in range(start, end)],
-        "total": len(items),
-        "next_cursor": encode_cursor(end) if end < len(items) else None,
-    }
+    while True:  # items priced one by one can join into a little more: the page decides
+        page = {
+            **answer,
+            key: [items[i] for i in range(start, end)],
+            "total": len(items),
+            "next_cursor": encode_cursor(end) if end < len(items) else None,
+        }
+        if end <= start + 1 or json_tokens(page) <= limit:
+            return page
+        end -= 1
 
 
 def page_lines(
@@ -93,43 +100,46 @@ def page_lines(
     if start > len(lines):
         raise BadCursor(f"the cursor points past the end ({len(lines)} lines)")
     base = {**answer, "text": "", "lines": [0, 0], "next_cursor": encode_cursor(len(lines))}
-    room = (limit - json_tokens(base)) * CHARS_PER_TOKEN
+    room = limit - json_tokens(base)
     end = start
     used = 0
-    truncated = False
     while end < len(lines):
-        cost = len(json.dumps(lines[end], ensure_ascii=False)) - 2
+        cost = json_tokens(lines[end])
         if used + cost > room:
-            if end == start:  # one enormous line: what fits of it
-                truncated = True
-                end += 1
             break
         used += cost
         end += 1
-    chunk = "".join(lines[start:end])
-    if truncated:
-        chunk = _cut_to(chunk, room)
-    out = {
-        **answer,
-        "text": chunk,
-        "lines": [first_line + start, first_line + end - 1] if end > start else [],
-        "next_cursor": encode_cursor(end) if end < len(lines) else None,
-    }
-    if truncated:
-        out["truncated"] = True
-    return out
 
+    def page(end: int, chunk: str | None = None) -> dict[str, Any]:
+        out = {
+            **answer,
+            "text": "".join(lines[start:end]) if chunk is None else chunk,
+            "lines": [first_line + start, first_line + end - 1] if end > start else [],
+            "next_cursor": encode_cursor(end) if end < len(lines) else None,
+        }
+        if chunk is not None:
+            out["truncated"] = True
+        return out
 
-def _cut_to(text: str, room: int) -> str:
-    """The longest start of ``text`` whose JSON form takes at most ``room`` characters."""
-    low, high = 0, len(text)
+    while end > start:  # lines priced one by one can join into a little more
+        out = page(end)
+        if json_tokens(out) <= limit:
+            return out
+        end -= 1
+    if start == len(lines):
+        return page(end)
+    line = lines[start]
+    if json_tokens(page(start + 1)) <= limit:
+        return page(start + 1)
+    # One line longer than a page: the longest start of it that fits, marked truncated.
+    low, high = 0, len(line)
     while low < high:
         middle = (low + high + 1) // 2
-        if len(json.dumps(text[:middle], ensure_ascii=False)) - 2 <= room:
+        if json_tokens(page(start + 1, line[:middle])) <= limit:
             low = middle
         else:
             high = middle - 1
-    return text[:low]
+    return page(start + 1, line[:low])
 
 
 class _Rendered:

@@ -34,13 +34,13 @@ The rules, as ``librarian index`` and the window's Index note panel report them:
 from __future__ import annotations
 
 import fnmatch
-import math
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from ..agents.tokens import estimate_tokens
 from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE, concept_notes
 from ..index.resolver import CONCEPT_PREFIX
@@ -74,14 +74,6 @@ _REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S")  # [label]: path, a point
 _NOT_TEXT = (_HEADING, _TABLE, _RULE, _REFERENCE)
 # Markdown links (any destination), autolinks and bare URLs
 _POINTERS = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>|https?://[^\s)>\]]+")
-
-
-def estimate_tokens(text: str) -> int:
-    """Tokens a model's tokenizer makes of ``text``, estimated without its tables: one per
-    four ASCII characters (English runs about 4 characters a token) and one per other
-    character (CJK characters are a token or more each; accented letters are rarer)."""
-    ascii_chars = sum(1 for ch in text if ch < "\x80")
-    return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
 
 
 def date_named(name: str) -> bool:

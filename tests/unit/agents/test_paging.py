@@ -76,3 +76,16 @@ def test_cursors() -> None:
         "total": 0,
         "next_cursor": None,
     }
+
+
+def test_chinese_text_is_priced_a_token_a_character_at_least() -> None:
+    """Tokenizers make a token or more of each Chinese character: 60,000 of them cannot
+    fit in fewer than three pages of 20,000 tokens (a count of characters / 3 would send
+    them in one)."""
+    text = "".join("记忆" * 50 + "\n" for _ in range(600))  # 600 lines of 100 characters
+    pages = [page_lines({"note": "zh.md"}, text, 1, None)]
+    while pages[-1]["next_cursor"] is not None:
+        pages.append(page_lines({"note": "zh.md"}, text, 1, pages[-1]["next_cursor"]))
+    assert len(pages) >= 3
+    assert "".join(page["text"] for page in pages) == text
+    assert all(len(page["text"]) - page["text"].count("\n") <= 20_000 for page in pages)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from librarian_gui.core.agents.tokens import estimate_tokens
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.index_health import (
     MAX_BYTES,
     DeadLink,
     date_named,
     dated_folders,
-    estimate_tokens,
     excluded_by,
     health_json,
     index_health,
@@ -161,14 +161,6 @@ def test_exclude_patterns_match_paths_and_folders() -> None:
     assert excluded_by("x.draft.md", ["*.draft.md"])
     assert not excluded_by("templates.md", ["templates"])
     assert not excluded_by("Templates/x.md", ["templates"])  # case-sensitive
-
-
-def test_token_estimate() -> None:
-    assert estimate_tokens("") == 0
-    assert estimate_tokens("abcd" * 3) == 3
-    assert estimate_tokens("abcde") == 2
-    assert estimate_tokens("日本語") == 3
-    assert estimate_tokens("ab日") == 2
 
 
 def test_json_keys_are_stable(tmp_path: Path) -> None:
