@@ -9,19 +9,22 @@ vault's journal and return as soon as the file is written.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field
 
 from . import __version__
 from .core.agents import answers, paging
+from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
+from .core.agents.search import agent_search
 from .core.agents.writes import WriteFailed, append_to_note, write_note
 from .core.related.vault import DEFAULT_THRESHOLD, K
 
@@ -33,6 +36,10 @@ Notes are named by title or vault path (`diary/2024-05-01.md`). Long answers com
 call again with `cursor` set to the `next_cursor` you got."""
 
 RELATED_WAIT = 10.0  # seconds a `related` question waits for the first pass at most
+# A pack's text and its description (a row per passage) in one answer below the page size.
+MAX_PACK_TOKENS = 15_000
+HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for in full
+HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
 T = TypeVar("T")
 NoteArg = Annotated[str, Field(description="A note's title or vault path, .md optional")]
@@ -52,6 +59,102 @@ class Tools:
         live = self._live()
         live.fresh()
         return live
+
+    def search(
+        self,
+        query: Annotated[
+            str, Field(description="Words, a question, or a note's name (fuzzy); may be empty")
+        ],
+        tag: Annotated[
+            str | None, Field(description="Only notes with this tag (nested tags too)")
+        ] = None,
+        folder: Annotated[str | None, Field(description="Only notes under this folder")] = None,
+        since: Annotated[
+            str | None, Field(description="Only notes dated on or after (YYYY-MM-DD)")
+        ] = None,
+        until: Annotated[
+            str | None, Field(description="Only notes dated on or before (YYYY-MM-DD)")
+        ] = None,
+        concept: Annotated[
+            str | None, Field(description="Only notes linking or mentioning this concept")
+        ] = None,
+        limit: Annotated[int, Field(description="At most this many notes", ge=1, le=200)] = 10,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        hits = agent_search(
+            live.index,
+            live.text,
+            query,
+            tag=tag,
+            folder=folder,
+            since=_date(since, "since"),
+            until=_date(until, "until"),
+            concept=concept,
+            limit=limit,
+        )
+        answer = {"query": query, "hits": [h.to_json() for h in hits]}
+        return paging.page_list(answer, "hits", cursor)
+
+    def context_pack(
+        self,
+        query: Annotated[str, Field(description="The question the pack is for")],
+        budget: Annotated[
+            int,
+            Field(
+                description="Most tokens the pack's text may take (estimated, never passed)",
+                ge=1,
+                le=MAX_PACK_TOKENS,
+            ),
+        ] = 2000,
+        index: Annotated[
+            str, Field(description="The index note put first, trimmed to its share")
+        ] = "MEMORY.md",
+        index_share: Annotated[
+            float, Field(description="Most of the budget the index note takes", ge=0, le=1)
+        ] = INDEX_SHARE,
+    ) -> dict[str, Any]:
+        live = self._ready()
+        pack = context_pack(
+            live.index,
+            live.text,
+            query,
+            budget,
+            index_note=index,
+            related=live.related(),  # the latest pass, if any: a pack never waits for one
+            index_share=index_share,
+        )
+        return pack.to_json()
+
+    def index_health(
+        self,
+        index: Annotated[str, Field(description="The index note's vault path")] = "MEMORY.md",
+        exclude: Annotated[
+            list[str],
+            Field(description="Globs of notes that need no entry, e.g. templates, archive/*"),
+        ] = [],  # noqa: B006 (read, never changed; the schema shows the default)
+        full_list: Annotated[
+            Literal["unlisted", "dead_links", "text_entries", "missing_entries"] | None,
+            Field(description="Send this list whole, in pages; the others are cut short"),
+        ] = None,
+        cursor: Cursor = None,
+    ) -> dict[str, Any]:
+        from .core.insight.index_health import health_json, index_health
+
+        live = self._ready()
+        # A note not there yet: its health says so.
+        with live.index.lock, contextlib.suppress(answers.UnknownNote):
+            index = answers.note_node(live.index, index, concepts=False)
+        answer = health_json(index_health(live.index, index_note=index, exclude=exclude))
+        cut = {}
+        for key in HEALTH_LISTS:
+            if key != full_list and len(answer[key]) > HEALTH_ROWS:
+                cut[key] = len(answer[key])
+                answer[key] = answer[key][:HEALTH_ROWS]
+        answer["cut_short"] = cut  # list → its whole length, for the lists cut
+        if full_list is None:
+            return answer
+        return paging.page_list(answer, full_list, cursor)
 
     def read_note(
         self,
@@ -186,7 +289,7 @@ class Tools:
         try:
             when = _dt.datetime.fromisoformat(since)
         except ValueError:
-            raise ValueError(f"{since!r} is not an ISO date such as 2024-05-01") from None
+            raise ValueError(f"since: {since!r} is not an ISO date such as 2024-05-01") from None
         if when.tzinfo is None:
             when = when.replace(tzinfo=_dt.UTC)
         with live.index.lock:
@@ -226,9 +329,35 @@ class Tools:
         return self._live()  # not fresh(): a write never waits for the index to catch up
 
 
+def _date(text: str | None, name: str) -> _dt.date | None:
+    if text is None:
+        return None
+    try:
+        return _dt.date.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{name}: {text!r} is not a date such as 2024-05-01") from None
+
+
 READ_ONLY = "read"
 WRITES = "write"
 DESCRIPTIONS: dict[str, tuple[str, str]] = {
+    "search": (
+        READ_ONLY,
+        "Find notes by words, a question or a note's name (typos forgiven), filtered by tag, "
+        "folder, date range or concept; best first, each with its best lines to read next.",
+    ),
+    "context_pack": (
+        READ_ONLY,
+        "Everything worth reading for a question within a token budget: the index note, then "
+        "the most relevant passages (text match, links, concepts, similar notes, dates), "
+        "each with its note path, heading and line range. One call instead of many reads.",
+    ),
+    "index_health": (
+        READ_ONLY,
+        "Check the index note (MEMORY.md): notes it does not list, dead links, its length in "
+        "lines, bytes and tokens against what agents load, and entries holding text instead "
+        "of pointing. `librarian index VAULT --fix` adds the missing entries.",
+    ),
     "read_note": (
         READ_ONLY,
         "Read a note: whole, one section (heading), or a line range. Returns the text with "

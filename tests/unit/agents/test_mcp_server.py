@@ -13,6 +13,9 @@ import pytest
 from tests.unit.agents.mcp_client import REPO, Agent, ToolFailed, run_agent
 
 READ_TOOLS = {
+    "search",
+    "context_pack",
+    "index_health",
     "read_note",
     "backlinks",
     "outgoing_links",
@@ -129,6 +132,68 @@ def test_every_read_tool_answers_exactly(vault: Path) -> None:
         assert all(
             set(r) == {"note", "score", "terms", "concepts", "linked"} for r in related["related"]
         )
+
+    run_agent(vault, scenario)
+
+
+def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> None:
+    async def scenario(agent: Agent) -> None:
+        found = await agent.call("search", query="beta")
+        # beta.md is named so; alpha.md says it twice; no other note holds the word
+        assert [h["note"] for h in found["hits"]] == ["beta.md", "alpha.md"]
+        assert [(x["line"], x["text"]) for x in found["hits"][1]["lines"]] == [
+            (3, "Alpha uses [[beta]] and [[ghost]]."),
+            (7, "Ship it with Beta."),
+        ]
+        assert found["next_cursor"] is None
+        in_diary = await agent.call("search", query="alpha", folder="diary")
+        assert [h["note"] for h in in_diary["hits"]] == ["diary/2024-05-01.md"]
+        # the other notes are dated by their file time: today, after 2024
+        dated = await agent.call("search", query="alpha", until="2024-12-31")
+        assert [h["note"] for h in dated["hits"]] == ["diary/2024-05-01.md"]
+        assert [h["date"] for h in dated["hits"]] == ["2024-05-01"]
+        with_rag = await agent.call("search", query="", concept="rag")
+        assert [h["note"] for h in with_rag["hits"]] == ["diary/2024-05-01.md"]
+        with pytest.raises(ToolFailed, match="since: 'May' is not a date"):
+            await agent.call("search", query="x", since="May")
+
+        pack = await agent.call("context_pack", query="What did we say about rag?", budget=300)
+        assert pack["index_note"] == {"note": "MEMORY.md", "lines": 3, "of": 3}
+        assert pack["notes"] == ["diary/2024-05-01.md"]
+        assert [(p["note"], p["lines"]) for p in pack["passages"]] == [
+            ("diary/2024-05-01.md", [1, 3])
+        ]
+        assert pack["tokens"] <= 300
+        assert "- [[alpha]] — the alpha project\n" in pack["text"]
+        assert "Talked about [[rag]] with the alpha team.\n" in pack["text"]
+
+        health = await agent.call("index_health")
+        assert health["index"] == "MEMORY.md"
+        assert (health["lines"], health["bytes"], health["listed"]) == (3, 44, 1)
+        assert health["unlisted"] == ["beta.md", "diary/2024-05-01.md"]
+        assert health["dead_links"] == []
+        assert health["healthy"] is False
+        assert health["cut_short"] == {}
+        excluded = await agent.call("index_health", exclude=["diary", "beta.md"])
+        assert (excluded["unlisted"], excluded["excluded"]) == ([], 2)
+
+    run_agent(vault, scenario)
+
+
+def test_index_health_cuts_long_lists_short_unless_asked_for_one_in_pages(vault: Path) -> None:
+    (vault / "topics").mkdir()
+    for n in range(70):
+        (vault / "topics" / f"t{n:02d}.md").write_text(f"# Topic {n}\n")
+    unlisted = ["beta.md", "diary/2024-05-01.md"] + [f"topics/t{n:02d}.md" for n in range(70)]
+
+    async def scenario(agent: Agent) -> None:
+        short = await agent.call("index_health")
+        assert short["unlisted"] == unlisted[:50]
+        assert short["cut_short"] == {"unlisted": 72, "missing_entries": 72}
+        whole = await agent.call("index_health", full_list="unlisted")
+        assert whole["unlisted"] == unlisted
+        assert whole["total"] == 72
+        assert whole["cut_short"] == {"missing_entries": 72}
 
     run_agent(vault, scenario)
 
