@@ -11,6 +11,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ..core.vault.files import is_relevant_change as relevant
+from ..core.vault.watch import VaultWatches
 
 # watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
 # the others would wake the linker again on its own reads.
@@ -43,7 +44,7 @@ class _Handler(FileSystemEventHandler):
 
 
 class VaultWatcher(QObject):
-    """Watches a vault folder recursively.
+    """Watches a vault folder recursively, its dot folders left out (``core.vault.watch``).
 
     Events are gathered into a batch. The first event of a batch starts two timers: a
     debounce of ``debounce_ms`` and a deadline of ``max_wait_ms``; whichever fires first
@@ -114,7 +115,7 @@ class VaultWatcher(QObject):
             if self._observer is not None or self._stopped:
                 return
             observer = Observer()
-            observer.schedule(_Handler(self), str(self.root), recursive=True)
+            VaultWatches(observer, _Handler(self), str(self.root)).schedule()
             observer.daemon = True
             self._observer = observer
         observer.start()

@@ -27,6 +27,7 @@ from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
 from ..vault.files import is_relevant_change, read_note
 from ..vault.textstore import TextStore
+from ..vault.watch import VaultWatches
 from .answers import related_adjacency
 
 _log = logging.getLogger(__name__)
@@ -68,7 +69,7 @@ class LiveVault:
         self._related_wanted = threading.Event()
         self._last_update = 0.0
         self._observer = Observer()
-        self._observer.schedule(_Handler(self), str(self.root), recursive=True)
+        VaultWatches(self._observer, _Handler(self), str(self.root)).schedule()
         self._observer.daemon = True
         self._observer.start()
         self._threads = [threading.Thread(target=self._run_updates, name="live-updates")]

@@ -1,0 +1,127 @@
+"""Watching a vault with watchdog, its dot folders left out.
+
+A recursive watch of the vault's folder would watch ``.librarian/journal/`` too, where every
+write makes a folder: one inotify watch more per write, kept until the next start (a user
+has 8,192 by default on many systems, or fewer), and a few milliseconds of watchdog's Python
+per write — an agent's write waited for them. Nothing in a dot folder is ever indexed
+(``files.is_relevant_change``), so the vault is watched as its top-level folder, not
+recursively, plus each top-level folder not starting with "." recursively; a folder made at
+the top later is added (and what it already holds reported as created, as watchdog does for
+a folder it starts watching), one removed or moved away is dropped. Past ``MAX_FOLDERS``
+top-level folders (each watch is a thread of watchdog's) the vault is watched recursively as
+one, dot folders included.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from typing import Any
+
+from watchdog.events import (
+    DirCreatedEvent,
+    FileCreatedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
+
+MAX_FOLDERS = 64
+
+
+class VaultWatches:
+    """The watches of one vault on ``observer`` (a watchdog Observer, not started or
+    started), every event handed to ``handler``."""
+
+    def __init__(self, observer: Any, handler: FileSystemEventHandler, root: str) -> None:
+        self._observer = observer
+        self._handler = handler
+        self._root = root.rstrip("/") or "/"
+        self._lock = threading.Lock()
+        self._folders: dict[str, Any] = {}  # top-level folder path → its watch
+        self.recursive = False  # watched as one recursive watch (too many folders)
+
+    def schedule(self) -> None:
+        """Watch the vault: its top level first, then each of its folders."""
+        folders = _top_folders(self._root)
+        if len(folders) > MAX_FOLDERS:
+            self.recursive = True
+            self._observer.schedule(self._handler, self._root, recursive=True)
+            return
+        self._observer.schedule(_TopLevel(self), self._root, recursive=False)
+        for path in folders:
+            self.add(path, report=False)
+
+    def add(self, path: str, *, report: bool = True) -> None:
+        """Watch the top-level folder ``path``; with ``report``, what it holds already is
+        handed over as created (it was made and filled before its watch was there)."""
+        with self._lock:
+            if path in self._folders:
+                return
+            try:
+                self._folders[path] = self._observer.schedule(self._handler, path, recursive=True)
+            except OSError:  # gone again, or not readable: nothing to watch
+                return
+        if report:
+            for event in _held(path):
+                self._handler.dispatch(event)
+
+    def drop(self, path: str) -> None:
+        with self._lock:
+            watch = self._folders.pop(path, None)
+        if watch is not None:
+            # KeyError, OSError: watchdog dropped it already, with its folder
+            with contextlib.suppress(KeyError, OSError):
+                self._observer.unschedule(watch)
+
+    def top_level_folder(self, path: str) -> bool:
+        """Whether ``path`` is a folder at the vault's top level to watch (no dot folder)."""
+        parent, name = os.path.split(path)
+        return (
+            parent == self._root
+            and not name.startswith(".")
+            and os.path.isdir(path)
+            and not os.path.islink(path)
+        )
+
+
+class _TopLevel(FileSystemEventHandler):
+    """The vault's own folder (not recursive): its events go on; its folders come and go."""
+
+    def __init__(self, watches: VaultWatches) -> None:
+        self._watches = watches
+
+    def dispatch(self, event: FileSystemEvent) -> None:
+        watches = self._watches
+        watches._handler.dispatch(event)  # first the event, then what it holds (added below)
+        src = os.fsdecode(event.src_path)
+        if event.is_directory and event.event_type in ("deleted", "moved"):
+            watches.drop(src)
+        if event.event_type == "moved":
+            dest = os.fsdecode(event.dest_path)
+            if event.is_directory and watches.top_level_folder(dest):
+                watches.add(dest)
+        elif event.is_directory and event.event_type == "created" and watches.top_level_folder(src):
+            watches.add(src)
+
+
+def _top_folders(root: str) -> list[str]:
+    try:
+        with os.scandir(root) as entries:
+            return sorted(
+                e.path
+                for e in entries
+                if not e.name.startswith(".") and e.is_dir(follow_symlinks=False)
+            )
+    except OSError:
+        return []
+
+
+def _held(folder: str) -> list[FileSystemEvent]:
+    """Created events for every folder and file below ``folder`` (symbolic links not
+    followed), as watchdog reports a folder moved into a watched one."""
+    events: list[FileSystemEvent] = []
+    for top, dirs, files in os.walk(folder):
+        events.extend(DirCreatedEvent(os.path.join(top, d)) for d in dirs)
+        events.extend(FileCreatedEvent(os.path.join(top, f)) for f in files)
+    return events

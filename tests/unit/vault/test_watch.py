@@ -1,0 +1,113 @@
+"""The vault's watches, on a real watchdog Observer over real folders: dot folders are never
+watched, folders made at the top later are, with what they already hold."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from librarian_gui.core.vault import watch
+from librarian_gui.core.vault.watch import VaultWatches
+
+
+class Seen(FileSystemEventHandler):
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self.paths: set[str] = set()
+        self.lock = threading.Lock()
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed", "closed_no_write"):
+            return
+        with self.lock:
+            for path in (event.src_path, getattr(event, "dest_path", "")):
+                text = os.fsdecode(path)
+                if text.startswith(self.root + "/"):
+                    self.paths.add(text[len(self.root) + 1 :])
+
+    def wait_for(self, rel: str, timeout: float = 10.0) -> None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            with self.lock:
+                if rel in self.paths:
+                    return
+            time.sleep(0.01)
+        raise AssertionError(f"{rel} was never reported; saw {sorted(self.paths)}")
+
+
+def watched(observer: Observer) -> set[str]:  # type: ignore[valid-type]
+    return {e.watch.path for e in observer.emitters}  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = (tmp_path / "vault").resolve()
+    (root / "notes" / "deep").mkdir(parents=True)
+    (root / ".librarian" / "journal").mkdir(parents=True)
+    (root / "top.md").write_text("top\n")
+    return root
+
+
+def test_dot_folders_are_not_watched_and_new_top_folders_are(vault: Path) -> None:
+    observer = Observer()
+    seen = Seen(vault)
+    VaultWatches(observer, seen, str(vault)).schedule()
+    observer.start()
+    try:
+        assert watched(observer) == {str(vault), str(vault / "notes")}
+        (vault / "notes" / "deep" / "a.md").write_text("a\n")
+        (vault / "top.md").write_text("changed\n")
+        seen.wait_for("notes/deep/a.md")
+        seen.wait_for("top.md")
+        # a journal entry folder, as every write makes: no event, no watch
+        (vault / ".librarian" / "journal" / "00001").mkdir()
+        (vault / ".librarian" / "journal" / "00001" / "entry.json").write_text("{}")
+        # a folder made at the top and filled at once: what it holds is reported
+        (vault / "agent" / "sub").mkdir(parents=True)
+        (vault / "agent" / "sub" / "b.md").write_text("b\n")
+        seen.wait_for("agent/sub/b.md")
+        assert watched(observer) == {str(vault), str(vault / "notes"), str(vault / "agent")}
+        (vault / "agent" / "c.md").write_text("c\n")  # and its watch reports what follows
+        seen.wait_for("agent/c.md")
+        # a top folder moved to another name: watched under the new one only
+        (vault / "notes").rename(vault / "archive")
+        seen.wait_for("archive")
+        (vault / "archive" / "deep" / "d.md").write_text("d\n")
+        seen.wait_for("archive/deep/d.md")
+        assert watched(observer) == {str(vault), str(vault / "archive"), str(vault / "agent")}
+        shutil.rmtree(vault / "agent")
+        seen.wait_for("agent")
+        deadline = time.monotonic() + 10
+        while str(vault / "agent") in watched(observer) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watched(observer) == {str(vault), str(vault / "archive")}
+        with seen.lock:
+            assert not [p for p in seen.paths if p.startswith(".librarian")]
+    finally:
+        observer.stop()
+        observer.join(5)
+
+
+def test_a_vault_of_many_top_folders_is_watched_as_one(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "MAX_FOLDERS", 2)
+    for name in ("a", "b"):
+        (vault / name).mkdir()
+    observer = Observer()
+    watches = VaultWatches(observer, Seen(vault), str(vault))
+    watches.schedule()
+    observer.start()
+    try:
+        assert watches.recursive
+        assert watched(observer) == {str(vault)}
+    finally:
+        observer.stop()
+        observer.join(5)
