@@ -453,6 +453,8 @@ class VaultSession(QObject):
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
         delta = update.delta
+        if not delta.empty:
+            self._check_undo()  # an agent's write, journaled by another process, is undoable
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
         self._warnings_timer.start()
@@ -607,9 +609,19 @@ class VaultSession(QObject):
 
     def can_undo(self) -> bool:
         try:
-            return any(not e.undone and e.written for e in self.journal.entries())
+            return self.journal.undoable() is not None
         except (JournalError, OSError):
             return False
+
+    def _check_undo(self) -> None:
+        """Say whether Edit → Undo has something to undo, asked off the GUI thread (it reads
+        the journal's newest entries)."""
+        handle = self._writer.submit(lambda _c: self.can_undo(), name="can-undo")
+        _deliver(handle, self._on_undo_checked)
+
+    def _on_undo_checked(self, result: object) -> None:
+        if isinstance(result, bool):
+            self.undo_changed.emit(result)
 
 
 def _deliver(handle: JobHandle, slot: Callable[[object], None]) -> None:

@@ -26,7 +26,7 @@ import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -495,17 +495,29 @@ class Journal:
 
     def entries(self) -> list[JournalEntry]:
         """Every entry, newest first; a corrupt one comes back with ``error`` set."""
+        return list(self._newest_first())
+
+    def undoable(self) -> JournalEntry | None:
+        """The newest entry that wrote and is not undone (None: nothing to undo), reading
+        only the entries newer than it."""
+        for entry in self._newest_first():
+            if entry.written and not entry.undone:
+                return entry
+        return None
+
+    def _newest_first(self) -> Iterator[JournalEntry]:
+        """The entries, newest first, each read when reached."""
         try:
             names = [
                 e.name for e in os.scandir(self.folder) if _ID.fullmatch(e.name) and e.is_dir()
             ]
         except FileNotFoundError:
-            return []
+            return iter(())
         except NotADirectoryError:
             raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
         except OSError as exc:
             raise JournalError(f"{JOURNAL_DIR} cannot be read ({exc.strerror or exc})") from None
-        return [self._load_or_error(name) for name in sorted(names, reverse=True)]
+        return (self._load_or_error(name) for name in sorted(names, reverse=True))
 
     def entry(self, entry_id: str) -> JournalEntry:
         """One entry; ``JournalError`` when there is no such entry or it is corrupt."""
@@ -671,7 +683,7 @@ class Journal:
         """The id of the newest entry not undone that ``wanted`` accepts. A damaged entry
         newer than it stops the search with ``JournalError``: it may be the one meant, and
         undoing an older one instead is not what the user asked for."""
-        for entry in self.entries():
+        for entry in self._newest_first():
             if entry.error is not None and not (self.folder / entry.id / ENTRY_FILE).exists():
                 continue  # stopped before its record was saved, so before any note was written
             if entry.error is not None:

@@ -363,3 +363,28 @@ def test_pyside_classes_are_made_a_slice_at_a_time_in_the_gui_thread() -> None:
         calls += 1
     expected = len(dir(QtCore)) + len(dir(QtGui)) + len(dir(QtWidgets))
     assert calls == expected + 1  # the last call finds nothing left and says so
+
+
+def test_a_write_by_an_agent_process_is_undone_from_the_window(
+    window: MainWindow, qtbot: QtBot, demo: Path
+) -> None:
+    """An agent (another process, as ``librarian mcp`` is) writes a note through the
+    journal while the window is open: Edit → Undo turns on and takes the note back."""
+    import subprocess
+    import sys
+
+    assert not window.undo_action.isEnabled()  # nothing written yet
+    code = (
+        "import sys; from pathlib import Path;"
+        "from librarian_gui.core.index.index import VaultIndex;"
+        "from librarian_gui.core.agents.writes import write_note;"
+        "index = VaultIndex.scan(Path(sys.argv[1]), use_cache=False);"
+        "write_note(index, '# From the agent\\n\\nSee [[homelab-ops]].\\n', 'agent/new.md')"
+    )
+    subprocess.run([sys.executable, "-c", code, str(demo)], check=True, timeout=60)
+    assert (demo / "agent" / "new.md").read_bytes() == b"# From the agent\n\nSee [[homelab-ops]].\n"
+    qtbot.waitUntil(window.undo_action.isEnabled, timeout=10_000)
+    with qtbot.waitSignal(window.session.write_finished, timeout=10_000):  # type: ignore[union-attr]
+        window.undo_action.trigger()
+    assert not (demo / "agent" / "new.md").exists()
+    qtbot.waitUntil(lambda: not window.undo_action.isEnabled(), timeout=10_000)
