@@ -8,8 +8,6 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from .core.agents.context import INDEX_SHARE, context_pack
-from .core.agents.search import UnknownConcept, agent_search
 from .core.index.index import VaultIndex
 from .core.vault.files import read_note
 
@@ -63,9 +61,9 @@ def add_commands(
     c.add_argument(
         "--index-share",
         type=float,
-        default=INDEX_SHARE,
+        default=None,
         metavar="SHARE",
-        help=f"most of the budget the index note takes, 0 to 1 ({INDEX_SHARE})",
+        help="most of the budget the index note takes, 0 to 1 (a quarter by default)",
     )
     c.set_defaults(func=lambda args: _run(args, cmd_context, open_index, emit, fail))
 
@@ -105,6 +103,9 @@ def _reader(index: VaultIndex) -> Callable[[str], str | None]:
 
 def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the human text of ``librarian search``."""
+    # Imported here: the other commands start without what search and packs need.
+    from .core.agents.search import UnknownConcept, agent_search
+
     if args.limit < 1:
         raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
     since, until = _date(args.since, "--since"), _date(args.until, "--until")
@@ -139,6 +140,10 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
 
 def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the text (the pack itself) of ``librarian context``."""
+    from .core.agents.context import INDEX_SHARE, context_pack
+
+    if args.index_share is None:
+        args.index_share = INDEX_SHARE
     if args.budget < 1:
         raise _Usage(EXIT_USAGE, "--budget must be 1 token or more")
     if not 0.0 <= args.index_share <= 1.0:

@@ -14,6 +14,7 @@ pipes. On a copy of ``interconnected-10k`` (written to: the copy, never the orig
 - **neighbors** (depth 1 and 2) and **backlinks** (linked only; and with unlinked mentions)
   for ``--calls`` random notes, p50/p95, once the server has read the notes' texts.
   Target ≤ 50 ms p95.
+- **ping**: the SDK's ``ping`` request, the JSON-RPC round trip alone (what every call pays).
 - **write_note** (a new note with three links) and **append_to_note** (a line to one of 20
   diaries), ``--calls`` each, p50/p95, while the index and related notes update behind
   them. Target ≤ 10 ms p95. Then the time until the last written note is in a
@@ -74,6 +75,12 @@ async def timed(session: ClientSession, tool: str, arguments: dict[str, Any]) ->
     return took
 
 
+async def pinged(session: ClientSession) -> float:
+    started = time.perf_counter()
+    await session.send_ping()
+    return time.perf_counter() - started
+
+
 async def answers_and_writes(vault: Path, notes: list[str], calls: int) -> dict[str, list[float]]:
     rng = random.Random(17)
     out: dict[str, list[float]] = {}
@@ -85,6 +92,7 @@ async def answers_and_writes(vault: Path, notes: list[str], calls: int) -> dict[
         await timed(s, "neighbors", {"note": notes[0]})
         await anyio.sleep(20)  # the server reads the notes' texts once, after its start
         picks = [rng.choice(notes) for _ in range(calls)]
+        out["round trip: ping (the protocol alone)"] = [await pinged(s) for _ in range(calls)]
         for name, tool, extra in (
             ("neighbors depth 1", "neighbors", {"depth": 1}),
             ("neighbors depth 2", "neighbors", {"depth": 2}),
@@ -160,6 +168,7 @@ def main() -> None:
         ]
         measured = anyio.run(answers_and_writes, vault, notes, args.calls)
         targets = {"write_note": "≤ 10 ms", "append_to_note": "≤ 10 ms"}
+        targets["round trip: ping (the protocol alone)"] = ""
         for name, values in measured.items():
             if len(values) == 1:
                 rows.append((name, f"{values[0] * 1000:.0f} ms", "", ""))

@@ -13,7 +13,6 @@ from rapidfuzz import fuzz
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
-from ..search.switcher import match_key
 from .bm25 import terms
 from .corpus import Corpus, TextOf
 
@@ -195,6 +194,8 @@ def _scaled(scores: dict[int, float]) -> dict[int, float]:
 def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int, float]:
     """Note index → 0..1 for a title or alias close to the whole query (a query naming a
     note: "token bucket", "tokenizer quirks"), from rapidfuzz's ratio at ``NAME_FLOOR``."""
+    from ..search.switcher import match_key  # numpy with it: not at the command line's start
+
     q = match_key(query)
     if not q:
         return {}
