@@ -30,40 +30,60 @@ one), so the blocks of a pack, each ending with a newline, can be reserved one b
 
 from __future__ import annotations
 
-import math
 import re
 
 _CJK = (  # Hangul jamo, kana, Hangul compatibility jamo, CJK ideographs, Hangul, half-width
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
-_PIECE = re.compile(
-    rf"(?P<cjk>[{_CJK}])|(?P<word>[^\W\d_{_CJK}]+)|(?P<num>\d+)|(?P<sym>[^\w\s]|_)"
-    r"|(?P<nl>\n+)|(?P<tab>\t)|(?P<spaces> {2,})"
-)
-
-_CASE_TURN = re.compile(r"[^\W\d_A-Z](?=[A-Z])")  # "tB" in "VtBtEm": random text, camelCase
-
 LETTERS_PER_EXTRA = 6
 DIGITS_PER_TOKEN = 3
 CJK_TOKENS = 1.2
 MARGIN = 1.1
+CJK_TENTHS = 12  # CJK_TOKENS in tenths
+MARGIN_PERCENT = 110  # MARGIN in percent
+
+# Each kind of piece on its own, for counting over a whole text at once.
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_WORD = re.compile(rf"[^\W\d_{_CJK}]+")
+_TURN = re.compile(rf"[^\W\d_A-Z{_CJK}](?=[A-Z])")
+_NUM = re.compile(r"\d+")
+_SYM = re.compile(rf"[^\w\s{_CJK}]|_")
+_NEWLINES = re.compile(r"\n+")
+_SPACES = re.compile(r" {2,}")
+# The same kinds for ASCII text, where the classes are plain ranges (three times faster):
+# Python's \s holds \x1c-\x1f besides the usual blanks.
+_ASCII_WORD = re.compile(r"[A-Za-z]+")
+_ASCII_TURN = re.compile(r"[a-z](?=[A-Z])")
+_ASCII_NUM = re.compile(r"[0-9]+")
+_ASCII_SYM = re.compile(r"[^A-Za-z0-9\t\n\x0b\x0c\r\x1c-\x1f ]|_")
 
 
 def estimate_tokens(text: str) -> int:
-    """An upper estimate of the tokens ``text`` takes (see the module's docstring)."""
+    """An upper estimate of the tokens ``text`` takes (see the module's docstring).
+
+    The pieces are counted kind by kind over the whole text: each kind's characters are
+    its own, so a kind's runs are its pieces, whatever lies between them. In tenths of a
+    token, so the margin rounds exactly. Fast enough for pages to price every row."""
     if not text:
         return 0
-    total = 0.0
-    for match in _PIECE.finditer(text):
-        kind = match.lastgroup
-        if kind == "word":
-            word = match.group()
-            total += 1 + (len(word) - 1) // LETTERS_PER_EXTRA + len(_CASE_TURN.findall(word))
-        elif kind == "num":
-            total += math.ceil(len(match.group()) / DIGITS_PER_TOKEN)
-        elif kind == "cjk":
-            total += CJK_TOKENS
-        else:
-            total += 1
-    return math.ceil(total * MARGIN)
+    if text.isascii():
+        words = _ASCII_WORD.findall(text)
+        turns, numbers, symbols = _ASCII_TURN, _ASCII_NUM, _ASCII_SYM
+        cjk = 0
+    else:
+        words = _WORD.findall(text)
+        turns, numbers, symbols = _TURN, _NUM, _SYM
+        cjk = len(_CJK_CHAR.findall(text))
+    tenths = 10 * (
+        len(words)
+        + sum((len(w) - 1) // LETTERS_PER_EXTRA for w in words if len(w) > LETTERS_PER_EXTRA)
+        + len(turns.findall(text))
+        + sum(-(-len(n) // DIGITS_PER_TOKEN) for n in numbers.findall(text))
+        + len(symbols.findall(text))
+        + len(_NEWLINES.findall(text))
+        + text.count("\t")
+        + len(_SPACES.findall(text))
+    )
+    tenths += CJK_TENTHS * cjk
+    return -(-tenths * MARGIN_PERCENT // 1000)

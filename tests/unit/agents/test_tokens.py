@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+import re
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from librarian_gui.core.agents.tokens import estimate_tokens
+
+REPO = Path(__file__).resolve().parents[3]
 
 
 def test_empty_text_is_free() -> None:
@@ -67,3 +71,53 @@ def test_never_below_six_visible_characters_a_token(s: str) -> None:
 @given(st.text(alphabet="中文日本語漢字", max_size=100))
 def test_cjk_never_below_one_a_character(s: str) -> None:
     assert estimate_tokens(s) >= len(s)
+
+
+# The estimate as the module's docstring states it, piece by piece in document order (how
+# it was first written): the fast version, counting each kind over the whole text, must
+# agree with it on every text.
+_CJK = (
+    "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
+    "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+)
+_PIECE = re.compile(
+    rf"(?P<cjk>[{_CJK}])|(?P<word>[^\W\d_{_CJK}]+)|(?P<num>\d+)|(?P<sym>[^\w\s]|_)"
+    r"|(?P<nl>\n+)|(?P<tab>\t)|(?P<spaces> {2,})"
+)
+_CASE_TURN = re.compile(r"[^\W\d_A-Z](?=[A-Z])")
+
+
+def _by_pieces(text: str) -> int:
+    tenths = 0
+    for match in _PIECE.finditer(text):
+        kind = match.lastgroup
+        if kind == "word":
+            word = match.group()
+            tenths += 10 * (1 + (len(word) - 1) // 6 + len(_CASE_TURN.findall(word)))
+        elif kind == "num":
+            tenths += 10 * math.ceil(len(match.group()) / 3)
+        elif kind == "cjk":
+            tenths += 12
+        else:
+            tenths += 10
+    return math.ceil(tenths * 11 / 100)
+
+
+TRICKY = "aZ Ab1_2 ３½ Ⅻ 日本語・ーｶ 한국어 é\u0301 \t\t\n\n\r\n  ** [[x]] __ İı ß"
+
+
+@given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=300))
+def test_counting_by_kind_agrees_with_cutting_into_pieces(text: str) -> None:
+    assert estimate_tokens(text) == _by_pieces(text)
+
+
+def test_it_agrees_on_real_notes() -> None:
+    demo = REPO / "resources" / "demo-vault"
+    texts = [p.read_text("utf-8") for p in sorted(demo.rglob("*.md"))]
+    assert len(texts) >= 40
+    assert [estimate_tokens(t) for t in texts] == [_by_pieces(t) for t in texts]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
+def test_the_ascii_way_agrees_too(text: str) -> None:
+    assert estimate_tokens(text) == _by_pieces(text)
