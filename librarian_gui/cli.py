@@ -58,10 +58,18 @@ class _Progress:
             self.stream.flush()
 
 
+def _vault_folder(path: str | Path) -> Path:
+    """VAULT as a folder, or the failure that says what it is instead."""
+    vault = Path(path).expanduser()
+    if vault.is_dir():
+        return vault
+    if vault.exists():
+        raise _Failure(EXIT_NO_VAULT, f"{vault}: is a file, not a vault folder")
+    raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+
+
 def _open_index(args: argparse.Namespace) -> VaultIndex:
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    vault = _vault_folder(args.vault)
     concepts = load_dictionary(Path(args.concepts)) if args.concepts else None
     progress = _Progress(sys.stderr)
     try:
@@ -88,7 +96,11 @@ def _note_arg(index: VaultIndex, name: str) -> str:
     except AmbiguousNote as exc:
         raise _Failure(EXIT_AMBIGUOUS, str(exc) + "; give the path to choose one") from exc
     except NoteNotFound as exc:
-        raise _Failure(EXIT_NO_NOTE, str(exc)) from exc
+        from .core.agents.answers import closest_notes
+
+        close = closest_notes(index, name)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise _Failure(EXIT_NO_NOTE, f"{exc}{hint}") from exc
 
 
 def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
@@ -157,8 +169,7 @@ def _repair(vault: Path, wait: float) -> list[str]:
     from .core.writing.lock import VaultBusy
     from .core.writing.safewrite import WriteRefused
 
-    if not vault.is_dir():
-        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    vault = _vault_folder(vault)
     try:
         return Journal(vault).repair(wait)
     except VaultBusy as exc:
@@ -520,9 +531,7 @@ def cmd_related(args: argparse.Namespace) -> None:
 def cmd_mcp(args: argparse.Namespace) -> None:
     from .mcp_server import serve
 
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    vault = _vault_folder(args.vault)
     serve(
         vault,
         allow_writes=args.allow_writes,
@@ -536,9 +545,7 @@ def cmd_undo(args: argparse.Namespace) -> None:
     from .core.writing.journal import Journal, JournalError
     from .core.writing.lock import VaultBusy
 
-    vault = Path(args.vault).expanduser()
-    if not vault.is_dir():
-        raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+    vault = _vault_folder(args.vault)
     journal = Journal(vault)
     try:
         result = journal.undo(args.entry, args.wait)

@@ -209,3 +209,28 @@ def test_progress_bar_only_on_a_terminal_and_only_for_long_scans() -> None:
     pipe = io.StringIO()
     _Progress(pipe)(1000, 1000)
     assert pipe.getvalue() == ""
+
+
+def test_a_file_as_vault_and_a_typo_in_a_note_say_so(
+    cli_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "scan", str(cli_vault / "Beta.md"))
+    assert (code, out) == (3, "")
+    assert err == f"librarian: {cli_vault / 'Beta.md'}: is a file, not a vault folder\n"
+    code, _, err = run(capsys, "backlinks", str(cli_vault), "Bta")
+    assert code == 4
+    assert err == "librarian: no note named 'Bta'; did you mean Beta.md?\n"
+
+
+def test_a_concept_id_as_the_json_names_it_is_a_note_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    write(vault, "concepts.json", json.dumps({"rag": {"aliases": ["retrieval"]}}))
+    write(vault, "a.md", "We tried [[rag]] today.\n")
+    code, out, _ = run(capsys, "backlinks", str(vault), "//concept/rag", "--json")
+    assert code == 0
+    assert [b["source"] for b in json.loads(out)] == ["a.md"]
+    code, _, err = run(capsys, "backlinks", str(vault), "//concept/nope")
+    assert code == 4
+    assert err.startswith("librarian: no note named '//concept/nope' (no concept of the")

@@ -66,8 +66,15 @@ def node_label(index: HasNotes, node: str) -> str:
 
 def find_note(index: VaultIndex, name: str) -> str:
     """Resolve a NOTE argument like a link (title or path, with or without ``.md``), but
-    refuse to guess: several candidates raise ``AmbiguousNote``."""
-    text = name.strip().replace("\\", "/").lstrip("/")
+    refuse to guess: several candidates raise ``AmbiguousNote``. A concept's node id
+    (``//concept/rag``, as the JSON output names it) names the concept."""
+    stripped = name.strip()
+    if stripped.startswith(CONCEPT_PREFIX):  # a concept's id as the JSON output names it
+        concept = index.concepts.get(stripped[len(CONCEPT_PREFIX) :])
+        if concept is not None:
+            return CONCEPT_PREFIX + concept.id
+        raise NoteNotFound(name, "no concept of the dictionary has this id")
+    text = stripped.replace("\\", "/").lstrip("/")
     if text.startswith("./"):
         text = text[2:]
     paths = _note_paths(index, text)
