@@ -41,18 +41,32 @@ class CommandFailed(Exception):
         self.code = code
 
 
+def positive(text: str) -> int:
+    """An argparse type: a whole number of 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value}: must be 1 or more")
+    return value
+
+
 def dictionary_path(args: argparse.Namespace, vault: Path) -> Path:
     return Path(args.concepts).expanduser() if args.concepts else vault / DEFAULT_DICTIONARY
 
 
-def load_document(path: Path) -> DictionaryFile:
+def load_document(path: Path, *, writes: bool = False) -> DictionaryFile:
+    """The dictionary file; one that does not parse is a failure saying where (and, for a
+    command that writes, that it wrote nothing)."""
     try:
         return DictionaryFile.load(path)
     except DictionaryParseError as exc:
+        unchanged = " (nothing was changed)" if writes else ""
         raise CommandFailed(
             EXIT_FINDINGS,
-            f"{path}: line {exc.line}, column {exc.column}: {exc.message}; fix the dictionary "
-            "(nothing was changed)",
+            f"{path}: line {exc.line}, column {exc.column}: {exc.message}; fix the "
+            f"dictionary{unchanged}",
         ) from exc
     except OSError as exc:
         raise CommandFailed(EXIT_FINDINGS, f"{path}: cannot be read ({exc.strerror})") from exc
@@ -286,7 +300,7 @@ def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
             f"(a starter is in the concepts/ folder of Librarian's repository), or give "
             "--concepts PATH",
         )
-    doc = load_document(path)
+    doc = load_document(path, writes=True)
     errors = [i for i in dictionary_issues(doc) if i.severity == "error"]
     if errors:
         # Every line of an error starts with "librarian:", as the command line's errors do.
@@ -327,10 +341,12 @@ def add_commands(
         "3 MB of notes is sampled evenly.",
     )
     common(suggest)
-    suggest.add_argument("--limit", type=int, default=MAX_SUGGESTIONS, help="default: %(default)s")
+    suggest.add_argument(
+        "--limit", type=positive, default=MAX_SUGGESTIONS, help="default: %(default)s"
+    )
     suggest.add_argument(
         "--min-notes",
-        type=int,
+        type=positive,
         default=MIN_NOTES,
         help="written in at least this many notes (default: %(default)s)",
     )

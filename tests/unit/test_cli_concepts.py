@@ -70,9 +70,14 @@ def test_check_exits_1_on_errors_and_on_a_file_that_does_not_parse(
     assert code == 1
     assert err == (
         f"librarian: {vault / 'concepts.json'}: line 2, column 2: "
-        "expected ',' or '}' after a concept; fix the dictionary (nothing was changed)\n"
+        "expected ',' or '}' after a concept; fix the dictionary\n"  # a check changes nothing
     )
     assert (vault / "concepts.json").read_bytes() == broken
+    for flag, value in (("--limit", "-1"), ("--min-notes", "0")):
+        with pytest.raises(SystemExit) as info:
+            main(["concepts", "suggest", str(vault), flag, value])
+        assert info.value.code == 2
+        assert capsys.readouterr().err.endswith(f"argument {flag}: {value}: must be 1 or more\n")
 
 
 def test_tag_dry_run_prints_the_diff_and_writes_nothing(
