@@ -186,6 +186,19 @@ def _counts_beyond_ascii(prose: str) -> Counter[str]:
     return counts
 
 
+def _title_words(title: str | None) -> list[str]:
+    """The words of a note's name (``title_of``), split as its text is: the name is the
+    note's title (DESIGN §2), in the note as a heading would hold it, so each of its words
+    counts once where the text lacks it (and a note's name in it is mentioned). Most notes of
+    logseq and of many vaults hold no heading of their name, and a short one is then little
+    more than its name."""
+    if title is None:
+        return []
+    if "'" not in title:
+        return title.split(" ")
+    return [w for part in title.split(" ") for w in (_FAST_WORD.findall(part) or [part])]
+
+
 def counts_matrix(
     rows: tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]]], width: int
 ) -> sparse.csr_matrix:
@@ -216,7 +229,8 @@ def count_rows(
     check: Callable[[], None] | None = None,
 ) -> tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]], dict[str, int]]:
     """Each text's raw counts (plus one count of each of its concepts' terms, one of each
-    title of ``basis`` it mentions, ``TITLE_SELF`` of its ``own`` title): for each text its
+    title of ``basis`` it mentions, ``TITLE_SELF`` of its ``own`` title, one of each word of
+    that title the text lacks): for each text its
     words' numbers and their counts, over a word table: ``index`` (word → place) and the
     words it lacks (returned), numbered after it, in the order first met (so a full build's
     table is the same for the same texts)."""
@@ -243,6 +257,10 @@ def count_rows(
         if check is not None and n % CHUNK_NOTES == 0:
             check()
         counts, sequence = _counted(text, templates, bool(phrases))
+        named = _title_words(mine)
+        for word in named:
+            if word not in counts:
+                counts[word] = 1
         for cid in found:
             counts[CONCEPT_PREFIX + cid] = 1
         # Sorted: the order of a note's counts decides ties when its terms are pruned.
