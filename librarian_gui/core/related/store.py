@@ -17,8 +17,9 @@ from .model import RelatedModel, Settings
 from .neighbours import named_of, width
 
 # Bump when what is stored, or what it means, changes (3: plurals folded; 4: names of
-# several words among the titles, a mention's bonus in the ranking).
-FORMAT = 4
+# several words among the titles, a mention's bonus in the ranking; 5: a title's words
+# counted in its note).
+FORMAT = 5
 _ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
 _DTYPES = {
     "columns": np.int32,

@@ -81,7 +81,8 @@ def test_a_name_of_several_words_is_no_part_of_the_vectors() -> None:
         TITLE_PREFIX + "daily notes": 0.0,
         TITLE_PREFIX + "graph": TITLE_BOOST,
     }
-    # Four notes: a word in more than 2 of them is no term; "daily" and "notes" are in one.
+    # Four notes: a word in more than 2 of them is no term; "daily" and "notes" are in two
+    # (a.md's text, daily-notes.md's name: a name's words count in its note).
     model = build_related(
         {
             "daily-notes.md": "river stone",
@@ -92,8 +93,8 @@ def test_a_name_of_several_words_is_no_part_of_the_vectors() -> None:
     )
     assert TITLE_PREFIX + "daily notes" in model.terms  # a term: it has an idf
     kept = {model.terms[t] for t in model.vectors.indices.tolist()}
-    assert kept == {"river", "stone", "maple", "cloud"}  # but in no vector
-    assert model.shared_terms("a.md", "daily-notes.md") == ["river", "stone"]
+    assert kept == {"river", "stone", "maple", "cloud", "daily", "notes"}  # but in no vector
+    assert model.shared_terms("a.md", "daily-notes.md") == ["daily", "notes", "river", "stone"]
 
 
 def test_the_bonus_of_a_mention_either_way_by_hand() -> None:
@@ -143,14 +144,18 @@ def test_a_named_note_passes_one_a_little_closer() -> None:
 
 
 def test_a_named_note_ranks_higher_in_a_vault() -> None:
-    # "a" shares one word with "b" and one with "daily-notes", every word in 2 notes of 4:
+    # "a" shares one word with "b" and one with "daily-notes", every word in 2 notes of 6:
     # the same cosine (1/2), the same reach, and "b" first by its place; "a" names "daily
-    # notes": that note comes first.
+    # notes": that note comes first. ("daily" and "notes", in "d" and "e" too and in the
+    # name's note, are in 4 notes of 6: too common to be terms, so the name's words add
+    # nothing to the cosine.)
     texts = {
         "b.md": "quartz engine",
         "daily-notes.md": "harbor violin",
         "a.md": "harbor quartz, see daily notes",
         "c.md": "violin engine",
+        "d.md": "notes, daily",
+        "e.md": "notes, daily",
     }
     model = build_related(texts, k=3)
     cosines = dict(model.neighbours("a.md"))
