@@ -75,7 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
         "first three)",
     )
     parser.add_argument(
-        "--theme", choices=("system", "light", "dark"), help="colour theme (remembered)"
+        "--theme",
+        choices=("system", "light", "dark"),
+        help="colour theme (remembered, except with --screenshot)",
     )
     return parser
 
@@ -93,7 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Librarian")
     app.setOrganizationName("Librarian")
-    settings = Settings()
+    if args.screenshot and not Path(args.screenshot).expanduser().parent.is_dir():
+        folder = Path(args.screenshot).expanduser().parent
+        print(f"librarian-gui: --screenshot: no folder {folder} to write into", file=sys.stderr)
+        return 2
+    # A screenshot reads the saved settings and changes none of them: it runs on a copy.
+    settings = _scratch_settings() if args.screenshot else Settings()
     if args.theme:
         settings.set_theme(args.theme)
     last = settings.last_vault()
@@ -117,14 +124,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     window = open_window(vault, settings, note=args.note, concept=concept)
     if args.screenshot:
         code = _screenshot(app, window, args.screenshot, args.view, args.query or "", concept)
-        missing = window.missing_note is not None
+        missing = window.missing_note
         # Closed, the window still had timers pending (the graph's import, the tag counts)
         # that fired seconds later for a caller that goes on after main() (the tests do).
         window.deleteLater()
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
-        if missing:
-            print(f"librarian-gui: no note named {args.note!r} in {vault}", file=sys.stderr)
-            return 4
+        if missing is not None:
+            print(f"librarian-gui: {missing[0]} (in {vault})", file=sys.stderr)
+            return missing[1]
         return code
     if concept is not None and window.model is not None and window.session is not None:
         session = window.session
@@ -132,6 +139,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     window.resize(1400, 860)
     window.show()
     return app.exec()
+
+
+def _scratch_settings() -> Settings:
+    """The saved settings, copied into a temporary file that is thrown away at exit."""
+    import atexit
+    import shutil
+    import tempfile
+
+    from PySide6.QtCore import QSettings
+
+    from .services.settings import Settings
+
+    folder = tempfile.mkdtemp(prefix="librarian-screenshot-")
+    atexit.register(shutil.rmtree, folder, True)
+    saved = QSettings("Librarian", "Librarian")
+    scratch = QSettings(str(Path(folder) / "settings.ini"), QSettings.Format.IniFormat)
+    for key in saved.allKeys():
+        scratch.setValue(key, saved.value(key))
+    return Settings(scratch)
 
 
 def open_window(

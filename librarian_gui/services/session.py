@@ -142,18 +142,22 @@ class VaultSession(QObject):
                     kind = node_kind(index, node)
         self.open_node("note" if kind == "attachment" else kind, node, fragment)
 
-    def open_named(self, name: str) -> str | None:
+    def open_named(self, name: str) -> tuple[str, int] | None:
         """Open the note ``name`` stands for (a title or a vault path, as the command line
-        takes it); the first candidate when several match. The reason when none does."""
+        takes it). When it names no note, or several, nothing is opened: the reason, and
+        the exit code the command line gives it (4 none, 5 several), come back."""
+        from ..core.agents.answers import closest_notes
         from ..core.index.queries import AmbiguousNote, NoteNotFound, find_note
 
         with self.model.read() as index:
             try:
                 rel = find_note(index, name)
             except AmbiguousNote as exc:
-                rel = exc.candidates[0]
+                return f"{exc}; give the path to choose one", 5
             except NoteNotFound as exc:
-                return str(exc)
+                close = closest_notes(index, name)
+                hint = f"; did you mean {', '.join(close)}?" if close else ""
+                return f"{exc}{hint}", 4
         self.open_note(rel)
         return None
 

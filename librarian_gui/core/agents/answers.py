@@ -42,11 +42,13 @@ def closest_notes(index: VaultIndex, name: str, limit: int = CLOSEST) -> list[st
     from ..search.switcher import SwitcherIndex
 
     found: list[str] = []
-    for candidate, _score in SwitcherIndex.build(index).query(name, limit * 2):
+    ranked = SwitcherIndex.build(index).query(name, limit * 2)
+    for candidate, _score in sorted(ranked, key=lambda hit: (-hit[1], hit[0].node)):
         if candidate.node in index.notes and candidate.node not in found:
             found.append(candidate.node)
     if len(found) < limit:  # the switcher allows no typo in a short name: edit distance does
-        titles = {rel: index.notes[rel].title for rel in index.notes}
+        # By path, so that notes scoring alike come in the same order on every machine.
+        titles = {rel: index.notes[rel].title for rel in sorted(index.notes)}
         for _title, score, rel in process.extract(
             name, titles, scorer=fuzz.ratio, limit=limit * 2, score_cutoff=FUZZY_CUTOFF
         ):

@@ -92,7 +92,9 @@ class MainWindow(QMainWindow):
         # NOTE as the command line names it (title or path): resolved once the index is
         # ready, by the index the window builds anyway (not by a scan of its own).
         self._requested_note = open_note
-        self.missing_note: str | None = None  # the requested NOTE, when no note has that name
+        # Why the requested NOTE was not opened (it names no note, or several), and the
+        # command line's exit code for it (4, 5).
+        self.missing_note: tuple[str, int] | None = None
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
@@ -443,8 +445,8 @@ class MainWindow(QMainWindow):
         if self._requested_note:
             missing = self.session.open_named(self._requested_note)
             if missing is not None:
-                self.missing_note = self._requested_note
-                self.statusBar().showMessage(missing, 10_000)
+                self.missing_note = missing
+                self.statusBar().showMessage(missing[0], 10_000)
             self._requested_note = None
         if self.session.current is None:
             self.session.open_first_note(DEFAULT_NOTES)

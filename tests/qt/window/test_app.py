@@ -111,3 +111,35 @@ def test_a_concept_given_in_other_case_is_found_and_a_missing_one_exits_4(
     assert not out.exists()  # no window was made
     assert main([str(vault), "--concept", "RAG", "--view", "editor", "--screenshot", str(out)]) == 0
     assert QImage(str(out)).width() == 1400
+
+
+def test_screenshot_flags_change_no_saved_setting_and_bad_ones_say_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    (vault / "a").mkdir(parents=True)
+    (vault / "b").mkdir()
+    (vault / "a" / "Overview.md").write_text("# A\n", encoding="utf-8")
+    (vault / "b" / "Overview.md").write_text("# B\n", encoding="utf-8")
+    saved = Settings()
+    before = saved.theme()
+    saved.set_theme("light")
+    out = tmp_path / "o.png"
+    try:
+        assert main([str(vault), "--theme", "dark", "--screenshot", str(out)]) == 0
+        assert Settings().theme() == "light"  # the screenshot's theme was not remembered
+    finally:
+        saved.set_theme(before)
+    capsys.readouterr()
+    assert main([str(vault), "--note", "Overview", "--screenshot", str(out)]) == 5
+    assert capsys.readouterr().err == (
+        "librarian-gui: 'Overview' matches 2 notes: a/Overview.md, b/Overview.md; "
+        f"give the path to choose one (in {vault})\n"
+    )
+    assert main([str(vault), "--note", "Overveiw", "--screenshot", str(out)]) == 4
+    assert "did you mean a/Overview.md, b/Overview.md?" in capsys.readouterr().err
+    nowhere = tmp_path / "nowhere" / "x.png"
+    assert main([str(vault), "--screenshot", str(nowhere)]) == 2
+    assert capsys.readouterr().err == (
+        f"librarian-gui: --screenshot: no folder {nowhere.parent} to write into\n"
+    )
