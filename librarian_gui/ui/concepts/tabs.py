@@ -1,5 +1,6 @@
 """The concept editor and the tagging preview of one open vault, wired to its model: the
-centre's "Concepts" and "Tagging" tabs."""
+centre's "Dictionary" and "Tagging" tabs (the left pane's "Concepts" lists the concepts to
+read by; this tab edits them)."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ class ConceptTabs(QObject):
         self.editor = ConceptEditor(root, model.dictionary_path, load=False)
         self.tagging = TaggingView(root, service=TaggingService(root, self, model=model))
         self.service = ConceptService(model, self)
-        centre.addTab(self.editor, "Concepts")
+        centre.addTab(self.editor, "Dictionary")
         centre.addTab(self.tagging, "Tagging")
         self._usage_timer = QTimer(self, singleShot=True, interval=USAGE_DELAY_MS)
         self._usage_timer.timeout.connect(self._on_usage_timer_timeout)

@@ -49,3 +49,20 @@ def test_every_left_sidebar_tab_is_in_sight_at_the_default_size(
     assert window.width() == 1400
     assert window.minimumSizeHint().width() < 1400
     window.close()
+
+
+def test_no_two_tabs_share_a_name(qtbot: QtBot, tmp_path: Path) -> None:
+    """The left pane listing concepts and the centre's dictionary editor are two things:
+    they had one name ("Concepts")."""
+    demo = tmp_path / "demo"
+    shutil.copytree(bundled_demo_vault(), demo)
+    settings = Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat))
+    window = MainWindow(demo, settings=settings, use_cache=False)
+    qtbot.addWidget(window)
+    with qtbot.waitSignal(window.place_rendered, timeout=20_000):
+        window.show()
+    names = [window.left.tabText(i) for i in range(window.left.count())]
+    names += [window.centre.tabText(i) for i in range(window.centre.count())]
+    assert len(names) == len(set(names)), names
+    assert "Dictionary" in names
+    window.close()
