@@ -122,6 +122,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         concept = found
     theme.apply(app, theme.resolve(settings.theme()))
     window = open_window(vault, settings, note=args.note, concept=concept)
+    from .services.crash import CrashReporter
+
+    # An exception in a slot or a thread: logged, told, and the window goes on.
+    reporter = CrashReporter(parent=app)
+    reporter.install()
+    window.actions.log_path = reporter.log_path
+    reporter.crashed.connect(window.show_crash)
     if args.screenshot:
         code = _screenshot(app, window, args.screenshot, args.view, args.query or "", concept)
         missing = window.missing_note
@@ -129,6 +136,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # that fired seconds later for a caller that goes on after main() (the tests do).
         window.deleteLater()
         app.sendPostedEvents(None, QEvent.Type.DeferredDelete)
+        reporter.uninstall()
         if missing is not None:
             print(f"librarian-gui: {missing[0]} (in {vault})", file=sys.stderr)
             return missing[1]
@@ -138,7 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         window.model.index_ready.connect(lambda _i: session.open_node("concept", concept))
     window.resize(1400, 860)
     window.show()
-    return app.exec()
+    try:
+        return app.exec()
+    finally:
+        reporter.uninstall()
 
 
 def _scratch_settings() -> Settings:

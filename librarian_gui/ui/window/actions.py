@@ -1,5 +1,6 @@
-"""The main window's menus (File, Edit, Go, View) and what their items do to the open vault:
-excluded folders, the external editor, undo, back and forward."""
+"""The main window's menus (File, Edit, Go, View, Help) and what their items do to the open
+vault: excluded folders, the external editor, undo, back and forward; the keyboard
+shortcuts and About."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QUrl, Signal, Slot
 from PySide6.QtGui import QAction, QDesktopServices, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMenu
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QMainWindow, QMenu, QWidget
 
 from ...services.settings import THEMES
+from .help import ShortcutsDialog, show_about
 
 if TYPE_CHECKING:
     from ...services.model import VaultModel
@@ -47,7 +49,11 @@ class WindowActions(QObject):
         bar = window.menuBar()
         file_menu = bar.addMenu("&File")
         self._action(
-            file_menu, "&Open Vault…", self._on_open_vault_triggered, QKeySequence.StandardKey.Open
+            # Not Ctrl+O (the standard Open): that is the quick switcher's, as in Obsidian.
+            file_menu,
+            "&Open Vault…",
+            self._on_open_vault_triggered,
+            "Ctrl+Shift+O",
         )
         self.recent_menu = file_menu.addMenu("Recent Vaults")
         self._action(file_menu, "Excluded Folders…", self._on_excluded_triggered)
@@ -81,6 +87,13 @@ class WindowActions(QObject):
             action.setChecked(settings.theme() == name)
             action.triggered.connect(lambda _=False, n=name: self.theme_chosen.emit(n))
         self._theme_actions = theme_menu.actions()
+        self.log_path: Path | None = None  # the crash log, named in About
+        help_menu = bar.addMenu("&Help")
+        self.shortcuts_action = self._action(
+            help_menu, "&Keyboard Shortcuts", self._on_shortcuts_triggered, "F1"
+        )
+        self._action(help_menu, "&About Librarian", self._on_about_triggered)
+        self.dialogs: list[QWidget] = []  # the last ones opened (tests read them)
 
     def _action(
         self, menu: QMenu, text: str, slot: Callable[..., Any], shortcut: Any = None
@@ -124,6 +137,16 @@ class WindowActions(QObject):
     def go_forward(self) -> None:
         if self.session is not None:
             self.session.go_forward()
+
+    @Slot()
+    def _on_shortcuts_triggered(self) -> None:
+        dialog = ShortcutsDialog(self._window)
+        dialog.open()
+        self.dialogs = [dialog]
+
+    @Slot()
+    def _on_about_triggered(self) -> None:
+        self.dialogs = [show_about(self._window, self.log_path)]
 
     @Slot()
     def _on_open_vault_triggered(self) -> None:

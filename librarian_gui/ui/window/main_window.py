@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import sys
 import time
 from pathlib import Path
@@ -42,6 +43,7 @@ from ..panes.tags import TagsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
+from .help import show_crash
 from .librarian_views import LibrarianViews
 from .local_graph_tab import LocalGraphTab
 from .timeline_tab import TimelineTab
@@ -450,6 +452,8 @@ class MainWindow(QMainWindow):
             self._requested_note = None
         if self.session.current is None:
             self.session.open_first_note(DEFAULT_NOTES)
+        if self.session.current is None:  # no note at all: say what to do
+            self.preview.setHtml(empty_vault_html(self.model.root))
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
@@ -508,8 +512,13 @@ class MainWindow(QMainWindow):
 
     @Slot(str, str)
     def _on_session_note_missing(self, rel: str, reason: str) -> None:
-        self.preview.setHtml(f"<h2>{rel}</h2><p>{reason}</p>")
+        self.preview.setHtml(f"<h2>{html.escape(rel)}</h2><p>{html.escape(reason)}</p>")
         self.statusBar().showMessage(reason, 8000)
+
+    @Slot(str, str)
+    def show_crash(self, summary: str, trace: str) -> None:
+        """An error nobody caught (``services.crash``): told, non-modal; the window goes on."""
+        self.crash_boxes = [show_crash(self, summary, trace, self.actions.log_path)]
 
     @Slot(object, object)
     def _on_session_warnings_changed(self, warnings: Any, files: Any) -> None:
@@ -680,3 +689,22 @@ class MainWindow(QMainWindow):
         self._close_vault()
         self.settings.sync()
         super().closeEvent(event)
+
+
+def empty_vault_html(root: Path) -> str:
+    """The preview of a vault with no note yet: where notes go, and the other ways on."""
+    where = html.escape(str(root))
+    return (
+        "<h2>This vault has no notes yet</h2>"
+        f"<p>Librarian reads the Markdown files (<code>.md</code>) in <code>{where}</code> and "
+        "its folders. Save one there, from any editor or an agent, and it appears at once: "
+        "the file tree, its links and backlinks, the graph.</p>"
+        "<ul>"
+        "<li><b>File → Open Vault…</b> (Ctrl+Shift+O) opens another folder of notes, such as "
+        "an Obsidian vault.</li>"
+        "<li><b>File → Recent Vaults</b> goes back to one you opened before.</li>"
+        "<li>The <b>Dictionary</b> tab starts a concept dictionary from one of the starters "
+        "(AI agents, research).</li>"
+        "<li><b>Help → Keyboard Shortcuts</b> (F1) lists what the keys do.</li>"
+        "</ul>"
+    )
