@@ -105,7 +105,7 @@ def _html_block(self: Any, tokens: Sequence[Token], idx: int, options: Any, env:
     token = tokens[idx]
     if H.is_comment(token.content):
         return ""
-    return H.raw_html_block(token.content, line_attr(token, env))
+    return H.safe_html_block(token.content, line_attr(token, env))
 
 
 def _html_inline(self: Any, tokens: Sequence[Token], idx: int, options: Any, env: Env) -> str:

@@ -202,8 +202,115 @@ def safe_tag(name: str, closing: bool) -> str:
 
 
 def raw_html_block(html: str, line: str) -> str:
-    """An HTML block shown as its source: nothing in a note may run or load."""
+    """An HTML block shown as its source (the front matter's fallback)."""
     return f'<pre class="raw-html"{line}>{escapeHtml(html.removesuffix(chr(10)))}</pre>\n'
+
+
+# HTML a note may hold and the preview shows (DESIGN §9: nothing runs, nothing remote loads):
+# text, lists, tables, details; links to the web only, opened in the browser. What is not
+# on the list is dropped, its text kept, except the content of the tags below.
+_HTML_TAGS = frozenset(
+    [
+        "a",
+        "abbr",
+        "b",
+        "blockquote",
+        "br",
+        "caption",
+        "code",
+        "dd",
+        "del",
+        "details",
+        "div",
+        "dl",
+        "dt",
+        "em",
+        "h1",
+        "h2",
+        "h3",
+        "h4",
+        "h5",
+        "h6",
+        "hr",
+        "i",
+        "img",
+        "ins",
+        "kbd",
+        "li",
+        "mark",
+        "ol",
+        "p",
+        "pre",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "summary",
+        "sup",
+        "table",
+        "tbody",
+        "td",
+        "tfoot",
+        "th",
+        "thead",
+        "tr",
+        "u",
+        "ul",
+    ]
+)
+_HTML_DROPPED = frozenset(
+    [
+        "script",
+        "style",
+        "title",
+        "noscript",
+        "template",
+        "textarea",
+        "select",
+        "iframe",
+        "object",
+        "embed",
+    ]
+)
+_HTML_ATTRIBUTES = {
+    "a": {"href", "title"},
+    "img": {"alt"},
+    "td": {"align", "colspan", "rowspan", "valign"},
+    "th": {"align", "colspan", "rowspan", "valign"},
+    "ol": {"start"},
+}
+_IMG = re.compile(r'<img(?: alt="([^"]*)")?>')
+
+
+def _web_links_only(tag: str, attribute: str, value: str) -> str | None:
+    if tag == "a" and attribute == "href":
+        scheme = value.split(":", 1)[0].lower() if ":" in value else ""
+        return value if scheme in ("http", "https", "mailto") else None
+    return value
+
+
+def safe_html_block(html: str, line: str) -> str:
+    """An HTML block rendered with only what cannot run or reach out: the tags and
+    attributes above (nh3, the Rust sanitizer ammonia); a link keeps a web address only
+    and opens in the browser; an image, which would load from elsewhere, shows its alt
+    text instead."""
+    import nh3  # only a note with an HTML block pays for it
+
+    clean = nh3.clean(
+        html,
+        tags=set(_HTML_TAGS),
+        clean_content_tags=set(_HTML_DROPPED),
+        attributes={tag: set(names) for tag, names in _HTML_ATTRIBUTES.items()},
+        attribute_filter=_web_links_only,
+        link_rel=None,
+        url_schemes={"http", "https", "mailto"},
+        set_tag_attribute_values={"a": {"class": "external"}},
+        strip_comments=True,
+    )
+    # After cleaning, an image is exactly <img> or <img alt="…"> (escaped by nh3).
+    clean = _IMG.sub(lambda m: f'<span class="image-alt">[{m.group(1) or "image"}]</span>', clean)
+    return f'<div class="html-block"{line}>{clean.strip()}</div>\n'
 
 
 # ---------------------------------------------------------------- front matter

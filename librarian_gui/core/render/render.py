@@ -486,6 +486,12 @@ def _section(text: str, fragment: str) -> str | None:
 
 def _build() -> MarkdownIt:
     md = make_markdown()
+    # Bare URLs are links, as Obsidian shows them: only those with a scheme (https://…),
+    # never a bare domain ("notes.md" would be a link to Moldova's .md).
+    md.options["linkify"] = True
+    md.enable("linkify")
+    assert md.linkify is not None  # linkify-it-py is installed (a dependency)
+    md.linkify.set({"fuzzy_link": False, "fuzzy_email": False, "fuzzy_ip": False})
     footnote_plugin(md)
     highlight_plugin(md)
     callout_plugin(md)

@@ -379,10 +379,27 @@ def test_script_is_shown_as_text() -> None:
     )
 
 
-def test_html_block_is_shown_as_source() -> None:
+def test_an_html_block_is_rendered_with_nothing_that_runs_or_loads() -> None:
     assert body('<img src="https://tracker.example/p.png" onerror="alert(1)">\n') == (
-        '<pre class="raw-html" style="-qt-user-state: 1">&lt;img src=&quot;https://tracker.example/p.png'
-        "&quot; onerror=&quot;alert(1)&quot;&gt;</pre>\n"
+        '<div class="html-block" style="-qt-user-state: 1">'
+        '<span class="image-alt">[image]</span></div>\n'
+    )
+    block = (
+        '<div class="website-only" onclick="x()">\n'
+        '<a href="https://github.com/foam" data-icon="star">Star</a>\n'
+        '<a href="javascript:alert(1)">js</a> <a href="other.md">rel</a>\n'
+        '<script>alert(1)</script><style>p {}</style><iframe src="https://x"></iframe>\n'
+        '<table><tr><td align="center" width="14%"><img src="https://a/b.png" alt="Jani"/>'
+        "<br /><sub><b>Jani</b></sub></td></tr></table>\n"
+        "</div>\n"
+    )
+    assert body(block) == (
+        '<div class="html-block" style="-qt-user-state: 1"><div>\n'
+        '<a href="https://github.com/foam" class="external">Star</a>\n'
+        '<a class="external">js</a> <a class="external">rel</a>\n\n'
+        '<table><tbody><tr><td align="center"><span class="image-alt">[Jani]</span>'
+        "<br><sub><b>Jani</b></sub></td></tr></tbody></table>\n"
+        "</div></div>\n"
     )
 
 
@@ -618,3 +635,15 @@ def test_a_huge_note_of_one_long_line_is_cut_at_the_limit_not_after_its_heading(
     assert "showing the first 2,000 of 5,007 characters" in html
     html = render("line\n" * 1000, max_chars=2002).html  # a line end near the limit: there
     assert "showing the first 1,999 of 5,000 characters" in html
+
+
+def test_bare_urls_with_a_scheme_are_links_and_nothing_else_is() -> None:
+    html = body(
+        "See https://example.org/a?b=1, `https://in.code/x`, notes.md and www.example.org; "
+        "mail a@b.org.\n"
+    )
+    assert html == (
+        '<p style="-qt-user-state: 1">See <a href="https://example.org/a?b=1" class="external" '
+        'title="https://example.org/a?b=1">https://example.org/a?b=1</a>, '
+        "<code>https://in.code/x</code>, notes.md and www.example.org; mail a@b.org.</p>\n"
+    )
