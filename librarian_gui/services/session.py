@@ -54,6 +54,8 @@ class VaultSession(QObject):
         files_reset(FileTreeData): every note and attachment, as a sorted tree.
         message(str): something to tell the user in the status bar.
         undo_changed(bool): whether Edit → Undo has something to undo.
+        excerpt_ready(str, str): a note's path and the start of it as a hover shows it
+            (asked for by ``request_excerpt``).
         write_finished(str): a write asked for here ("link", "related" or "undo") is done,
             its outcome told by ``message``.
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
@@ -75,6 +77,7 @@ class VaultSession(QObject):
     message = Signal(str)
     undo_changed = Signal(bool)
     write_finished = Signal(str)
+    excerpt_ready = Signal(str, str)
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
     warnings_changed = Signal(object, object)
@@ -299,6 +302,31 @@ class VaultSession(QObject):
         self.outgoing_ready.emit(list(links))
 
     # ------------------------------------------------------------ background jobs
+
+    @Slot(str)
+    def request_excerpt(self, rel: str) -> None:
+        """Read and format the start of the note ``rel`` for a hover, on a job thread;
+        ``excerpt_ready`` brings it. Nothing for a path that names no note."""
+        if not self.model.ready:
+            return
+        index, reader = self._index(), self._reader()
+        with index.lock:
+            record = index.notes.get(rel)
+            title = record.title if record is not None else None
+        if title is None:
+            return
+
+        def job(_c: object) -> tuple[str, str]:
+            from ..core.render.excerpt import note_excerpt
+
+            return rel, note_excerpt(title, rel, reader(rel))
+
+        handle = self.model.submit(job, name="excerpt")
+        _deliver(handle, self._on_excerpt_job_ended)
+
+    def _on_excerpt_job_ended(self, result: object) -> None:
+        if isinstance(result, tuple):
+            self.excerpt_ready.emit(*result)
 
     def _index(self) -> VaultIndex:
         index = self.model.index

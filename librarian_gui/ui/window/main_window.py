@@ -33,6 +33,7 @@ from ..concepts.tabs import ConceptTabs
 from ..panes.backlinks import BacklinksPane
 from ..panes.concepts import ConceptsPane
 from ..panes.file_tree import FileTree
+from ..panes.hover import HoverPreviews
 from ..panes.outgoing import OutgoingPane
 from ..panes.outline import Outline
 from ..panes.preview import PreviewView
@@ -154,6 +155,14 @@ class MainWindow(QMainWindow):
         self.graph_tab = GraphTab(self.centre, self.settings, parent=self)
         self.timeline_tab = TimelineTab(self.centre, self.graph_tab, self.settings, parent=self)
         self.backlinks = BacklinksPane()
+        # A link to a note, hovered in the preview or the backlinks: the note's start shows.
+        self.hover = HoverPreviews(self)
+        for browser in (
+            self.preview,
+            self.backlinks.linked.browser,
+            self.backlinks.unlinked.browser,
+        ):
+            self.hover.attach(browser)
         self.outgoing = OutgoingPane()
         self.outline = Outline()
         self.right = QTabWidget()
@@ -375,6 +384,8 @@ class MainWindow(QMainWindow):
         model.update_failed.connect(self.statusBar().showMessage)
         session.place_shown.connect(self._on_session_place_shown)
         session.note_missing.connect(self._on_session_note_missing)
+        self.hover.wanted.connect(session.request_excerpt)
+        session.excerpt_ready.connect(self.hover.show)
         session.backlinks_ready.connect(self.backlinks.show_linked)
         session.unlinked_ready.connect(self.backlinks.show_unlinked)
         session.outline_ready.connect(self.outline.show_headings)

@@ -138,3 +138,31 @@ def test_an_empty_vault_says_what_to_do(qtbot: QtBot, tmp_path: Path) -> None:
     assert str(vault) in text
     assert "File → Open Vault… (Ctrl+Shift+O)" in text
     win.close()
+
+
+def test_hovering_a_link_to_a_note_shows_its_start(window: MainWindow, qtbot: QtBot) -> None:
+    from PySide6.QtCore import QUrl
+    from PySide6.QtWidgets import QToolTip
+
+    from librarian_gui.ui.panes.hover import hovered_note
+
+    assert hovered_note("note:///a.md#top") == "a.md"
+    assert hovered_note("open:///sub/My%20Note.md?line=3") == "sub/My Note.md"
+    assert hovered_note("https://example.org/a.md") is None
+    assert hovered_note("note:///img.png") is None
+    assert hovered_note("link:///0") is None  # a Link button
+
+    (window.model.root / "a.md").write_text(  # type: ignore[union-attr]
+        "---\ntags: [x]\n---\n# A\n\nFirst <line> of A.\n", encoding="utf-8"
+    )
+    qtbot.waitUntil(lambda: window.session.store is not None, timeout=5_000)  # type: ignore[union-attr]
+    window.preview.highlighted.emit(QUrl("note:///a.md"))
+    qtbot.waitUntil(lambda: window.hover.shown is not None, timeout=10_000)
+    rel, shown = window.hover.shown  # type: ignore[misc]
+    assert rel == "a.md"
+    assert shown == (
+        "<b>a</b> <span style='color:gray'>a.md</span><hr># A<br><br>First &lt;line&gt; of A."
+    )
+    assert QToolTip.isVisible()
+    window.preview.highlighted.emit(QUrl())  # the mouse left the link
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5_000)
