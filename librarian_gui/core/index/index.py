@@ -629,7 +629,10 @@ class VaultIndex:
             )
         if self.concepts.error:
             where = self._dictionary_rel or str(self.dictionary_path)
-            out.append(ScanWarning(where, "dictionary", self.concepts.error))
+            # The warning names the file already: its message does not say it again.
+            name = self.concepts.path.name if self.concepts.path is not None else ""
+            message = self.concepts.error.removeprefix(f"{name}: ")
+            out.append(ScanWarning(where, "dictionary", message))
         return sorted(out, key=lambda w: (w.path, w.message))
 
     def links_of(self, rel: str) -> list[tuple[Link, str]]:
