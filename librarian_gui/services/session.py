@@ -56,6 +56,8 @@ class VaultSession(QObject):
         undo_changed(bool): whether Edit → Undo has something to undo.
         excerpt_ready(str, str): a note's path and the start of it as a hover shows it
             (asked for by ``request_excerpt``).
+        aside_ready(int, str, object): a note rendered for an extra pane (``render_aside``):
+            the pane's id, the note, its page (or the exception saying why not).
         write_finished(str): a write asked for here ("link", "related" or "undo") is done,
             its outcome told by ``message``.
         switcher_ready(object): a SwitcherIndex over the current notes, aliases, concepts.
@@ -78,6 +80,7 @@ class VaultSession(QObject):
     undo_changed = Signal(bool)
     write_finished = Signal(str)
     excerpt_ready = Signal(str, str)
+    aside_ready = Signal(int, str, object)
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
     warnings_changed = Signal(object, object)
@@ -302,6 +305,19 @@ class VaultSession(QObject):
         self.outgoing_ready.emit(list(links))
 
     # ------------------------------------------------------------ background jobs
+
+    @Slot(int, str)
+    def render_aside(self, pane_id: int, rel: str) -> None:
+        """Render the note ``rel`` for the extra pane ``pane_id`` (a tab, the split's side),
+        on a job thread; ``aside_ready`` brings it."""
+        if not self.model.ready:
+            return
+        dark = self.dark
+        handle = self.model.submit(lambda c: self._render_note(rel, dark, c), name="aside")
+        _deliver(handle, partial(self._on_aside_job_ended, pane_id, rel))
+
+    def _on_aside_job_ended(self, pane_id: int, rel: str, result: object) -> None:
+        self.aside_ready.emit(pane_id, rel, result)
 
     @Slot(str)
     def request_excerpt(self, rel: str) -> None:

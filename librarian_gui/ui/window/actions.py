@@ -31,6 +31,7 @@ class WindowActions(QObject):
             vault's own concepts.json (None).
         theme_chosen(str): View → Theme: "system", "light" or "dark".
         switcher_requested(), search_requested(), graph_requested(): Go menu items.
+        tab_requested(), side_requested(): View → the open note in a new tab, to the side.
     """
 
     vault_chosen = Signal(object)
@@ -39,6 +40,8 @@ class WindowActions(QObject):
     switcher_requested = Signal()
     search_requested = Signal()
     graph_requested = Signal()
+    tab_requested = Signal()
+    side_requested = Signal()
 
     def __init__(self, window: QMainWindow, settings: Settings) -> None:
         super().__init__(window)
@@ -80,6 +83,9 @@ class WindowActions(QObject):
         self.back_action.setEnabled(False)
         self.forward_action.setEnabled(False)
         view_menu = bar.addMenu("&View")
+        self._action(view_menu, "Open Note in New &Tab", self.tab_requested.emit, "Ctrl+T")
+        self._action(view_menu, "Open Note to the &Side", self.side_requested.emit, "Ctrl+\\")
+        view_menu.addSeparator()
         theme_menu = view_menu.addMenu("Theme")
         for name in THEMES:
             action = theme_menu.addAction(name.capitalize())

@@ -28,6 +28,10 @@ SHORTCUTS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
         (
             ("Alt+Left / Alt+Right", "Back and forward (also the mouse's side buttons)"),
             ("Click a [[link]]", "Open the note it points to"),
+            ("Ctrl+click a link", "Open its note in a new tab"),
+            ("Ctrl+Alt+click a link", "Open its note beside this one (a split)"),
+            ("Ctrl+T", "The open note in a new tab"),
+            ("Ctrl+\\", "The open note to the side"),
             ("Ctrl+E", "Open the note in your external editor"),
         ),
     ),

@@ -47,6 +47,7 @@ from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash
 from .librarian_views import LibrarianViews
 from .local_graph_tab import LocalGraphTab
+from .reading import ReadingViews, opening_where
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
@@ -151,7 +152,13 @@ class MainWindow(QMainWindow):
         self.switcher = QuickSwitcher(self)
         self.preview = PreviewView()
         self.centre = QTabWidget()
-        self.centre.addTab(self.preview, "Preview")
+        # The first tab: the main preview, and beside it, once asked for, a second note.
+        self.preview_split = QSplitter(Qt.Orientation.Horizontal)
+        self.preview_split.setChildrenCollapsible(False)
+        self.preview_split.addWidget(self.preview)
+        self.centre.addTab(self.preview_split, "Preview")
+        self.reading = ReadingViews(self.centre, self.preview_split, self)
+        self.reading.elsewhere.connect(self._on_preview_link_activated)
         self.graph_tab = GraphTab(self.centre, self.settings, parent=self)
         self.timeline_tab = TimelineTab(self.centre, self.graph_tab, self.settings, parent=self)
         self.backlinks = BacklinksPane()
@@ -213,6 +220,8 @@ class MainWindow(QMainWindow):
         actions.switcher_requested.connect(self.switcher.open_switcher)
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
+        actions.tab_requested.connect(lambda: self._open_current_elsewhere("tab"))
+        actions.side_requested.connect(lambda: self._open_current_elsewhere("side"))
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
         self.local_graph.node_activated.connect(self._on_local_graph_node_activated)
         self.timeline_tab.note_activated.connect(self._on_timeline_tab_note_activated)
@@ -384,8 +393,12 @@ class MainWindow(QMainWindow):
         model.update_failed.connect(self.statusBar().showMessage)
         session.place_shown.connect(self._on_session_place_shown)
         session.note_missing.connect(self._on_session_note_missing)
+        for pane_id in list(self.reading.panes):  # notes of the vault open before
+            self.reading.close_pane(pane_id)
         self.hover.wanted.connect(session.request_excerpt)
         session.excerpt_ready.connect(self.hover.show)
+        self.reading.wanted.connect(session.render_aside)
+        session.aside_ready.connect(self.reading.show_rendered)
         session.backlinks_ready.connect(self.backlinks.show_linked)
         session.unlinked_ready.connect(self.backlinks.show_unlinked)
         session.outline_ready.connect(self.outline.show_headings)
@@ -498,7 +511,7 @@ class MainWindow(QMainWindow):
     def _on_concepts_concept_activated(self, concept_id: str) -> None:
         if self.session is not None:
             self.session.open_node("concept", concept_id)
-            self.centre.setCurrentWidget(self.preview)
+            self.centre.setCurrentWidget(self.preview_split)
 
     # ------------------------------------------------------------ session events
 
@@ -546,9 +559,24 @@ class MainWindow(QMainWindow):
     def _on_session_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 10_000)
 
+    def _open_current_elsewhere(self, where: str) -> None:
+        """The note open in the main preview, again in a new tab or to the side."""
+        place = self.session.current if self.session is not None else None
+        if place is None or place.kind != "note":
+            self.statusBar().showMessage("Open a note first: it is the one opened again.", 5000)
+        elif where == "tab":
+            self.reading.open_in_tab(place.node)
+        else:
+            self.reading.open_to_side(place.node)
+
     @Slot(str, str, str)
     def _on_preview_link_activated(self, kind: str, node: str, fragment: str) -> None:
-        if kind == "tag-concept":
+        where = opening_where() if kind == "note" and node.lower().endswith(".md") else "here"
+        if where == "tab":  # Ctrl+click
+            self.reading.open_in_tab(node)
+        elif where == "side":  # Ctrl+Alt+click
+            self.reading.open_to_side(node)
+        elif kind == "tag-concept":
             if self.concept_tabs is not None:
                 self.concept_tabs.tag_concept(node)
         elif self.session is not None:
@@ -565,7 +593,7 @@ class MainWindow(QMainWindow):
     def _on_graph_tab_node_activated(self, kind: str, node: str) -> None:
         if self.session is not None:
             self.session.open_node(kind, node, "")
-            self.centre.setCurrentWidget(self.preview)
+            self.centre.setCurrentWidget(self.preview_split)
 
     # ------------------------------------------------------------ the librarian
 
@@ -602,7 +630,7 @@ class MainWindow(QMainWindow):
     def _on_timeline_tab_note_activated(self, rel: str, line: int) -> None:
         if self.session is not None:
             self.session.open_at_line(rel, line)
-            self.centre.setCurrentWidget(self.preview)
+            self.centre.setCurrentWidget(self.preview_split)
 
     @Slot(str, str)
     def _on_switcher_node_chosen(self, kind: str, node: str) -> None:
@@ -672,10 +700,10 @@ class MainWindow(QMainWindow):
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:
             self.concept_tabs.show_tagging()
         elif view == "warnings":
-            self.centre.setCurrentWidget(self.preview)
+            self.centre.setCurrentWidget(self.preview_split)
             self._on_warnings_button_clicked()
         else:
-            self.centre.setCurrentWidget(self.preview)
+            self.centre.setCurrentWidget(self.preview_split)
 
     # ------------------------------------------------------------ events
 

@@ -56,7 +56,7 @@ def test_clicking_a_node_opens_its_note(window: MainWindow, qtbot: QtBot) -> Non
         window.graph.canvas.node_activated.emit("projects/homelab-ops.md")
     assert window.session is not None and window.session.current is not None
     assert window.session.current.node == "projects/homelab-ops.md"
-    assert window.centre.currentWidget() is window.preview
+    assert window.centre.currentWidget() is window.preview_split  # the main preview's tab
 
 
 def test_a_new_note_joins_the_graph_without_moving_the_camera(

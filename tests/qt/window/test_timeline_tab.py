@@ -101,7 +101,7 @@ def test_a_concept_per_week_its_periods_notes_and_a_click_opening_one(
         )
     place = shown.args[0]
     assert (place.node, place.line) == ("diary/2026-03-04.md", 2)
-    assert window.centre.currentWidget() is window.preview
+    assert window.centre.currentWidget() is window.preview_split  # the main preview's tab
 
 
 def test_by_month_the_same_notes_are_binned_again_without_reading_them(
