@@ -95,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     assert isinstance(app, QApplication)
     app.setApplicationName("Librarian")
     app.setOrganizationName("Librarian")
+    from PySide6.QtGui import QIcon
+
+    from .resources import resources_dir
+
+    app.setWindowIcon(QIcon(str(resources_dir() / "icons" / "librarian.svg")))
+    app.setDesktopFileName("librarian")  # Wayland matches the window to librarian.desktop
     if args.screenshot and not Path(args.screenshot).expanduser().parent.is_dir():
         folder = Path(args.screenshot).expanduser().parent
         print(f"librarian-gui: --screenshot: no folder {folder} to write into", file=sys.stderr)

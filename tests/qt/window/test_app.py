@@ -28,6 +28,10 @@ def test_screenshot_of_the_demo_vault(qtbot: QtBot, tmp_path: Path) -> None:
     assert main(["--screenshot", str(out)]) == 0
     image = QImage(str(out))
     assert (image.width(), image.height()) == (1400, 860)
+    from PySide6.QtWidgets import QApplication
+
+    icon = QApplication.windowIcon()  # the application's icon, from resources/icons
+    assert icon.pixmap(32, 32).width() == 32
     # the demo vault was copied to the user data folder, never used in place
     demo = user_demo_vault()
     assert (demo / "MEMORY.md").is_file()
