@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QMouseEvent, QShowEvent
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QMouseEvent, QShowEvent
 from PySide6.QtWidgets import (
     QApplication,
     QLabel,
@@ -217,6 +217,7 @@ class MainWindow(QMainWindow):
         actions.vault_chosen.connect(self.open_vault)
         actions.dictionary_chosen.connect(self.use_dictionary)
         actions.theme_chosen.connect(self.set_theme)
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_color_scheme_changed)
         actions.switcher_requested.connect(self.switcher.open_switcher)
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
@@ -366,15 +367,24 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Concept dictionary: {self.model.dictionary_path}", 8000)
         return True
 
-    def set_theme(self, name: str) -> None:
+    def set_theme(self, name: str, dark: bool | None = None) -> None:
+        """Use the theme ``name`` (remembered); ``dark``: what "system" means now, when the
+        system just said so."""
         self.settings.set_theme(name)
         self.actions.check_theme(name)
-        dark = theme.resolve(name)
+        if dark is None:
+            dark = theme.resolve(name)
         app = QApplication.instance()
         if isinstance(app, QApplication):
             theme.apply(app, dark)
         if self.session is not None:
             self.session.set_dark(dark)
+
+    @Slot(Qt.ColorScheme)
+    def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:
+        """The system turned light or dark: follow it, when the theme is "system"."""
+        if self.settings.theme() == "system":
+            self.set_theme("system", dark=scheme == Qt.ColorScheme.Dark)
 
     # ------------------------------------------------------------ wiring
 

@@ -166,3 +166,20 @@ def test_hovering_a_link_to_a_note_shows_its_start(window: MainWindow, qtbot: Qt
     assert QToolTip.isVisible()
     window.preview.highlighted.emit(QUrl())  # the mouse left the link
     qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=5_000)
+
+
+def test_the_system_theme_is_followed_while_the_window_is_open(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    from PySide6.QtGui import QGuiApplication, QPalette
+    from PySide6.QtWidgets import QApplication
+
+    window.set_theme("system", dark=False)
+    hints = QGuiApplication.styleHints()
+    hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)  # the desktop turned dark
+    assert window.session is not None and window.session.dark
+    assert QApplication.palette().color(QPalette.ColorRole.Base).lightness() < 80
+    window.set_theme("light")  # a chosen theme stays, whatever the desktop does
+    hints.colorSchemeChanged.emit(Qt.ColorScheme.Dark)
+    assert not window.session.dark
+    assert QApplication.palette().color(QPalette.ColorRole.Base).lightness() > 200
