@@ -766,6 +766,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "vault", None) is not None:
+            _vault_folder(args.vault)  # every command: a file or a typo said so at once
         args.func(args)
     except _Failure as exc:
         print(f"librarian: {exc}", file=sys.stderr)

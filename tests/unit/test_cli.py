@@ -234,3 +234,22 @@ def test_a_concept_id_as_the_json_names_it_is_a_note_argument(
     code, _, err = run(capsys, "backlinks", str(vault), "//concept/nope")
     assert code == 4
     assert err.startswith("librarian: no note named '//concept/nope' (no concept of the")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["concepts", "check", "VAULT"],
+        ["tag", "VAULT"],
+        ["cooccur", "VAULT", "--all"],
+        ["timeline", "VAULT", "x"],
+        ["search", "VAULT", "q"],
+    ],
+)
+def test_every_command_says_a_file_is_not_a_vault(
+    cli_vault: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    note = cli_vault / "Beta.md"  # concepts check and tag looked for Beta.md/concepts.json
+    code, out, err = run(capsys, *[str(note) if a == "VAULT" else a for a in command])
+    assert (code, out) == (3, "")
+    assert err == f"librarian: {note}: is a file, not a vault folder\n"
