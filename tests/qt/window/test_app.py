@@ -147,3 +147,27 @@ def test_screenshot_flags_change_no_saved_setting_and_bad_ones_say_why(
     assert capsys.readouterr().err == (
         f"librarian-gui: --screenshot: no folder {nowhere.parent} to write into\n"
     )
+
+
+def test_a_screenshot_at_device_pixel_ratio_2_has_every_pixel(tmp_path: Path) -> None:
+    """On a high-DPI screen (QT_SCALE_FACTOR=2) the PNG has twice the pixels each way: the
+    window is drawn at that resolution (looked at: the text is sharp), not scaled up."""
+    import os
+    import subprocess
+    import sys
+
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("# Memory\n\nSharp text.\n", encoding="utf-8")
+    out = tmp_path / "hidpi.png"
+    env = {**os.environ, "QT_SCALE_FACTOR": "2", "QT_QPA_PLATFORM": "offscreen"}
+    code = "import sys; from librarian_gui.app import main; sys.exit(main(sys.argv[1:]))"
+    subprocess.run(
+        [sys.executable, "-c", code, str(vault), "--screenshot", str(out)],
+        env=env,
+        check=True,
+        timeout=120,
+        capture_output=True,
+    )
+    image = QImage(str(out))
+    assert (image.width(), image.height()) == (2800, 1720)  # grabbed at device pixels
