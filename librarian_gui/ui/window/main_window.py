@@ -221,6 +221,13 @@ class MainWindow(QMainWindow):
         actions.switcher_requested.connect(self.switcher.open_switcher)
         actions.search_requested.connect(self._on_actions_search_requested)
         actions.graph_requested.connect(self.graph_tab.show_tab)
+        # Widgets → the window's own slots: once, here. Connected again at each vault opened
+        # (as the session's are), a link clicked after a second vault acted twice.
+        self.outgoing.target_activated.connect(self._on_outgoing_target_activated)
+        self.preview.link_activated.connect(self._on_preview_link_activated)
+        self.outline.heading_activated.connect(self.preview.scroll_to_line)
+        self.switcher.node_chosen.connect(self._on_switcher_node_chosen)
+        self.concepts.concept_activated.connect(self._on_concepts_concept_activated)
         actions.tab_requested.connect(lambda: self._open_current_elsewhere("tab"))
         actions.side_requested.connect(lambda: self._open_current_elsewhere("side"))
         self.graph_tab.node_activated.connect(self._on_graph_tab_node_activated)
@@ -433,13 +440,8 @@ class MainWindow(QMainWindow):
             (self.recent.note_selected, session.open_note),
             (self.backlinks.source_activated, session.open_at_line),
             (self.backlinks.link_requested, session.link_mention),
-            (self.outgoing.target_activated, self._on_outgoing_target_activated),
-            (self.preview.link_activated, self._on_preview_link_activated),
-            (self.outline.heading_activated, self.preview.scroll_to_line),
             (self.search.query_changed, session.search),
             (self.search.result_activated, session.open_at_line),
-            (self.switcher.node_chosen, self._on_switcher_node_chosen),
-            (self.concepts.concept_activated, self._on_concepts_concept_activated),
             (self.warnings.note_chosen, session.open_note),
         ):
             signal.connect(slot)

@@ -63,7 +63,7 @@ def test_the_pane_lists_the_findings_and_a_click_opens(
     with qtbot.waitSignal(win.place_rendered, timeout=10_000):
         _click(qtbot, pane, UNLISTED, 4)
     assert win.session.current is not None and win.session.current.node == "omega.md"
-    assert win.centre.currentWidget() is win.preview  # where the note is shown
+    assert win.centre.currentWidget() is win.preview_split  # where the note is shown
     win.show_view("index-health")
     with qtbot.waitSignal(win.place_rendered, timeout=10_000):
         _click(qtbot, pane, DEAD, 0)

@@ -94,3 +94,19 @@ def test_the_open_note_goes_to_a_tab_or_the_side_from_the_view_menu(
     window.actions.tab_requested.emit()
     tab = window.centre.currentWidget()
     assert isinstance(tab, ReadingPane) and tab.rel == "MEMORY.md"
+
+
+def test_a_link_clicked_after_another_vault_was_opened_acts_once(
+    window: MainWindow, qtbot: QtBot, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "MEMORY.md").write_text("# Other\n\n[[b]]\n", encoding="utf-8")
+    (other / "b.md").write_text("# B\n", encoding="utf-8")
+    with qtbot.waitSignal(window.place_rendered, timeout=20_000):
+        window.open_vault(other)
+    monkeypatch.setattr(
+        QApplication, "keyboardModifiers", lambda: Qt.KeyboardModifier.ControlModifier
+    )
+    window.preview.link_activated.emit("note", "b.md", "")
+    assert len(window.reading.panes) == 1  # one tab, not one per vault opened so far
