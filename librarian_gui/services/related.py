@@ -141,8 +141,15 @@ class RelatedWorker(QObject):
                     self.progressed.emit(request.generation, done, total)
             return request.read(rel)
 
+        def pause() -> None:
+            # Cancelled (a new pass, the vault closing): no more waiting for the panes. The
+            # window stops this thread from the GUI thread, which is then not there to let
+            # an update through: the wait would come back at every pause, for minutes.
+            if not request.cancel.is_set():
+                request.wait_for_updates()
+
         try:
-            waits = yielding(request.wait_for_updates, _holds(request.index.lock))
+            waits = yielding(pause, _holds(request.index.lock))
             with waits, gc_paused():
                 related = vault_related(
                     request.index,

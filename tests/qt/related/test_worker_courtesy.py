@@ -9,6 +9,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from librarian_gui.core.courtesy import Courtesy
 from librarian_gui.core.related.model import terms_for
@@ -134,3 +135,48 @@ def test_a_lock_that_cannot_tell_is_taken_as_held() -> None:
     assert _holds(rlock)() is False
     with rlock:
         assert _holds(rlock)() is True
+
+
+def test_a_cancelled_pass_stops_waiting_for_updates_that_cannot_come(tmp_path: Path) -> None:
+    """The window stops the librarian from the GUI thread; an update on its way then never
+    reaches the panes, so its wait never ends. Cancelled, the pass must stop waiting and
+    end: it hung CI's run at a window's close (a pass took minutes of 0.3 s waits)."""
+    from librarian_gui.core.index.index import VaultIndex
+    from librarian_gui.services.related import RelatedRequest, RelatedWorker
+
+    words = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date", "sloe", "quince", "medlar"]
+    for n in range(2000):
+        picked = " ".join(words[(n * k) % len(words)] + str(k) for k in range(1, 40))
+        (tmp_path / f"n{n:04d}.md").write_text(f"note {n}: {picked}\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    cancel = threading.Event()
+    read = [0]
+    after_cancel = [0]
+
+    def never_quiet() -> None:  # an update on its way that will not arrive
+        if cancel.is_set():
+            after_cancel[0] += 1
+        elif read[0] == len(index.notes):  # every note read: the model is being built
+            cancel.set()  # the window closes
+        time.sleep(0.05)
+
+    def reader(rel: str) -> str:
+        read[0] += 1
+        return (tmp_path / rel).read_text()
+
+    worker = RelatedWorker()
+    request = RelatedRequest(
+        generation=1,
+        index=index,
+        previous=None,
+        read=reader,
+        cancel=cancel,
+        wait_for_updates=never_quiet,
+        use_cache=False,
+        save=False,
+    )
+    thread = _run(lambda: worker.run(request))
+    thread.join(120)
+    assert not thread.is_alive()
+    assert cancel.is_set()
+    assert after_cancel[0] == 0  # not one wait once cancelled
