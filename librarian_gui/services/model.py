@@ -101,6 +101,7 @@ class VaultModel(QObject):
         # reaches the backlinks without fighting them for the interpreter lock.
         self._quiet = threading.Event()
         self._quiet.set()
+        self._pausing_stopped = False  # set by stop_pausing: _quiet stays set
         self._quiet_timer = QTimer(self, singleShot=True, interval=QUIET_AFTER_BATCH_MS)
         self._quiet_timer.timeout.connect(self._quiet.set)
         self.index: VaultIndex | None = None
@@ -132,6 +133,12 @@ class VaultModel(QObject):
                 dictionary=self._dictionary,
             )
         )
+
+    def stop_pausing(self) -> None:
+        """The vault is closing: background loops stop waiting for updates now (the GUI
+        thread, about to wait for their threads, will not let one through)."""
+        self._pausing_stopped = True
+        self._quiet.set()
 
     def close(self) -> None:
         if self._closed:
@@ -208,7 +215,8 @@ class VaultModel(QObject):
     def _on_watcher_batch_ready(self, batch: FileBatch) -> None:
         if self._closed:
             return
-        self._quiet.clear()
+        if not self._pausing_stopped:
+            self._quiet.clear()
         self._quiet_timer.start(QUIET_AFTER_BATCH_MS)  # if no update comes of it
         self._linker.batch_arrived.emit(batch)
         if self._dictionary_rel is not None and self._dictionary_rel in batch.paths:

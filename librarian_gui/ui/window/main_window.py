@@ -310,6 +310,7 @@ class MainWindow(QMainWindow):
         if self.model is None:
             return
         root = self.model.root
+        self.model.stop_pausing()  # before the threads below are waited for
         self.settings.session_ended(root)
         current = self.session.current if self.session else None
         if current is not None and current.kind == "note":

@@ -199,3 +199,17 @@ def test_outline_and_outgoing_are_sent_again_only_when_they_change(
     assert (outlines, outgoing) == ([[], ["Later"]], [["Hub.md"], ["Hub.md", "sub/B.md"]])
     session.shutdown()
     session.deleteLater()
+
+
+def test_once_the_vault_is_closing_no_loop_waits_for_a_change(
+    model: VaultModel, qtbot: QtBot
+) -> None:
+    """The window stops its background threads before closing the model, from the GUI
+    thread, which then lets no update through: their pauses must not wait meanwhile."""
+    write(model.root, "C.md", "about [[Hub]]\n")
+    qtbot.waitUntil(lambda: not model._quiet.is_set(), timeout=5_000)  # a change on its way
+    model.stop_pausing()
+    assert model._quiet.is_set()
+    write(model.root, "D.md", "more\n")  # and one more arrives while closing
+    qtbot.wait(300)
+    assert model._quiet.is_set()  # still: nothing waits
