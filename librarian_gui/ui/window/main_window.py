@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QLabel,
     QMainWindow,
+    QMessageBox,
     QProgressBar,
     QSplitter,
     QTabWidget,
@@ -99,6 +100,7 @@ class MainWindow(QMainWindow):
         # Why the requested NOTE was not opened (it names no note, or several), and the
         # command line's exit code for it (4, 5).
         self.missing_note: tuple[str, int] | None = None
+        self.crash_boxes: list[QMessageBox] = []  # the last error message shown (tests)
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None

@@ -97,7 +97,7 @@ def test_an_uncaught_error_is_logged_and_told_and_the_window_goes_on(
             raise ValueError("a slot that fails")
 
         QTimer.singleShot(0, failing_slot)
-        qtbot.waitUntil(lambda: bool(getattr(window, "crash_boxes", None)), timeout=5_000)
+        qtbot.waitUntil(lambda: bool(window.crash_boxes), timeout=5_000)
         box = window.crash_boxes[0]
         assert box.isVisible() and not box.isModal()
         assert box.text().startswith("ValueError: a slot that fails\n")
