@@ -389,6 +389,7 @@ class MainWindow(QMainWindow):
             theme.apply(app, dark)
         if self.session is not None:
             self.session.set_dark(dark)
+        self.reading.render_again()  # the notes in tabs and beside, in the new colours
 
     @Slot(Qt.ColorScheme)
     def _on_color_scheme_changed(self, scheme: Qt.ColorScheme) -> None:

@@ -153,6 +153,12 @@ class ReadingViews(QObject):
         self.side.open(rel)
         return self.side
 
+    def render_again(self) -> None:
+        """Ask for every open pane's note again (the theme changed)."""
+        for pane in self.panes.values():
+            if pane.rel is not None:
+                pane.open(pane.rel)
+
     @Slot()
     def _halve(self) -> None:
         if self._split.count() == 2:

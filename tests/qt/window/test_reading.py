@@ -110,3 +110,12 @@ def test_a_link_clicked_after_another_vault_was_opened_acts_once(
     )
     window.preview.link_activated.emit("note", "b.md", "")
     assert len(window.reading.panes) == 1  # one tab, not one per vault opened so far
+
+
+def test_a_theme_change_renders_the_extra_notes_again(window: MainWindow, qtbot: QtBot) -> None:
+    side = window.reading.open_to_side("decision.md")
+    rendered(qtbot, side, "Use Postgres")
+    with qtbot.waitSignal(window.session.aside_ready, timeout=10_000) as again:  # type: ignore[union-attr]
+        window.set_theme("dark")
+    assert again.args[:2] == [side.pane_id, "decision.md"]
+    window.set_theme("light")
