@@ -17,11 +17,9 @@ from .core.index.index import VaultIndex
 from .core.index.queries import (
     AmbiguousNote,
     NoteNotFound,
-    backlinks,
     find_note,
     node_kind,
     node_label,
-    outgoing,
     unresolved,
 )
 
@@ -179,61 +177,41 @@ def _repair(vault: Path, wait: float) -> list[str]:
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
+    from .core.agents.answers import backlink_rows
+
     index = _open_index(args)
     node = _note_arg(index, args.note)
-    found = backlinks(index, node)
-    data = [
-        {
-            "source": b.source,
-            "line": b.link.line,
-            "column": b.link.column,
-            "kind": b.link.kind,
-            "context": b.context,
-        }
-        for b in found
-    ]
+    data = backlink_rows(index, node)
 
     def human() -> str:
-        if not found:
+        if not data:
             return f"no backlinks to {node_label(index, node)}"
-        return "\n".join(f"{b.source}:{b.link.line}: {b.context}" for b in found)
+        return "\n".join(f"{b['source']}:{b['line']}: {b['context']}" for b in data)
 
     _emit(args, data, human)
 
 
 def cmd_links(args: argparse.Namespace) -> None:
+    from .core.agents.answers import link_rows
+
     index = _open_index(args)
     node = _note_arg(index, args.note)
     if node not in index.notes:
         what = "an attachment" if node in index.attachments else "a concept"
         raise _Failure(EXIT_NO_NOTE, f"{node_label(index, node)!r} is {what}, not a note")
-    found = outgoing(index, node)
-    data = [
-        {
-            "kind": link.kind,
-            "target": link.target,
-            "fragment": link.fragment,
-            "label": link.label,
-            "line": link.line,
-            "column": link.column,
-            "node": target,
-            "node_kind": node_kind(index, target),
-            "resolved": node_kind(index, target) != "unresolved",
-        }
-        for link, target in found
-    ]
+    data = link_rows(index, node)
 
     def human() -> str:
-        if not found:
+        if not data:
             return f"no links in {node}"
         rows = []
-        for link, target in found:
-            kind = node_kind(index, target)
+        for link in data:
+            kind, target = link["node_kind"], link["node"]
             where = (
                 target if kind in ("note", "attachment") else f"{kind}: {node_label(index, target)}"
             )
-            frag = f"#{link.fragment}" if link.fragment else ""
-            rows.append(f"{link.line:>5}  {link.kind:<9} {link.target}{frag} → {where}")
+            frag = f"#{link['fragment']}" if link["fragment"] else ""
+            rows.append(f"{link['line']:>5}  {link['kind']:<9} {link['target']}{frag} → {where}")
         return "\n".join(rows)
 
     _emit(args, data, human)
