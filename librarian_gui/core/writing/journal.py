@@ -240,12 +240,7 @@ class Journal:
                 except WriteRefused as exc:
                     file.update(outcome="skipped", reason=exc.reason)
         finally:
-            if any(file["outcome"] == "written" for file in files):
-                with contextlib.suppress(OSError):
-                    atomic_write(folder / ENTRY_FILE, _dump(record))
-            else:
-                self._discard(folder)
-            _unmark(marker)
+            self._close_entry(folder, record, marker)
         return _entry_from(record)
 
     def _apply(
@@ -299,7 +294,13 @@ class Journal:
             for job in jobs:  # a job's number is its file's place in the entry
                 if job.outcome != "pending":
                     files[job.number].update(outcome=job.outcome, reason=job.reason)
-        if any(item["outcome"] == "written" for item in files):
+        self._close_entry(folder, record, marker)
+        return _entry_from(record)
+
+    def _close_entry(self, folder: Path, record: dict[str, Any], marker: Path) -> None:
+        """Save the entry's record with each file's outcome, or drop the entry when it wrote
+        nothing; then the write is no longer under way."""
+        if any(item["outcome"] == "written" for item in record["files"]):
             # The notes are written: failing now would report a done write as failed. If
             # this record cannot be saved, the entry stays "pending", and undo still works
             # from the digests.
@@ -308,7 +309,6 @@ class Journal:
         else:
             self._discard(folder)
         _unmark(marker)
-        return _entry_from(record)
 
     def _write_all(
         self,
