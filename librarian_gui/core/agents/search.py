@@ -5,7 +5,7 @@ filters; each hit with its best lines."""
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,6 +13,7 @@ from rapidfuzz import fuzz
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..search.search import has_tag
 from .bm25 import terms
 from .corpus import Corpus, TextOf
 
@@ -80,7 +81,7 @@ def filtered_notes(
         concept = concept[len(CONCEPT_PREFIX) :]
     if concept is not None and concept not in known:
         raise UnknownConcept(concept)
-    wanted_tag = tag.lstrip("#").casefold() if tag else None
+    wanted_tag = tag.lstrip("#").lower() if tag else None
     prefix = folder.strip().strip("/").casefold() + "/" if folder and folder.strip("/ ") else None
     out = []
     for rel, record in records:
@@ -90,7 +91,9 @@ def filtered_notes(
             continue
         if until is not None and record.date > until:
             continue
-        if wanted_tag is not None and not _has_tag(record.parsed.tags, wanted_tag):
+        if wanted_tag is not None and not has_tag(
+            {t.name.lower() for t in record.parsed.tags}, wanted_tag
+        ):
             continue
         out.append(rel)
     if concept is not None:
@@ -102,14 +105,6 @@ def filtered_notes(
         mentioning = {m.note for m in concept_mentions(index, [concept], read)}
         out = [rel for rel in out if rel in mentioning]
     return out
-
-
-def _has_tag(tags: Iterable[Any], wanted: str) -> bool:
-    for t in tags:
-        name = t.name.lstrip("#").casefold()
-        if name == wanted or name.startswith(wanted + "/"):
-            return True
-    return False
 
 
 def agent_search(

@@ -179,12 +179,12 @@ class _Plan:
         if not (self.tags or self.banned_tags):
             return True
         names = {tag.name.lower() for tag in record.parsed.tags}
-        return all(_has_tag(names, t) for t in self.tags) and not any(
-            _has_tag(names, t) for t in self.banned_tags
+        return all(has_tag(names, t) for t in self.tags) and not any(
+            has_tag(names, t) for t in self.banned_tags
         )
 
 
-def _has_tag(names: set[str], wanted: str) -> bool:
+def has_tag(names: set[str], wanted: str) -> bool:
     """``wanted`` itself or a tag nested under it (``project`` has ``project/alpha``)."""
     wanted = wanted.rstrip("/")  # "tag:project/" means the same
     prefix = wanted + "/"
