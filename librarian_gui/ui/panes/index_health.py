@@ -11,8 +11,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
-    QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -25,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ...core.vault.urls import shown_path
 from ..items import path_data, path_of_data, tree_rows
-from ..tagging.diff import DiffView
+from .plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
     from ...core.insight.index_fix import IndexFixPlan
@@ -290,36 +288,15 @@ def _figures(health: IndexHealth | None) -> str:
     return figures
 
 
-class IndexFixDialog(QDialog):
-    """Shows one IndexFixPlan as a diff; "Add entries" confirms it, "Cancel" drops it.
-
-    Signals:
-        fix_confirmed(object): the user accepted the plan shown (write it).
-    """
-
-    fix_confirmed = Signal(object)
+class IndexFixDialog(PlanDialog):
+    """Shows one IndexFixPlan as a diff; "Add entries" confirms it (``confirmed``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle("Add the missing entries to the index note")
-        self.resize(720, 480)
-        self.summary = QLabel()
-        self.summary.setWordWrap(True)
-        self.diff = DiffView()
-        self.buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        super().__init__(
+            "Add the missing entries to the index note", 720, 480, "Add entries", parent
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Add entries")
-        self.buttons.accepted.connect(self._on_buttons_accepted)
-        self.buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
-        layout.addWidget(self.diff)
-        layout.addWidget(self.buttons)
-        self.plan: IndexFixPlan | None = None
 
-    def show_plan(self, plan: IndexFixPlan) -> None:
-        self.plan = plan
+    def show_fix(self, plan: IndexFixPlan) -> None:
         count = len(plan.added)
         what = f"{count} {'entry' if count == 1 else 'entries'}"
         where = html.escape(plan.index)
@@ -328,17 +305,9 @@ class IndexFixDialog(QDialog):
             if plan.creates
             else f"Add {what} at the end of <b>{where}</b>"
         )
-        self.summary.setText(
+        self.show_plan(
+            plan,
             f"{action}: one per note, one per dated folder, grouped by folder. Nothing else "
-            "in it changes; Edit → Undo takes it back."
+            "in it changes; Edit → Undo takes it back.",
+            can_confirm=count > 0,
         )
-        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(count > 0)
-        self.diff.show_diff(plan.diff)
-        self.open()
-
-    @Slot()
-    def _on_buttons_accepted(self) -> None:
-        plan, self.plan = self.plan, None
-        self.accept()
-        if plan is not None:
-            self.fix_confirmed.emit(plan)

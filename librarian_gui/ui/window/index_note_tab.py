@@ -54,13 +54,13 @@ class IndexNoteTab(QObject):
         self.pane.show_scope(note, exclude)
         self.service = IndexHealthService(model, note, exclude, parent=self)
         self.service.health_found.connect(self.pane.show_health)
-        self.service.fix_planned.connect(self.dialog.show_plan)
+        self.service.fix_planned.connect(self.dialog.show_fix)
         self.service.failed.connect(self.message)
         # The pane's and the dialog's connections to the session go with it (deleteLater).
         self.pane.fix_requested.connect(self.service.plan_fix)
         self.pane.note_opened.connect(session.open_note)
         self.pane.line_opened.connect(session.open_at_line)
-        self.dialog.fix_confirmed.connect(session.fix_index)
+        self.dialog.confirmed.connect(session.fix_index)
 
     def index_ready(self) -> None:
         if self.service is not None:

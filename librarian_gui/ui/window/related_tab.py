@@ -51,14 +51,14 @@ class RelatedTab(QObject):
         related.note_related.connect(self._on_related_note_related)
         related.state_changed.connect(self._on_related_state_changed)
         related.progressed.connect(self._on_related_progressed)
-        related.link_planned.connect(self.dialog.show_plan)
+        related.link_planned.connect(self.dialog.show_link)
         related.failed.connect(self.message)
         related.threshold_changed.connect(self.pane.set_threshold)
         self.pane.set_threshold(related.threshold)
         self.pane.threshold_changed.connect(related.set_threshold)
         self.pane.link_requested.connect(related.plan_link)
         self.pane.source_activated.connect(session.open_at_line)
-        self.dialog.link_confirmed.connect(session.link_related)
+        self.dialog.confirmed.connect(session.link_related)
 
     def show_place(self, kind: str, node: str) -> None:
         """The window opened a place: a note's related notes are asked for."""
