@@ -29,6 +29,7 @@ POLL_S = 0.02  # while the other process finishes: ``check`` this often
 OTHER_SHARE = 0.45
 
 Rows = tuple[list[npt.NDArray[np.int32]], list[npt.NDArray[np.int32]], dict[str, int]]
+Hashes = npt.NDArray[np.uint64]
 # The other process's rows as one array of word numbers, one of counts and each row's length
 # (25,000 small arrays took ten times as long to pickle and unpickle), and its word table.
 Packed = tuple[npt.NDArray[np.int32], npt.NDArray[np.int32], npt.NDArray[np.int64], dict[str, int]]
@@ -41,15 +42,16 @@ def count_all(
     basis: tuple[frozenset[str], frozenset[str]],
     check: Callable[[], None] | None = None,
     second_process: bool = True,
+    passages: list[Hashes] | None = None,
 ) -> Rows:
     """``count_rows`` of every text from an empty word table, to the same result: for a
     large vault the last ``OTHER_SHARE`` is counted by another process meanwhile (not in a
     frozen app, whose executable is the app, nor on one core, nor without
-    ``second_process``; counted here when it fails)."""
+    ``second_process``; counted here when it fails). ``passages``: see ``count_rows``."""
     total = len(texts)
     alone = not second_process or getattr(sys, "frozen", False) or (os.cpu_count() or 1) < 2
     if total < PROCESS_NOTES or alone:
-        return _counted(texts, concepts, own, basis, check)
+        return _counted(texts, concepts, own, basis, check, passages)
     half = total - int(total * OTHER_SHARE)
     with tempfile.TemporaryDirectory(prefix="librarian-count-") as folder:
         taken = Path(folder) / "rows.pickle"
@@ -64,17 +66,22 @@ def count_all(
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        work = (texts[half:], concepts[half:], own[half:], basis)
+        work = (texts[half:], concepts[half:], own[half:], basis, passages is not None)
         try:
             _feed(other, pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL))
-            mine = _counted(texts[:half], concepts[:half], own[:half], basis, check)
+            found: list[Hashes] | None = None if passages is None else []
+            mine = _counted(texts[:half], concepts[:half], own[:half], basis, check, found)
             while other.poll() is None:
                 if check is not None:
                     check()
                 time.sleep(POLL_S)
             if other.returncode != 0:
-                return _counted(texts, concepts, own, basis, check)
-            theirs = unpacked(pickle.loads(taken.read_bytes()))
+                return _counted(texts, concepts, own, basis, check, passages)
+            rows, their_passages = pickle.loads(taken.read_bytes())
+            theirs = unpacked(rows)
+            if passages is not None and found is not None:
+                passages.extend(found)
+                passages.extend(_split(their_passages))
         finally:
             if other.poll() is None:  # cancelled: the other half is not wanted any more
                 other.kill()
@@ -88,10 +95,11 @@ def _counted(
     own: Sequence[str | None],
     basis: tuple[frozenset[str], frozenset[str]],
     check: Callable[[], None] | None,
+    passages: list[Hashes] | None = None,
 ) -> Rows:
     """``count_rows`` from an empty table with the cyclic garbage collector paused."""
     with collector_paused():
-        return count_rows(texts, concepts, own, basis, {}, check)
+        return count_rows(texts, concepts, own, basis, {}, check, passages)
 
 
 @contextmanager
@@ -161,9 +169,23 @@ def merged(parts: Sequence[Rows]) -> Rows:
 def _serve(taken: Path) -> None:
     """The other process: count the work on its standard input, the rows to ``taken``."""
     gc.disable()  # a process of one job: nothing to collect that its end does not free
-    texts, concepts, own, basis = pickle.load(sys.stdin.buffer)
-    rows = packed(count_rows(texts, concepts, own, basis, {}))
-    taken.write_bytes(pickle.dumps(rows, protocol=pickle.HIGHEST_PROTOCOL))
+    texts, concepts, own, basis, wanted = pickle.load(sys.stdin.buffer)
+    passages: list[Hashes] | None = [] if wanted else None
+    rows = packed(count_rows(texts, concepts, own, basis, {}, None, passages))
+    # Each note's passage hashes as one array and each note's length, as the rows are.
+    joined = None
+    if passages is not None:
+        lengths = np.fromiter(map(len, passages), dtype=np.int64, count=len(passages))
+        joined = (np.concatenate(passages) if passages else np.zeros(0, np.uint64), lengths)
+    taken.write_bytes(pickle.dumps((rows, joined), protocol=pickle.HIGHEST_PROTOCOL))
+
+
+def _split(joined: tuple[Hashes, npt.NDArray[np.int64]] | None) -> list[Hashes]:
+    """The other process's passage hashes, an array a note again."""
+    if joined is None:
+        return []
+    hashes, lengths = joined
+    return list(np.split(hashes, np.cumsum(lengths)[:-1])) if len(lengths) else []
 
 
 if __name__ == "__main__":

@@ -29,7 +29,8 @@ from scipy import sparse
 
 from .counting import count_rows, counts_matrix, title_of
 from .model import RelatedModel, from_counts
-from .neighbours import mention_bonus, named_of, rank, reach, top_of
+from .neighbours import bonus_of, named_of, rank, reach, top_of
+from .passages import updated
 from .weights import term_boost, term_columns, weigh
 
 DRIFT_SHARE = 0.10  # of the notes at the last full build, changed since: build again
@@ -79,6 +80,7 @@ def update_related(
     # Their counts, in the order of ``redone``; words never seen numbered after the others.
     found = concepts or {}
     fresh_rels = edited + added
+    hashes: list[npt.NDArray[np.uint64]] | None = [] if model.settings.passages else None
     ids, values, fresh = count_rows(
         [changed[rel] or "" for rel in fresh_rels],
         [found.get(rel, ()) for rel in fresh_rels],
@@ -86,6 +88,15 @@ def update_related(
         (model.templates, model.titles),
         model.word_index,
         check,
+        hashes,
+    )
+    dropped = np.array([model.row_of[rel] for rel in removed + edited], dtype=np.int32)
+    passages, (shared, support), rerank = updated(
+        (model.passage_keys, model.passage_owner),
+        (model.shared, model.shared_support),
+        new_of_old,
+        dropped,
+        list(zip(redone.tolist(), hashes or [], strict=False)),
     )
     width = len(model.words) + len(fresh)
     fresh_counts = counts_matrix((ids, values), width)
@@ -100,7 +111,9 @@ def update_related(
     changes = model.changes + len(removed) + len(edited) + len(added)
     if changes > drift_share * model.built_notes:
         basis = (model.templates, model.titles)
-        return from_counts(notes, words, word_index, counts, basis, model.settings, check=check)
+        return from_counts(
+            notes, words, word_index, counts, basis, model.settings, passages, check=check
+        )
     boost = term_boost(model.terms)
     fresh_vectors = weigh(fresh_counts, columns, model.idf, boost, model.settings.max_terms)
     vectors = _splice(model.vectors, gone, old_rows, fresh_vectors, len(model.terms))
@@ -111,10 +124,13 @@ def update_related(
     named = _splice(model.named, gone, old_rows, fresh_named, len(model.terms))
 
     def bonus(rows: Ints, cand_rows: Ints) -> Floats:
-        return mention_bonus(rows, cand_rows, named, model.idf)
+        return bonus_of(rows, cand_rows, named, model.idf, shared)
 
+    redone_model = _neighbours_redone(
+        model, vectors, posting_col, kept, new_of_old, redone, check, bonus, rerank
+    )
     return replace(
-        _neighbours_redone(model, vectors, posting_col, kept, new_of_old, redone, check, bonus),
+        redone_model,
         notes=notes,
         row_of=row_of,
         words=words,
@@ -124,6 +140,10 @@ def update_related(
         changes=changes,
         posting_col=posting_col,
         named=named,
+        passage_keys=passages[0],
+        passage_owner=passages[1],
+        shared=shared,
+        shared_support=support,
     )
 
 
@@ -180,9 +200,11 @@ def _neighbours_redone(
     redone: Ints,
     check: Callable[[], None] | None,
     bonus: Callable[[Ints, Ints], Floats],
+    rerank: Ints,
 ) -> RelatedModel:
     """The model's candidates, reaches and neighbours for ``vectors`` (rows renumbered by
-    ``new_of_old``, the ``redone`` rows new), redoing only the rows that can differ."""
+    ``new_of_old``, the ``redone`` rows new), redoing only the rows that can differ (and
+    ranking the ``rerank`` rows again, whose bonuses may have)."""
     total = vectors.shape[0]
     settings = model.settings
     wide = model.cand_rows.shape[1]
@@ -213,6 +235,7 @@ def _neighbours_redone(
     reach_moved[moved] = fresh_reach != reaches[moved]
     reaches[moved] = fresh_reach
     ranked = moved | _holds(cand_rows, reach_moved)
+    ranked[rerank] = True
     rows = _renumbered(model.rows[kept], new_of_old if renumber else None, added).astype(np.int64)
     scores = np.concatenate([model.scores[kept], np.zeros((added, model.scores.shape[1]))])
     rows[ranked], scores[ranked] = rank(

@@ -14,8 +14,9 @@ nearest notes by cosine, re-ranked so that a hub does not sit in every list.
   time on two threads), then
   for each note its ``k`` best by cosine less ``hub_penalty`` times the candidate's own mean
   top-k cosine (a CSLS-style correction: a note close to everything is discounted), plus a
-  bonus when one of the two names the other (``neighbours.mention_bonus``), kept when the
-  cosine is at least ``threshold``. The score given is the cosine.
+  bonus when one of the two names the other (``neighbours.mention_bonus``) and one when they
+  share a passage of five words in a row (``passages``; vaults of ``PHRASE_NOTES`` notes or
+  fewer), kept when the cosine is at least ``threshold``. The score given is the cosine.
 
 The model keeps what an update needs (``incremental.update_related``): every note's raw word
 counts, the vocabulary and idf of the last full build, each note's candidates; it is saved
@@ -55,20 +56,22 @@ TERM_BUDGET = 1_000_000
 MIN_TERMS = 100
 MAX_TERMS = 400
 HUB_PENALTY = 0.1  # 10,000 notes: the largest hub in 2.5 % of the lists (5.1 % with none)
-# Names of several words are looked for in vaults up to this size: finding them is a pass
-# over every note's word pairs, a third more counting (10,000 notes: 0.45 s on one core).
+# Names of several words, and passages two notes share (``passages``), are looked for in
+# vaults up to this size: finding names is a pass over every note's word pairs, a third
+# more counting (10,000 notes: 0.45 s on one core); passages keep a hash a word of prose.
 PHRASE_NOTES = 5_000
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """What a model was built with: neighbours per note, the least cosine shown, terms kept
-    per note, the hub correction."""
+    per note, the hub correction, whether shared passages are looked for."""
 
     k: int = 10
     threshold: float = 0.0
     max_terms: int = MAX_TERMS
     hub_penalty: float = HUB_PENALTY
+    passages: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +86,10 @@ class RelatedModel:
     notes at the last full build and ``changes`` note changes since; ``postings``, the vectors
     transposed (each term's notes) as they were at some point, and each note's column
     there (``posting_col``, -1 for a note changed or added since); ``named``, each note's
-    title terms (``neighbours.named_of``: the names it mentions, its own)."""
+    title terms (``neighbours.named_of``: the names it mentions, its own); every note's
+    passage hashes sorted (``passage_keys``, each of note ``passage_owner``), the pairs of
+    notes that share one (``shared``, ``passages.shared_pairs``) and how many they share
+    (``shared_support``)."""
 
     notes: tuple[str, ...]
     terms: tuple[str, ...]
@@ -107,6 +113,10 @@ class RelatedModel:
     postings: sparse.csr_matrix
     posting_col: npt.NDArray[np.int32]
     named: sparse.csr_matrix
+    passage_keys: npt.NDArray[np.uint64]
+    passage_owner: npt.NDArray[np.int32]
+    shared: npt.NDArray[np.int64]
+    shared_support: npt.NDArray[np.int32]
 
     def neighbours(self, rel: str) -> list[tuple[str, float]]:
         """The note's related notes, best first, with their cosine."""
@@ -163,6 +173,13 @@ class RelatedModel:
                     found.append(name)
         return found
 
+    def shares_passage(self, a: str, b: str) -> bool:
+        """Whether the two notes share a passage (see ``passages``)."""
+        from .passages import shares_passage
+
+        i, j = self.row_of.get(a), self.row_of.get(b)
+        return i is not None and j is not None and i != j and shares_passage(self.shared, i, j)
+
     def _named(self, row: int) -> dict[int, int]:
         start, end = self.named.indptr[row], self.named.indptr[row + 1]
         return dict(
@@ -208,6 +225,7 @@ def build_related(
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
     check: Callable[[], None] | None = None,
     second_process: bool = True,
+    passages: bool | None = None,
 ) -> RelatedModel:
     """The model of the notes ``texts`` (vault path → Markdown); ``concepts``: the concept
     ids each note is found in, each a boosted term of that note. ``templates`` (the
@@ -217,8 +235,10 @@ def build_related(
     model's. ``max_terms``: the terms each note keeps (None: ``terms_for`` the vault's
     size). ``check`` is called between chunks of work (a few tens of ms): it raises to
     cancel. ``second_process``: a large vault's words may be counted on a second core
-    (``fanout``); the window's background pass does without, leaving that core to it. The
-    cyclic garbage collector is paused meanwhile (``fanout.collector_paused``)."""
+    (``fanout``); the window's background pass does without, leaving that core to it.
+    ``passages``: whether passages two notes share are looked for (None: in a vault of
+    ``PHRASE_NOTES`` notes or fewer). The cyclic garbage collector is paused meanwhile
+    (``fanout.collector_paused``)."""
     from .fanout import collector_paused
 
     with collector_paused():
@@ -234,6 +254,7 @@ def build_related(
             basis,
             check,
             second_process,
+            len(texts) <= PHRASE_NOTES if passages is None else passages,
         )
 
 
@@ -249,10 +270,12 @@ def _build(
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None,
     check: Callable[[], None] | None,
     second_process: bool,
+    passages: bool,
 ) -> RelatedModel:
     """``build_related``'s work (see there)."""
     from .counting import counts_matrix, title_of, titles_of
     from .fanout import count_all
+    from .passages import postings
 
     notes = tuple(texts)
     lines = template_lines(texts.values(), check) if templates is None else templates
@@ -260,6 +283,7 @@ def _build(
     if titles is None and len(notes) > PHRASE_NOTES:
         names = frozenset(name for name in names if " " not in name)
     found = concepts or {}
+    hashes: list[npt.NDArray[np.uint64]] | None = [] if passages else None
     ids, values, index = count_all(
         [texts[rel] for rel in notes],
         [found.get(rel, ()) for rel in notes],
@@ -267,13 +291,22 @@ def _build(
         (lines, names),
         check,
         second_process,
+        hashes,
     )
     counts = counts_matrix((ids, values), len(index))
     if max_terms is None:
         max_terms = terms_for(len(notes))
-    settings = Settings(k, threshold, max_terms, hub_penalty)
+    settings = Settings(k, threshold, max_terms, hub_penalty, passages)
     return from_counts(
-        notes, tuple(index), index, counts, (lines, names), settings, basis=basis, check=check
+        notes,
+        tuple(index),
+        index,
+        counts,
+        (lines, names),
+        settings,
+        postings(hashes or []),
+        basis=basis,
+        check=check,
     )
 
 
@@ -284,16 +317,18 @@ def from_counts(
     counts: sparse.csr_matrix,
     lines: tuple[frozenset[str], frozenset[str]],
     settings: Settings,
+    passages: tuple[npt.NDArray[np.uint64], npt.NDArray[np.int32]],
     *,
     basis: tuple[Sequence[str], npt.NDArray[np.float64]] | None = None,
     check: Callable[[], None] | None = None,
 ) -> RelatedModel:
     """The model of notes already counted: a full build (or, given ``basis``, one with the
     vocabulary and idf of an earlier build); ``lines``: the template lines and titles they
-    were counted with."""
+    were counted with; ``passages``: their passage postings (``passages.postings``)."""
     import numpy as np
 
-    from .neighbours import candidates, mention_bonus, named_of, rank, reach, width
+    from .neighbours import bonus_of, candidates, named_of, rank, reach, width
+    from .passages import shared_pairs
     from .weights import term_boost, term_columns, vocabulary, weigh_all
 
     if basis is None:
@@ -305,7 +340,8 @@ def from_counts(
     cand_rows, cand_cos, postings = candidates(vectors, width(settings.k), check)
     reaches = reach(cand_cos, settings.k)
     named = named_of(counts, columns, terms)
-    bonus = mention_bonus(np.arange(len(notes), dtype=np.int32), cand_rows, named, idf)
+    shared, support = shared_pairs(*passages)
+    bonus = bonus_of(np.arange(len(notes), dtype=np.int32), cand_rows, named, idf, shared)
     rows, scores = rank(
         cand_rows, cand_cos, reaches, settings.k, settings.threshold, settings.hub_penalty, bonus
     )
@@ -332,4 +368,8 @@ def from_counts(
         postings=postings,
         posting_col=np.arange(len(notes), dtype=np.int32),
         named=named,
+        passage_keys=passages[0],
+        passage_owner=passages[1],
+        shared=shared,
+        shared_support=support,
     )

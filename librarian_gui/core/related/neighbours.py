@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - another scipy
 Ints = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
 Cosines = npt.NDArray[np.float32]  # the product in float32: half the memory to go through
+Keys = npt.NDArray[np.int64]  # pairs of notes, (note << 32) | other
 
 
 def width(k: int) -> int:
@@ -265,7 +266,7 @@ def rank(
 ) -> tuple[npt.NDArray[np.int64], Floats]:
     """Each row's ``k`` neighbours and their cosines: its candidates at or above
     ``threshold``, best by cosine less ``hub_penalty`` times the candidate's reach, plus
-    the candidate's ``bonus`` (``mention_bonus``, in the candidates' shape) when given."""
+    the candidate's ``bonus`` (``bonus_of``, in the candidates' shape) when given."""
     valid = (cand_rows >= 0) & (cand_cos >= threshold)
     penalty = hub_penalty * reaches[np.maximum(cand_rows, 0)]
     ranked = np.where(valid, cand_cos - penalty, -np.inf)
@@ -339,3 +340,14 @@ def mention_bonus(rows: Ints, cand_rows: Ints, named: sparse.csr_matrix, idf: Fl
     # The note mentions its candidate's name, or the candidate mentions the note's.
     bonus = np.maximum(holds(mine, theirs), holds(theirs, mine)).reshape(cand_rows.shape)
     return MENTION_BONUS * bonus
+
+
+def bonus_of(
+    rows: Ints, cand_rows: Ints, named: sparse.csr_matrix, idf: Floats, shared: Keys
+) -> Floats:
+    """Each candidate's bonus in the ranking: ``mention_bonus``, plus ``MENTION_BONUS``
+    again when the two notes share a passage (``passages``; ``shared``: the pairs that do)."""
+    from .passages import passage_bonus
+
+    mention = mention_bonus(rows, cand_rows, named, idf)
+    return mention + passage_bonus(rows, cand_rows, shared, MENTION_BONUS)

@@ -15,12 +15,23 @@ from scipy import sparse
 from ..writing.safewrite import atomic_write
 from .model import RelatedModel, Settings
 from .neighbours import named_of, width
+from .passages import shared_pairs
 
 # Bump when what is stored, or what it means, changes (3: plurals folded; 4: names of
 # several words among the titles, a mention's bonus in the ranking; 5: a title's words
-# counted in its note).
-FORMAT = 5
-_ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
+# counted in its note; 6: passages two notes share, a title's words counted once more).
+FORMAT = 6
+_ARRAYS = (
+    "columns",
+    "idf",
+    "cand_rows",
+    "cand_cos",
+    "reach",
+    "rows",
+    "scores",
+    "passage_keys",
+    "passage_owner",
+)
 _DTYPES = {
     "columns": np.int32,
     "idf": np.float64,
@@ -29,6 +40,8 @@ _DTYPES = {
     "reach": np.float64,
     "rows": np.int64,
     "scores": np.float64,
+    "passage_keys": np.uint64,
+    "passage_owner": np.int32,
 }
 
 
@@ -37,7 +50,13 @@ def save_model(model: RelatedModel, path: Path) -> None:
     settings = model.settings
     meta = {
         "format": FORMAT,
-        "settings": [settings.k, settings.threshold, settings.max_terms, settings.hub_penalty],
+        "settings": [
+            settings.k,
+            settings.threshold,
+            settings.max_terms,
+            settings.hub_penalty,
+            settings.passages,
+        ],
         "built_notes": model.built_notes,
         "changes": model.changes,
         "notes": list(model.notes),
@@ -76,8 +95,10 @@ def _model(data: Any) -> RelatedModel | None:
     meta = json.loads(data["meta"].tobytes().decode("utf-8"))
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         return None
-    k, threshold, max_terms, hub_penalty = meta["settings"]
-    settings = Settings(int(k), float(threshold), int(max_terms), float(hub_penalty))
+    k, threshold, max_terms, hub_penalty, passages = meta["settings"]
+    settings = Settings(
+        int(k), float(threshold), int(max_terms), float(hub_penalty), bool(passages)
+    )
     notes = tuple(str(rel) for rel in meta["notes"])
     terms = tuple(str(term) for term in meta["terms"])
     words = tuple(str(word) for word in meta["words"])
@@ -96,10 +117,14 @@ def _model(data: Any) -> RelatedModel | None:
     }
     if any(arrays[name].shape != shape for name, shape in shapes.items()):
         return None
-    for name, bound in (("columns", len(terms)), ("cand_rows", total), ("rows", total)):
+    if arrays["passage_keys"].shape != arrays["passage_owner"].shape:
+        return None
+    bounds = (("columns", len(terms)), ("cand_rows", total), ("rows", total))
+    for name, bound in (*bounds, ("passage_owner", total)):
         values = arrays[name]
         if values.size and (values.min() < -1 or values.max() >= bound):
             return None
+    shared, support = shared_pairs(arrays["passage_keys"], arrays["passage_owner"])
     return RelatedModel(
         notes=notes,
         terms=terms,
@@ -124,6 +149,10 @@ def _model(data: Any) -> RelatedModel | None:
         postings=vectors.T.tocsr(),
         posting_col=np.arange(total, dtype=np.int32),
         named=named_of(counts, arrays["columns"], terms),  # as fast to find again
+        passage_keys=arrays["passage_keys"],
+        passage_owner=arrays["passage_owner"],
+        shared=shared,
+        shared_support=support,
     )
 
 

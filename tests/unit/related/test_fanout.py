@@ -30,12 +30,29 @@ def test_two_processes_count_as_one(monkeypatch: pytest.MonkeyPatch) -> None:
     assert list(index) == list(one_index)  # the same words, numbered alike
     assert [row.tolist() for row in ids] == [row.tolist() for row in one_ids]
     assert [row.tolist() for row in values] == [row.tolist() for row in one_values]
-    # "apple" three times over two notes of the first half; the second half's own words
-    # numbered after the first half's
+    # "apple" twice in the first note, and once more as a word of its name, "apple"; the
+    # second half's own words numbered after the first half's
     first = dict(zip(ids[0].tolist(), values[0].tolist(), strict=True))
-    assert first[index["apple"]] == 2
+    assert first[index["apple"]] == 3
     assert index["harbor"] > index["straße".casefold()]
     assert all(row.dtype == np.int32 for row in ids)
+
+
+def test_two_processes_find_the_passages_one_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each note's passage hashes, the second process's after the first's, as one process
+    finds them: the same words give the same hashes in every process."""
+    texts = [*TEXTS, "one two three four five six", "zero one two three four five"]
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    found: list[np.ndarray] = []
+    fanout.count_all(texts, [()] * 7, [None] * 7, BASIS, passages=found)
+    alone: list[np.ndarray] = []
+    count_rows(texts, [()] * 7, [None] * 7, BASIS, {}, passages=alone)
+    assert [row.tolist() for row in found] == [row.tolist() for row in alone]
+    # Runs of five words: one in each note of five words (the second; the fourth, where
+    # "engine's" is one), none in shorter ones (the Japanese note is three words), two in
+    # each of the last two, one of them in both.
+    assert [len(row) for row in found] == [0, 1, 0, 1, 0, 2, 2]
+    assert len(set(found[5].tolist()) & set(found[6].tolist())) == 1
 
 
 class Cancelled(Exception):
@@ -84,9 +101,10 @@ def test_a_share_too_small_for_the_other_process_counts_as_one(
     monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
     ids, values, index = fanout.count_all(TEXTS[:2], CONCEPTS[:2], OWN[:2], BASIS)
     assert len(ids) == len(values) == 2
-    # "Apple river stone, apple." and "Straße und Fluss: der Fluss.", by hand
+    # "Apple river stone, apple." (named "apple": once more) and "Straße und Fluss: der
+    # Fluss.", by hand
     words = {w: i for i, w in enumerate(index)}
-    assert dict(zip(ids[0].tolist(), values[0].tolist(), strict=True))[words["apple"]] == 2
+    assert dict(zip(ids[0].tolist(), values[0].tolist(), strict=True))[words["apple"]] == 3
     assert dict(zip(ids[1].tolist(), values[1].tolist(), strict=True))[words["fluss"]] == 2
 
 

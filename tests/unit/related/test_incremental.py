@@ -16,7 +16,10 @@ from librarian_gui.core.related.model import RelatedModel, build_related
 WORDS = ["apple", "river", "stone", "cloud", "maple", "engine", "violin", "harbor", "quartz"]
 # Plurals of three of them: weighed as their singulars, whichever build first met them.
 WORDS += ["rivers", "stones", "apples"]
-TEXT = st.lists(st.sampled_from(WORDS), max_size=10).map(" ".join)
+# Two runs of five words: notes holding one share a passage, unless more than five do
+# (boilerplate), which edits cross both ways.
+PASSAGES = ["apple river stone cloud maple", "engine violin harbor quartz rivers"]
+TEXT = st.lists(st.sampled_from(WORDS + PASSAGES), max_size=10).map(" ".join)
 CONCEPTS = st.lists(st.sampled_from(["rag", "ml"]), max_size=2, unique=True)
 K = 2  # six candidates each: a vault of a dozen notes fills the lists and cuts them
 # Notes named by the words the texts use (their titles are mentioned), two names alike;
@@ -35,6 +38,8 @@ def assert_same(update: RelatedModel, build: RelatedModel) -> None:
         assert np.array_equal(getattr(update.vectors, name), getattr(build.vectors, name))
         assert np.array_equal(getattr(update.named, name), getattr(build.named, name))
     for name in ("cand_rows", "cand_cos", "reach", "rows", "scores"):
+        assert np.array_equal(getattr(update, name), getattr(build, name)), name
+    for name in ("passage_keys", "passage_owner", "shared", "shared_support"):
         assert np.array_equal(getattr(update, name), getattr(build, name)), name
     assert [word_counts(update, i) for i in range(len(update.notes))] == [
         word_counts(build, i) for i in range(len(build.notes))

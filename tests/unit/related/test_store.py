@@ -19,8 +19,10 @@ NOTES = {
     "c.md": "Kubernetes pods crashed; the helm chart mounts the secret.",
     "d.md": "The helm chart raised memory limits for the pods.",
     "e.md": "Heron and egrets at the marsh, binoculars fogged.",
+    "f.md": "Notes from the pod review: the helm chart raised memory limits.",
 }
 ARRAYS = ("columns", "idf", "cand_rows", "cand_cos", "reach", "rows", "scores")
+ARRAYS += ("passage_keys", "passage_owner", "shared", "shared_support")
 
 
 def assert_equal(a: RelatedModel, b: RelatedModel) -> None:
@@ -55,6 +57,8 @@ def test_a_loaded_model_equals_the_saved_one(tmp_path: Path) -> None:
     assert_equal(loaded, saved)
     assert loaded.neighbours("a.md") == saved.neighbours("a.md")
     assert loaded.shared_terms("c.md", "d.md") == saved.shared_terms("c.md", "d.md")
+    # "the helm chart raised memory limits": six words in a row, in d.md and f.md
+    assert loaded.shares_passage("d.md", "f.md") and len(loaded.shared) == 2
 
 
 def test_a_missing_truncated_or_garbled_file_loads_as_none(tmp_path: Path) -> None:
