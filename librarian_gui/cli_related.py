@@ -10,9 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from .cli_concepts import EXIT_USAGE, CommandFailed
+from .core.agents.answers import related_row
 from .core.index.index import VaultIndex
 from .core.related.cached import vault_related
-from .core.related.vault import DEFAULT_THRESHOLD, K, RelatedNote
+from .core.related.vault import DEFAULT_THRESHOLD, K
 from .core.vault.files import read_note
 
 
@@ -37,16 +38,6 @@ def add_command(
     return p
 
 
-def row(found: RelatedNote) -> dict[str, Any]:
-    return {
-        "note": found.note,
-        "score": round(found.score, 4),
-        "terms": list(found.terms),
-        "concepts": list(found.concepts),
-        "linked": found.linked,
-    }
-
-
 def cmd_related(
     args: argparse.Namespace,
     open_index: Callable[[argparse.Namespace], VaultIndex],
@@ -69,7 +60,7 @@ def cmd_related(
     )
     notes = tuple(sorted(related.notes)) if wanted is None else (wanted,)
     found = {rel: related.related(rel, args.threshold)[: args.k] for rel in notes}
-    data: Any = [{"note": rel, "related": [row(r) for r in found[rel]]} for rel in notes]
+    data: Any = [{"note": rel, "related": [related_row(r) for r in found[rel]]} for rel in notes]
     if wanted is not None:
         data = data[0]
 
@@ -87,6 +78,8 @@ def cmd_related(
                 why = ", ".join(r.terms)
                 if r.concepts:
                     why += ("; " if why else "") + "concepts " + ", ".join(r.concepts)
+                if r.passage:
+                    why += ("; " if why else "") + "a passage in common"
                 state = "linked" if r.linked else "not linked"
                 lines.append(f"  {r.score:.2f}  {r.note}  ({state}: {why})")
         return "\n".join(lines) if lines else f"no note scores {args.threshold:g} or more"

@@ -248,16 +248,7 @@ class Tools:
         found = live.related(wait=RELATED_WAIT)
         if found is None:
             raise LookupError("related notes are still being found; ask again in a moment")
-        rows = [
-            {
-                "note": r.note,
-                "score": round(r.score, 4),
-                "terms": list(r.terms),
-                "concepts": list(r.concepts),
-                "linked": r.linked,
-            }
-            for r in found.related(rel, threshold)[:k]
-        ]
+        rows = [answers.related_row(r) for r in found.related(rel, threshold)[:k]]
         return {"note": rel, "related": rows}
 
     def concept(

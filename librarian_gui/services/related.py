@@ -352,7 +352,7 @@ class RelatedSession(QObject):
                 record = None if index is None else index.notes.get(other)
                 return None if record is None else store.get(other, record.stamp)
 
-            return explain(related.related(rel, threshold), read)
+            return explain(related.related(rel, threshold), read, rel)
 
         self._note_job = self.model.submit(job, slow=background, name="related notes")
         self._note_job.finished.connect(self._on_note_job_finished)

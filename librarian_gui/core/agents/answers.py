@@ -19,7 +19,7 @@ from ..index.queries import (
 from ..index.resolver import CONCEPT_PREFIX
 
 if TYPE_CHECKING:
-    from ..related.vault import RelatedIndex
+    from ..related.vault import RelatedIndex, RelatedNote
 
 ReadText = Callable[[str], str | None]
 CLOSEST = 5  # notes named in an "unknown note" message
@@ -138,6 +138,18 @@ def link_rows(index: VaultIndex, rel: str) -> list[dict[str, Any]]:
 EDGE_KINDS = ("links_to", "linked_from", "related_to")
 Adjacency = Mapping[str, Sequence[tuple[str, float]]]
 Step = tuple[str, int, str, tuple[str, ...]]  # node, distance, via, edge kinds
+
+
+def related_row(found: RelatedNote) -> dict[str, Any]:
+    """One related note as ``librarian related --json`` and the MCP tool give it."""
+    return {
+        "note": found.note,
+        "score": round(found.score, 4),
+        "terms": list(found.terms),
+        "concepts": list(found.concepts),
+        "linked": found.linked,
+        "passage": found.passage,
+    }
 
 
 def related_adjacency(related: RelatedIndex) -> dict[str, list[tuple[str, float]]]:

@@ -211,9 +211,9 @@ def shares_passage(shared: Keys, a: int, b: int) -> bool:
     return at < len(shared) and int(shared[at]) == key
 
 
-def common_passage(text: str, other: str) -> str | None:
-    """The longest run of words the two prose texts share, at least ``PASSAGE_WORDS`` long
-    (compared case-folded), as ``text`` writes it (the first such run); None when none.
+def common_passage(text: str, other: str) -> tuple[int, int] | None:
+    """Where in ``text`` the longest run of words the two texts share stands (the first
+    such run), at least ``PASSAGE_WORDS`` long (compared case-folded); None when none.
     For showing why two notes are related: the model keeps hashes, not words."""
     mine = [(m.group().casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
     theirs = [m.group().casefold() for m in _WORD.finditer(other)]
@@ -242,4 +242,4 @@ def common_passage(text: str, other: str) -> str | None:
     if best is None:
         return None
     length, first = best
-    return text[mine[first][1] : mine[first + length - 1][2]]
+    return mine[first][1], mine[first + length - 1][2]

@@ -26,13 +26,15 @@ LINK_CHUNK = 4096  # pairs looked up between two chances for the GUI thread
 @dataclass(frozen=True, slots=True)
 class RelatedNote:
     """One note related to another: its cosine, the shared key terms and concepts that
-    explain it, and whether the two notes already link (either way)."""
+    explain it, whether the two notes already link (either way) and whether they share a
+    passage (``passages``: a run of words both hold, which ranks a note higher)."""
 
     note: str
     score: float
     terms: tuple[str, ...]
     concepts: tuple[str, ...]
     linked: bool
+    passage: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,7 +151,8 @@ class RelatedIndex:
             shared = self.model.shared_terms(rel, name, count=SHOWN_TERMS * 2)
             terms = tuple(t for t in shared if not t.startswith("concept:"))[:SHOWN_TERMS]
             concepts = tuple(t[len("concept:") :] for t in shared if t.startswith("concept:"))
-            found.append(RelatedNote(name, score, terms, concepts, linked))
+            passage = self.model.shares_passage(rel, name)
+            found.append(RelatedNote(name, score, terms, concepts, linked, passage))
         found.sort(key=lambda r: (r.linked, -r.score, r.note))
         return found
 

@@ -135,6 +135,10 @@ class RelatedPane(QWidget):
                 f'<span class="concept">{html.escape(c)}</span>' for c in related.concepts
             )
             why.append(f"concepts: {names}")
+        if item.passage:
+            why.append("a passage in common (below)")
+        elif related.passage:
+            why.append("a passage in common")
         parts = [header]
         if why:
             parts.append(f'<p class="why">{" · ".join(why)}</p>')

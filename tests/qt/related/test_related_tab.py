@@ -118,3 +118,34 @@ def test_one_threshold_and_the_sessions_answer_reach_every_view(
     view.related_controls.slider.setValue(20)  # and the graph's slider, the other way
     assert related.threshold == 0.2
     assert pane.threshold.value() == 0.2
+
+
+def test_a_shared_passage_is_named_and_highlighted(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    """The index line repeats the note's first sentence: the tab says so and shows the line
+    of the related note holding the passage, the passage highlighted."""
+    for rel, text in NOTES.items():
+        write(vault, rel, text + "\n")
+    write(vault, "tools.md", "# Tools\n\n- Feed the starter with rye flour every morning.\n")
+    write(
+        vault,
+        "rye.md",
+        "# Rye\n\nFeed the starter with rye flour every morning, then wait for bubbles.\n",
+    )
+    win = window_on(vault)
+    related = win.related_session
+    assert related is not None and win.session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    win.show_view("related")
+    with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("tools.md")):
+        win.session.open_note("tools.md")
+    pane = win.related_tab.pane
+    rye = next(e for e in pane.shown if e.related.note == "rye.md")
+    assert rye.related.passage
+    assert rye.passage == "Feed the starter with rye flour every morning"
+    assert (rye.line, [rye.text[a:b] for a, b in rye.spans]) == (3, [rye.passage])
+    text = pane.browser.toPlainText()
+    assert "a passage in common (below)" in text
+    assert "Feed the starter with rye flour every morning, then wait for bubbles." in text

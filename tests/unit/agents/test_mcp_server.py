@@ -130,7 +130,8 @@ def test_every_read_tool_answers_exactly(vault: Path) -> None:
         related = await agent.call("related", note="alpha", threshold=0.0)
         assert related["note"] == "alpha.md"
         assert all(
-            set(r) == {"note", "score", "terms", "concepts", "linked"} for r in related["related"]
+            set(r) == {"note", "score", "terms", "concepts", "linked", "passage"}
+            for r in related["related"]
         )
 
     run_agent(vault, scenario)

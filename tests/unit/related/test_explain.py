@@ -64,3 +64,42 @@ def test_a_term_inside_a_link_or_url_is_not_highlighted() -> None:
     assert best_line(text, ["redis"]) == (2, "Redis runs on mini-3.", ((0, 5),))
     _, line, spans = best_line("Redis, not [[redis]].", ["redis"])
     assert [line[a:b] for a, b in spans] == ["Redis"]
+
+
+def test_a_shared_passage_is_shown_on_its_line_instead_of_the_terms() -> None:
+    texts = {
+        "tools.md": "# Tools\n\n| [[daily]] | Show or create the daily note for a date |\n",
+        "daily.md": "# Daily\n\n  Show or create the DAILY note for a date.\nOptions.\n",
+    }
+    found = [RelatedNote("daily.md", 0.3, ("date",), (), False, True)]
+    (out,) = explain(found, texts.get, "tools.md")
+    assert (out.line, out.text) == (3, "Show or create the DAILY note for a date.")
+    assert [out.text[a:b] for a, b in out.spans] == ["Show or create the DAILY note for a date"]
+    assert out.passage == "Show or create the DAILY note for a date"
+    # Without the note they are related to, or without a passage: the terms' line.
+    (plain,) = explain(found, texts.get)
+    assert (plain.line, plain.passage) == (3, "")
+    assert [plain.text[a:b] for a, b in plain.spans] == ["date"]
+
+
+def test_a_passage_inside_link_syntax_or_code_is_no_passage() -> None:
+    # The shared words stand in a link's label in one note and in code in the other: the
+    # model never counted them, so neither does the explanation.
+    texts = {
+        "a.md": "See [[x|show or create the daily note]] here.\n",
+        "b.md": "`show or create the daily note` and more.\n",
+    }
+    found = [RelatedNote("b.md", 0.2, (), (), False, True)]
+    (out,) = explain(found, texts.get, "a.md")
+    assert (out.line, out.text, out.passage) == (0, "", "")
+
+
+def test_a_long_passage_line_is_cut_around_the_passage() -> None:
+    line = "x " * 150 + "show or create the daily note for a date" + " y" * 150
+    (out,) = explain(
+        [RelatedNote("b.md", 0.2, (), (), False, True)],
+        {"a.md": "show or create the daily note for a date", "b.md": line}.get,
+        "a.md",
+    )
+    assert out.text.startswith("…") and out.text.endswith("…") and len(out.text) == LINE_MAX + 2
+    assert [out.text[a:b] for a, b in out.spans] == ["show or create the daily note for a date"]

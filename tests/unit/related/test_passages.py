@@ -107,6 +107,7 @@ def test_an_index_line_quoting_a_note_ranks_it_first() -> None:
 def test_the_passage_shown_is_the_longest_run_as_the_note_writes_it() -> None:
     text = "Intro. Show or Create the DAILY note for a date, then go."
     other = "- show or create the daily note for a date\n- show or create the daily"
-    assert common_passage(text, other) == "Show or Create the DAILY note for a date"
+    assert common_passage(text, other) == (7, 47)
+    assert text[7:47] == "Show or Create the DAILY note for a date"
     assert common_passage("four words only here", "four words only here") is None
     assert common_passage("one two three four five", "one two three four six") is None

@@ -180,8 +180,27 @@ def test_cli_related_json(topics: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert len(data["related"]) <= 2
     best = next(r for r in data["related"] if r["note"] == "chess/sicilian.md")
     assert best["linked"] is True
-    assert set(best) == {"note", "score", "terms", "concepts", "linked"}
+    assert set(best) == {"note", "score", "terms", "concepts", "linked", "passage"}
     assert "sicilian" in best["terms"] or "knight" in best["terms"]
+
+
+def test_cli_related_says_which_notes_share_a_passage(
+    topics: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (topics / "feeding.md").write_text(
+        "Feed the starter with rye flour every morning, then wait.\n", encoding="utf-8"
+    )
+    (topics / "routine.md").write_text(
+        "My routine: feed the starter with rye flour every morning.\n", encoding="utf-8"
+    )
+    code = main(["related", str(topics), "routine", "--json", "--no-cache", "--threshold", "0"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    shared = {r["note"]: r["passage"] for r in data["related"]}
+    assert shared["feeding.md"] is True
+    assert not any(v for note, v in shared.items() if note != "feeding.md")
+    main(["related", str(topics), "routine", "--no-cache", "--threshold", "0"])
+    assert "a passage in common" in capsys.readouterr().out
 
 
 def test_cli_related_all_json_lists_every_note(
