@@ -10,13 +10,13 @@ from dataclasses import dataclass
 
 from ..parse.parser import mask_note
 from .passages import common_passage
-from .tokens import MARKDOWN_LINK, URL, WIKI_LINK
+from .tokens import LINK_DEFINITION, MARKDOWN_LINK, URL, WIKI_LINK
 from .vault import RelatedNote
 
 LINE_MAX = 160  # characters of a context line shown; a longer one is cut around its terms
 # What the model never counts (link syntax, URLs): a term inside it is not what relates
 # the notes, so it is not highlighted there.
-_NOT_PROSE = (WIKI_LINK, MARKDOWN_LINK, URL)
+_NOT_PROSE = (WIKI_LINK, MARKDOWN_LINK, LINK_DEFINITION, URL)
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
 
@@ -58,16 +58,20 @@ def best_line(text: str, terms: Sequence[str]) -> tuple[int, str, tuple[tuple[in
     pattern = term_pattern(terms)
     if pattern is None:
         return 0, "", ()
-    best: tuple[int, int, str] = (0, 0, "")  # distinct terms, line number, line
-    for number, line in enumerate(text.splitlines(), 1):
-        found = {m.group(0).casefold() for m in pattern.finditer(_prose(line))}
+    best: tuple[int, int, str, str] = (0, 0, "", "")  # distinct terms, number, line, prose
+    # The prose as the model reads it (code, comments, links and URLs blanked; as long as
+    # the text, line for line): a term is highlighted only where it was counted.
+    lines = zip(text.splitlines(), _prose(mask_note(text)).splitlines(), strict=False)
+    for number, (line, prose) in enumerate(lines, 1):
+        found = {m.group(0).casefold() for m in pattern.finditer(prose)}
         if len(found) > best[0]:
-            best = (len(found), number, line)
-    count, number, line = best
+            best = (len(found), number, line, prose)
+    count, number, line, prose = best
     if not count:
         return 0, "", ()
+    indent = len(line) - len(line.lstrip())
     stripped = line.strip()
-    spans = [m.span() for m in pattern.finditer(_prose(stripped))]
+    spans = [m.span() for m in pattern.finditer(prose[indent : indent + len(stripped)])]
     shown, kept = _cut(stripped, spans)
     return number, shown, kept
 
@@ -109,7 +113,7 @@ def _cut(line: str, spans: Sequence[tuple[int, int]]) -> tuple[str, tuple[tuple[
 
 def _prose(line: str) -> str:
     """``line`` with its links and URLs blanked (same length: offsets stay valid)."""
-    if "[" in line or "://" in line.casefold() or "www." in line.casefold():
+    if "[" in line or "://" in line.casefold() or "www." in line.casefold():  # "]:" too
         for pattern in _NOT_PROSE:
             line = pattern.sub(lambda m: " " * len(m.group(0)), line)
     return line

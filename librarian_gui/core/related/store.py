@@ -19,8 +19,9 @@ from .passages import shared_pairs
 
 # Bump when what is stored, or what it means, changes (3: plurals folded; 4: names of
 # several words among the titles, a mention's bonus in the ranking; 5: a title's words
-# counted in its note; 6: passages two notes share, a title's words counted once more).
-FORMAT = 6
+# counted in its note; 6: passages two notes share, a title's words counted once more; 7:
+# link reference definitions left out, a passage two words no stop words at least).
+FORMAT = 7
 _ARRAYS = (
     "columns",
     "idf",

@@ -16,9 +16,18 @@ from ..parse.parser import mask_note
 WIKI_LINK = re.compile(r"\[\[[^\]\n]*\]\]")
 MARKDOWN_LINK = re.compile(r"\[[^\]\n]*\]\([^)\n]*\)")
 URL = re.compile(r"\b(?:[Hh][Tt][Tt][Pp][Ss]?|[Ff][Tt][Pp])://\S+|\b[Ww][Ww][Ww]\.\S+")
+# A link reference definition ("[daily]: cli/daily.md 'foam daily'"): link syntax too, its
+# label, target and title (a vault's index of them made passages and the term "md" shared).
+LINK_DEFINITION = re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S.*$", re.MULTILINE)
 _TAG = re.compile(r"(?<![\w#])#[\w/-]+")
 # Each pattern with what a text holds when it can match: most notes skip most passes.
-_STRIPPED = ((WIKI_LINK, "[["), (MARKDOWN_LINK, "]("), (URL, ""), (_TAG, "#"))
+_STRIPPED = (
+    (WIKI_LINK, "[["),
+    (MARKDOWN_LINK, "]("),
+    (LINK_DEFINITION, "]:"),
+    (URL, ""),
+    (_TAG, "#"),
+)
 # A word: letters and digits of any script that spaces its words; a run of Chinese or
 # Japanese characters, cut into bigrams below.
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"

@@ -103,3 +103,10 @@ def test_a_long_passage_line_is_cut_around_the_passage() -> None:
     )
     assert out.text.startswith("…") and out.text.endswith("…") and len(out.text) == LINE_MAX + 2
     assert [out.text[a:b] for a, b in out.spans] == ["show or create the daily note for a date"]
+
+
+def test_a_term_in_code_is_not_highlighted() -> None:
+    text = "- `foam.orphans.exclude`: list of orphans\n```\norphans\n```\n"
+    number, line, spans = best_line(text, ["orphans"])
+    assert (number, [line[a:b] for a, b in spans]) == (1, ["orphans"])
+    assert spans == ((34, 41),)  # the last word, not the one in code

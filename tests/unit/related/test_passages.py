@@ -18,7 +18,7 @@ from librarian_gui.core.related.passages import (
     shared_pairs,
 )
 
-WORDS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=12)
+WORDS = st.lists(st.sampled_from(["apple", "river", "stone", "cloud"]), max_size=12)
 
 
 def hashes(text: str) -> set[int]:
@@ -31,6 +31,10 @@ def test_a_run_of_five_words_hashes_alike_wherever_it_stands() -> None:
     assert len(first) == 2 and len(second) == 2
     assert len(first & second) == 1
     assert hashes("four words only here") == set()
+    # A run of stop words, or of one word worth comparing among them, is no passage.
+    assert hashes("it is what it is") == set()
+    assert hashes("and then there was rain") == set()
+    assert len(hashes("and then rain was rain")) == 1
     # The order of the words counts: the same five words in another order are another run.
     assert hashes("memory raised chart helm the").isdisjoint(hashes("the helm chart raised memory"))
 
@@ -111,3 +115,4 @@ def test_the_passage_shown_is_the_longest_run_as_the_note_writes_it() -> None:
     assert text[7:47] == "Show or Create the DAILY note for a date"
     assert common_passage("four words only here", "four words only here") is None
     assert common_passage("one two three four five", "one two three four six") is None
+    assert common_passage("so it is what it is", "and it is what it is") is None

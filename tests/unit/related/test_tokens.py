@@ -38,6 +38,15 @@ def test_code_front_matter_links_urls_and_tags_are_left_out() -> None:
     ]
 
 
+def test_link_reference_definitions_are_left_out() -> None:
+    text = (
+        "The daily command.\n\n[daily]: cli/daily.md 'foam daily'\n"
+        "   [x y]: <a b.md>\nA line [not]: a definition.\n"
+    )
+    # Up to three spaces before the label; not in the middle of a line.
+    assert words(plain_text(text)) == ["daily", "command", "line", "definition"]
+
+
 def test_chinese_and_japanese_as_bigrams() -> None:
     assert words("向量索引 と 検索") == ["向量", "量索", "索引", "と", "検索"]
     assert words("Café Über ÉCOLE") == ["café", "über", "école"]
