@@ -138,6 +138,7 @@ class GraphCanvas(pg.GraphicsView):
         self._sizes = np.empty(0)
         self._full_sizes = np.empty(0)
         self._shrink = 1.0
+        self._halted = False
         self._label_timer = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._label_timer.timeout.connect(self._refresh_sizes)
         self.scene().sigMouseMoved.connect(self._on_scene_mouse_moved)
@@ -219,7 +220,8 @@ class GraphCanvas(pg.GraphicsView):
         self._related_layer.set_positions(pos, span)
         self._labels.set_positions(pos, span)
         self._refresh_labels()
-        self._label_timer.start()
+        if not self._halted:
+            self._label_timer.start()
 
     def set_related_edges(self, edges: IntArray) -> None:
         """The RELATED_TO pairs to draw, as (K, 2) rows of this graph (drawn as one faint
@@ -327,11 +329,17 @@ class GraphCanvas(pg.GraphicsView):
         super().mouseReleaseEvent(ev)
         ev.accept()
 
+    def halt(self) -> None:
+        """The window closes: the redraws waiting for the camera to rest are dropped, and
+        nothing that moves the camera or the positions after starts one again."""
+        self._halted = True
+        self._label_timer.stop()
+        self._edge_layer.stop(halt=True)
+        self._related_layer.stop(halt=True)
+
     def close(self) -> bool:
         # pyqtgraph's close() deletes the scene's items: no timer may reach them after.
-        self._label_timer.stop()
-        self._edge_layer.stop()
-        self._related_layer.stop()
+        self.halt()
         return bool(super().close())
 
     # ------------------------------------------------------------ export
@@ -435,7 +443,8 @@ class GraphCanvas(pg.GraphicsView):
     def _on_view_changed(self, *_args: object) -> None:
         self._edge_layer.moved()
         self._related_layer.moved()
-        self._label_timer.start()
+        if not self._halted:
+            self._label_timer.start()
 
     # ------------------------------------------------------------ drawing state
 

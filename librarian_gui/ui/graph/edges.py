@@ -72,6 +72,7 @@ class EdgeLayer(pg.GraphicsObject):
         self.cache: _Cache | None = None
         self._pending: _Render | None = None
         self._lines = pg.Qt.internals.PrimitiveArray(pg.QtCore.QLineF, 4)
+        self._halted = False
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._on_settle_timeout)
         self._slice = QTimer(self, interval=0)
@@ -94,7 +95,8 @@ class EdgeLayer(pg.GraphicsObject):
         """Positions or camera changed: draw live now, every edge once they rest."""
         self._pending = None
         self._slice.stop()
-        self._settle.start()
+        if not self._halted:
+            self._settle.start()
         self.update()
 
     def is_current(self) -> bool:
@@ -154,7 +156,9 @@ class EdgeLayer(pg.GraphicsObject):
 
     # ------------------------------------------------------------ the cache
 
-    def stop(self) -> None:
+    def stop(self, halt: bool = False) -> None:
+        """No drawing pending; with ``halt`` (the window closes), none started again."""
+        self._halted = self._halted or halt
         self._settle.stop()
         self._slice.stop()
         self._pending = None

@@ -79,6 +79,7 @@ class GraphTab(QObject):
         self._show = QTimer(self, singleShot=True, interval=0)
         self._show.timeout.connect(self._on_show_timeout)
         self._pending: GraphView | None = None  # made, not yet in its tab
+        self._stopped = False  # the window closed
         centre.currentChanged.connect(self._on_centre_current_changed)
 
     def set_session(self, session: GraphSession | None) -> None:
@@ -92,7 +93,9 @@ class GraphTab(QObject):
             self._connect_view(self.view, session)
 
     def stop(self) -> None:
-        """The window closes: no timer of the tab fires after it."""
+        """The window closes: no timer of the tab or of its canvas fires after it (a layout
+        answer still on its way is dropped)."""
+        self._stopped = True
         for timer in (
             self._import_timer,
             self._qt_types_timer,
@@ -101,6 +104,9 @@ class GraphTab(QObject):
             self._show,
         ):
             timer.stop()
+        for view in (self.view, self._pending):
+            if view is not None:
+                view.canvas.halt()
 
     def set_related(self, related: RelatedIndex | None) -> None:
         """The vault's related notes (None: none yet), for the RELATED_TO layer."""
@@ -291,7 +297,7 @@ class GraphTab(QObject):
 
     @Slot(object, object)
     def _on_session_graph_ready(self, graph: Any, positions: Any) -> None:
-        if self.view is None:
+        if self.view is None or self._stopped:
             return
         self.view.show_graph(graph, positions, fit=not self.view.canvas.ids)
         if self._selected is not None:
@@ -299,7 +305,7 @@ class GraphTab(QObject):
 
     @Slot(object, bool, float)
     def _on_session_positions_ready(self, positions: Any, settled: bool, rate: float) -> None:
-        if self.view is not None:
+        if self.view is not None and not self._stopped:
             self.view.show_positions(positions, settled, rate)
 
 

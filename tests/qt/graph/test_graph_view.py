@@ -256,3 +256,25 @@ def test_a_new_graph_is_drawn_in_the_turn_after_it_is_set_up(qtbot: QtBot) -> No
     assert not view.canvas.updatesEnabled()  # no paint in this turn
     qtbot.waitUntil(view.canvas.updatesEnabled, timeout=1_000)
     assert view.canvas.ids == ["a", "b"]
+
+
+def test_closing_the_window_right_after_the_camera_moved_leaves_no_timer(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """The canvas redraws its edges and names 150 ms after the camera rests: a window closed
+    within those 150 ms stops those timers too, and a layout answer arriving after the close
+    starts none. (A CI run failed on the timers of a graph warmed just before the close.)"""
+    from PySide6.QtCore import QTimer
+
+    view = window.graph_tab.view
+    assert view is not None
+    positions = view.canvas.positions.copy()
+    view.canvas.set_positions(positions + 1.0)  # the camera and the positions move
+    assert any(t.isActive() for t in view.findChildren(QTimer))
+    window.close()
+    assert [t.interval() for t in view.findChildren(QTimer) if t.isActive()] == []
+    # A layout answer queued before the close, then drawn straight on the canvas: neither
+    # starts a redraw.
+    window.graph_tab._on_session_positions_ready(positions + 2.0, True, 0.0)
+    view.canvas.set_positions(positions)
+    assert [t.interval() for t in view.findChildren(QTimer) if t.isActive()] == []
