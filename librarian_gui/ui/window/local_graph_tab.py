@@ -42,6 +42,7 @@ class LocalGraphTab(LazyTab):
         self.view: LocalGraphView | None = None
         self._local: LocalGraphSession | None = None
         self._related: RelatedIndex | None = None
+        self._stopped = False  # the window closed: its canvas's items are gone
 
     def set_session(self, session: LocalGraphSession | None) -> None:
         self._session = self._local = session
@@ -67,6 +68,7 @@ class LocalGraphTab(LazyTab):
             self.view.set_related_shown(shown)
 
     def stop(self) -> None:
+        self._stopped = True
         self._poll.stop()
         if self.view is not None:
             self.view.canvas.close()
@@ -94,5 +96,5 @@ class LocalGraphTab(LazyTab):
 
     @Slot(object)
     def _on_session_view_ready(self, view: Any) -> None:
-        if self.view is not None:
+        if self.view is not None and not self._stopped:  # one on its way at the close
             self.view.show_view(view)
