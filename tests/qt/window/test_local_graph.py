@@ -94,3 +94,19 @@ def test_the_graph_tab_opened_from_a_note_starts_around_it(
     with qtbot.waitSignal(window.graph_session.graph_ready, timeout=30_000):
         window.graph.set_mode("global")  # the next graph built is the whole vault's
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md", "C.md", "D.md"]
+
+
+def test_a_view_arriving_after_the_close_is_dropped(window: MainWindow, qtbot: QtBot) -> None:
+    """The window closes the dock's canvas (its items deleted); a local view the session
+    sent just before is not drawn on it."""
+    session = window.local_graph_session
+    assert session is not None
+    with qtbot.waitSignal(session.view_ready, timeout=30_000) as blocker:
+        window.show_view("local-graph")
+    late = blocker.args[0]
+    view = window.local_graph.view
+    assert view is not None
+    ids = list(view.canvas.ids)
+    window.close()
+    window.local_graph._on_session_view_ready(late)
+    assert list(view.canvas.ids) == ids
