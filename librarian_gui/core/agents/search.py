@@ -99,10 +99,7 @@ def filtered_notes(
     if concept is not None:
         from ..insight.timeline import concept_mentions  # numpy: only when asked
 
-        def read(rel: str) -> str | None:
-            return text_of(rel)
-
-        mentioning = {m.note for m in concept_mentions(index, [concept], read)}
+        mentioning = {m.note for m in concept_mentions(index, [concept], text_of)}
         out = [rel for rel in out if rel in mentioning]
     return out
 

@@ -96,7 +96,7 @@ def update_related(
         (model.shared, model.shared_support),
         new_of_old,
         dropped,
-        list(zip(redone.tolist(), hashes or [], strict=False)),
+        [] if hashes is None else list(zip(redone.tolist(), hashes, strict=True)),
     )
     width = len(model.words) + len(fresh)
     fresh_counts = counts_matrix((ids, values), width)
