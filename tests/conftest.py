@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import faulthandler
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -94,77 +93,71 @@ def assert_same_as_fresh_scan(index: VaultIndex) -> None:
 HANG_SECONDS = float(os.environ.get("LIBRARIAN_TEST_HANG_SECONDS", "240"))
 
 
-class _HangGuard:
-    """A daemon thread that watches how long the running test takes. Past ``HANG_SECONDS``
-    (no test here takes a tenth of that) it prints the test's name, the Python stack of
-    every thread and, when gdb can attach, the native stacks too (a deadlock inside Qt shows
-    only there), then ends the process with status 3."""
+class _HangWatch:
+    """Tells tests/hang_watch.py, a process of its own, when each test starts and ends.
+    Past ``HANG_SECONDS`` (no test here takes a tenth of that) it prints the native stack of
+    every thread and aborts the run, whose faulthandler prints the Python stacks. A thread
+    in this process could not: a hang may hold the interpreter lock."""
 
     def __init__(self) -> None:
-        self.capture: Any = None  # pytest's capture manager: suspended to print the report
-        self.test: str | None = None
-        self.started = 0.0
-        self._wake = threading.Event()
-        threading.Thread(target=self._watch, name="hang-guard", daemon=True).start()
+        self._process: subprocess.Popen[bytes] | None = None
 
-    def _watch(self) -> None:
-        while True:
-            self._wake.wait(5.0)
-            self._wake.clear()
-            test, started = self.test, self.started
-            if test is not None and time.monotonic() - started > HANG_SECONDS:
-                self._report(test)
-
-    def _report(self, test: str) -> None:
-        if self.capture is not None:
-            self.capture.suspend_global_capture(in_=False)
-        out = sys.__stderr__ or sys.stderr
-        out.write(f"\n\n=== HANG: {test} ran over {HANG_SECONDS:.0f} s; stacks follow ===\n")
-        out.flush()
-        faulthandler.dump_traceback(file=out, all_threads=True)
-        gdb = shutil.which("gdb")
-        if gdb:
-            command = [
-                gdb,
-                "-p",
+    def start(self) -> None:
+        """Start the watchdog; its standard output is the run's (capture suspended)."""
+        self._process = subprocess.Popen(
+            [
+                sys.executable,
+                str(REPO / "tests" / "hang_watch.py"),
                 str(os.getpid()),
-                "-batch",
-                "-nx",
-                "-ex",
-                "thread apply all bt 25",
-            ]
-            try:
-                done = subprocess.run(command, capture_output=True, text=True, timeout=60)
-                lines = [ln for ln in done.stdout.splitlines() if ln.startswith(("#", "Thread"))]
-                out.write("\n".join(lines) + "\n")
-            except (OSError, subprocess.SubprocessError) as exc:
-                out.write(f"(gdb failed: {exc})\n")
-        out.write(f"=== HANG: {test} ===\n")
-        out.flush()
-        os._exit(3)
+                str(HANG_SECONDS),
+            ],
+            stdin=subprocess.PIPE,
+        )
+
+    def tell(self, line: str) -> None:
+        process = self._process
+        if process is None or process.stdin is None:
+            return
+        try:
+            process.stdin.write(line.replace("\n", " ").encode("utf-8") + b"\n")
+            process.stdin.flush()
+        except OSError:  # the watchdog is gone: the run goes on unwatched
+            self._process = None
 
 
-_guard = _HangGuard()
+_watch = _HangWatch()
 
 
+@pytest.hookimpl(trylast=True)  # after pytest's faulthandler plugin, which it overrides
 def pytest_configure(config: pytest.Config) -> None:
-    _guard.capture = config.pluginmanager.getplugin("capturemanager")
+    """Start the watchdog, and point faulthandler at the run's real standard output: pytest's
+    plugin points it at the capture's file, lost when the watchdog aborts the run (and CI
+    may keep only the standard output)."""
+    capture = config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.suspend_global_capture(in_=False)
+    try:
+        faulthandler.enable(file=os.dup(1), all_threads=True)
+        _watch.start()
+    finally:
+        if capture is not None:
+            capture.resume_global_capture()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Python joins the threads that are not daemons before it exits: one stuck there
-    would hang the run after its last test, so the guard watches that too."""
-    _guard.capture = None
-    _guard.test, _guard.started = "(exit, after the last test)", time.monotonic()
+    would hang the run after its last test, so the watchdog watches that too (it ends when
+    the run's process does)."""
+    _watch.tell("start (exit, after the last test)")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
-    _guard.test, _guard.started = item.nodeid, time.monotonic()
+    _watch.tell(f"start {item.nodeid}")
     try:
         return (yield)
     finally:
-        _guard.test = None
+        _watch.tell("end")
 
 
 # -- the gui mark: ``pytest -m "not gui"`` runs the rest without a display -----------------
