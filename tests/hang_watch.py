@@ -43,10 +43,26 @@ def report(pid: int, test: str, seconds: float) -> None:
     out.flush()
     try:
         os.kill(pid, signal.SIGABRT)
-        time.sleep(20)
-        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 20
+        while alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def alive(pid: int) -> bool:
+    """Still running: neither gone nor a zombie waiting for its parent."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rpartition(b")")[2].split()[0] != b"Z"
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        return True
 
 
 def main() -> None:
