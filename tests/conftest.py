@@ -4,6 +4,8 @@ thread or a timer running behind it."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import faulthandler
 import os
 import subprocess
@@ -113,6 +115,22 @@ class _HangWatch:
             ],
             stdin=subprocess.PIPE,
         )
+        # After Python joined the threads that are not daemons (watched: "exit"), before
+        # the interpreter goes: the watchdog's input closes, and it ends.
+        atexit.register(self.close)
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.stdin is not None:
+            with contextlib.suppress(OSError):
+                process.stdin.close()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
     def tell(self, line: str) -> None:
         process = self._process
