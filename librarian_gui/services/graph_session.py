@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core.courtesy import courteous, gc_paused
 from .concept_map import ConceptMapSession
@@ -47,7 +47,10 @@ class _Stepper(QObject):
         self._graph: GraphData | None = None
         self._forces: dict[str, float] = {}
         self._paused = False
-        self._timer: QTimer | None = None
+        # Made and connected here, in the GUI thread, and moved with the stepper: the layout
+        # thread connects nothing (see the ``services`` package).
+        self._timer = QTimer(self, interval=0)
+        self._timer.timeout.connect(self._on_timer_timeout)
         self._last_sent = 0.0
         self._steps: list[float] = []
 
@@ -131,18 +134,19 @@ class _Stepper(QObject):
             save_positions(self._root, self._layout)
 
     def _wake(self) -> None:
-        if self._timer is None:
-            self._timer = QTimer(self)
-            self._timer.setInterval(0)
-            self._timer.timeout.connect(self._on_timer_timeout)
         if not self._paused and not self._timer.isActive():
             self._timer.start()
+
+    @Slot()
+    def halt(self) -> None:
+        """The layout thread is ending (run there, on its ``finished``): its timer stops on
+        its own thread, so the stepper may be deleted from the GUI thread afterwards."""
+        self._timer.stop()
 
     @Slot()
     def _on_timer_timeout(self) -> None:
         layout = self._layout
         if layout is None or self._paused or layout.settled:
-            assert self._timer is not None
             self._timer.stop()
             if layout is not None:
                 self.stepped.emit(layout.positions, layout.settled, self._rate())
@@ -205,8 +209,10 @@ class GraphSession(QObject):
         self._thread.setObjectName("librarian-layout")
         self._stepper = _Stepper(model.root)
         self._stepper.moveToThread(self._thread)
-        # Its timer must die on its own thread: delete it as the thread winds down.
-        self._thread.finished.connect(self._stepper.deleteLater)
+        # Its timer stops on its own thread as the thread winds down; the stepper itself is
+        # deleted with this session, in the GUI thread (never by the layout thread: see the
+        # ``services`` package).
+        self._thread.finished.connect(self._stepper.halt, Qt.ConnectionType.DirectConnection)
         self._load_requested.connect(self._stepper.load)
         self._pause_requested.connect(self._stepper.set_paused)
         self._save_requested.connect(self._stepper.save)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core.vault.filetree import FileTreeData
 from .watcher import FileBatch
@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
     from ..core.parse.records import FileStamp
 
 _log = logging.getLogger(__name__)
+
+SAVE_AFTER_SCAN_MS = 1500  # the cache is written once the window has filled its panes
+PREPARE_AFTER_SCAN_MS = 1000  # the map of who links which name, before the first save
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +112,12 @@ class Linker(QObject):
         super().__init__(parent)
         self.index: VaultIndex | None = None
         self._early: list[FileBatch] = []  # batches that came before the scan finished
+        # After a scan: made and connected here, in the GUI thread, and moved with the linker
+        # to its thread, which connects nothing (see the ``services`` package).
+        self._save_timer = QTimer(self, singleShot=True, interval=SAVE_AFTER_SCAN_MS)
+        self._save_timer.timeout.connect(self._on_save_timer_timeout)
+        self._prepare_timer = QTimer(self, singleShot=True, interval=PREPARE_AFTER_SCAN_MS)
+        self._prepare_timer.timeout.connect(self._on_prepare_timer_timeout)
 
     @Slot(object)
     def scan(self, request: ScanRequest) -> None:
@@ -141,13 +150,30 @@ class Linker(QObject):
         self.scan_finished.emit(index)
         # The window is busiest just after the scan (it fills its panes): the cache, which
         # competes for the GIL while written, waits a moment.
-        QTimer.singleShot(1500, index.save_cache)
+        self._save_timer.start()
         # The first save would build the map of who links which name (~0.1 s at 10,000
         # notes): build it before, once the window has filled its panes.
-        QTimer.singleShot(1000, index.prepare_updates)
+        self._prepare_timer.start()
         early, self._early = self._early, []
         if early:
             self.apply_batch(_merge(early))
+
+    @Slot()
+    def _on_save_timer_timeout(self) -> None:
+        if self.index is not None:
+            self.index.save_cache()
+
+    @Slot()
+    def _on_prepare_timer_timeout(self) -> None:
+        if self.index is not None:
+            self.index.prepare_updates()
+
+    @Slot()
+    def halt(self) -> None:
+        """The linker thread is ending (run there, on its ``finished``): the timers stop on
+        their own thread. The model saves the cache itself when it closes."""
+        self._save_timer.stop()
+        self._prepare_timer.stop()
 
     @Slot()
     def reload_dictionary(self) -> None:
@@ -268,6 +294,7 @@ class LinkerThread(QObject):
         self.thread.setObjectName("librarian-linker")
         self.linker = Linker()
         self.linker.moveToThread(self.thread)
+        self.thread.finished.connect(self.linker.halt, Qt.ConnectionType.DirectConnection)
         self.scan_requested.connect(self.linker.scan)
         self.batch_arrived.connect(self.linker.apply_batch)
         self.dictionary_changed.connect(self.linker.reload_dictionary)
