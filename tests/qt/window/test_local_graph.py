@@ -48,7 +48,9 @@ def test_the_dock_follows_the_open_note_and_its_depth(window: MainWindow, qtbot:
     assert view is not None
     view.canvas.grab()
     assert view.canvas.labelled() == ["A", "B"]  # the note first, then its neighbour
-    assert view.status.text() == "1 linked · 2 nodes"
+    # The related notes' count follows once the librarian has found them (on a single
+    # CPU, sometimes before the dock's first view): the links' part is what this checks.
+    assert view.status.text().split(" · ")[:2] == ["1 linked", "2 nodes"]
     assert window.session is not None
     with qtbot.waitSignal(session.view_ready, timeout=10_000):
         window.session.open_note("C.md")
