@@ -59,6 +59,7 @@ class _Stepper(QObject):
         from ..core.graph.layout import Layout
         from ..core.graph.layout_cache import load_positions
 
+        self._timer.stop()  # the new graph steps once the window has shown it (go)
         first = self._layout is None
         if self._layout is None:
             self._layout = Layout(seed=1, orphan_block=True)
@@ -78,6 +79,7 @@ class _Stepper(QObject):
 
         if self._graph is None:
             return
+        self._timer.stop()  # the new layout steps once the window has shown it (go)
         self._layout = Layout(seed=1, orphan_block=True)
         self._layout.set_forces(**self._forces)
         self._layout.set_graph(self._graph.ids, self._graph.edges)

@@ -99,3 +99,35 @@ def test_the_layout_thread_makes_no_timer_and_its_stepper_outlives_it(
     assert not stepper._timer.isActive()  # stopped on its own thread as it ended
     assert made_in.off_gui == []
     shiboken6.delete(session)
+
+
+def test_a_new_graph_waits_for_go_even_while_the_old_one_was_stepping(
+    vault: Path, qtbot: QtBot
+) -> None:
+    """The layout steps a new graph (here a reset) only once the window has shown it
+    (``go``): its timer, still running for the old graph, used to step the new one at once
+    (test_graph_view's slow window saw it move, on a loaded machine)."""
+    write(vault, "Hub.md", "# Hub\n")
+    for n in range(300):  # enough nodes that the layout is still stepping when reset
+        write(vault, f"N{n}.md", f"[[Hub]] [[N{(n + 1) % 300}]] [[N{(n * 7) % 300}]]\n")
+    model = VaultModel(vault, use_cache=False)
+    with qtbot.waitSignal(model.index_ready, timeout=20_000):
+        model.start()
+    session = graph_session.GraphSession(model)
+    timer = session._stepper._timer
+    try:
+        with qtbot.waitSignal(
+            session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: not s
+        ):
+            session.set_active(True)  # stepping, far from settled
+        stepping_when_reset = timer.isActive()
+        with qtbot.waitSignal(session.graph_ready, timeout=10_000):
+            session.reset_layout()
+        # The new layout was handed to the window; no step until it has shown it.
+        assert stepping_when_reset and not timer.isActive()
+        with qtbot.waitSignal(session.positions_ready, timeout=10_000):
+            pass  # then go() steps it
+    finally:
+        session.stop()
+        model.close()
+    shiboken6.delete(session)
