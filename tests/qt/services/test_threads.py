@@ -8,7 +8,6 @@ check the rule that makes it impossible, on the real threads."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,68 +22,62 @@ from librarian_gui.services.model import VaultModel
 from tests.conftest import write
 
 
-class _Made:
-    """Where each QTimer of a module was made, or a single shot was asked for."""
-
-    def __init__(self) -> None:
-        self.off_gui: list[str] = []
-
-    def timer_class(self) -> type[QTimer]:
-        made = self
-
-        class RecordingTimer(QTimer):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                made.note("QTimer()")
-                super().__init__(*args, **kwargs)
-
-            @staticmethod
-            def singleShot(*args: Any) -> None:
-                made.note("QTimer.singleShot")
-                QTimer.singleShot(*args)
-
-        return RecordingTimer
-
-    def note(self, what: str) -> None:
-        if threading.current_thread() is not threading.main_thread():
-            self.off_gui.append(f"{what} on {threading.current_thread().name}")
-
-
 @pytest.fixture
-def made_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[_Made]:
-    made = _Made()
-    recording = made.timer_class()
-    monkeypatch.setattr(linker, "QTimer", recording)
-    monkeypatch.setattr(graph_session, "QTimer", recording)
-    yield made
+def made_off_gui(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Each QTimer the linker and the layout modules make, and each single shot they ask
+    for, on a thread other than the GUI thread."""
+    found: list[str] = []
+
+    def note(what: str) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            found.append(f"{what} on {threading.current_thread().name}")
+
+    class RecordingTimer(QTimer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            note("QTimer()")
+            super().__init__(*args, **kwargs)
+
+        @staticmethod
+        def singleShot(*args: Any) -> None:
+            note("QTimer.singleShot")
+            QTimer.singleShot(*args)
+
+    monkeypatch.setattr(linker, "QTimer", RecordingTimer)
+    monkeypatch.setattr(graph_session, "QTimer", RecordingTimer)
+    return found
 
 
-def _ready_model(vault: Path, qtbot: QtBot) -> VaultModel:
-    write(vault, "Hub.md", "# Hub\n")
-    write(vault, "A.md", "see [[Hub]]\n")
-    write(vault, "B.md", "also [[Hub]] and [[A]]\n")
-    model = VaultModel(vault, use_cache=True)
-    with qtbot.waitSignal(model.index_ready, timeout=10_000):
+SMALL_VAULT = {"Hub.md": "# Hub\n", "A.md": "see [[Hub]]\n", "B.md": "also [[Hub]] and [[A]]\n"}
+
+
+def _ready_model(
+    vault: Path, qtbot: QtBot, notes: dict[str, str], *, use_cache: bool = True
+) -> VaultModel:
+    for rel, text in notes.items():
+        write(vault, rel, text)
+    model = VaultModel(vault, use_cache=use_cache)
+    with qtbot.waitSignal(model.index_ready, timeout=20_000):
         model.start()
     return model
 
 
 def test_the_linker_thread_makes_no_timer_and_still_saves_the_cache(
-    vault: Path, qtbot: QtBot, made_in: _Made
+    vault: Path, qtbot: QtBot, made_off_gui: list[str]
 ) -> None:
-    model = _ready_model(vault, qtbot)
+    model = _ready_model(vault, qtbot, SMALL_VAULT)
     try:
         # The cache is written after the scan, once the window had time to fill its panes
         # (the linker's timer, started on its thread).
         qtbot.waitUntil(lambda: index_cache.cache_file(vault).is_file(), timeout=10_000)
     finally:
         model.close()
-    assert made_in.off_gui == []
+    assert made_off_gui == []
 
 
 def test_the_layout_thread_makes_no_timer_and_its_stepper_outlives_it(
-    vault: Path, qtbot: QtBot, made_in: _Made
+    vault: Path, qtbot: QtBot, made_off_gui: list[str]
 ) -> None:
-    model = _ready_model(vault, qtbot)
+    model = _ready_model(vault, qtbot, SMALL_VAULT)
     session = graph_session.GraphSession(model)
     try:
         with qtbot.waitSignal(session.positions_ready, timeout=30_000):
@@ -97,7 +90,7 @@ def test_the_layout_thread_makes_no_timer_and_its_stepper_outlives_it(
     stepper = session._stepper
     assert shiboken6.isValid(stepper)
     assert not stepper._timer.isActive()  # stopped on its own thread as it ended
-    assert made_in.off_gui == []
+    assert made_off_gui == []
     shiboken6.delete(session)
 
 
@@ -107,12 +100,9 @@ def test_a_new_graph_waits_for_go_even_while_the_old_one_was_stepping(
     """The layout steps a new graph (here a reset) only once the window has shown it
     (``go``): its timer, still running for the old graph, used to step the new one at once
     (test_graph_view's slow window saw it move, on a loaded machine)."""
-    write(vault, "Hub.md", "# Hub\n")
-    for n in range(300):  # enough nodes that the layout is still stepping when reset
-        write(vault, f"N{n}.md", f"[[Hub]] [[N{(n + 1) % 300}]] [[N{(n * 7) % 300}]]\n")
-    model = VaultModel(vault, use_cache=False)
-    with qtbot.waitSignal(model.index_ready, timeout=20_000):
-        model.start()
+    # Enough nodes that the layout is still stepping when reset.
+    ring = {f"N{n}.md": f"[[Hub]] [[N{(n + 1) % 300}]] [[N{(n * 7) % 300}]]\n" for n in range(300)}
+    model = _ready_model(vault, qtbot, {"Hub.md": "# Hub\n", **ring}, use_cache=False)
     session = graph_session.GraphSession(model)
     timer = session._stepper._timer
     try:
