@@ -96,6 +96,19 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+_CHANGED = "changed while being read (a link replaced meanwhile); skipped"
+
+
+def _realpath(path: str) -> str | None:
+    """``os.path.realpath``, or None when a link on the way was replaced while it was being
+    resolved: before Python 3.13 the ``readlink`` of a name that stopped being a link lets
+    EINVAL out, which must cost one path, not the scan or the update it is part of."""
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return None
+
+
 def _within(path: str, folder: str) -> bool:
     """Whether the real ``path`` is ``folder`` or lies under it."""
     return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
@@ -127,7 +140,9 @@ def _follow(root_real: str, rel: str) -> Followed:
         except OSError:
             st = None  # not a folder on the way, or not searchable: resolve what is there
         if st is None or _stat.S_ISLNK(st.st_mode):
-            real = os.path.realpath(current)
+            real = _realpath(current)
+            if real is None:
+                return Followed(None, ScanWarning(rel, "vanished", _CHANGED))
             refused = _judge(root_real, real, "/".join(done))
             if refused is not None:
                 return Followed(None, refused)
@@ -229,11 +244,14 @@ def walk_vault(
             return result
         top_real = followed.real
         link = _linked_through(root_real, start)
-        if link is not None and _walked_anyway(
-            root_real, os.path.realpath(root_real + "/" + link), rules
-        ):
+        link_real = None if link is None else _realpath(root_real + "/" + link)
+        if link is not None and link_real is None:
+            result.warnings.append(ScanWarning(link, "vanished", _CHANGED))
+            return result
+        if link_real is not None and _walked_anyway(root_real, link_real, rules):
             # A live update inside a link to a folder the full walk reads by its own path:
             # the same answer as the full walk gives (it skips that link).
+            assert link is not None
             result.warnings.append(ScanWarning(link, "symlink-loop", _ALREADY))
             return result
     top = root / start if start else root
@@ -272,7 +290,10 @@ def walk_vault(
                 continue
             real = None
             if entry.is_symlink():
-                real = os.path.realpath(entry.path)
+                real = _realpath(entry.path)
+                if real is None:
+                    result.warnings.append(ScanWarning(rel, "vanished", _CHANGED))
+                    continue
                 refused = _judge(root_real, real, rel)
                 if refused is not None:
                     is_dir = _is_dir(entry)

@@ -296,3 +296,33 @@ def test_a_link_to_a_hidden_folder_shows_it(vault: Path) -> None:
     index = VaultIndex.scan(vault, use_cache=False)
     assert sorted(index.notes) == ["shown/n.md"]
     assert index.warnings() == []
+
+
+def test_a_link_replaced_while_it_is_resolved_costs_that_path_only(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder link swapped for a folder while the scan resolves it: before Python 3.13,
+    ``realpath``'s ``readlink`` then raises EINVAL (seen while an agent's folder was swapped
+    in a loop: every live update of the batch failed). Injected here: the race is a
+    microsecond wide."""
+    import errno
+
+    from librarian_gui.core.vault import files as vault_files
+
+    write(vault, "a.md", "# A\n\n[[b]]\n")
+    write(vault, "sub/b.md", "# B\n")
+    os.symlink("sub", vault / "lnk")
+    real = os.path.realpath
+
+    def racing(path: str, *args: object, **kwargs: object) -> str:
+        if str(path).endswith("lnk"):
+            raise OSError(errno.EINVAL, "Invalid argument", str(path))
+        return real(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(vault_files.os.path, "realpath", racing)
+    index = VaultIndex.scan(vault, use_cache=False)
+    assert sorted(index.notes) == ["a.md", "sub/b.md"]
+    assert [(w.path, w.kind) for w in index.warnings()] == [("lnk", "vanished")]
+    delta = index.update(["lnk/b.md", "a.md"])
+    assert sorted(index.notes) == ["a.md", "sub/b.md"]
+    assert delta.notes_removed == ()
