@@ -254,11 +254,12 @@ KILLED = textwrap.dedent(
     if point == "before-swap":
         safewrite._exchange = die
     else:  # after the swap, before settle looks at the displaced file
-        def exchange_then_die(a, b):
-            real_exchange(a, b)
+        def exchange_then_die(folder_fd, a, b):
+            real_exchange(folder_fd, a, b)
             if point == "appended":  # an agent's line lands in the displaced file
-                with open(a, "ab") as displaced:
-                    displaced.write(b"agent line\\n")
+                fd = os.open(a, os.O_WRONLY | os.O_APPEND, dir_fd=folder_fd)
+                os.write(fd, b"agent line\\n")
+                os.close(fd)
             die()
         safewrite._exchange = exchange_then_die
     snap = read_snapshot(root, "a.md")
@@ -304,12 +305,20 @@ def test_scan_repair_removes_a_copy_the_journal_knows(
     write(vault, "a.md", "x edit\n")
     kill_mid_write(vault, point)
     [temp] = temps(vault)
+    [entry] = [p.name for p in entries_of(vault)]
     code, out, _ = run(capsys, "scan", str(vault), "--repair", "--json")
     assert code == 0
+    # Killed before the swap, the run wrote nothing: its entry goes, and undo never meets it.
+    dropped = f'journal entry {entry} ("Killed") was interrupted before it wrote anything; removed'
     assert json.loads(out)["repaired"] == [
-        f"{temp}: removed (a copy of a.md from {which} the write)"
+        f"{temp}: removed (a copy of a.md from {which} the write)",
+        *([dropped] if point == "before-swap" else []),
     ]
     assert temps(vault) == []
+    if point == "before-swap":
+        assert not (vault / ".librarian" / "journal").exists()
+    else:
+        assert [p.name for p in entries_of(vault)] == [entry]
 
 
 def test_scan_repair_puts_back_what_an_agent_wrote_into_the_displaced_file(

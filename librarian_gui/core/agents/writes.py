@@ -1,22 +1,33 @@
 """An agent's two writes, ``write_note`` and ``append_to_note``: through the journal, and
-back as soon as the bytes are on disk; the index and related notes catch up behind them."""
+back as soon as the bytes are on disk; the index and related notes catch up behind them.
+
+An agent writes only regular ``*.md`` notes of the vault by their own path (DESIGN §9):
+never through a symbolic link, never into a hidden or ignored folder, never an absolute
+path or a name with control characters; a name that differs from an existing note's only
+by case or Unicode normalisation is that note, as a link to it would be. The rules live in
+the shared write path (``core/writing``); this module turns its refusals into one message.
+"""
 
 from __future__ import annotations
 
-import os
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from ..index.index import VaultIndex
 from ..index.queries import node_kind
 from ..parse.parser import parse_note
+from ..parse.records import Link
 from ..writing.additions import Addition
-from ..writing.journal import Edit, Journal, JournalEntry
+from ..writing.journal import Edit, Journal, JournalEntry, JournalError
 from ..writing.lock import VaultBusy
+from ..writing.place import check_new_name, checked_parts, resolve_name, shown
 from ..writing.safewrite import WriteRefused, read_snapshot
 from .answers import UnknownNote, note_node
 
 WAIT = 2.0  # seconds an agent's write waits for another writer (a tagging run) to finish
-_TAIL = 4096
+LINKS_SHOWN = 50  # rows of the reply's link lists; the counts are whole
+_RESOLVE_CHUNK = 2000  # link targets resolved per hold of the index's lock
 
 
 class WriteFailed(Exception):
@@ -24,13 +35,27 @@ class WriteFailed(Exception):
 
 
 def note_path(path: str) -> str:
-    """A vault path for a new note: ``/`` separators, no leading ``./`` or ``/``, ``.md``."""
-    rel = path.strip().replace("\\", "/").lstrip("/")
-    while rel.startswith("./"):
-        rel = rel[2:]
+    """A vault path for a note: ``/`` separators, no leading ``./``, ``.md`` added when the
+    name has no extension of a note; ``WriteFailed`` for an absolute path (``/x``,
+    ``C:\\x``, ``\\\\server\\share``) or one that climbs out of the vault."""
+    rel = path.strip()
     if not rel:
         raise WriteFailed("the path is empty; give a vault path such as notes/idea.md")
-    return rel if rel.lower().endswith(".md") else rel + ".md"
+    unc_or_root = rel.startswith(("/", "\\"))
+    rel = rel.replace("\\", "/")
+    while rel.startswith("./"):
+        rel = rel[2:]
+    if not rel.lower().endswith(".md"):
+        rel += ".md"
+    try:
+        checked_parts("/" + rel if unc_or_root else rel)
+    except WriteRefused as exc:
+        raise WriteFailed(_shown(path, exc.reason)) from None
+    return rel
+
+
+def _shown(path: str, reason: str) -> str:
+    return f"{shown(path.strip())}: {reason}"
 
 
 def write_note(
@@ -38,78 +63,92 @@ def write_note(
 ) -> dict[str, Any]:
     """Create the note ``path`` holding ``text``; an existing note is replaced only when
     ``overwrite`` (then as every edit: refused if it changes while being written)."""
-    rel = note_path(path)
-    journal = Journal(index.root)
-    data = text.encode("utf-8")
-    exists = os.path.lexists(os.path.join(index.root, rel))
-    if exists and not overwrite:
-        raise WriteFailed(
-            f"{rel} exists already; nothing was written. Append with append_to_note, or "
-            "ask write_note to overwrite it"
-        )
-    try:
+    data = _encoded(text)
+    journal = Journal(index.root, index.excluded)
+    with _failing():
+        rel, exists = resolve_name(index.root, note_path(path))
+        journal.guard(rel)
+        if exists and not overwrite:
+            raise WriteFailed(
+                f"{rel} exists already; nothing was written. Append with append_to_note, or "
+                "ask write_note to overwrite it"
+            )
         if exists:
-            snapshot = read_snapshot(index.root, rel)
-            entry = journal.apply(f"Agent: overwrite {rel}", [Edit(rel, snapshot, data)], wait=WAIT)
+            snapshot = read_snapshot(index.root, rel, links="refuse")
+            edit = Edit(rel, snapshot, data, links="refuse")
+            entry = journal.apply(f"Agent: overwrite {rel}", [edit], wait=WAIT)
         else:
+            _new_name(rel, path)
             entry = journal.add(f"Agent: write {rel}", [Addition(rel, data, "create")], WAIT)
-    except VaultBusy as exc:
-        raise WriteFailed(f"{exc}; nothing was written, retry in a moment") from None
-    except WriteRefused as exc:
-        raise WriteFailed(str(exc)) from None
     return _reply(index, rel, text, entry, created=not exists)
 
 
 def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
     """Append ``text`` as new lines at the end of ``note`` (a title or a path; a path that
     names no note yet creates it, as a diary's first entry of the day)."""
-    if _is_path(note):
-        # A path is taken as written, whether or not the index has seen the note yet (it
-        # may have been created a moment ago): today's diary, appended to entry by entry.
-        rel = note_path(note)
-        if not os.path.lexists(os.path.join(index.root, rel)):
-            return write_note(index, _ending(text, "\n"), rel)
-    else:
-        try:
-            with index.lock:
-                rel = note_node(index, note, concepts=False)
-        except UnknownNote as exc:
-            raise WriteFailed(
-                f"{exc}. To start a new note, give its path (with .md or a folder)"
-            ) from None
-    data = _appended(os.path.join(index.root, rel), text)
+    data = _encoded(text)
+    journal = Journal(index.root, index.excluded)
+    with _failing():
+        if _is_path(note):
+            # A path is taken as written, whether or not the index has seen the note yet (it
+            # may have been created a moment ago): today's diary, appended to entry by entry.
+            rel, exists = resolve_name(index.root, note_path(note))
+            journal.guard(rel)
+            if not exists:
+                _new_name(rel, note)
+                return write_note(index, _ending(text, "\n"), rel)
+        else:
+            try:
+                with index.lock:
+                    rel = note_node(index, note, concepts=False)
+            except UnknownNote as exc:
+                raise WriteFailed(
+                    f"{exc}. To start a new note, give its path (with .md or a folder)"
+                ) from None
+        addition = Addition(rel, data, "append", lines=True)
+        entry = journal.add(f"Agent: append to {rel}", [addition], WAIT)
+    return _reply(index, rel, text, entry, created=False)
+
+
+def _new_name(rel: str, path: str) -> None:
+    """``WriteFailed`` for a name no new note may have, shown as the agent gave it."""
     try:
-        entry = Journal(index.root).add(
-            f"Agent: append to {rel}", [Addition(rel, data, "append")], WAIT
-        )
+        check_new_name(rel)
+    except WriteRefused as exc:
+        raise WriteFailed(_shown(path, exc.reason)) from None
+
+
+@contextlib.contextmanager
+def _failing() -> Iterator[None]:
+    """Every refusal of the write path as one ``WriteFailed`` naming the file and what to
+    do: the vault busy, a refused write, a journal that cannot be written."""
+    try:
+        yield
     except VaultBusy as exc:
         raise WriteFailed(f"{exc}; nothing was written, retry in a moment") from None
-    if not entry.written:
-        reason = entry.skipped[0][1] if entry.skipped else "nothing to write"
-        raise WriteFailed(f"{rel}: {reason}")
-    return _reply(index, rel, text, entry, created=False)
+    except (WriteRefused, JournalError) as exc:
+        raise WriteFailed(str(exc)) from None
+    except OSError as exc:  # the vault's own folder went wrong under the write
+        where = exc.filename or "the vault"
+        raise WriteFailed(
+            f"{where}: {exc.strerror or exc}; nothing was written. Check the vault's folder "
+            "and retry"
+        ) from None
+
+
+def _encoded(text: str) -> bytes:
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise WriteFailed(
+            f"the text holds a lone surrogate (U+{ord(text[exc.start]):04X} at character "
+            f"{exc.start}), which UTF-8 cannot store; nothing was written"
+        ) from None
 
 
 def _is_path(note: str) -> bool:
     text = note.strip()
     return text.lower().endswith(".md") or "/" in text or "\\" in text
-
-
-def _appended(path: str, text: str) -> bytes:
-    """``text`` as bytes to append: in the note's line endings, starting on a line of its
-    own, ending with a line ending."""
-    try:
-        with open(path, "rb") as fh:
-            size = fh.seek(0, os.SEEK_END)
-            fh.seek(max(0, size - _TAIL))
-            tail = fh.read()
-    except OSError:
-        tail = b""
-    newline = "\r\n" if b"\r\n" in tail else "\n"
-    body = _ending(text.replace("\r\n", "\n"), "\n").replace("\n", newline)
-    if tail and not tail.endswith(b"\n"):
-        body = newline + body
-    return body.encode("utf-8")
 
 
 def _ending(text: str, newline: str) -> str:
@@ -120,28 +159,46 @@ def _reply(
     index: VaultIndex, rel: str, text: str, entry: JournalEntry, *, created: bool
 ) -> dict[str, Any]:
     """What the agent is told: the note, the journal entry to undo it by, the links the new
-    text makes and which of them resolve to nothing (a typo, or a note still to write)."""
+    text makes and which of them resolve to nothing (a typo, or a note still to write) —
+    the first ``LINKS_SHOWN`` of each and their whole counts, so that a text of a million
+    links gets an answer as small as any other."""
+    if entry.torn:
+        reason = entry.torn[0][1]
+        raise WriteFailed(f"{rel}: {reason} (librarian undo VAULT --entry {entry.id})")
     if not entry.written:
         reason = entry.skipped[0][1] if entry.skipped else "nothing to write"
         raise WriteFailed(f"{rel}: {reason}")
-    links = []
-    with index.lock:
-        for link in parse_note(text).links:
-            node = index.resolver.resolve(link, rel)
-            links.append(
-                {
-                    "target": link.target,
-                    "kind": link.kind,
-                    "node": node,
-                    "node_kind": node_kind(index, node),
-                    "resolved": node_kind(index, node) != "unresolved",
-                }
-            )
+    links = parse_note(text).links
+    first: dict[tuple[str, str], Link] = {}
+    for link in links:
+        first.setdefault((link.kind, link.target), link)
+    keys = list(first)
+    found: dict[tuple[str, str], tuple[str, str]] = {}
+    for at in range(0, len(keys), _RESOLVE_CHUNK):
+        with index.lock:  # in chunks: a reader waits for one chunk, not for the whole text
+            for key in keys[at : at + _RESOLVE_CHUNK]:
+                node = index.resolver.resolve(first[key], rel)
+                found[key] = (node, node_kind(index, node))
+    rows = []
+    for link in links[:LINKS_SHOWN]:
+        node, kind = found[(link.kind, link.target)]
+        rows.append(
+            {
+                "target": link.target,
+                "kind": link.kind,
+                "node": node,
+                "node_kind": kind,
+                "resolved": kind != "unresolved",
+            }
+        )
+    unresolved = sorted({key[1] for key, (_, kind) in found.items() if kind == "unresolved"})
     return {
         "note": rel,
         "created": created,
         "entry": entry.id,
         "undo": f"librarian undo VAULT --entry {entry.id}",
-        "links": links,
-        "unresolved": sorted({row["target"] for row in links if not row["resolved"]}),
+        "links": rows,
+        "links_total": len(links),
+        "unresolved": unresolved[:LINKS_SHOWN],
+        "unresolved_total": len(unresolved),
     }

@@ -6,13 +6,18 @@ file with the file's bytes exactly as they were before the write::
 
     {"format": 1, "id": ..., "description": ..., "created": ISO time,
      "files": [{"rel", "before": sha256, "after": sha256, "after_size": int | null,
-                "blob": "00000.before", "outcome": "pending" | "written" | "skipped",
+                "blob": "00000.before", "outcome": "pending" | "written" | "skipped" | "torn",
                 "reason": ...}],
      "undo": null | {"at": ISO time, "restored": [rel], "refused": [[rel, reason]]}}
 
-Write-ahead: the blobs and the entry (every outcome "pending") are on disk before the first
-note is replaced, so a crash mid-run leaves an entry that can still be undone — undo goes
-by digests, not by the recorded outcomes. A run that wrote nothing leaves no entry.
+Write-ahead: a marker in ``.librarian/writing/`` names the entry first, then the blobs and
+the entry (every outcome "pending") are on disk before the first note is touched, so a
+crash mid-run leaves an entry that can still be undone — undo goes by digests, not by the
+recorded outcomes — and a marker that tells the next writer to finish it: clear its
+temporary files and settle each "pending" outcome from what the files hold
+(``finish_interrupted``). An append killed part-way is "torn": the entry keeps where its
+bytes landed and how many, and undo removes exactly them. A run that wrote nothing leaves
+no entry.
 One run of any size is one entry: the auto-tagger passes hundreds of edits, the "Link"
 button one.
 """
@@ -21,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as _dt
+import errno
 import json
 import os
 import posixpath
@@ -31,9 +37,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ..vault.files import IgnoreRules
 from . import additions
 from .additions import Addition
 from .lock import WAIT, vault_lock
+from .place import READ_FLAGS, LinkRule, guard_note, open_place
 from .safewrite import (
     TEMP_PREFIX,
     TEMP_SUFFIX,
@@ -42,9 +50,10 @@ from .safewrite import (
     Snapshot,
     Swap,
     WriteRefused,
+    _read_fd,
     atomic_write,
     digest_of,
-    exchange_files,
+    exchange_in,
     keep_recovered,
     settle,
     swap_in,
@@ -65,7 +74,7 @@ ADDITIONS_FORMAT = 2
 _ID = re.compile(r"\d{8}-\d{6}-\d{6}-\d{3,}")
 _BLOB = re.compile(r"\d{5,}\.(?:before|added)")
 
-Outcome = Literal["pending", "written", "skipped"]
+Outcome = Literal["pending", "written", "skipped", "torn"]
 
 
 class JournalError(Exception):
@@ -86,6 +95,9 @@ class Edit:
     # Whether bytes another program appends to the file meanwhile are kept after the edit
     # (a note's new line) rather than making the write stand back (a JSON file's).
     keep_appends: bool = True
+    # How a symbolic link on the way is met: the window follows one inside the vault (it
+    # edits the link's target); an agent never writes through one (``place.open_place``).
+    links: LinkRule = "follow"
 
     def __post_init__(self) -> None:
         if self.before.rel != self.rel:
@@ -98,7 +110,7 @@ class JournalFile:
     before_digest: str
     after_digest: str
     outcome: Outcome  # "pending": the run was interrupted before recording outcomes
-    reason: str = ""  # why it was skipped
+    reason: str = ""  # why it was skipped, or torn
     kind: str = "replace"  # or an addition's: "create", "append" (``additions``)
 
 
@@ -118,6 +130,15 @@ class JournalEntry:
         return tuple(f.rel for f in self.files if f.outcome == "written")
 
     @property
+    def torn(self) -> tuple[tuple[str, str], ...]:
+        """Appends that failed part-way and left bytes that undo removes: (rel, reason)."""
+        return tuple((f.rel, f.reason) for f in self.files if f.outcome == "torn")
+
+    @property
+    def undoable(self) -> bool:
+        return not self.undone and any(f.outcome in ("written", "torn") for f in self.files)
+
+    @property
     def skipped(self) -> tuple[tuple[str, str], ...]:
         return tuple((f.rel, f.reason) for f in self.files if f.outcome == "skipped")
 
@@ -133,14 +154,21 @@ class UndoResult:
     restored: tuple[str, ...]  # given back their bytes from before the run
     refused: tuple[tuple[str, str], ...]  # (rel, reason): changed since, left alone
     untouched: tuple[str, ...] = ()  # already as before the run (never written, or restored)
+    # Newer entries passed over on the way to this one: interrupted before they wrote
+    # anything (a kill), each a sentence saying which and why.
+    passed: tuple[str, ...] = ()
 
 
 class Journal:
-    """The write journal of the vault at ``root``. Every writer goes through ``apply``."""
+    """The write journal of the vault at ``root``. Every writer goes through ``apply``.
 
-    def __init__(self, root: Path) -> None:
+    No note in a hidden folder, or left out by ``.librarianignore`` or ``excluded`` (the
+    folders a command or the window was told to skip), is ever written (``guard_note``)."""
+
+    def __init__(self, root: Path, excluded: Sequence[str] = ()) -> None:
         self.root = Path(root)
         self.folder = self.root / JOURNAL_DIR
+        self.excluded = tuple(excluded)
 
     # ------------------------------------------------------------ writing
 
@@ -179,7 +207,8 @@ class Journal:
         note's end (``additions``). Holding the vault's writer lock like ``apply``, but
         with no snapshot to compare and no grace period to wait out. An addition that cannot
         be made (the note exists, or is missing, binary, outside the vault) is skipped with
-        the reason; when none is made the entry is not kept."""
+        the reason; one that failed part-way and left bytes is "torn" (undo removes them);
+        when none is made the entry is not kept."""
         rels = [item.rel for item in items]
         if len(set(rels)) != len(rels):
             raise ValueError("one entry cannot hold two additions to the same file")
@@ -187,17 +216,33 @@ class Journal:
             self.finish_interrupted()
             return self._add(description, items)
 
+    def _guard(self) -> Callable[[str], None]:
+        """The check every file of a run passes first (``place.guard_note``), with the
+        vault's ignore rules read once per run."""
+        rules = IgnoreRules(self.root, self.excluded)
+        return lambda rel: guard_note(rules, rel)
+
+    def guard(self, rel: str) -> None:
+        """``WriteRefused`` when no write may ever touch ``rel`` (a note in a hidden or
+        ignored folder): a writer asks before it reads what it will change."""
+        self._guard()(rel)
+
     def _add(self, description: str, items: Sequence[Addition]) -> JournalEntry:
+        guard = self._guard()
         checked: list[additions.Before | WriteRefused] = []
+        made: list[Addition] = []
         for item in items:
             try:
-                checked.append(additions.look_before(self.root, item))
+                guard(item.rel)
+                looked, item = additions.look_before(self.root, item)
+                checked.append(looked)
             except WriteRefused as exc:
                 checked.append(exc)
-        entry_id, folder = self._new_entry_folder()
+            made.append(item)
+        entry_id, folder, marker = self._begin()
         files: list[dict[str, Any]] = []
         try:
-            for number, (item, before) in enumerate(zip(items, checked, strict=True)):
+            for number, (item, before) in enumerate(zip(made, checked, strict=True)):
                 blob = f"{number:05d}.added"
                 write_new(folder / blob, item.data)
                 outcome, reason = "pending", ""
@@ -226,19 +271,36 @@ class Journal:
                 "undo": None,
             }
             atomic_write(folder / ENTRY_FILE, _dump(record))
-            marker = self._mark_writing(entry_id)
-        except BaseException:
+        except BaseException as exc:
             self._discard(folder)
+            _unmark(marker)
+            if isinstance(exc, OSError):
+                raise _journal_unwritable(exc) from None
             raise
         try:
-            for item, file in zip(items, files, strict=True):
+            for number, (item, file) in enumerate(zip(made, files, strict=True)):
                 if file["outcome"] != "pending":
                     continue
+
+                def landing(offset: int, file: dict[str, Any] = file) -> None:
+                    # The note grew since it was read: record where the bytes will land.
+                    if offset != file["offset"]:
+                        file["offset"] = offset
+                        atomic_write(folder / ENTRY_FILE, _dump(record))
+
                 try:
-                    file["offset"] = additions.add(self.root, item)
+                    file["offset"] = additions.add(
+                        self.root, item, temp_name(entry_id, number), landing
+                    )
                     file["outcome"] = "written"
+                except additions.TornAppend as exc:
+                    file.update(
+                        outcome="torn", reason=exc.reason, offset=exc.offset, landed=exc.landed
+                    )
                 except WriteRefused as exc:
                     file.update(outcome="skipped", reason=exc.reason)
+                except OSError as exc:  # the record could not be updated: nothing appended
+                    file.update(outcome="skipped", reason=_journal_unwritable(exc).reason)
         finally:
             self._close_entry(folder, record, marker)
         return _entry_from(record)
@@ -249,7 +311,14 @@ class Journal:
         edits: Sequence[Edit],
         progress: Callable[[int, int], None] | None,
     ) -> JournalEntry:
-        entry_id, folder = self._new_entry_folder()
+        guard = self._guard()
+        refused: dict[int, str] = {}
+        for number, edit in enumerate(edits):
+            try:
+                guard(edit.rel)
+            except WriteRefused as exc:
+                refused[number] = exc.reason
+        entry_id, folder, marker = self._begin()
         created = _now_iso()
         files: list[dict[str, Any]] = []
         try:
@@ -267,6 +336,8 @@ class Journal:
                         "reason": "",
                     }
                 )
+                if edit.links != "follow":
+                    files[-1]["links"] = edit.links
             record: dict[str, Any] = {
                 "format": FORMAT,
                 "id": entry_id,
@@ -276,18 +347,23 @@ class Journal:
                 "undo": None,
             }
             atomic_write(folder / ENTRY_FILE, _dump(record))  # also syncs the folder
-            marker = self._mark_writing(entry_id)
-        except BaseException:
+        except BaseException as exc:
             # Nothing was written yet: an entry that cannot be complete must not remain.
             self._discard(folder)
+            _unmark(marker)
+            if isinstance(exc, OSError):
+                raise _journal_unwritable(exc) from None
             raise
         jobs: list[_Job] = []
         for number, (edit, item) in enumerate(zip(edits, files, strict=True)):
-            if edit.after == edit.before.data:
+            if number in refused:
+                item.update(outcome="skipped", reason=refused[number])
+            elif edit.after == edit.before.data:
                 item.update(outcome="skipped", reason="nothing to change")
             else:
                 base = len(edit.before.data) if edit.keep_appends else None
-                jobs.append(_Job(edit.rel, edit.after, edit.before.digest, number, base))
+                job = _Job(edit.rel, edit.after, edit.before.digest, number, base, edit.links)
+                jobs.append(job)
         try:
             self._write_all(entry_id, jobs, "", progress, len(edits) - len(jobs), len(edits))
         finally:
@@ -300,7 +376,7 @@ class Journal:
     def _close_entry(self, folder: Path, record: dict[str, Any], marker: Path) -> None:
         """Save the entry's record with each file's outcome, or drop the entry when it wrote
         nothing; then the write is no longer under way."""
-        if any(item["outcome"] == "written" for item in record["files"]):
+        if any(item["outcome"] in ("written", "torn") for item in record["files"]):
             # The notes are written: failing now would report a done write as failed. If
             # this record cannot be saved, the entry stays "pending", and undo still works
             # from the digests.
@@ -329,7 +405,13 @@ class Journal:
                     name = temp_name(entry_id, job.number, kind)
                     try:
                         swap = swap_in(
-                            self.root, job.rel, job.data, job.expected, name, job.base_size
+                            self.root,
+                            job.rel,
+                            job.data,
+                            job.expected,
+                            name,
+                            job.base_size,
+                            links=job.links,
                         )
                         swaps.append((swap, job))
                     except WriteRefused as exc:
@@ -345,23 +427,36 @@ class Journal:
                         ("written", "") if reason is None else ("skipped", reason)
                     )
 
+    def _begin(self) -> tuple[str, Path, Path]:
+        """A new entry's id, its folder and its marker (``_mark_writing``), made one right
+        after the other, before anything else of the run."""
+        entry_id, folder = self._new_entry_folder()
+        try:
+            return entry_id, folder, self._mark_writing(entry_id)
+        except BaseException:
+            self._discard(folder)
+            raise
+
     def _mark_writing(self, entry_id: str) -> Path:
         # Not synced: a crash of the whole machine may lose it, and then the scan still
-        # reports the temporary files (``librarian scan --repair``). Syncing it would keep
-        # each Link click two disk flushes longer.
+        # reports the temporary files (``librarian scan --repair``) and undo settles the
+        # entry itself. Syncing it would keep each Link click two disk flushes longer.
         marker = self.root / WRITING_DIR / entry_id
         try:
             marker.parent.mkdir(exist_ok=True)
-            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT, 0o600))
+            os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         except OSError as exc:
             raise WriteRefused(
-                WRITING_DIR, f"cannot be written ({exc.strerror or exc}); nothing was written"
+                WRITING_DIR, f"cannot be written ({_why(exc)}); nothing was written"
             ) from None
         return marker
 
     def finish_interrupted(self) -> list[str]:
-        """Clear what runs that died mid-write left (their temporary files), as
-        ``repair_temp`` does; one sentence per file. Call it holding the vault lock."""
+        """Finish what runs that died mid-write left (a kill, a crash): settle each outcome
+        they left "pending" from what the files hold (``_settle_pending``), clear their
+        temporary files in the notes' folders and in the journal, and drop an entry that
+        never got its record. One sentence per thing done. Call it holding the vault lock:
+        then every marker left in ``.librarian/writing`` is a dead run's."""
         try:
             names = sorted(os.listdir(self.root / WRITING_DIR))
         except OSError:  # none (the usual case), or not a folder: nothing to finish
@@ -370,92 +465,221 @@ class Journal:
         for name in names:
             marker = self.root / WRITING_DIR / name
             if _ID.fullmatch(name):
-                said.extend(self._clear_temps_of(name))
+                said.extend(self._finish(name))
             _unmark(marker)
         return said
 
-    def _clear_temps_of(self, entry_id: str) -> list[str]:
+    def _finish(self, entry_id: str) -> list[str]:
+        folder = self.folder / entry_id
+        said = [
+            f"{JOURNAL_DIR}/{entry_id}/{n}: removed (left by an interrupted write)"
+            for n in _own_temps(folder)
+        ]
         try:
             record, _entry = self._load(entry_id)
         except JournalError:
-            return []  # no readable record: it stopped before writing any note
+            if folder.is_dir() and not (folder / ENTRY_FILE).exists():
+                # Its record was never saved, so no note was touched: nothing to keep.
+                self._discard(folder)
+                said.append(f"{JOURNAL_DIR}/{entry_id}: removed (a write stopped before it began)")
+            return said
+        said.extend(self._clear_temps_of(entry_id, record))
+        said.extend(self._settle_pending(entry_id, record))
+        return said
+
+    def _settle_pending(self, entry_id: str, record: dict[str, Any]) -> list[str]:
+        """Decide the outcomes an interrupted run left "pending", from the files as they
+        are: an addition whose bytes are all there was written; an append with a part of
+        them is torn (``additions.torn_length``); one with none, and a note still as before,
+        were not written. An entry that turns out to have written nothing is dropped; one
+        that did is saved with its outcomes, so that undo finds it like any other."""
+        files = record["files"]
+        pending = [item for item in files if item["outcome"] == "pending"]
+        if not pending:
+            return []
+        said = []
+        for item in pending:
+            rel = item["rel"]
+            try:
+                current = additions.read_added(self.root, rel)
+            except WriteRefused:
+                current = None
+            kind = item.get("kind", "replace")
+            if kind == "replace":
+                now = None if current is None else digest_of(current)
+                if now == item["after"]:
+                    item.update(outcome="written")
+                elif now == item["before"]:
+                    item.update(outcome="skipped", reason="interrupted before it was written")
+                continue  # changed since: left pending, undo goes by its digests
+            try:
+                data = (self.folder / entry_id / str(item["blob"])).read_bytes()
+            except OSError:
+                continue
+            if kind == "create":
+                if current == data:
+                    item.update(outcome="written")
+                else:
+                    item.update(outcome="skipped", reason="interrupted before it was created")
+                continue
+            landed = 0 if current is None else additions.torn_length(current, data, item["offset"])
+            if landed == len(data):
+                item.update(outcome="written")
+            elif landed:
+                item.update(
+                    outcome="torn",
+                    landed=landed,
+                    reason=(
+                        f"was interrupted: {landed:,} of {len(data):,} bytes landed; undo this "
+                        "write to remove exactly them"
+                    ),
+                )
+                said.append(
+                    f"{rel}: an append was interrupted after {landed:,} of {len(data):,} bytes; "
+                    f"`librarian undo --entry {entry_id}` removes them"
+                )
+            else:
+                item.update(outcome="skipped", reason="interrupted before any byte was written")
+        if any(item["outcome"] in ("written", "torn", "pending") for item in files):
+            with contextlib.suppress(OSError):
+                atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
+        else:
+            self._discard(self.folder / entry_id)
+            said.append(
+                f'journal entry {entry_id} ("{record["description"]}") was interrupted before '
+                "it wrote anything; removed"
+            )
+        return said
+
+    def _clear_temps_of(self, entry_id: str, record: dict[str, Any]) -> list[str]:
         folders: dict[str, None] = {}
         for item in record["files"]:
             folder = posixpath.dirname(item["rel"])
             folders[folder] = None
         said = []
         for folder in folders:
-            try:
-                names = os.listdir(self.root / folder) if folder else os.listdir(self.root)
-            except OSError:
-                continue
-            for name in names:
-                if name.startswith(f"{TEMP_PREFIX}{entry_id}-") and name.endswith(TEMP_SUFFIX):
-                    said.append(self.repair_temp(posixpath.join(folder, name)))
+            for name in _temps_in(self.root, folder, f"{TEMP_PREFIX}{entry_id}-"):
+                said.append(self.repair_temp(posixpath.join(folder, name)))
         return said
 
     # ------------------------------------------------------------ interrupted writes
 
     def repair(self, wait: float = WAIT) -> list[str]:
         """Deal with every temporary file interrupted writes left anywhere in the vault
-        (``repair_temp``), holding the vault's writer lock; one sentence per file."""
-        if not find_temps(self.root) and not (self.root / WRITING_DIR).exists():
+        (``repair_temp``), and with appends an interruption tore (their landed bytes
+        removed: the note as before the append), holding the vault's writer lock; one
+        sentence per file."""
+        if (
+            not find_temps(self.root)
+            and not (self.root / WRITING_DIR).exists()
+            and not (
+                self.folder.is_dir()
+                and any(entry.torn or entry.interrupted for entry in self._newest_first())
+            )
+        ):
             return []  # nothing to repair, and no lock taken (nor .librarian made) for it
         with vault_lock(self.root, wait, "Repair"):
             said = self.finish_interrupted()
             said.extend(self.repair_temp(rel) for rel in find_temps(self.root))
+            for entry in list(self._newest_first()):
+                if entry.error is not None or entry.undone:
+                    continue
+                if entry.interrupted:  # its marker was lost (a crash of the machine)
+                    record, _ = self._load(entry.id)
+                    said.extend(self._settle_pending(entry.id, record))
+                    with contextlib.suppress(JournalError):
+                        entry = self.entry(entry.id)
+                if entry.torn:
+                    said.extend(self._remove_torn(entry))
             return said
+
+    def _remove_torn(self, entry: JournalEntry) -> list[str]:
+        """Undo a torn append's bytes (the rest of its entry stays as it is)."""
+        record, _ = self._load(entry.id)
+        said = []
+        for number, item in enumerate(record["files"]):
+            if item["outcome"] != "torn":
+                continue
+            result = self._undo_files(entry.id, record, {number})
+            if item["rel"] in result.restored:
+                said.append(
+                    f"{item['rel']}: the {item['landed']:,} bytes of an interrupted append "
+                    "removed; the note is as before it"
+                )
+                item.update(outcome="skipped", reason="interrupted; its bytes were removed")
+            else:
+                reasons = dict(result.refused)
+                said.append(f"{item['rel']}: torn append not removed ({reasons.get(item['rel'])})")
+        if any(item["outcome"] in ("written", "torn") for item in record["files"]):
+            with contextlib.suppress(OSError):
+                atomic_write(self.folder / entry.id / ENTRY_FILE, _dump(record))
+        else:
+            self._discard(self.folder / entry.id)
+        return said
 
     def repair_temp(self, rel: str) -> str:
         """Deal with a temporary file an interrupted write left at vault path ``rel``; say
         what was done. A copy the journal knows (the note as it was before or after the
         write) is removed. Anything else holds bytes found nowhere else — what another
         program wrote into the note during the write: swapped back into the note when the
-        note still holds what Librarian wrote, else moved to ``.librarian/recovered/``."""
+        note still holds what Librarian wrote, else moved to ``.librarian/recovered/``.
+        The folder is reached without following a link (``place.open_place``)."""
         name = posixpath.basename(rel)
-        path = self.root / rel
         try:
-            data = path.read_bytes()
-        except FileNotFoundError:
-            return f"{rel}: already gone"
-        except OSError as exc:
-            return f"{rel}: cannot be read ({exc.strerror or exc}); left as it is"
-        digest = digest_of(data)
-        found = _TEMP.fullmatch(name)
-        item = None
-        if found is not None:
-            with contextlib.suppress(JournalError, IndexError, KeyError, TypeError):
-                record, _entry = self._load(found["id"])
-                item = record["files"][int(found["number"])]
-        if item is not None:
-            note = item["rel"]
-            undoing = found is not None and found["kind"] == "u"
-            wrote, replaced = (
-                (item["before"], item["after"]) if undoing else (item["after"], item["before"])
-            )
-            if digest in (wrote, replaced):
-                path.unlink()
-                which = "before" if digest == item["before"] else "after"
-                return f"{rel}: removed (a copy of {note} from {which} the write)"
+            place = open_place(self.root, rel, links="follow")
+        except WriteRefused as exc:
+            return f"{rel}: {exc.reason}; left as it is"
+        with place:
             try:
-                current = digest_of((self.root / note).read_bytes())
-            except OSError:
-                current = None
-            same_folder = posixpath.dirname(note) == posixpath.dirname(rel)
-            # It is the note as another program left it during the write: put it back.
-            if (
-                current == wrote
-                and same_folder
-                and exchange_files(str(path), str(self.root / note))
-            ):
-                path.unlink()
-                return (
-                    f"{rel}: held what another program wrote to {note} during an "
-                    f"interrupted write; put back in {note}"
+                fd = os.open(name, READ_FLAGS, dir_fd=place.fd)
+            except FileNotFoundError:
+                return f"{rel}: already gone"
+            except OSError as exc:
+                return f"{rel}: cannot be read ({exc.strerror or exc}); left as it is"
+            try:
+                data = _read_fd(fd, rel)
+            except WriteRefused as exc:
+                return f"{rel}: {exc.reason}; left as it is"
+            finally:
+                os.close(fd)
+            digest = digest_of(data)
+            found = _TEMP.fullmatch(name)
+            item = None
+            if found is not None:
+                with contextlib.suppress(JournalError, IndexError, KeyError, TypeError):
+                    record, _entry = self._load(found["id"])
+                    item = record["files"][int(found["number"])]
+            if item is not None:
+                note = item["rel"]
+                undoing = found is not None and found["kind"] == "u"
+                wrote, replaced = (
+                    (item["before"], item["after"]) if undoing else (item["after"], item["before"])
                 )
-        kept = keep_recovered(self.root, rel, data)
-        path.unlink()
-        return f"{rel}: its bytes are not in the journal; moved to {kept}"
+                if item.get("kind") == "create":
+                    wrote = replaced = item["after"]  # a new note's bytes, never a displaced one
+                if digest in (wrote, replaced):
+                    place.unlink(name)
+                    which = "before" if digest == item["before"] else "after"
+                    return f"{rel}: removed (a copy of {note} from {which} the write)"
+                try:
+                    current = digest_of(additions.read_added(self.root, note))
+                except WriteRefused:
+                    current = None
+                same_folder = posixpath.dirname(note) == posixpath.dirname(rel)
+                # It is the note as another program left it during the write: put it back.
+                if (
+                    current == wrote
+                    and same_folder
+                    and exchange_in(place, name, posixpath.basename(note))
+                ):
+                    place.unlink(name)
+                    return (
+                        f"{rel}: held what another program wrote to {note} during an "
+                        f"interrupted write; put back in {note}"
+                    )
+            kept = keep_recovered(self.root, rel, data)
+            place.unlink(name)
+            return f"{rel}: its bytes are not in the journal; moved to {kept}"
 
     def _discard(self, folder: Path) -> None:
         """Remove an entry that wrote nothing, and the journal folders if now empty: the
@@ -483,6 +707,8 @@ class Journal:
                 continue
             except NotADirectoryError:
                 raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
+            except OSError as exc:
+                raise _journal_unwritable(exc) from None
             return entry_id, folder
 
     def _make_folder(self) -> None:
@@ -490,6 +716,8 @@ class Journal:
             self.folder.mkdir(parents=True, exist_ok=True)
         except (FileExistsError, NotADirectoryError):
             raise JournalError(f"{JOURNAL_DIR} {_NOT_A_FOLDER}") from None
+        except OSError as exc:
+            raise _journal_unwritable(exc) from None
 
     # ------------------------------------------------------------ reading
 
@@ -565,7 +793,9 @@ class Journal:
         """Give each file written by the entry (the newest not undone, by default) its
         bytes from before, unless it changed since: that file is refused, the others are
         restored. Undoing an undone entry raises ``AlreadyUndone``. Holds the vault's
-        writer lock, as ``apply`` does."""
+        writer lock, as ``apply`` does. An entry a kill interrupted is settled first
+        (``_settle_pending``); the newest that turns out to have written nothing is passed
+        over on the way to the one before it, and ``UndoResult.passed`` says so."""
         if not self.folder.exists():  # a vault never written: nothing to lock for
             raise JournalError(
                 f"there is no journal entry {entry_id}"
@@ -573,21 +803,46 @@ class Journal:
                 else "nothing to undo: every write in the journal is undone"
             )
         with vault_lock(self.root, wait, "Undo"):
-            self.finish_interrupted()
-            return self._undo(entry_id)
+            passed = self.finish_interrupted()
+            if entry_id is None:
+                entry_id = self._newest_to_undo(passed)
+            else:
+                passed.extend(self._settle_if_pending(entry_id))
+            record, entry = self._load(entry_id)
+            if entry.undone:
+                raise AlreadyUndone(f'"{entry.description}" ({entry_id}) is already undone')
+            numbers = {n for n, f in enumerate(entry.files) if f.outcome != "skipped"}
+            result = self._undo_files(entry_id, record, numbers)
+            if result.restored or not result.refused:
+                # Refused everywhere: leave the entry undoable, to retry once the files are back.
+                record["undo"] = {
+                    "at": _now_iso(),
+                    "restored": list(result.restored),
+                    "refused": [list(pair) for pair in result.refused],
+                }
+                # Should this fail, a second undo finds every restored file already as before.
+                with contextlib.suppress(OSError):
+                    atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
+            said = tuple(line for line in passed if "interrupted" in line)
+            return UndoResult(entry_id, result.restored, result.refused, result.untouched, said)
 
-    def _undo(self, entry_id: str | None) -> UndoResult:
-        if entry_id is None:
-            entry_id = self._newest_to_undo()
-        record, entry = self._load(entry_id)
-        if entry.undone:
-            raise AlreadyUndone(f'"{entry.description}" ({entry_id}) is already undone')
+    def _settle_if_pending(self, entry_id: str) -> list[str]:
+        try:
+            record, entry = self._load(entry_id)
+        except JournalError:
+            return []
+        return self._settle_pending(entry_id, record) if entry.interrupted else []
+
+    def _undo_files(self, entry_id: str, record: dict[str, Any], numbers: set[int]) -> UndoResult:
+        """Give the files ``numbers`` of the entry their bytes from before (see ``undo``);
+        the entry's record is the caller's to save."""
+        entry = _entry_from(record)
         refused: list[tuple[str, str]] = []
         jobs: list[_Job] = []
         restored: list[str] = []
         untouched: list[str] = []
         for number, (item, file) in enumerate(zip(record["files"], entry.files, strict=True)):
-            if file.outcome == "skipped":
+            if number not in numbers:
                 continue
             if file.kind != "replace":
                 job = self._undo_addition(entry_id, number, item, restored, untouched, refused)
@@ -604,7 +859,8 @@ class Journal:
                 continue
             size = item.get("after_size")
             base = size if type(size) is int and size >= 0 else None
-            jobs.append(_Job(file.rel, before, file.after_digest, number, base))
+            links: LinkRule = "refuse" if item.get("links") == "refuse" else "follow"
+            jobs.append(_Job(file.rel, before, file.after_digest, number, base, links))
         marker = self._mark_writing(entry_id)
         self._write_all(entry_id, jobs, "u", None, 0, len(jobs))
         _unmark(marker)
@@ -621,16 +877,6 @@ class Journal:
                 refused.append((job.rel, job.reason))
         order = {file.rel: n for n, file in enumerate(entry.files)}
         refused.sort(key=lambda pair: order[pair[0]])
-        if restored or not refused:
-            # Refused everywhere: leave the entry undoable, to retry once the files are back.
-            record["undo"] = {
-                "at": _now_iso(),
-                "restored": restored,
-                "refused": [list(pair) for pair in refused],
-            }
-            # Should this fail, a second undo finds every restored file already as before.
-            with contextlib.suppress(OSError):
-                atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
         return UndoResult(entry_id, tuple(restored), tuple(refused), tuple(untouched))
 
     def _undo_addition(
@@ -643,7 +889,8 @@ class Journal:
         refused: list[tuple[str, str]],
     ) -> _Job | None:
         """Undo one addition: a created note moved into the entry (its bytes kept there),
-        appended bytes cut out by a swap (returned as the job to run); else say why not."""
+        appended bytes (all of them, or the part a torn append left) cut out by a swap
+        (returned as the job to run); else say why not."""
         rel = item["rel"]
         try:
             data = (self.folder / entry_id / str(item["blob"])).read_bytes()
@@ -654,8 +901,9 @@ class Journal:
             refused.append((rel, "its copy in the journal is damaged; left alone"))
             return None
         addition = Addition(rel, data, item["kind"])
+        landed = item.get("landed") if item["outcome"] == "torn" else None
         try:
-            removal = additions.undo_plan(self.root, addition, int(item["offset"]))
+            removal = additions.undo_plan(self.root, addition, int(item["offset"]), landed)
         except FileGone:
             if addition.kind == "create":
                 untouched.append(rel)  # as before the write: no such note
@@ -666,23 +914,30 @@ class Journal:
             refused.append((rel, exc.reason))
             return None
         if removal.data is not None:  # text appended since the undo's read is kept
-            return _Job(rel, removal.data, removal.current, number, removal.size)
+            return _Job(rel, removal.data, removal.current, number, removal.size, "refuse")
         kept = self.folder / entry_id / f"{number:05d}.undone"
         try:
-            os.rename(additions.existing_path(self.root, rel), kept)
+            additions.move_into(self.root, rel, kept)
         except (OSError, WriteRefused) as exc:
             refused.append((rel, f"cannot be moved into the journal ({exc})"))
             return None
         restored.append(rel)
         return None
 
-    def _newest_to_undo(self) -> str:
-        return self.newest(lambda entry: True)
+    def _newest_to_undo(self, passed: list[str]) -> str:
+        return self.newest(lambda entry: True, passed=passed)
 
-    def newest(self, wanted: Callable[[JournalEntry], bool], what: str = "write") -> str:
+    def newest(
+        self,
+        wanted: Callable[[JournalEntry], bool],
+        what: str = "write",
+        passed: list[str] | None = None,
+    ) -> str:
         """The id of the newest entry not undone that ``wanted`` accepts. A damaged entry
         newer than it stops the search with ``JournalError``: it may be the one meant, and
-        undoing an older one instead is not what the user asked for."""
+        undoing an older one instead is not what the user asked for. An entry a kill
+        interrupted is settled on the way; one that wrote nothing is passed over (and a
+        sentence saying so added to ``passed``)."""
         for entry in self._newest_first():
             if entry.error is not None and not (self.folder / entry.id / ENTRY_FILE).exists():
                 continue  # stopped before its record was saved, so before any note was written
@@ -692,6 +947,14 @@ class Journal:
                     f"nothing was undone: it may be the {what} you mean. Undo an older "
                     f"{what} with --entry ID, or move the folder {JOURNAL_DIR}/{entry.id} away."
                 )
+            if entry.interrupted and not entry.undone:
+                said = self._settle_if_pending(entry.id)
+                if passed is not None:
+                    passed.extend(said)
+                try:
+                    entry = self.entry(entry.id)
+                except JournalError:
+                    continue  # dropped: it wrote nothing
             if not entry.undone and wanted(entry):
                 return entry.id
         if what == "write":
@@ -703,8 +966,10 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
     files = []
     for item in record["files"]:
         outcome = item["outcome"]
-        if outcome not in ("pending", "written", "skipped"):
+        if outcome not in ("pending", "written", "skipped", "torn"):
             raise ValueError(f"unknown outcome {outcome!r}")
+        if outcome == "torn" and type(item.get("landed")) is not int:
+            raise TypeError("the landed length of a torn append is not a number")
         for key in ("rel", "before", "after", "blob", "reason"):
             if not isinstance(item[key], str):
                 raise TypeError(f"{key} of a file is not text")
@@ -749,6 +1014,7 @@ class _Job:
         "data",
         "expected",
         "gone",
+        "links",
         "number",
         "outcome",
         "reason",
@@ -756,9 +1022,16 @@ class _Job:
     )
 
     def __init__(
-        self, rel: str, data: bytes, expected: str, number: int, base_size: int | None
+        self,
+        rel: str,
+        data: bytes,
+        expected: str,
+        number: int,
+        base_size: int | None,
+        links: LinkRule = "follow",
     ) -> None:
         self.rel = rel
+        self.links: LinkRule = links
         self.data = data
         self.expected = expected
         self.number = number
@@ -796,6 +1069,56 @@ def _unmark(marker: Path) -> None:
         marker.unlink()
     with contextlib.suppress(OSError):
         marker.parent.rmdir()  # only when empty
+
+
+def _why(exc: OSError) -> str:
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    if exc.errno == errno.EDQUOT:
+        return "the disk quota is used up"
+    return exc.strerror or str(exc)
+
+
+def _journal_unwritable(exc: OSError) -> WriteRefused:
+    return WriteRefused(
+        JOURNAL_DIR,
+        f"the undo journal cannot be written ({_why(exc)}); nothing was written. "
+        + (
+            "Free some space and retry."
+            if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            else "Make .librarian writable and retry."
+        ),
+    )
+
+
+def _own_temps(folder: Path) -> list[str]:
+    """Librarian's temporary files in a folder of its own (a journal entry's)."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return []
+    found = []
+    for name in names:
+        if name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX):
+            with contextlib.suppress(OSError):
+                os.unlink(folder / name)
+                found.append(name)
+    return sorted(found)
+
+
+def _temps_in(root: Path, folder: str, prefix: str) -> list[str]:
+    """The names of the temporary files starting with ``prefix`` in the vault folder
+    ``folder``, reached without following a link (none when it cannot be)."""
+    try:
+        place = open_place(root, posixpath.join(folder, "x") if folder else "x", links="follow")
+    except WriteRefused:
+        return []
+    with place:
+        try:
+            names = os.listdir(place.fd)
+        except OSError:
+            return []
+    return sorted(n for n in names if n.startswith(prefix) and n.endswith(TEMP_SUFFIX))
 
 
 def find_temps(root: Path) -> list[str]:

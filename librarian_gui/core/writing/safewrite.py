@@ -7,18 +7,27 @@ import errno
 import hashlib
 import itertools
 import os
-import posixpath
 import stat as _stat
 import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path, PurePosixPath, PureWindowsPath
+from pathlib import Path
 from typing import Any, BinaryIO
 
-from ..vault.files import follow_inside
 from . import openfiles
+from .place import (
+    FileChanged,
+    FileGone,
+    LinkRule,
+    Place,
+    WriteRefused,
+    open_place,
+    refuse_read_only,
+)
+
+__all__ = ["FileChanged", "FileGone", "WriteRefused"]  # raised here, defined with the walk
 
 UTF8_BOM = b"\xef\xbb\xbf"
 _READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)  # a FIFO named x.md must not block
@@ -29,33 +38,6 @@ GRACE = 0.02
 TEMP_PREFIX = ".librarian-"  # every temporary file Librarian makes in a vault: the scan
 TEMP_SUFFIX = ".tmp"  # reports one left by a crash, and ``scan --repair`` removes it
 RECOVERED_DIR = ".librarian/recovered"  # bytes a write could not put back are kept here
-
-
-class WriteRefused(Exception):
-    """Librarian will not write this file; ``str()`` is a message for the user."""
-
-    def __init__(self, rel: str, reason: str) -> None:
-        super().__init__(f"{rel}: {reason}")
-        self.rel = rel
-        self.reason = reason
-
-
-class FileChanged(WriteRefused):
-    """The file is no longer what was read (edited, replaced or deleted): nothing written.
-
-    ``current_digest`` is the sha256 of what is on disk now, None when the file is gone.
-    """
-
-    def __init__(self, rel: str, reason: str, current_digest: str | None = None) -> None:
-        super().__init__(rel, reason)
-        self.current_digest = current_digest
-
-
-class FileGone(FileChanged):
-    """The file no longer exists."""
-
-    def __init__(self, rel: str) -> None:
-        super().__init__(rel, "no longer exists")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,12 +62,17 @@ def digest_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def read_snapshot(root: Path, rel: str) -> Snapshot:
+def read_snapshot(root: Path, rel: str, *, links: LinkRule = "follow") -> Snapshot:
     """Read ``rel`` for editing; raise ``WriteRefused`` when it must not be edited:
     missing, not a regular file, outside the vault, binary, or not valid UTF-8 (writing
-    back text decoded with replacement characters would destroy bytes)."""
-    target = _real_path(root, rel)
-    data = _read_current(target, rel)
+    back text decoded with replacement characters would destroy bytes). ``links``: how a
+    symbolic link on the way is met (``place.open_place``)."""
+    with open_place(root, rel, links=links) as place:
+        fd = place.open_regular()
+        try:
+            data = _read_fd(fd, rel)
+        finally:
+            os.close(fd)
     if b"\x00" in data[:_BINARY_SNIFF]:
         raise WriteRefused(rel, "holds binary content, so Librarian does not edit it")
     try:
@@ -115,7 +102,13 @@ def encode_like(snapshot: Snapshot, new_text: str) -> bytes:
 
 
 def replace_file(
-    root: Path, rel: str, new_data: bytes, expected_digest: str, temp_name: str | None = None
+    root: Path,
+    rel: str,
+    new_data: bytes,
+    expected_digest: str,
+    temp_name: str | None = None,
+    *,
+    links: LinkRule = "follow",
 ) -> None:
     """Replace the note ``rel`` by ``new_data`` if it still hashes to ``expected_digest``,
     and keep it only if no other program wrote to the note meanwhile (``swap_in`` then
@@ -126,7 +119,7 @@ def replace_file(
     cannot be written; no temporary file is left behind. A symlinked note has its target
     replaced (the link stays a link); a target outside the vault is refused.
     """
-    swap = swap_in(root, rel, new_data, expected_digest, temp_name)
+    swap = swap_in(root, rel, new_data, expected_digest, temp_name, links=links)
     reason = settle([swap])[0]
     if reason is not None:
         raise FileChanged(rel, reason)
@@ -162,8 +155,9 @@ _RETRY = ". Look at the note again and retry."
 class Swap:
     """A note's new version in place, the displaced file kept until ``settle`` decides.
 
-    ``parked`` names the displaced file (the temporary name the exchange gave it); where
-    the file system cannot exchange two names it is None, and the displaced file is
+    ``place`` holds the note's folder open: every later step goes through it. ``parked``
+    names (in that folder) the displaced file, the temporary name the exchange gave it;
+    where the file system cannot exchange two names it is None, and the displaced file is
     reachable only through ``old_fd``, the descriptor the check read it through.
     """
 
@@ -177,16 +171,14 @@ class Swap:
         "old_fd",
         "old_key",
         "parked",
+        "place",
         "rel",
-        "root",
-        "target",
     )
 
     def __init__(
         self,
-        root: Path,
+        place: Place,
         rel: str,
-        target: str,
         old_fd: int,
         old: os.stat_result,
         old_digest: str,
@@ -194,9 +186,8 @@ class Swap:
         new_digest: str,
         parked: str | None,
     ) -> None:
-        self.root = root
+        self.place = place
         self.rel = rel
-        self.target = target
         self.old_fd = old_fd
         self.old_key = (old.st_dev, old.st_ino)
         self.old_digest = old_digest
@@ -207,6 +198,15 @@ class Swap:
         self.parked = parked
         self.at = time.monotonic()
 
+    @property
+    def root(self) -> Path:
+        return self.place.root
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            os.close(self.old_fd)
+        self.place.close()
+
 
 def swap_in(
     root: Path,
@@ -215,6 +215,8 @@ def swap_in(
     expected_digest: str,
     temp_name: str | None = None,
     base_size: int | None = None,
+    *,
+    links: LinkRule = "follow",
 ) -> Swap:
     """Put ``new_data`` in place of the note ``rel`` if it still hashes to
     ``expected_digest``; the displaced file is kept (see ``Swap``) until ``settle``.
@@ -229,13 +231,18 @@ def swap_in(
     that was read, or one another program moved there a moment before — stays reachable
     and is checked: if it is not the file read, unchanged, it is swapped back at once and
     ``FileChanged`` raised. ``temp_name`` names the temporary file (a name the journal can
-    find again after a crash); by default a random ``.librarian-*.tmp``.
+    find again after a crash); by default a random ``.librarian-*.tmp``. The note's folder
+    is opened once (``place.open_place``, ``links``) and every step goes through it.
     """
-    target = _real_path(root, rel)
-    folder = os.path.dirname(target)
-    old_fd = _open_regular(target, rel)
+    place = open_place(root, rel, links=links)
+    try:
+        old_fd = place.open_regular()
+    except BaseException:
+        place.close()
+        raise
     try:
         old = os.fstat(old_fd)
+        refuse_read_only(old, rel)
         current = _read_fd(old_fd, rel)
         now = digest_of(current)
         if now != expected_digest:
@@ -253,34 +260,26 @@ def swap_in(
                     now,
                 )
         try:
-            tmp = _write_temp(folder, new_data, _stat.S_IMODE(old.st_mode), temp_name)
+            tmp = _write_temp(place, new_data, _stat.S_IMODE(old.st_mode), temp_name)
         except OSError as exc:
             raise _unwritable(rel, exc) from exc
-        new = os.lstat(tmp)
+        new = os.stat(tmp, dir_fd=place.fd, follow_symlinks=False)
         try:
-            exchanged = _exchange(tmp, target)
+            exchanged = _exchange(place.fd, tmp, place.name)
             if not exchanged:
-                if _key(os.lstat(target)) != (old.st_dev, old.st_ino):
+                if _key_or_none(place, place.name) != (old.st_dev, old.st_ino):
                     raise FileChanged(rel, "was replaced by another program; nothing was written")
-                os.replace(tmp, target)
+                place.replace(tmp, place.name)
         except BaseException as exc:
             with contextlib.suppress(OSError):
-                os.unlink(tmp)
+                place.unlink(tmp)
             if isinstance(exc, OSError):
                 raise _unwritable(rel, exc) from exc
             raise
         swap = Swap(
-            root,
-            rel,
-            target,
-            old_fd,
-            old,
-            now,
-            new,
-            digest_of(new_data),
-            tmp if exchanged else None,
+            place, rel, old_fd, old, now, new, digest_of(new_data), tmp if exchanged else None
         )
-        if swap.parked is not None and _key_or_none(swap.parked) != swap.old_key:
+        if swap.parked is not None and _key_or_none(place, swap.parked) != swap.old_key:
             problem = "was replaced by another program while Librarian was writing it"
         elif _digest_fd(old_fd) != now:
             problem = _CHANGED_DURING
@@ -291,6 +290,7 @@ def swap_in(
     except BaseException:
         with contextlib.suppress(OSError):
             os.close(old_fd)
+        place.close()
         raise
 
 
@@ -310,9 +310,10 @@ def settle(swaps: Sequence[Swap], grace: float | None = None) -> list[str | None
     wait = max(s.at for s in swaps) + (GRACE if grace is None else grace) - time.monotonic()
     if wait > 0:
         time.sleep(wait)
-    folders = {os.path.dirname(s.target) for s in swaps}
+    folders = {s.place.folder for s in swaps}
     held = openfiles.writers_of(folders, [s.old_key for s in swaps])
     outcomes: list[str | None] = []
+    synced: set[str] = set()
     for swap in swaps:
         try:
             holders = held.get(swap.old_key)
@@ -326,33 +327,38 @@ def settle(swaps: Sequence[Swap], grace: float | None = None) -> list[str | None
             elif _digest_fd(swap.old_fd) != swap.old_digest:
                 outcomes.append(f"{_CHANGED_DURING}{_TAKEN_BACK}{_take_back(swap)}{_RETRY}")
             else:
-                if swap.parked is not None and _key_or_none(swap.parked) == swap.old_key:
-                    os.unlink(swap.parked)
+                if swap.parked is not None and _key_or_none(swap.place, swap.parked) == (
+                    swap.old_key
+                ):
+                    swap.place.unlink(swap.parked)
                 outcomes.append(None)
+            if swap.place.folder not in synced:  # one flush per folder, not per note
+                swap.place.sync()
+                synced.add(swap.place.folder)
         finally:
-            with contextlib.suppress(OSError):
-                os.close(swap.old_fd)
-    for folder in folders:  # the renames made durable: one flush per folder, not per note
-        _fsync_folder(folder)
+            swap.close()
     return outcomes
 
 
 def _take_back(swap: Swap) -> str:
     """Put the displaced file back in place of Librarian's version; '' or a sentence
     (starting "; ") about what else had to be done so that nothing is lost."""
-    folder = os.path.dirname(swap.target)
+    place = swap.place
     ours_fd = -1
     with contextlib.suppress(OSError):
-        ours_fd = os.open(swap.target, _READ_FLAGS)
+        ours_fd = os.open(place.name, _READ_FLAGS | os.O_NOFOLLOW, dir_fd=place.fd)
         if _key(os.fstat(ours_fd)) != swap.new_key:
             os.close(ours_fd)
             ours_fd = -1
     if ours_fd < 0:
         # A third version is in place already: it stays, and the displaced one is kept.
         if swap.parked is not None:
-            with open(swap.parked, "rb") as displaced:
-                kept = _recover(swap, displaced.read())
-            os.unlink(swap.parked)
+            displaced = os.open(swap.parked, _READ_FLAGS | os.O_NOFOLLOW, dir_fd=place.fd)
+            try:
+                kept = _recover(swap, _read_fd(displaced, swap.rel))
+            finally:
+                os.close(displaced)
+            place.unlink(swap.parked)
         else:
             kept = _recover(swap, _read_fd(swap.old_fd, swap.rel))
         return (
@@ -360,24 +366,24 @@ def _take_back(swap: Swap) -> str:
             f"as {kept}"
         )
     try:
-        if swap.parked is not None and _exchange(swap.parked, swap.target):
+        if swap.parked is not None and _exchange(place.fd, swap.parked, place.name):
             leftover: str | None = swap.parked  # now Librarian's version
         else:
             # No exchange here: the displaced file's bytes are copied back in its place.
-            tmp = _write_temp(folder, _read_fd(swap.old_fd, swap.rel), swap.mode, None)
-            os.replace(tmp, swap.target)
+            tmp = _write_temp(place, _read_fd(swap.old_fd, swap.rel), swap.mode, None)
+            place.replace(tmp, place.name)
             leftover = swap.parked
-        _fsync_folder(folder)
+        place.sync()
         # A program that opened the note while Librarian's version was in place writes into
         # that version: wait until nobody holds it open for writing before reading it.
-        holders = _wait_for_writers(folder, swap.new_key)
+        holders = _wait_for_writers(place.folder, swap.new_key)
         mine = _read_fd(ours_fd, swap.rel)
     finally:
         os.close(ours_fd)
     extra = ""
     if len(mine) > swap.new_size and digest_of(mine[: swap.new_size]) == swap.new_digest:
         # Appended to Librarian's version while it was in place: it goes after theirs.
-        _append(swap.target, mine[swap.new_size :])
+        _append(place, mine[swap.new_size :])
     elif digest_of(mine) != swap.new_digest:
         kept = _recover(swap, mine)
         extra = f"; what was written to Librarian's version meanwhile is kept as {kept}"
@@ -387,14 +393,14 @@ def _take_back(swap: Swap) -> str:
         who = ", ".join(openfiles.describe(pid) for pid in holders)
         kept = _recover(swap, b"")
         try:
-            os.replace(leftover, Path(swap.root, kept))
+            os.replace(leftover, Path(swap.root, kept), src_dir_fd=place.fd)
         except OSError:  # another file system: it stays where it is, for the scan to report
             os.unlink(Path(swap.root, kept))
-            kept = posixpath.join(posixpath.dirname(swap.rel), os.path.basename(leftover))
+            kept = f"{place.rel.rpartition('/')[0]}/{leftover}".lstrip("/")
         return f"{extra}; Librarian's version is still open in {who}, and is kept as {kept}"
     if leftover is not None:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(leftover)
+            place.unlink(leftover)
     return extra
 
 
@@ -433,13 +439,18 @@ def keep_recovered(root: Path, rel: str, data: bytes) -> str:
 
 def write_new(path: Path, data: bytes) -> None:
     """A new private file (0600) of Librarian's, written once and durably; it must not
-    exist yet (``FileExistsError``)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    exist yet (``FileExistsError``). Half-written (a full disk), it is removed again."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     try:
-        _write_all(fd, data)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        try:
+            _write_all(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+        raise
 
 
 NEW_FILE_MODE = 0o644  # a file of the user's, as cp makes one (not umask: it is per process)
@@ -448,36 +459,55 @@ NEW_FILE_MODE = 0o644  # a file of the user's, as cp makes one (not umask: it is
 def create_file(path: Path, data: bytes) -> None:
     """A new file of the user's (a starter dictionary copied into the vault), which never
     replaces one: ``FileExistsError`` when ``path`` exists, even if it appeared a moment
-    ago. It appears whole: the bytes go to a temporary dot-file beside it, fsynced, which is
-    then hard-linked to its name (a link, unlike a rename, fails on an existing name).
-    Where the file system has no hard links, the name is opened exclusive and written."""
+    ago. The folder is ``path``'s own; a note an agent creates goes through ``create_in``."""
     folder = os.path.dirname(path) or "."
-    tmp = _write_temp(folder, data, NEW_FILE_MODE, None)
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    place = Place(Path(folder), os.path.basename(path), fd, os.path.realpath(folder))
+    with place:
+        create_in(place, data, None)
+
+
+def create_in(place: Place, data: bytes, temp_name: str | None) -> None:
+    """Make ``place``'s file, which must not exist (``FileExistsError``, even if it
+    appeared a moment ago), appearing whole: the bytes go to a temporary dot-file beside it
+    (``temp_name``), fsynced, which is then hard-linked to its name — a link, unlike a
+    rename, fails on an existing name. Where the file system has no hard links, the name
+    is opened exclusive and written."""
+    tmp = _write_temp(place, data, NEW_FILE_MODE, temp_name)
     try:
-        os.link(tmp, path)
+        place.link(tmp, place.name)
     except FileExistsError:
         raise
-    except OSError:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, NEW_FILE_MODE)
+    except OSError as exc:
+        if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
+            raise
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(place.name, flags, NEW_FILE_MODE, dir_fd=place.fd)
         try:
-            _write_all(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            try:
+                _write_all(fd, data)
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                place.unlink(place.name)
+            raise
     finally:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
-    _fsync_folder(folder)
+            place.unlink(tmp)
+    place.sync()
 
 
-def exchange_files(a: str, b: str) -> bool:
-    """Swap the files named ``a`` and ``b`` atomically (same folder); False where this
-    system or file system cannot."""
-    return _exchange(a, b)
+def exchange_in(place: Place, a: str, b: str) -> bool:
+    """Swap the files named ``a`` and ``b`` of ``place``'s folder atomically; False where
+    this system or file system cannot."""
+    return _exchange(place.fd, a, b)
 
 
-def _append(target: str, data: bytes) -> None:
-    fd = os.open(target, os.O_WRONLY | os.O_APPEND)
+def _append(place: Place, data: bytes) -> None:
+    flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+    fd = os.open(place.name, flags, dir_fd=place.fd)
     try:
         _write_all(fd, data)
         os.fsync(fd)
@@ -486,23 +516,35 @@ def _append(target: str, data: bytes) -> None:
 
 
 def _write_temp(
-    folder: str | Path,
+    folder: Place | str | Path,
     data: bytes | Callable[[BinaryIO], None],
     mode: int | None,
     name: str | None,
 ) -> str:
     """A new temporary dot-file in ``folder`` (the same folder, so the rename is atomic; a
     dot-name, which the watcher ignores) holding ``data``, fsynced, with ``mode`` (mkstemp
-    makes 0600). ``name`` (``.librarian-….tmp``) is taken, or ``…-1.tmp`` and so on when a
-    file of that name exists."""
-    if name is None:
+    makes 0600); its name (in the folder, for a ``Place``; its path otherwise). ``name``
+    (``.librarian-….tmp``) is taken, or ``…-1.tmp`` and so on when a file of that name
+    exists. A temporary file that cannot be written whole (a full disk) is removed."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    if isinstance(folder, Place):
+        dir_fd: int | None = folder.fd
+        stem = (name or f"{TEMP_PREFIX}{os.urandom(6).hex()}{TEMP_SUFFIX}").removesuffix(
+            TEMP_SUFFIX
+        )
+        base = stem + TEMP_SUFFIX
+    elif name is None:
+        dir_fd = None
         fd, tmp = tempfile.mkstemp(prefix=TEMP_PREFIX, suffix=TEMP_SUFFIX, dir=folder)
     else:
-        stem = name.removesuffix(TEMP_SUFFIX)
+        dir_fd = None
+        stem = os.path.join(folder, name.removesuffix(TEMP_SUFFIX))
+        base = stem + TEMP_SUFFIX
+    if dir_fd is not None or name is not None:
         for n in itertools.count():
-            tmp = os.path.join(folder, f"{stem}-{n}{TEMP_SUFFIX}" if n else name)
+            tmp = f"{stem}-{n}{TEMP_SUFFIX}" if n else base
             try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+                fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
                 break
             except FileExistsError:
                 continue
@@ -520,7 +562,7 @@ def _write_temp(
             os.close(fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(tmp)
+            os.unlink(tmp, dir_fd=dir_fd)
         raise
     return tmp
 
@@ -539,27 +581,26 @@ def _key(st: os.stat_result) -> tuple[int, int]:
     return st.st_dev, st.st_ino
 
 
-def _key_or_none(path: str) -> tuple[int, int] | None:
+def _key_or_none(place: Place, name: str) -> tuple[int, int] | None:
     try:
-        return _key(os.lstat(path))
+        return _key(os.stat(name, dir_fd=place.fd, follow_symlinks=False))
     except OSError:
         return None
 
 
 _RENAME_EXCHANGE = 2
-_AT_FDCWD = -100
 _renameat2: Any = None  # libc's renameat2, loaded on the first write; False: not available
 
 
-def _exchange(a: str, b: str) -> bool:
-    """Swap the files named ``a`` and ``b`` atomically; False where the system or the file
-    system cannot (the caller falls back to a rename)."""
+def _exchange(folder_fd: int, a: str, b: str) -> bool:
+    """Swap the files named ``a`` and ``b`` in the open folder ``folder_fd`` atomically;
+    False where the system or the file system cannot (the caller falls back to a rename)."""
     global _renameat2
     if _renameat2 is None:
         _renameat2 = _load_renameat2()
     if _renameat2 is False:
         return False
-    if _renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
+    if _renameat2(folder_fd, os.fsencode(a), folder_fd, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
     import ctypes  # loaded with renameat2 already
 
@@ -600,65 +641,6 @@ def _fsync_folder(folder: str | Path) -> None:
             os.close(dir_fd)
 
 
-def _checked_parts(rel: str) -> tuple[str, ...]:
-    """The parts of a vault-relative POSIX path that cannot name anything outside the vault."""
-    parts = tuple(rel.split("/"))
-    if not rel or "" in parts or ".." in parts:
-        raise WriteRefused(rel or "(empty path)", "is not a path inside the vault; refused")
-    # Only a path with a backslash or a colon can hold a Windows drive or "a\\..\\x"
-    # (which climbs out on Windows); pathlib's parsing costs more than the read of a note.
-    if ("\\" in rel or ":" in rel) and (
-        PurePosixPath(rel).is_absolute()
-        or PureWindowsPath(rel).drive
-        or ".." in PureWindowsPath(rel).parts
-    ):
-        raise WriteRefused(rel, "is not a path inside the vault; refused")
-    return parts
-
-
-def _real_path(root: Path, rel: str) -> str:
-    """Where the bytes of ``rel`` live, every symlink resolved (of the note and of its
-    folders), under the vault's one symlink rule (``vault.follow_inside``): a link is
-    followed only to a file inside the vault; Librarian writes nothing outside it."""
-    _checked_parts(rel)
-    real, refused = follow_inside(root, rel)
-    if refused is not None:
-        if refused.kind == "symlink-outside":
-            raise WriteRefused(
-                rel,
-                f"is, through a symbolic link, the file {os.path.realpath(Path(root, rel))} "
-                "outside the vault; Librarian writes only inside the vault",
-            )
-        if refused.kind == "symlink-loop":
-            raise WriteRefused(
-                rel,
-                "is a symbolic link loop, or reached through a link to the vault or a folder "
-                "above it; refused",
-            )
-        raise WriteRefused(rel, "is not a path inside the vault; refused")
-    assert real is not None
-    if not os.path.lexists(real):
-        raise FileGone(rel)
-    return real
-
-
-def _open_regular(target: str, rel: str) -> int:
-    """A read-only descriptor on a regular file, never blocking on a pipe."""
-    try:
-        fd = os.open(target, _READ_FLAGS)
-    except FileNotFoundError:
-        raise FileGone(rel) from None
-    except OSError as exc:
-        raise WriteRefused(rel, f"cannot be read ({exc.strerror or exc})") from None
-    try:
-        if not _stat.S_ISREG(os.fstat(fd).st_mode):
-            raise WriteRefused(rel, "is not a regular file (a folder, pipe or device); refused")
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
-
-
 def _read_fd(fd: int, rel: str) -> bytes:
     """Everything the descriptor's file holds now, from its first byte."""
     parts = []
@@ -678,11 +660,3 @@ def _digest_fd(fd: int) -> str | None:
         return digest_of(_read_fd(fd, ""))
     except WriteRefused:
         return None
-
-
-def _read_current(target: str, rel: str) -> bytes:
-    fd = _open_regular(target, rel)
-    try:
-        return _read_fd(fd, rel)
-    finally:
-        os.close(fd)

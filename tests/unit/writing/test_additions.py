@@ -69,7 +69,7 @@ def test_create_never_replaces_an_existing_note(vault: Path) -> None:
     ("rel", "reason"),
     [
         ("../outside.md", "is not a path inside the vault; refused"),
-        (".hidden/x.md", "is in a hidden folder or is a hidden file; refused"),
+        (".hidden/x.md", "is in a hidden folder or is a hidden file; Librarian never writes there"),
         ("a//b.md", "is not a path inside the vault; refused"),
     ],
 )

@@ -233,12 +233,12 @@ def test_interrupted_run_can_still_be_undone(vault: Path, monkeypatch: pytest.Mo
     calls = []
 
     def crash_on_second(
-        root: Path, rel: str, data: bytes, digest: str, name: str, base: int | None
+        root: Path, rel: str, data: bytes, digest: str, name: str, base: int | None, **kw: str
     ) -> Swap:
         calls.append(rel)
         if len(calls) == 2:
             raise KeyboardInterrupt  # the process dies before recording any outcome
-        return swap_in(root, rel, data, digest, name, base)
+        return swap_in(root, rel, data, digest, name, base, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(journal_module, "swap_in", crash_on_second)
     journal = Journal(vault)
@@ -251,7 +251,9 @@ def test_interrupted_run_can_still_be_undone(vault: Path, monkeypatch: pytest.Mo
     assert (a.read_bytes(), b.read_bytes()) == (b"A", b"b")
     assert sorted(os.listdir(vault)) == [".librarian", "a.md", "b.md"]  # a.md was settled
     result = journal.undo()
-    assert (result.restored, result.refused, result.untouched) == (("a.md",), (), ("b.md",))
+    # b.md still holds its bytes from before: the run is settled as not having written it.
+    assert (result.restored, result.refused, result.untouched) == (("a.md",), (), ())
+    assert journal.entry(result.entry_id).skipped == (("b.md", "interrupted before it was written"),)
     assert (a.read_bytes(), b.read_bytes()) == (b"a", b"b")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import hashlib
 import os
+import re
 import stat
 from pathlib import Path
 from typing import BinaryIO
@@ -85,14 +86,23 @@ def test_binary_missing_and_non_regular_files_are_refused(vault: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "rel",
-    ["../outside.md", "/etc/hostname", "a/../../x.md", "", "a//b.md", "a\\..\\..\\x.md", "C:x.md"],
+    ("rel", "reason"),
+    [
+        ("../outside.md", "is not a path inside the vault; refused"),
+        ("/etc/hostname", "is an absolute path; give a path inside the vault"),
+        ("a/../../x.md", "is not a path inside the vault; refused"),
+        ("", "is empty; give a vault path such as notes/idea.md"),
+        ("a//b.md", "is not a path inside the vault; refused"),
+        ("a\\..\\..\\x.md", "is not a path inside the vault; refused"),
+        ("C:x.md", "is an absolute path; give a path inside the vault"),
+        ("\\\\server\\share\\x.md", "is an absolute path; give a path inside the vault"),
+    ],
 )
-def test_paths_outside_the_vault_are_refused(vault: Path, rel: str) -> None:
+def test_paths_outside_the_vault_are_refused(vault: Path, rel: str, reason: str) -> None:
     write(vault.parent, "outside.md", "keep")
-    with pytest.raises(WriteRefused, match="is not a path inside the vault"):
+    with pytest.raises(WriteRefused, match=re.escape(reason)):
         read_snapshot(vault, rel)
-    with pytest.raises(WriteRefused, match="is not a path inside the vault"):
+    with pytest.raises(WriteRefused, match=re.escape(reason)):
         replace_file(vault, rel, b"x", EMPTY_SHA256)
     assert (vault.parent / "outside.md").read_bytes() == b"keep"
 
@@ -170,7 +180,9 @@ def test_symlink_to_a_file_outside_the_vault_is_refused(vault: Path) -> None:
 def test_note_in_a_folder_linked_from_outside_is_refused(vault: Path) -> None:
     outside = write(vault.parent, "shared/n.md", b"shared\n")
     (vault / "linked").symlink_to(outside.parent, target_is_directory=True)
-    with pytest.raises(WriteRefused, match=r"^linked/n\.md: is, through a symbolic link, the"):
+    with pytest.raises(
+        WriteRefused, match=r"^linked/n\.md: is, through the symbolic link linked, outside the"
+    ):
         read_snapshot(vault, "linked/n.md")
     assert outside.read_bytes() == b"shared\n"
 
@@ -189,13 +201,15 @@ def test_failed_rename_leaves_file_and_folder_as_they_were(
     path = write(vault, "n.md", b"original\n")
     snap = read_snapshot(vault, "n.md")
 
-    def full_disk(src: object, dst: object) -> bool:
+    def full_disk(*args: object, **kwargs: object) -> bool:
         raise OSError(errno.ENOSPC, "No space left on device")
 
     if exchange:
         monkeypatch.setattr("librarian_gui.core.writing.safewrite._exchange", full_disk)
     else:  # a file system that cannot exchange two names: the plain rename fails
-        monkeypatch.setattr("librarian_gui.core.writing.safewrite._exchange", lambda a, b: False)
+        monkeypatch.setattr(
+            "librarian_gui.core.writing.safewrite._exchange", lambda fd, a, b: False
+        )
         monkeypatch.setattr("librarian_gui.core.writing.safewrite.os.replace", full_disk)
     with pytest.raises(WriteRefused) as info:
         replace_file(vault, "n.md", b"new\n", snap.digest)
