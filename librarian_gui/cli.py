@@ -538,10 +538,12 @@ def cmd_undo(args: argparse.Namespace) -> None:
         "restored": list(result.restored),
         "untouched": list(result.untouched),
         "refused": [{"note": rel, "reason": reason} for rel, reason in result.refused],
+        "passed_over": list(result.passed),
     }
 
     def human() -> str:
-        lines = [f"undid {entry.description!r} ({result.entry_id})"]
+        lines = [f"passed over: {said}" for said in result.passed]
+        lines += [f"undid {entry.description!r} ({result.entry_id})"]
         lines += [f"  restored  {rel}" for rel in result.restored]
         lines += [f"  as before {rel}" for rel in result.untouched]
         lines += [f"  refused   {rel}: {reason}" for rel, reason in result.refused]

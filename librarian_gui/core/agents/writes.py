@@ -21,7 +21,7 @@ from ..parse.records import Link
 from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError
 from ..writing.lock import VaultBusy
-from ..writing.place import check_new_name, checked_parts, resolve_name, shown
+from ..writing.place import check_new_name, checked_parts, name_limits, resolve_name, shown
 from ..writing.safewrite import WriteRefused, read_snapshot
 from .answers import UnknownNote, note_node
 
@@ -78,7 +78,7 @@ def write_note(
             edit = Edit(rel, snapshot, data, links="refuse")
             entry = journal.apply(f"Agent: overwrite {rel}", [edit], wait=WAIT)
         else:
-            _new_name(rel, path)
+            _new_name(index, rel, path)
             entry = journal.add(f"Agent: write {rel}", [Addition(rel, data, "create")], WAIT)
     return _reply(index, rel, text, entry, created=not exists)
 
@@ -95,7 +95,7 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
             rel, exists = resolve_name(index.root, note_path(note))
             journal.guard(rel)
             if not exists:
-                _new_name(rel, note)
+                _new_name(index, rel, note)
                 return write_note(index, _ending(text, "\n"), rel)
         else:
             try:
@@ -110,10 +110,11 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
     return _reply(index, rel, text, entry, created=False)
 
 
-def _new_name(rel: str, path: str) -> None:
+def _new_name(index: VaultIndex, rel: str, path: str) -> None:
     """``WriteFailed`` for a name no new note may have, shown as the agent gave it."""
     try:
         check_new_name(rel)
+        name_limits(index.root, rel)
     except WriteRefused as exc:
         raise WriteFailed(_shown(path, exc.reason)) from None
 
@@ -164,10 +165,10 @@ def _reply(
     links gets an answer as small as any other."""
     if entry.torn:
         reason = entry.torn[0][1]
-        raise WriteFailed(f"{rel}: {reason} (librarian undo VAULT --entry {entry.id})")
+        raise WriteFailed(f"{shown(rel)}: {reason} (librarian undo VAULT --entry {entry.id})")
     if not entry.written:
         reason = entry.skipped[0][1] if entry.skipped else "nothing to write"
-        raise WriteFailed(f"{rel}: {reason}")
+        raise WriteFailed(f"{shown(rel)}: {reason}")
     links = parse_note(text).links
     first: dict[tuple[str, str], Link] = {}
     for link in links:

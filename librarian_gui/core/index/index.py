@@ -12,7 +12,14 @@ from pathlib import Path
 from ..concepts.dictionary import ConceptDictionary, dictionary_place, load_dictionary
 from ..courtesy import gc_paused
 from ..parse.records import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
-from ..vault.files import IGNORE_FILE, IgnoreRules, classify_file, walk_vault
+from ..vault.files import (
+    IGNORE_FILE,
+    MAX_IGNORE_BYTES,
+    IgnoreRules,
+    classify_file,
+    read_small,
+    walk_vault,
+)
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
 from . import cache as _cache
 from .delta import IndexDelta, find_renames
@@ -102,7 +109,7 @@ class VaultIndex:
             h.update(concept.id.encode("utf-8", "surrogateescape") + b"\0")
         h.update(b"\1" + "\0".join(self.excluded).encode("utf-8", "surrogateescape"))
         with contextlib.suppress(OSError):
-            h.update(b"\2" + (self.root / IGNORE_FILE).read_bytes())
+            h.update(b"\2" + read_small(self.root / IGNORE_FILE, MAX_IGNORE_BYTES))
         return h.hexdigest()
 
     def rescan(

@@ -46,6 +46,26 @@ def is_interrupted_write(name: str) -> bool:
 
 
 INTERRUPTED_WRITE = "left by an interrupted Librarian write; `librarian scan --repair` removes it"
+OWN_FOLDER = ".librarian"  # the journal, the lock and the marks of writes under way
+INTERRUPTED_RUN = (
+    "a Librarian write was interrupted (killed) before it finished; `librarian scan --repair` "
+    "finishes it (a torn append's bytes removed), `librarian undo` takes it back"
+)
+
+
+def _interrupted_runs(own: str) -> list[ScanWarning]:
+    """A warning per mark of a write under way (``journal.WRITING_DIR``): found by a scan,
+    the write that left it was killed, or is running at this very moment."""
+    try:
+        names = sorted(os.listdir(os.path.join(own, "writing")))
+    except OSError:
+        return []
+    return [
+        ScanWarning(f"{OWN_FOLDER}/writing/{name}", "interrupted-write", INTERRUPTED_RUN)
+        for name in names
+        if name[:1].isdigit()
+    ]
+
 
 # ------------------------------------------------------------------ the symlink rule
 #
@@ -169,15 +189,33 @@ def _judge(root_real: str, real: str, link: str) -> ScanWarning | None:
     return ScanWarning(link, "symlink-loop", _LOOP) if _stat.S_ISLNK(st.st_mode) else None
 
 
+MAX_IGNORE_BYTES = 1_000_000  # a gitignore file of 20,000 lines; anything larger is not one
+
+
+def read_small(path: Path, limit: int) -> bytes:
+    """A small file of the vault's (``.librarianignore``, perhaps a link to ``.gitignore``):
+    never blocking on a pipe, never a device, at most ``limit`` bytes (``OSError`` saying
+    why not)."""
+    fd = os.open(path, _READ_FLAGS | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not _stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe or device)")
+        if st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
+        return os.read(fd, limit + 1)[:limit]
+    finally:
+        os.close(fd)
+
+
 class IgnoreRules:
     """Dot-entries, ``.librarianignore`` (gitignore syntax) and folders excluded in the app."""
 
     def __init__(self, root: Path, excluded: Iterable[str] = ()) -> None:
         lines: list[str] = []
         self.warnings: list[ScanWarning] = []
-        ignore_file = root / IGNORE_FILE
         try:
-            raw = ignore_file.read_bytes()
+            raw = read_small(root / IGNORE_FILE, MAX_IGNORE_BYTES)
         except FileNotFoundError:
             raw = b""
         except OSError as exc:
@@ -287,6 +325,8 @@ def walk_vault(
                     and entry.is_file(follow_symlinks=False)
                 ):
                     result.warnings.append(ScanWarning(rel, "interrupted-write", INTERRUPTED_WRITE))
+                elif not start and rel == OWN_FOLDER:
+                    result.warnings.extend(_interrupted_runs(entry.path))
                 continue
             real = None
             if entry.is_symlink():

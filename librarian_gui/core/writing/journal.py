@@ -32,6 +32,7 @@ import os
 import posixpath
 import re
 import shutil
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -169,6 +170,8 @@ class Journal:
         self.root = Path(root)
         self.folder = self.root / JOURNAL_DIR
         self.excluded = tuple(excluded)
+        # Entries dropped while settling interrupted runs: an undo says it passed over them.
+        self._dropped: list[str] = []
 
     # ------------------------------------------------------------ writing
 
@@ -513,7 +516,7 @@ class Journal:
                     item.update(outcome="skipped", reason="interrupted before it was written")
                 continue  # changed since: left pending, undo goes by its digests
             try:
-                data = (self.folder / entry_id / str(item["blob"])).read_bytes()
+                data = read_own(self.folder / entry_id / str(item["blob"]))
             except OSError:
                 continue
             if kind == "create":
@@ -534,10 +537,6 @@ class Journal:
                         "write to remove exactly them"
                     ),
                 )
-                said.append(
-                    f"{rel}: an append was interrupted after {landed:,} of {len(data):,} bytes; "
-                    f"`librarian undo --entry {entry_id}` removes them"
-                )
             else:
                 item.update(outcome="skipped", reason="interrupted before any byte was written")
         if any(item["outcome"] in ("written", "torn", "pending") for item in files):
@@ -545,10 +544,12 @@ class Journal:
                 atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
         else:
             self._discard(self.folder / entry_id)
-            said.append(
+            dropped = (
                 f'journal entry {entry_id} ("{record["description"]}") was interrupted before '
                 "it wrote anything; removed"
             )
+            self._dropped.append(dropped)
+            said.append(dropped)
         return said
 
     def _clear_temps_of(self, entry_id: str, record: dict[str, Any]) -> list[str]:
@@ -602,9 +603,10 @@ class Journal:
                 continue
             result = self._undo_files(entry.id, record, {number})
             if item["rel"] in result.restored:
+                size = read_own(self.folder / entry.id / str(item["blob"]))
                 said.append(
-                    f"{item['rel']}: the {item['landed']:,} bytes of an interrupted append "
-                    "removed; the note is as before it"
+                    f"{item['rel']}: removed the {item['landed']:,} bytes an interrupted append "
+                    f"left (of {len(size):,}); the rest of the note is kept"
                 )
                 item.update(outcome="skipped", reason="interrupted; its bytes were removed")
             else:
@@ -764,7 +766,7 @@ class Journal:
         path = self.folder / entry_id / ENTRY_FILE
         where = f"journal entry {entry_id}"
         try:
-            raw = path.read_bytes()
+            raw = read_own(path, MAX_RECORD_BYTES)
         except FileNotFoundError:
             if (self.folder / entry_id).is_dir():
                 raise JournalError(
@@ -803,11 +805,12 @@ class Journal:
                 else "nothing to undo: every write in the journal is undone"
             )
         with vault_lock(self.root, wait, "Undo"):
-            passed = self.finish_interrupted()
+            self._dropped = []
+            self.finish_interrupted()
             if entry_id is None:
-                entry_id = self._newest_to_undo(passed)
+                entry_id = self._newest_to_undo()
             else:
-                passed.extend(self._settle_if_pending(entry_id))
+                self._settle_if_pending(entry_id)
             record, entry = self._load(entry_id)
             if entry.undone:
                 raise AlreadyUndone(f'"{entry.description}" ({entry_id}) is already undone')
@@ -823,8 +826,8 @@ class Journal:
                 # Should this fail, a second undo finds every restored file already as before.
                 with contextlib.suppress(OSError):
                     atomic_write(self.folder / entry_id / ENTRY_FILE, _dump(record))
-            said = tuple(line for line in passed if "interrupted" in line)
-            return UndoResult(entry_id, result.restored, result.refused, result.untouched, said)
+            passed = tuple(self._dropped)
+            return UndoResult(entry_id, result.restored, result.refused, result.untouched, passed)
 
     def _settle_if_pending(self, entry_id: str) -> list[str]:
         try:
@@ -850,7 +853,7 @@ class Journal:
                     jobs.append(job)
                 continue
             try:
-                before = (self.folder / entry_id / str(item["blob"])).read_bytes()
+                before = read_own(self.folder / entry_id / str(item["blob"]))
             except OSError as exc:
                 refused.append((file.rel, f"its copy in the journal is missing ({exc})"))
                 continue
@@ -893,7 +896,7 @@ class Journal:
         (returned as the job to run); else say why not."""
         rel = item["rel"]
         try:
-            data = (self.folder / entry_id / str(item["blob"])).read_bytes()
+            data = read_own(self.folder / entry_id / str(item["blob"]))
         except OSError as exc:
             refused.append((rel, f"its copy in the journal is missing ({exc})"))
             return None
@@ -924,20 +927,14 @@ class Journal:
         restored.append(rel)
         return None
 
-    def _newest_to_undo(self, passed: list[str]) -> str:
-        return self.newest(lambda entry: True, passed=passed)
+    def _newest_to_undo(self) -> str:
+        return self.newest(lambda entry: True)
 
-    def newest(
-        self,
-        wanted: Callable[[JournalEntry], bool],
-        what: str = "write",
-        passed: list[str] | None = None,
-    ) -> str:
+    def newest(self, wanted: Callable[[JournalEntry], bool], what: str = "write") -> str:
         """The id of the newest entry not undone that ``wanted`` accepts. A damaged entry
         newer than it stops the search with ``JournalError``: it may be the one meant, and
         undoing an older one instead is not what the user asked for. An entry a kill
-        interrupted is settled on the way; one that wrote nothing is passed over (and a
-        sentence saying so added to ``passed``)."""
+        interrupted is settled on the way; one that wrote nothing is passed over."""
         for entry in self._newest_first():
             if entry.error is not None and not (self.folder / entry.id / ENTRY_FILE).exists():
                 continue  # stopped before its record was saved, so before any note was written
@@ -948,9 +945,7 @@ class Journal:
                     f"{what} with --entry ID, or move the folder {JOURNAL_DIR}/{entry.id} away."
                 )
             if entry.interrupted and not entry.undone:
-                said = self._settle_if_pending(entry.id)
-                if passed is not None:
-                    passed.extend(said)
+                self._settle_if_pending(entry.id)
                 try:
                     entry = self.entry(entry.id)
                 except JournalError:
@@ -1069,6 +1064,27 @@ def _unmark(marker: Path) -> None:
         marker.unlink()
     with contextlib.suppress(OSError):
         marker.parent.rmdir()  # only when empty
+
+
+MAX_RECORD_BYTES = 256 << 20  # an entry.json of a million files; more is not one of ours
+
+
+def read_own(path: Path, limit: int | None = None) -> bytes:
+    """One of the journal's files: never through a link, never blocking on a pipe planted
+    in its place, never a device, at most ``limit`` bytes (``OSError`` saying why not)."""
+    fd = os.open(path, READ_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a pipe or device)", str(path))
+        if limit is not None and st.st_size > limit:
+            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
+        parts = []
+        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
+            parts.append(chunk)
+        return b"".join(parts)
+    finally:
+        os.close(fd)
 
 
 def _why(exc: OSError) -> str:

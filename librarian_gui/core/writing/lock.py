@@ -11,6 +11,7 @@ locked waits up to ``wait`` seconds, then fails with ``VaultBusy``, naming the h
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import sys
 import threading
@@ -75,11 +76,12 @@ def _take_file_lock(root: Path, wait: float, doing: str) -> int:
     path = root / LOCK_FILE
     try:
         path.parent.mkdir(exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError as exc:
         raise WriteRefused(
             LOCK_FILE,
-            f"the vault's write lock cannot be made ({exc.strerror or exc}); nothing written",
+            f"the vault's write lock cannot be made ({exc.strerror or exc}); nothing was "
+            f"written. {_remedy(exc)}",
         ) from None
     deadline = time.monotonic() + wait
     while True:
@@ -103,6 +105,19 @@ def _take_file_lock(root: Path, wait: float, doing: str) -> int:
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"pid {os.getpid()}: {what}\n".encode(errors="replace"), 0)
     return fd
+
+
+def _remedy(exc: OSError) -> str:
+    """What the user can do about a lock that cannot be made."""
+    if exc.errno == errno.EISDIR:
+        return f"{LOCK_FILE} is a folder: remove it, and Librarian makes its lock file there."
+    if exc.errno in (errno.ENOTDIR, errno.EEXIST):
+        return ".librarian is a file: move it away; Librarian keeps its journal and lock there."
+    if exc.errno == errno.ELOOP:
+        return f"{LOCK_FILE} is a symbolic link: remove it."
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "The disk is full: free some space and retry."
+    return "Make the folder .librarian in the vault writable, and retry."
 
 
 def _holder(fd: int) -> str:

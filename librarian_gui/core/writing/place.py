@@ -118,8 +118,14 @@ def check_new_name(rel: str) -> None:
         )
 
 
+SHOWN_LENGTH = 80  # characters of a path shown in a message before it is cut
+
+
 def shown(name: str) -> str:
-    """``name`` printable on one line: control and format characters as escapes."""
+    """``name`` printable on one line: control and format characters as escapes, a path of
+    thousands of characters cut short."""
+    if len(name) > 2 * SHOWN_LENGTH:
+        name = name[:SHOWN_LENGTH] + "…"
     if all(unicodedata.category(c) not in _BAD_CATEGORIES or c in _JOINERS for c in name):
         return name
     return "".join(
@@ -402,14 +408,14 @@ def name_limits(root: Path, rel: str) -> None:
     whole = len(os.fsencode(os.path.join(os.path.realpath(root), rel)))
     if whole >= path_max:
         raise WriteRefused(
-            rel[:80] + "…",
+            shown(rel),
             f"is too long ({whole:,} bytes with the vault's folder; the system's limit for "
             f"a path is {path_max:,}); give a shorter path",
         )
     for part in rel.split("/"):
         if len(os.fsencode(part)) > name_max:
             raise WriteRefused(
-                rel[:80] + "…",
+                shown(rel),
                 f"has a name of {len(os.fsencode(part)):,} bytes; the file system's limit is "
                 f"{name_max}",
             )
