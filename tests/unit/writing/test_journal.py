@@ -253,7 +253,9 @@ def test_interrupted_run_can_still_be_undone(vault: Path, monkeypatch: pytest.Mo
     result = journal.undo()
     # b.md still holds its bytes from before: the run is settled as not having written it.
     assert (result.restored, result.refused, result.untouched) == (("a.md",), (), ())
-    assert journal.entry(result.entry_id).skipped == (("b.md", "interrupted before it was written"),)
+    assert journal.entry(result.entry_id).skipped == (
+        ("b.md", "interrupted before it was written"),
+    )
     assert (a.read_bytes(), b.read_bytes()) == (b"a", b"b")
 
 
