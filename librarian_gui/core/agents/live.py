@@ -6,6 +6,13 @@ that (``fresh``) applies what is queued first, so an answer never misses a chang
 server was told of — its own writes included (``changed``). A librarian thread keeps the
 related notes: from their cache at start, then redone for changed notes a moment after the
 last change. Readers hold ``index.lock`` while they read (see ``VaultIndex``).
+
+The vault's folder itself may go while the server runs (deleted, or moved away) and another
+come to its path. Each question stats the path once: no folder there raises ``VaultGone``
+(the question's error, not an answer from the folder that went); another folder than the
+one opened (another device or inode, or the watcher saw the opened one deleted) is opened
+anew: the old watcher and threads stopped and joined, the new folder scanned and watched,
+its related notes found again.
 """
 
 from __future__ import annotations
@@ -13,9 +20,12 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
+import os
+import stat
 import threading
 import time
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
@@ -37,8 +47,31 @@ MAX_WAIT = 1.0  # seconds at most a change waits for a burst to end (a question 
 RELATED_DELAY = 1.5  # seconds after the last update before related notes are redone
 
 
+class VaultGone(LookupError):
+    """The vault's folder is not at its path any more: deleted, or moved away."""
+
+    def __init__(self, root: Path) -> None:
+        super().__init__(
+            f"the vault folder {root} is gone (deleted or moved away); questions are "
+            "answered again once a folder is back at that path"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class _Options:
+    concepts: Path | None
+    excluded: tuple[str, ...]
+    use_cache: bool
+    related: bool
+
+
 class LiveVault:
-    """The index of ``root``, kept current while the process runs; ``close`` stops it."""
+    """The index of ``root``, kept current while the process runs; ``close`` stops it.
+
+    What one opening of the folder holds (the index, the notes' texts and words, the related
+    notes, the watcher and threads) is an ``_Opening``; another folder at the path gets a new
+    one (``fresh``). A reader that took ``index`` before keeps a consistent old index.
+    """
 
     def __init__(
         self,
@@ -49,19 +82,99 @@ class LiveVault:
         use_cache: bool = True,
         related: bool = True,
     ) -> None:
-        dictionary = load_dictionary(concepts) if concepts is not None else None
+        self._options = _Options(concepts, tuple(excluded), use_cache, related)
+        self._opening = _Opening(Path(root), self._options)
+        self.root = self._opening.root
+        self._reopening = threading.Lock()  # one question opens the folder anew, not two
+        self._closed = False
+
+    @property
+    def index(self) -> VaultIndex:
+        return self._opening.index
+
+    def changed(self, paths: Iterable[str]) -> None:
+        """Queue vault paths (relative) to read again: events, and the server's own writes."""
+        self._opening.changed(paths)
+
+    def fresh(self) -> None:
+        """Make the index current for a question: raise ``VaultGone`` when no folder is at
+        the vault's path, open the folder anew when it is another one, then apply every
+        queued change. One ``stat`` when nothing of that happened."""
+        opening = self._opening
+        if opening.lost.is_set() or _identity(self.root) != opening.identity:
+            opening = self._reopen()
+        opening.fresh()
+
+    def _reopen(self) -> _Opening:
+        with self._reopening:
+            old = self._opening
+            now = _identity(self.root)
+            if self._closed or (now is not None and now == old.identity and not old.lost.is_set()):
+                return old  # closing; or another question opened the folder meanwhile
+            # Stopped even while no folder is there: its watch died with the folder, and
+            # its threads would only read what is not there any more.
+            old.close()
+            if now is None:
+                raise VaultGone(self.root)
+            _log.warning("the vault folder %s was replaced: reading it anew", self.root)
+            try:
+                self._opening = _Opening(self.root, self._options)
+            except FileNotFoundError:  # gone again while it was read
+                raise VaultGone(self.root) from None
+            return self._opening
+
+    def text(self, rel: str) -> str | None:
+        """A note's text as the index last saw it (None: not a readable note)."""
+        return self._opening.text(rel)
+
+    def mention_sources(self, names: Iterable[str]) -> set[str] | None:
+        """The notes that can mention one of ``names`` (None: every note may)."""
+        return self._opening.words.holding(names)
+
+    def related(self, wait: float = 0.0) -> RelatedIndex | None:
+        """The latest related notes; None until the first pass is done (after ``wait``
+        seconds at most)."""
+        return self._opening.related(wait)
+
+    def related_edges(self) -> dict[str, list[tuple[str, float]]] | None:
+        """Each note's RELATED_TO neighbours (``answers.related_adjacency``) of the latest
+        pass; None before the first."""
+        return self._opening.related_edges()
+
+    def close(self) -> None:
+        with self._reopening:
+            self._closed = True
+            self._opening.close()
+
+
+def _identity(root: Path) -> tuple[int, int] | None:
+    """Which folder is at ``root`` (device, inode); None when none is."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISDIR(st.st_mode) else None
+
+
+class _Opening:
+    """One opening of the vault's folder: its index, the texts and words read from it, its
+    related notes, and the watcher and threads keeping them current until ``close``."""
+
+    def __init__(self, root: Path, options: _Options) -> None:
+        # Taken before the scan: a folder replaced while it is read is seen at the next
+        # question, not taken for the one read.
+        self.identity = _identity(root)
+        dictionary = load_dictionary(options.concepts) if options.concepts is not None else None
         self.index = VaultIndex.scan(
-            root, use_cache=use_cache, concepts=dictionary, excluded=tuple(excluded)
+            root, use_cache=options.use_cache, concepts=dictionary, excluded=options.excluded
         )
         self.root = self.index.root
-        self._prefix = str(self.root) + "/"
-        self._use_cache = use_cache
+        self._use_cache = options.use_cache
         self.texts = TextStore(self.root)
         self.words = WordIndex()  # complete once every note was read (the warm-up)
-        self._pending: dict[str, None] = {}
-        self._pending_lock = threading.Lock()
+        self._inbox = _Inbox(self.root)
+        self.lost = self._inbox.lost
         self._updating = threading.Lock()  # one writer of the index at a time
-        self._wake = threading.Event()
         self._stop = threading.Event()
         self._related: RelatedIndex | None = None
         self._adjacency: dict[str, list[tuple[str, float]]] = {}
@@ -69,11 +182,12 @@ class LiveVault:
         self._related_wanted = threading.Event()
         self._last_update = 0.0
         self._observer = Observer()
-        VaultWatches(self._observer, _Handler(self), str(self.root)).schedule()
+        VaultWatches(self._observer, _Handler(self._inbox), str(self.root)).schedule()
+        self._observer.name = "live-watch"
         self._observer.daemon = True
         self._observer.start()
         self._threads = [threading.Thread(target=self._run_updates, name="live-updates")]
-        if related:
+        if options.related:
             self._threads.append(threading.Thread(target=self._run_related, name="live-related"))
             self._related_wanted.set()
         for thread in self._threads:
@@ -83,25 +197,15 @@ class LiveVault:
     # ------------------------------------------------------------ changes
 
     def changed(self, paths: Iterable[str]) -> None:
-        """Queue vault paths (relative) to read again: events, and the server's own writes."""
-        taken = [p for p in paths if is_relevant_change(p)]
-        if not taken:
-            return
-        with self._pending_lock:
-            self._pending.update(dict.fromkeys(taken))
-        self._wake.set()
+        self._inbox.put(paths)
 
     def fresh(self) -> None:
-        """Apply every queued change now (a question is about to be answered)."""
-        with self._pending_lock:
-            if not self._pending:
-                return
-        self._apply()
+        if self._inbox.waiting():
+            self._apply()
 
     def _apply(self) -> None:
         with self._updating:
-            with self._pending_lock:
-                paths, self._pending = list(self._pending), {}
+            paths = self._inbox.take()
             if not paths:
                 return
             try:
@@ -119,7 +223,6 @@ class LiveVault:
             _settle_heap()
 
     def text(self, rel: str) -> str | None:
-        """A note's text as the index last saw it (None: not a readable note)."""
         record = self.index.notes.get(rel)
         return None if record is None else self.texts.get(rel, record.stamp)
 
@@ -131,21 +234,19 @@ class LiveVault:
         elif self.words.stamp(rel) != record.stamp:
             self.words.put(rel, record.stamp, text)
 
-    def mention_sources(self, names: Iterable[str]) -> set[str] | None:
-        """The notes that can mention one of ``names`` (None: every note may)."""
-        return self.words.holding(names)
-
     def _wait_for_quiet(self) -> None:
         """Return once no change came for DEBOUNCE seconds, or MAX_WAIT after the first: a
         burst of writes (an agent's) is applied once, after it, not between its writes."""
+        wake = self._inbox.wake
         deadline = time.monotonic() + MAX_WAIT
         while not self._stop.is_set():
-            self._wake.clear()
+            wake.clear()
             left = deadline - time.monotonic()
-            if left <= 0 or not self._wake.wait(min(DEBOUNCE, left)):
+            if left <= 0 or not wake.wait(min(DEBOUNCE, left)):
                 return
 
     def _run_updates(self) -> None:
+        wake = self._inbox.wake
         with contextlib.suppress(Exception):
             self.index.save_cache()  # a cold scan's cache, off the answering threads
         # Unlinked mentions and concepts read every note: read them once, ahead of the
@@ -153,8 +254,8 @@ class LiveVault:
         for rel in list(self.index.notes):
             if self._stop.is_set():
                 return
-            if self._wake.is_set():
-                self._wake.clear()
+            if wake.is_set():
+                wake.clear()
                 self._apply()  # changes first; the words of what they touch are read
             with self._updating:
                 self._read_words(rel)
@@ -165,7 +266,7 @@ class LiveVault:
             self.words.complete = True
         _settle_heap()
         while not self._stop.is_set():
-            self._wake.wait()
+            wake.wait()
             if self._stop.is_set():
                 return
             self._wait_for_quiet()
@@ -173,16 +274,12 @@ class LiveVault:
 
     # ------------------------------------------------------------ related notes
 
-    def related(self, wait: float = 0.0) -> RelatedIndex | None:
-        """The latest related notes; None until the first pass is done (after ``wait``
-        seconds at most)."""
+    def related(self, wait: float) -> RelatedIndex | None:
         if wait > 0:
             self._related_ready.wait(wait)
         return self._related
 
     def related_edges(self) -> dict[str, list[tuple[str, float]]] | None:
-        """Each note's RELATED_TO neighbours (``answers.related_adjacency``) of the latest
-        pass; None before the first."""
         return self._adjacency if self._related is not None else None
 
     def _run_related(self) -> None:
@@ -218,8 +315,11 @@ class LiveVault:
     # ------------------------------------------------------------ stopping
 
     def close(self) -> None:
+        """Stop and join the watcher and the threads (each observer holds an inotify
+        instance, 128 a user); the opening is lost from then on."""
+        self.lost.set()
         self._stop.set()
-        self._wake.set()
+        self._inbox.wake.set()
         self._related_wanted.set()
         self._observer.stop()
         if self._observer.is_alive():
@@ -227,6 +327,38 @@ class LiveVault:
         for thread in self._threads:
             thread.join(timeout=10)
         self.index.wait_saved()
+
+
+class _Inbox:
+    """What watchdog's thread hands an opening: the paths to read again, and the loss of the
+    folder. It holds no reference to the opening, so the watcher's objects make no cycle
+    with it: a closed opening (its index, millions of objects ``gc.freeze`` put out of the
+    collector's sight) is freed as soon as the last reader lets it go."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = str(root)
+        self._prefix = self.root + "/"
+        self._pending: dict[str, None] = {}
+        self._lock = threading.Lock()
+        self.wake = threading.Event()
+        self.lost = threading.Event()  # the folder was deleted, or the opening closed
+
+    def put(self, paths: Iterable[str]) -> None:
+        taken = [p for p in paths if is_relevant_change(p)]
+        if not taken:
+            return
+        with self._lock:
+            self._pending.update(dict.fromkeys(taken))
+        self.wake.set()
+
+    def waiting(self) -> bool:
+        with self._lock:
+            return bool(self._pending)
+
+    def take(self) -> list[str]:
+        with self._lock:
+            paths, self._pending = list(self._pending), {}
+        return paths
 
     def relative(self, path: str | bytes) -> str | None:
         text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
@@ -236,18 +368,23 @@ class LiveVault:
 class _Handler(FileSystemEventHandler):
     """Runs in watchdog's thread: hands the changed vault paths over, nothing else."""
 
-    def __init__(self, live: LiveVault) -> None:
-        self._live = live
+    def __init__(self, inbox: _Inbox) -> None:
+        self._inbox = inbox
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type not in _CHANGES:
             return
         if event.is_directory and event.event_type == "modified":
             return
-        paths = [self._live.relative(event.src_path)]
+        if event.event_type == "deleted" and os.fsdecode(event.src_path) == self._inbox.root:
+            # The watch died with the folder. A new folder made at the path may get the
+            # same inode (ext4 hands freed ones out again): this tells them apart.
+            self._inbox.lost.set()
+            return
+        paths = [self._inbox.relative(event.src_path)]
         if event.event_type == "moved":
-            paths.append(self._live.relative(event.dest_path))
-        self._live.changed([p for p in paths if p is not None])
+            paths.append(self._inbox.relative(event.dest_path))
+        self._inbox.put([p for p in paths if p is not None])
 
 
 def _settle_heap() -> None:

@@ -1,0 +1,152 @@
+"""``LiveVault`` when its folder goes: deleted or moved away, said gone; another folder at the
+path, opened anew. Real files, the real watcher and threads, every one joined."""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import threading
+import time
+import weakref
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.core.agents.live import LiveVault
+from tests.conftest import write
+
+DEADLINE = 10.0  # seconds an eventual condition may take on a loaded 2-core machine
+
+
+def gone_message(root: Path) -> str:
+    return (
+        f"the vault folder {root} is gone (deleted or moved away); questions are answered "
+        "again once a folder is back at that path"
+    )
+
+
+def fill_old(root: Path) -> None:
+    write(root, "alpha.md", "# Alpha\n\nThe old alpha links [[beta]].\n")
+    write(root, "beta.md", "# Beta\n\nThe old beta.\n")
+    write(root, "notes/kept.md", "# Kept\n\nOld and [[alpha]].\n")
+
+
+def fill_new(root: Path) -> None:
+    # The same paths as the old vault, the same sizes, other words: only the stamps (mtime,
+    # inode) tell a cached parse of the old vault from these.
+    write(root, "alpha.md", "# Alpha\n\nThe new alpha links [[gamma]].\n")
+    write(root, "beta.md", "# Beta\n\nThe new beta.\n")
+    write(root, "gamma.md", "# Gamma\n\nOnly in the new vault.\n")
+
+
+@pytest.fixture
+def live(vault: Path) -> Iterator[LiveVault]:
+    fill_old(vault)
+    opened = LiveVault(vault)
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def eventually(check: Callable[[], bool], what: str) -> None:
+    """Poll ``check`` until it holds, or fail after DEADLINE seconds."""
+    end = time.monotonic() + DEADLINE
+    while not check():
+        if time.monotonic() > end:
+            raise AssertionError(f"not within {DEADLINE} s: {what}")
+        time.sleep(0.02)
+
+
+def answered(live: LiveVault) -> dict[str, str | None] | str:
+    """What a question sees: each note's text, or the error it gets."""
+    try:
+        live.fresh()
+    except LookupError as exc:
+        return str(exc)
+    return {rel: live.text(rel) for rel in sorted(live.index.notes)}
+
+
+def new_answers(root: Path) -> dict[str, str | None]:
+    return {rel: (root / rel).read_text() for rel in ("alpha.md", "beta.md", "gamma.md")}
+
+
+def seen(live: LiveVault, rel: str, text: str) -> bool:
+    """Whether a question now gets ``text`` as ``rel``, as the index read it."""
+    live.fresh()
+    record = live.index.notes.get(rel)
+    size = len(text.encode("utf-8"))
+    return record is not None and record.stamp.size == size and live.text(rel) == text
+
+
+def live_threads() -> list[str]:
+    return sorted(t.name for t in threading.enumerate() if t.name.startswith("live-"))
+
+
+def test_a_deleted_folder_is_said_gone_then_a_new_one_there_is_read(
+    live: LiveVault, vault: Path
+) -> None:
+    assert sorted(live.index.notes) == ["alpha.md", "beta.md", "notes/kept.md"]
+    shutil.rmtree(vault)
+    assert answered(live) == gone_message(vault)
+    assert answered(live) == gone_message(vault)  # still gone: asked again, said again
+    vault.mkdir()
+    fill_new(vault)
+    assert answered(live) == new_answers(vault)
+    assert live.index.out_edges["alpha.md"] == {"gamma.md": 1}
+    related = live.related(wait=DEADLINE)
+    assert related is not None
+    assert dict(related.stamps) == {rel: r.stamp for rel, r in live.index.notes.items()}
+    # The new folder is watched: a note written into it (and into a new folder of it,
+    # whose watch is made then) is seen without being told.
+    write(vault, "later/delta.md", "# Delta\n")
+    eventually(lambda: "later/delta.md" in live.index.notes, "later/delta.md indexed")
+    assert live_threads() == ["live-related", "live-updates", "live-watch"]
+
+
+def test_deleted_and_made_again_between_two_questions(live: LiveVault, vault: Path) -> None:
+    # The new folder may get the old one's inode (ext4 gives freed ones out again): the
+    # watcher's report of the old root's deletion tells them apart then.
+    shutil.rmtree(vault)
+    vault.mkdir()
+    fill_new(vault)
+    eventually(lambda: answered(live) == new_answers(vault), "the new notes answered")
+
+
+def test_a_folder_moved_away_and_another_moved_in(live: LiveVault, vault: Path) -> None:
+    other = vault.parent / "other"
+    other.mkdir()
+    fill_new(other)
+    vault.rename(vault.parent / "old")
+    other.rename(vault)
+    assert answered(live) == new_answers(vault)
+    # The old watch followed the old folder away: the one in the vault now is watched anew.
+    write(vault, "gamma.md", "# Gamma\n\nChanged in the vault.\n")
+    eventually(lambda: seen(live, "gamma.md", "# Gamma\n\nChanged in the vault.\n"), "gamma")
+
+
+def test_a_folder_moved_away_and_back_is_the_same_vault(live: LiveVault, vault: Path) -> None:
+    away = vault.parent / "away"
+    vault.rename(away)
+    assert answered(live) == gone_message(vault)
+    away.rename(vault)
+    write(vault, "beta.md", "# Beta\n\nBack, and changed.\n")
+    eventually(lambda: seen(live, "beta.md", "# Beta\n\nBack, and changed.\n"), "beta")
+
+
+def test_reopening_stops_the_old_threads_and_lets_the_old_index_go(
+    live: LiveVault, vault: Path
+) -> None:
+    live.related(wait=DEADLINE)
+    old = weakref.ref(live.index)
+    shutil.rmtree(vault)
+    assert answered(live) == gone_message(vault)
+    assert live_threads() == []  # the old watcher and threads stopped and joined
+    vault.mkdir()
+    fill_new(vault)
+    assert answered(live) == new_answers(vault)
+    gc.collect()
+    assert old() is None
+    live.close()
+    assert live_threads() == []
