@@ -10,6 +10,7 @@ import os
 import stat
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -21,6 +22,8 @@ import pytest
 from librarian_gui.cli import main
 from librarian_gui.core.graph.layout import Layout, layout_file, load_positions, save_positions
 from librarian_gui.core.index import cache
+from librarian_gui.core.related import fanout
+from librarian_gui.core.related.counting import count_rows
 from librarian_gui.core.tagging.mention_cache import counts_file
 from tests.faults.cases import base_vault
 
@@ -307,3 +310,38 @@ def test_a_link_to_dev_zero_and_a_file_too_large_are_refused_unread(
         )
     ]
     assert index.stat().st_size < 1 << 20  # written again
+
+
+def test_the_other_process_does_not_write_through_a_fifo_in_its_place(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The second process of a large count hands its rows back in a file of a private
+    folder: a FIFO made at that name (by the same user) is replaced, not written to (the
+    other process blocked there, and the count waited for it forever)."""
+    texts = [f"note {n} apple river stone {n % 7} cloud" for n in range(40)]
+    concepts: list[tuple[str, ...]] = [()] * len(texts)
+    own: list[str | None] = [None] * len(texts)
+    basis: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+    monkeypatch.setattr(fanout, "PROCESS_NOTES", 2)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    planted: list[Path] = []
+
+    def plant() -> None:
+        deadline = time.monotonic() + PATIENCE
+        while not planted and time.monotonic() < deadline:
+            for folder in tmp_path.glob("librarian-count-*"):
+                os.mkfifo(folder / "rows.pickle")
+                planted.append(folder / "rows.pickle")
+            time.sleep(0.001)
+
+    planter = threading.Thread(target=plant, name="fifo-planter")
+    planter.start()
+    try:
+        ids, values, table = in_time(lambda: fanout.count_all(texts, concepts, own, basis), planted)
+    finally:
+        planter.join()
+    assert len(planted) == 1, "the count's folder never appeared"
+    one_ids, one_values, one_table = count_rows(texts, concepts, own, basis, {})
+    assert list(table) == list(one_table)
+    assert [row.tolist() for row in ids] == [row.tolist() for row in one_ids]
+    assert [row.tolist() for row in values] == [row.tolist() for row in one_values]
