@@ -263,7 +263,9 @@ for args, links, grown, size in json.loads(sys.argv[3]):
         os.truncate(grown, size)
     answers.append(main(args) if args else load_positions(vault))
     cache.wait_for_save(vault)
-peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+# This process's own peak (ru_maxrss would start from the test run's, the spawning one).
+status = Path("/proc/self/status").read_text().splitlines()
+peak = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmHWM:"))
 print(json.dumps([answers, peak]), file=sys.stderr)
 """
 MEMORY = 1 << 30  # the child's address space: about 600 MB of it is numpy's and scipy's
