@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import logging
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from typing import Any, TextIO
 from . import cli_agents, cli_concepts, cli_index, cli_related
 from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
+from .core.index import cachefile
 from .core.index.index import VaultIndex
 from .core.index.queries import (
     AmbiguousNote,
@@ -738,11 +740,26 @@ class _Exit(Exception):
         self.code = code
 
 
+class _SaidOnStderr(logging.Handler):
+    """What core says in passing (a cache file set aside) as the command line's other
+    messages: a line on stderr, the one of the moment (a test's capture included)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"librarian: {self.format(record)}", file=sys.stderr)
+
+
+def _say_cache_refusals() -> None:
+    log = logging.getLogger(cachefile.__name__)
+    if not any(isinstance(handler, _SaidOnStderr) for handler in log.handlers):
+        log.addHandler(_SaidOnStderr(logging.WARNING))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         # A file name that is not UTF-8 is printed as its own bytes, as ls prints it.
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="surrogateescape")
+    _say_cache_refusals()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -347,8 +347,10 @@ def cache_times(model: Any) -> tuple[float, float, float] | None:
         return None
     with tempfile.TemporaryDirectory(prefix="bench-related-") as tmp:
         path = Path(tmp) / "related.npz"
-        _, save_s = timed(lambda: store.save_model(model, path))
-        loaded, load_s = timed(lambda: store.load_model(path))
+        seal, save_s = timed(lambda: store.save_model(model, path))
+        # The file's seal, without which it is not loaded (none before caches were sealed).
+        args = (path,) if seal is None else (path, seal)
+        loaded, load_s = timed(lambda: store.load_model(*args))
         if loaded is None:
             return None
         return save_s, load_s, path.stat().st_size / 1e6

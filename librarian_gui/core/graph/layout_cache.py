@@ -12,10 +12,14 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from ..index import cachefile
 from ..index.cache import cache_file
 
-_MAGIC = b"LIBRARIAN-LAYOUT\n"
-LAYOUT_VERSION = 1
+LAYOUT_VERSION = 2  # 2: sealed with a checksum
+_MAGIC = b"LIBRARIAN-LAYOUT %d\n" % LAYOUT_VERSION
+# A node's entry is its id (a path, a few dozen bytes) and 16 bytes of position: this holds
+# a million nodes of 250-byte ids, 50 times the largest graph of the targets.
+MAX_BYTES = 256 << 20
 
 
 class HasPositions(Protocol):
@@ -36,11 +40,13 @@ def save_positions(root: Path, layout: HasPositions) -> None:
     save is not an error: the next start lays the graph out afresh."""
     path = layout_file(root)
     xy = np.ascontiguousarray(layout.positions, dtype="<f8")
-    data = _MAGIC + marshal.dumps(
-        (LAYOUT_VERSION, str(root.resolve()), tuple(layout.ids), xy.tobytes())
+    data = cachefile.seal(
+        _MAGIC,
+        marshal.dumps((LAYOUT_VERSION, str(root.resolve()), tuple(layout.ids), xy.tobytes())),
     )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        # A new file moved over the name: a link or FIFO there is replaced, not written to.
         fd, tmp = tempfile.mkstemp(prefix=".layout-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
@@ -55,12 +61,12 @@ def save_positions(root: Path, layout: HasPositions) -> None:
 
 def load_positions(root: Path) -> dict[str, tuple[float, float]]:
     """The saved position of each node id; empty when there is no usable file (missing,
-    damaged, another version or another vault)."""
+    refused, damaged, another version or another vault: see ``cachefile``)."""
+    data = cachefile.read_sealed(layout_file(root), _MAGIC, MAX_BYTES)
+    if data is None:
+        return {}
     try:
-        data = layout_file(root).read_bytes()
-        if not data.startswith(_MAGIC):
-            return {}
-        version, saved_root, ids, raw = marshal.loads(data[len(_MAGIC) :])
+        version, saved_root, ids, raw = marshal.loads(data)
         if version != LAYOUT_VERSION or saved_root != str(root.resolve()):
             return {}
         xy = np.frombuffer(raw, dtype="<f8").reshape(-1, 2)
@@ -71,5 +77,5 @@ def load_positions(root: Path) -> dict[str, tuple[float, float]]:
             for node, (x, y) in zip(ids, xy.tolist(), strict=True)
             if math.isfinite(x) and math.isfinite(y)
         }
-    except Exception:  # any damage means "lay it out afresh"
+    except Exception:  # a file of another shape under this version: lay it out afresh
         return {}

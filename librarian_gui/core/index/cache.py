@@ -9,7 +9,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -18,15 +18,22 @@ import platformdirs
 
 from ..parse.records import FileStamp, NoteRecord
 from ..vault.reading import record_from_row, record_row
+from . import cachefile
 
 # Bump when a cached record's shape or meaning changes; an older cache is then rebuilt.
 # 5 was used twice while these were written apart: 6 rebuilds a cache of either.
 # 6: warnings carry their kinds; paths differing only in case resolve apart.
-CACHE_VERSION = 7  # 7: a UTF-16 note's warning says so (it said "binary content")
+# 7: a UTF-16 note's warning says so (it said "binary content"). 8: sealed with a checksum.
+CACHE_VERSION = 8
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
-_MAGIC = b"LIBRARIAN-INDEX\n"
+# The version in the first line: a cache of another version is set aside without a word.
+_MAGIC = b"LIBRARIAN-INDEX %d\n" % CACHE_VERSION
+# A cache takes about 2 KB a note (half a generated note's size); this bound, loaded before
+# the vault is walked (so not derived from it), holds 500,000 such notes, 25 times the
+# largest vault of the targets. A larger file is refused unread: a cold scan, no more.
+MAX_BYTES = 1 << 30
 FRAME_ROWS = 500  # rows per marshal frame: each dumps or loads in a few ms, holding the GIL
 
 
@@ -69,12 +76,13 @@ def load(root: Path) -> CachedIndex | None:
     corrupt, another version or another vault): the caller then parses everything."""
     wait_for_save(root)
     path = cache_file(root)
+    # Read whole, never blocking on a FIFO nor through a link (marshal.load(fh) reads in
+    # tiny chunks: 7x slower), and trusted only if its checksum matches.
+    data = cachefile.read_sealed(path, _MAGIC, MAX_BYTES)
+    if data is None:
+        return None
     try:
-        with path.open("rb") as fh:
-            data = fh.read()  # marshal.load(fh) reads in tiny chunks: 7x slower
-        if not data.startswith(_MAGIC):
-            return None
-        frames = _frames(memoryview(data)[len(_MAGIC) :])
+        frames = _frames(data)
         header = marshal.loads(next(frames))
         if (
             not isinstance(header, dict)
@@ -110,9 +118,7 @@ def load(root: Path) -> CachedIndex | None:
             out_edges,
             in_edges,
         )
-    except FileNotFoundError:
-        return None
-    except Exception:  # any damage to the cache means "rebuild it"
+    except Exception:  # a cache of another shape under this version: rebuild it
         return None
 
 
@@ -183,21 +189,25 @@ def _write(
             "edge_frames": -(-len(edges) // FRAME_ROWS),
         }
         path.parent.mkdir(parents=True, exist_ok=True)
+        # A new file moved over the cache's name: whatever is there (a link, a FIFO) is
+        # replaced, never written through.
         fd, tmp = tempfile.mkstemp(prefix=".index-", dir=path.parent)
         try:
             with os.fdopen(fd, "wb") as fh:
+                digest = hashlib.sha256()  # of what follows the magic line (cachefile.seal)
                 fh.write(_MAGIC)
-                _write_frame(fh, header)
+                _write_frame(fh, digest.update, header)
                 for i in range(0, len(records), FRAME_ROWS):
                     rows = [
                         (*record_row(record), targets[rel], out_edges[rel])
                         for rel, record in records[i : i + FRAME_ROWS]
                     ]
-                    _write_frame(fh, rows)
+                    _write_frame(fh, digest.update, rows)
                     time.sleep(0)  # let a GUI thread waiting for the GIL have it now
-                _write_frame(fh, [(p, tuple(s)) for p, s in attachments.items()])
+                _write_frame(fh, digest.update, [(p, tuple(s)) for p, s in attachments.items()])
                 for i in range(0, len(edges), FRAME_ROWS):
-                    _write_frame(fh, dict(edges[i : i + FRAME_ROWS]))
+                    _write_frame(fh, digest.update, dict(edges[i : i + FRAME_ROWS]))
+                fh.write(digest.digest())
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
@@ -210,7 +220,9 @@ def _write(
                 del _pending[path]
 
 
-def _write_frame(fh: BinaryIO, value: Any) -> None:
+def _write_frame(fh: BinaryIO, hashed: Callable[[bytes], None], value: Any) -> None:
     data = marshal.dumps(value)
-    fh.write(struct.pack("<Q", len(data)))
-    fh.write(data)
+    size = struct.pack("<Q", len(data))
+    for part in (size, data):
+        fh.write(part)
+        hashed(part)

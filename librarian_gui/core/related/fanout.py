@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from ..index import cachefile
 from .counting import count_rows
 
 PROCESS_NOTES = 2_000  # fewer notes: starting a process (~0.2 s) costs more than it saves
@@ -68,16 +69,20 @@ def count_all(
         )
         work = (texts[half:], concepts[half:], own[half:], basis, passages is not None)
         try:
-            _feed(other, pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL))
+            payload = pickle.dumps(work, protocol=pickle.HIGHEST_PROTOCOL)
+            _feed(other, payload)
             found: list[Hashes] | None = None if passages is None else []
             mine = _counted(texts[:half], concepts[:half], own[:half], basis, check, found)
             while other.poll() is None:
                 if check is not None:
                     check()
                 time.sleep(POLL_S)
-            if other.returncode != 0:
+            # Rows are 8 bytes a distinct word of a note, passages 8 a word at most, and a
+            # word takes 2 bytes of the work at least: 16 times the work bounds them.
+            data = cachefile.read_cache(taken, 16 * len(payload) + (1 << 20))
+            if other.returncode != 0 or data is None:
                 return _counted(texts, concepts, own, basis, check, passages)
-            rows, their_passages = pickle.loads(taken.read_bytes())
+            rows, their_passages = pickle.loads(data)
             theirs = unpacked(rows)
             if passages is not None and found is not None:
                 passages.extend(found)
@@ -177,7 +182,13 @@ def _serve(taken: Path) -> None:
     if passages is not None:
         lengths = np.fromiter(map(len, passages), dtype=np.int64, count=len(passages))
         joined = (np.concatenate(passages) if passages else np.zeros(0, np.uint64), lengths)
-    taken.write_bytes(pickle.dumps((rows, joined), protocol=pickle.HIGHEST_PROTOCOL))
+    # A new file moved over the name, as Librarian's caches are: whatever was made there
+    # meanwhile (a FIFO would block this write, and the count waiting for it, forever) is
+    # replaced, not written to or through.
+    fd, tmp = tempfile.mkstemp(prefix=".rows-", dir=taken.parent)
+    with os.fdopen(fd, "wb") as out:
+        pickle.dump((rows, joined), out, protocol=pickle.HIGHEST_PROTOCOL)
+    os.replace(tmp, taken)
 
 
 def _split(joined: tuple[Hashes, npt.NDArray[np.int64]] | None) -> list[Hashes]:

@@ -1,17 +1,20 @@
 """A related-notes model on disk, for the cache: its arrays in one uncompressed ``.npz`` (no
-pickled objects), its strings as JSON, written atomically; what cannot be read back whole
-(missing, corrupt, another format) reads as None, and the caller builds again."""
+pickled objects), its strings as JSON, written atomically and vouched for by its size and
+checksum (kept by the caller); what cannot be read back whole (missing, refused, damaged,
+another format) reads as None, and the caller builds again."""
 
 from __future__ import annotations
 
 import json
+import os
 import zipfile
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, NamedTuple
 
 import numpy as np
 from scipy import sparse
 
+from ..index import cachefile
 from ..writing.safewrite import atomic_write
 from .model import RelatedModel, Settings
 from .neighbours import named_of, width
@@ -46,8 +49,16 @@ _DTYPES = {
 }
 
 
-def save_model(model: RelatedModel, path: Path) -> None:
-    """Write ``model`` to ``path`` (atomically: a reader sees the old file or the new)."""
+class ModelSeal(NamedTuple):
+    """What a saved model's file is known by: its size and sha256 (hex)."""
+
+    size: int
+    sha256: str
+
+
+def save_model(model: RelatedModel, path: Path) -> ModelSeal:
+    """Write ``model`` to ``path`` (atomically: a reader sees the old file or the new);
+    ``load_model`` needs the seal returned."""
     settings = model.settings
     meta = {
         "format": FORMAT,
@@ -75,21 +86,52 @@ def save_model(model: RelatedModel, path: Path) -> None:
         arrays[f"{name}_indptr"] = matrix.indptr
     for name in _ARRAYS:
         arrays[name] = getattr(model, name)
+    sealed: list[ModelSeal] = []
+
+    def write(file: BinaryIO) -> None:
+        np.savez(file, **arrays)
+        file.flush()
+        # Hashed from the file just written (hashlib lets go of the interpreter lock).
+        size = os.fstat(file.fileno()).st_size
+        digest = cachefile.digest_of_file(path, file.fileno(), size)
+        assert digest is not None  # our own file, of the size just read
+        sealed.append(ModelSeal(size, digest.hex()))
+
     # Written into the file as it is made: through a buffer in memory, 50 MB at 10,000
     # notes were copied twice by calls that hold the interpreter lock (a 76 ms stall of the
     # window while the librarian saved).
-    atomic_write(path, lambda file: np.savez(file, **arrays))
+    atomic_write(path, write)
+    return sealed[0]
 
 
-def load_model(path: Path) -> RelatedModel | None:
-    """The model saved at ``path``, or None when it is missing, unreadable, of another
-    format or inconsistent."""
-    try:
-        # Opened here, not by numpy: numpy leaves its own file open when it fails to read it.
-        with open(path, "rb") as file, np.load(file, allow_pickle=False) as data:
-            return _model(data)
-    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile):
-        return None  # json's and unicode's decoding errors are ValueErrors
+def load_model(path: Path, seal: ModelSeal) -> RelatedModel | None:
+    """The model saved at ``path`` with ``seal``, or None when it is missing, refused (see
+    ``cachefile``), not the file sealed, of another format or inconsistent."""
+    # Opened here, not by numpy: never blocking nor through a link, no larger than sealed;
+    # and numpy leaves its own file open when it fails to read it.
+    fd = cachefile.open_cache(path, seal.size)
+    if fd is None:
+        return None
+    with open(fd, "rb") as file:
+        digest = cachefile.digest_of_file(path, fd, seal.size)
+        if digest is None:
+            return None
+        if os.fstat(fd).st_size != seal.size or digest.hex() != seal.sha256:
+            cachefile.say_ignored(path, cachefile.DAMAGED)
+            return None
+        try:
+            with np.load(file, allow_pickle=False) as data:
+                return _model(data)
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            IndexError,
+            EOFError,
+            zipfile.BadZipFile,
+        ):
+            return None  # json's and unicode's decoding errors are ValueErrors
 
 
 def _model(data: Any) -> RelatedModel | None:

@@ -12,11 +12,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ..concepts.dictionary import Concept
+from ..index import cachefile
 from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
 from ..index.index import VaultIndex
 from ..writing.safewrite import atomic_write
 
-VERSION = 1
+VERSION = 2  # 2: sealed with a checksum (a flipped count was reported as it was)
+_MAGIC = b"LIBRARIAN-MENTIONS %d\n" % VERSION
+# A count a concept: its id and a number in JSON (an id's letters \u-escaped at worst, 6
+# bytes each). This holds a million concepts of 40-letter ids, 1,000 times the dictionary
+# of the targets, and is read whole: a larger file is refused unread.
+MAX_BYTES = 256 << 20
 
 
 def mention_key(
@@ -37,15 +43,19 @@ def mention_key(
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-def _file(root: Path) -> Path:
+def counts_file(root: Path) -> Path:
     return cache_dir() / "mentions" / cache_file(root).with_suffix(".json").name
 
 
 def load_counts(root: Path, key: str) -> dict[str, int] | None:
-    """The counts saved under ``key``, or None (none saved, another key, unreadable)."""
+    """The counts saved under ``key``, or None (none saved, another key, refused or
+    damaged: see ``cachefile``)."""
+    payload = cachefile.read_sealed(counts_file(root), _MAGIC, MAX_BYTES)
+    if payload is None:
+        return None
     try:
-        data = json.loads(_file(root).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(bytes(payload))
+    except ValueError:
         return None
     if not isinstance(data, dict) or data.get("key") != key:
         return None
@@ -62,11 +72,11 @@ def save_counts(index: VaultIndex, key: str, counts: Mapping[str, int]) -> bool:
     newest = max((record.stamp.mtime_ns for record in index.notes.values()), default=0)
     if newest > time.time_ns() - MTIME_GRACE_NS:
         return False
-    path = _file(index.root)
+    path = counts_file(index.root)
     data = json.dumps({"key": key, "counts": dict(counts)}, ensure_ascii=True)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, data.encode("ascii"))
+        atomic_write(path, cachefile.seal(_MAGIC, data.encode("ascii")))
     except OSError:
         return False  # the cache is a convenience: the counts were made all the same
     return True

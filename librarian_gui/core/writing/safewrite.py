@@ -130,8 +130,11 @@ def atomic_write(path: Path, data: bytes | Callable[[BinaryIO], None]) -> None:
     new file is private (0600): the journal holds copies of the user's notes. ``data``: the
     bytes, or a function writing them to the (seekable) file, for a large file made as it
     is written (no copy in memory first)."""
+    # The mode of the file replaced, not of what a link there points to (a device, a file
+    # elsewhere): the rename replaces the link itself, and the new file is private.
     try:
-        mode: int | None = _stat.S_IMODE(os.stat(path).st_mode)
+        st = os.lstat(path)
+        mode = _stat.S_IMODE(st.st_mode) if _stat.S_ISREG(st.st_mode) else None
     except FileNotFoundError:
         mode = None
     folder = os.path.dirname(path)

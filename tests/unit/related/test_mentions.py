@@ -191,8 +191,8 @@ def test_a_saved_model_keeps_its_mentions(tmp_path: Path) -> None:
     # an update since (the vocabulary kept): c now names "daily notes" too
     model = build_related(texts, k=3)
     built = update_related(model, {"c.md": "violin engine, daily notes"}, drift_share=1.0)
-    save_model(built, tmp_path / "related.npz")
-    loaded = load_model(tmp_path / "related.npz")
+    seal = save_model(built, tmp_path / "related.npz")
+    loaded = load_model(tmp_path / "related.npz", seal)
     assert loaded is not None
     # a and c name "daily notes" (1), the note itself (3): rows a, c and daily-notes
     title = built.terms.index(TITLE_PREFIX + "daily notes")

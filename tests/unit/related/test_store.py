@@ -3,6 +3,7 @@ corrupt or other-format file loads as None."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import zipfile
 from pathlib import Path
@@ -11,7 +12,7 @@ import numpy as np
 
 from librarian_gui.core.related.incremental import update_related
 from librarian_gui.core.related.model import RelatedModel, build_related
-from librarian_gui.core.related.store import FORMAT, load_model, save_model
+from librarian_gui.core.related.store import FORMAT, ModelSeal, load_model, save_model
 
 NOTES = {
     "a.md": "# Sourdough\nThe starter needs flour and water; the levain doubles.",
@@ -51,8 +52,9 @@ def test_a_loaded_model_equals_the_saved_one(tmp_path: Path) -> None:
     saved = model()
     assert saved.changes == 1 and "quartz" in saved.words
     path = tmp_path / "related.npz"
-    save_model(saved, path)
-    loaded = load_model(path)
+    seal = save_model(saved, path)
+    assert seal == sealed(path)
+    loaded = load_model(path, seal)
     assert loaded is not None
     assert_equal(loaded, saved)
     assert loaded.neighbours("a.md") == saved.neighbours("a.md")
@@ -61,15 +63,25 @@ def test_a_loaded_model_equals_the_saved_one(tmp_path: Path) -> None:
     assert loaded.shares_passage("d.md", "f.md") and len(loaded.shared) == 2
 
 
-def test_a_missing_truncated_or_garbled_file_loads_as_none(tmp_path: Path) -> None:
+def sealed(path: Path) -> ModelSeal:
+    """The seal of the file at ``path`` as it is (whatever wrote it)."""
+    data = path.read_bytes()
+    return ModelSeal(len(data), hashlib.sha256(data).hexdigest())
+
+
+def test_a_missing_truncated_garbled_or_other_file_loads_as_none(tmp_path: Path) -> None:
     path = tmp_path / "related.npz"
-    assert load_model(path) is None
-    save_model(model(), path)
+    assert load_model(path, ModelSeal(0, "")) is None
+    seal = save_model(model(), path)
     whole = path.read_bytes()
     path.write_bytes(whole[: len(whole) // 2])
-    assert load_model(path) is None
+    assert load_model(path, seal) is None
     path.write_bytes(b"not a zip file at all")
-    assert load_model(path) is None
+    assert load_model(path, seal) is None
+    save_model(update_related(model(), {"g.md": "rye"}, drift_share=1.0), path)
+    assert load_model(path, seal) is None  # a good model, but not the one sealed
+    path.write_bytes(whole)
+    assert load_model(path, seal) is not None
 
 
 def test_another_format_or_an_inconsistent_array_loads_as_none(tmp_path: Path) -> None:
@@ -84,14 +96,17 @@ def test_another_format_or_an_inconsistent_array_loads_as_none(tmp_path: Path) -
         np.savez(out, **{**arrays, **changes})
         return out
 
+    def loaded(path: Path) -> object:
+        return load_model(path, sealed(path))
+
     other = dict(meta, format=FORMAT + 1)
-    assert load_model(rewritten(meta=np.frombuffer(json.dumps(other).encode(), np.uint8))) is None
+    assert loaded(rewritten(meta=np.frombuffer(json.dumps(other).encode(), np.uint8))) is None
     rows = arrays["rows"].copy()
     rows[0, 0] = len(NOTES)  # a neighbour past the last note
-    assert load_model(rewritten(rows=rows)) is None
+    assert loaded(rewritten(rows=rows)) is None
     indices = arrays["vectors_indices"].copy()
     indices[0] = len(meta["terms"]) + 3  # a term past the last one
-    assert load_model(rewritten(vectors_indices=indices)) is None
-    assert load_model(rewritten(reach=arrays["reach"][:-1])) is None
+    assert loaded(rewritten(vectors_indices=indices)) is None
+    assert loaded(rewritten(reach=arrays["reach"][:-1])) is None
     assert zipfile.is_zipfile(rewritten())  # and unchanged, it loads
-    assert load_model(rewritten()) is not None
+    assert loaded(rewritten()) is not None

@@ -232,6 +232,25 @@ def test_atomic_write_of_own_files(tmp_path: Path) -> None:
     assert listing(tmp_path) == ["entry.json"]
 
 
+def test_atomic_write_over_a_link_replaces_the_link_and_takes_nothing_from_its_target(
+    tmp_path: Path,
+) -> None:
+    """A link planted at the name of one of Librarian's files (a cache's): the new file is
+    private, as a new one is, not given the mode of what the link points to (a device, a
+    world-writable file), and that is left as it was."""
+    target = tmp_path / "elsewhere.json"
+    target.write_bytes(b"theirs")
+    target.chmod(0o666)
+    path = tmp_path / "cache.json"
+    path.symlink_to(target)
+    atomic_write(path, b"ours")
+    assert not path.is_symlink()
+    assert path.read_bytes() == b"ours"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert target.read_bytes() == b"theirs"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666
+
+
 def test_atomic_write_by_a_writer_function(tmp_path: Path) -> None:
     """A large file written as it is made: the function's bytes, seekable as zip needs,
     and nothing left behind when it raises."""
