@@ -109,10 +109,17 @@ def cmd_index(
         "diff": plan.diff,
         "written": False,
         "journal_entry": None,
+        "unlistable": [{"path": rel, "reason": reason} for rel, reason in plan.unlistable],
     }
     data["fix"] = fix
+    rows = [f"{rel}: {reason}" for rel, reason in plan.unlistable]
+    if rows:
+        lines: list[str] = []
+        _section(lines, "cannot be listed", rows)
+        text += "\n" + "\n".join(lines)
     if plan.empty:
-        return data, text + "\nfix: nothing to add, every note is listed", code
+        said = "nothing can be added" if rows else "nothing to add, every note is listed"
+        return data, f"{text}\nfix: {said}", code
     if args.dry_run:
         return data, text + "\n\n" + plan.diff.rstrip("\n"), code
     try:
@@ -128,7 +135,7 @@ def cmd_index(
         f"fix: {verb} {count} {'entry' if count == 1 else 'entries'} in {rel} "
         f"(journal entry {entry.id}; librarian undo VAULT, or the window's Edit → Undo, reverts it)"
     )
-    return data, text + "\n" + said, 0
+    return data, text + "\n" + said, EXIT_FINDINGS if rows else 0
 
 
 def human_health(health: IndexHealth) -> str:
