@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from . import cli_agents, cli_concepts, cli_index, cli_related
-from .core.concepts.dictionary import load_dictionary
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index.index import VaultIndex
 from .core.index.queries import (
@@ -68,13 +67,13 @@ def _vault_folder(path: str | Path) -> Path:
 
 def _open_index(args: argparse.Namespace) -> VaultIndex:
     vault = _vault_folder(args.vault)
-    concepts = load_dictionary(Path(args.concepts)) if args.concepts else None
     progress = _Progress(sys.stderr)
     try:
+        # The index loads --concepts itself, so that a warning about it names that file.
         return VaultIndex.scan(
             vault,
             use_cache=not args.no_cache,
-            concepts=concepts,
+            dictionary=Path(args.concepts).expanduser() if args.concepts else None,
             excluded=args.exclude or (),
             progress=progress,
         )
