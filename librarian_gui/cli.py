@@ -11,8 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_agents, cli_concepts, cli_index, cli_related
-from .core.concepts.dictionary import load_dictionary
+from . import cli_agents, cli_concepts, cli_failures, cli_index, cli_related
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index import cachefile
 from .core.index.index import VaultIndex
@@ -24,6 +23,9 @@ from .core.index.queries import (
     node_label,
     unresolved,
 )
+from .core.writing.journal import Journal, JournalError
+from .core.writing.lock import VaultBusy
+from .core.writing.safewrite import WriteRefused
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -70,13 +72,13 @@ def _vault_folder(path: str | Path) -> Path:
 
 def _open_index(args: argparse.Namespace) -> VaultIndex:
     vault = _vault_folder(args.vault)
-    concepts = load_dictionary(Path(args.concepts)) if args.concepts else None
     progress = _Progress(sys.stderr)
     try:
+        # The index loads --concepts itself, so that a warning about it names that file.
         return VaultIndex.scan(
             vault,
             use_cache=not args.no_cache,
-            concepts=concepts,
+            dictionary=Path(args.concepts).expanduser() if args.concepts else None,
             excluded=args.exclude or (),
             progress=progress,
         )
@@ -165,17 +167,13 @@ def cmd_scan(args: argparse.Namespace) -> None:
 
 
 def _repair(vault: Path, wait: float) -> list[str]:
-    from .core.writing.journal import Journal, JournalError
-    from .core.writing.lock import VaultBusy
-    from .core.writing.safewrite import WriteRefused
-
     vault = _vault_folder(vault)
     try:
         return Journal(vault).repair(wait)
     except VaultBusy as exc:
         raise _Failure(EXIT_BUSY, str(exc)) from exc
-    except (JournalError, WriteRefused, OSError) as exc:
-        raise _Failure(1, f"repair stopped: {exc}") from exc
+    except (JournalError, WriteRefused) as exc:
+        raise _Failure(1, str(exc)) from exc
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
@@ -522,9 +520,6 @@ def cmd_mcp(args: argparse.Namespace) -> None:
 
 
 def cmd_undo(args: argparse.Namespace) -> None:
-    from .core.writing.journal import Journal, JournalError
-    from .core.writing.lock import VaultBusy
-
     vault = _vault_folder(args.vault)
     journal = Journal(vault)
     try:
@@ -532,7 +527,7 @@ def cmd_undo(args: argparse.Namespace) -> None:
         entry = journal.entry(result.entry_id)
     except VaultBusy as exc:
         raise _Failure(EXIT_BUSY, str(exc)) from exc
-    except JournalError as exc:
+    except (JournalError, WriteRefused) as exc:  # the lock cannot be made, say
         raise _Failure(1, str(exc)) from exc
     data = {
         "entry": result.entry_id,
@@ -571,8 +566,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
-        epilog="Exit codes: 0 ok, 1 findings (dictionary errors or none, files refused by tag), "
-        "2 usage, 3 vault not found, 4 note (or concept) not found, 5 note name ambiguous, "
+        epilog="Exit codes: 0 ok, 1 findings (dictionary errors or none, files refused by tag) "
+        "or a command stopped (a write refused, a full disk, no memory left), 2 usage, "
+        "3 vault not found, 4 note (or concept) not found, 5 note name ambiguous, "
         "6 another Librarian is writing the vault.",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -773,6 +769,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         return exc.code
     except BrokenPipeError:  # `librarian … | head`
         return EXIT_OK
+    except (VaultBusy, WriteRefused, JournalError) as exc:  # a write's refusal, said in full
+        print(f"librarian: {exc}", file=sys.stderr)
+        return EXIT_BUSY if isinstance(exc, VaultBusy) else cli_failures.EXIT_STOPPED
+    except (OSError, MemoryError, RecursionError) as exc:
+        # The last resort: what the system stopped and no command foresaw, in one line.
+        print(f"librarian: {cli_failures.last_resort(exc, args)}", file=sys.stderr)
+        return cli_failures.EXIT_STOPPED
     return EXIT_OK
 
 

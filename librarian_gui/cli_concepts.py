@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .core.concepts.dictionary import DEFAULT_DICTIONARY, LintIssue
+from .core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
 from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
 from .core.concepts.lint import lint_concepts
 from .core.courtesy import gc_paused
@@ -68,6 +68,8 @@ def load_document(path: Path, *, writes: bool = False) -> DictionaryFile:
             f"{path}: line {exc.line}, column {exc.column}: {exc.message}; fix the "
             f"dictionary{unchanged}",
         ) from exc
+    except DictionaryUnusable as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"{path}: {exc.reason}") from exc
     except OSError as exc:
         raise CommandFailed(EXIT_FINDINGS, f"{path}: cannot be read ({exc.strerror})") from exc
 
@@ -94,7 +96,7 @@ def _check(
 ) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
-    if not path.is_file():
+    if not path.exists():  # a pipe or a folder there is said so by load_document
         raise CommandFailed(EXIT_FINDINGS, f"{path}: no concept dictionary there")
     doc = load_document(path)
     concepts = doc.concepts()
@@ -172,7 +174,7 @@ def cmd_concepts_suggest(
 ) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
-    concepts = load_document(path).concepts() if path.is_file() else []
+    concepts = load_document(path).concepts() if path.exists() else []
     index = open_index(args)
     found, read, total = vault_suggestions(
         index, concepts, _reader(index.root), limit=args.limit, min_notes=args.min_notes
@@ -293,7 +295,7 @@ def cmd_tag(
 def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
     """The dictionary a tagging run may use: one that exists and that ``concepts check``
     finds no errors in (an alias claimed by two concepts would link the wrong one)."""
-    if not path.is_file():
+    if not path.exists():
         raise CommandFailed(
             EXIT_FINDINGS,
             f"{path}: no concept dictionary there, so there is nothing to tag; write one "

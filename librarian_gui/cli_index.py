@@ -5,8 +5,11 @@ the journal (``--dry-run``: the diff only)."""
 from __future__ import annotations
 
 import argparse
+import os
 import posixpath
+import stat
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
@@ -80,7 +83,56 @@ def index_note_arg(index: VaultIndex, name: str) -> str:
         raise CommandFailed(EXIT_USAGE, f"--index {name!r}: not a note path inside the vault")
     if any(part.startswith(".") for part in rel.split("/")):
         raise CommandFailed(EXIT_USAGE, f"--index {name!r}: dot-folders hold no notes")
-    return rel if rel.lower().endswith(".md") else rel + ".md"
+    rel = rel if rel.lower().endswith(".md") else rel + ".md"
+    _check_makeable(index.root, rel, name)
+    return rel
+
+
+def _check_makeable(root: Path, rel: str, name: str) -> None:
+    """Refuse an index note path that a fix could not make, before anything is read or
+    written: one too long for the system, or inside a file (``MEMORY.md/child.md``)."""
+    shown = shorter(name)
+    full = len(os.fsencode(root / rel))
+    path_max = _limit(root, "PC_PATH_MAX", 4096) - 1  # the count holds the final NUL
+    if full > path_max:
+        raise CommandFailed(
+            EXIT_USAGE,
+            f"--index {shown!r}: {full:,} bytes long with the vault's folder, more than the "
+            f"{path_max:,} a path may have; give a shorter path",
+        )
+    name_max = _limit(root, "PC_NAME_MAX", 255)
+    longest = max(len(os.fsencode(part)) for part in rel.split("/"))
+    if longest > name_max:
+        raise CommandFailed(
+            EXIT_USAGE,
+            f"--index {shown!r}: a name in it is {longest:,} bytes long, more than the "
+            f"{name_max:,} a file name may have; give a shorter one",
+        )
+    parts = rel.split("/")
+    for end in range(1, len(parts)):
+        folder = "/".join(parts[:end])
+        try:
+            st = os.stat(root / folder)
+        except OSError:
+            return  # not there: the fix makes it (or says why it cannot)
+        if not stat.S_ISDIR(st.st_mode):
+            raise CommandFailed(
+                EXIT_USAGE,
+                f"--index {shown!r}: {folder} is a file, so no note can be made inside it; "
+                "give another path",
+            )
+
+
+def _limit(root: Path, name: str, default: int) -> int:
+    try:
+        return os.pathconf(root, name)
+    except (OSError, ValueError):
+        return default
+
+
+def shorter(text: str, limit: int = 80) -> str:
+    """``text``, or its start and end around "…" when it is longer than ``limit``."""
+    return text if len(text) <= limit else f"{text[:40]}…{text[-20:]}"
 
 
 def cmd_index(
@@ -109,10 +161,17 @@ def cmd_index(
         "diff": plan.diff,
         "written": False,
         "journal_entry": None,
+        "unlistable": [{"path": rel, "reason": reason} for rel, reason in plan.unlistable],
     }
     data["fix"] = fix
+    rows = [f"{rel}: {reason}" for rel, reason in plan.unlistable]
+    if rows:
+        lines: list[str] = []
+        _section(lines, "cannot be listed", rows)
+        text += "\n" + "\n".join(lines)
     if plan.empty:
-        return data, text + "\nfix: nothing to add, every note is listed", code
+        said = "nothing can be added" if rows else "nothing to add, every note is listed"
+        return data, f"{text}\nfix: {said}", code
     if args.dry_run:
         return data, text + "\n\n" + plan.diff.rstrip("\n"), code
     try:
@@ -120,7 +179,17 @@ def cmd_index(
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:
-        raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
+        said = str(exc)
+        raise CommandFailed(
+            EXIT_FINDINGS, said if "nothing" in said else f"nothing was written: {said}"
+        ) from exc
+    except RecursionError as exc:  # os.makedirs recurses once per folder it makes
+        depth = rel.count("/")
+        raise CommandFailed(
+            EXIT_FINDINGS,
+            f"--index {shorter(args.index)!r}: {depth:,} folders deep, too deep for Librarian "
+            "to make; nothing was written. Give a shorter path",
+        ) from exc
     fix.update(written=True, journal_entry=entry.id)
     count = len(plan.added)
     verb = "created with" if plan.creates else "added"
@@ -128,7 +197,7 @@ def cmd_index(
         f"fix: {verb} {count} {'entry' if count == 1 else 'entries'} in {rel} "
         f"(journal entry {entry.id}; librarian undo VAULT, or the window's Edit → Undo, reverts it)"
     )
-    return data, text + "\n" + said, 0
+    return data, text + "\n" + said, EXIT_FINDINGS if rows else 0
 
 
 def human_health(health: IndexHealth) -> str:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..core.concepts.dictionary import DictionaryUnusable, read_dictionary_bytes
 from ..core.concepts.dictionary_file import DictionaryFile
 from ..core.insight.cooccurrence import found_in
 from ..core.tagging.run import concept_usage, plan_relink
@@ -204,9 +205,11 @@ class DictionaryStore:
         gone counts as other bytes, unless it was new; with no document, anything differs);
         None if it cannot be read just now (mid-replace: the next change event will tell)."""
         try:
-            raw: bytes | None = self.path.read_bytes()
+            raw: bytes | None = read_dictionary_bytes(self.path)
         except FileNotFoundError:
             raw = None
+        except DictionaryUnusable:  # a pipe, or too large: not what was loaded
+            return True
         except OSError:
             return None
         if document is None:

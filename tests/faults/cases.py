@@ -106,6 +106,21 @@ def _huge_dictionary(root: Path) -> None:
     write(root, "concepts.json", json.dumps(concepts))
 
 
+def _oversized_dictionary(root: Path) -> None:
+    """Sparse: its size on no disk. Read, a 1 GB one ran out of memory (issue 26); 64 MB
+    is past the limit too, and the fingerprints hash it in a moment."""
+    with open(root / "concepts.json", "wb") as out:
+        out.truncate(64 << 20)
+
+
+def _dictionary_replaced(make: Callable[[Path], None]) -> Callable[[Path], None]:
+    def build(root: Path) -> None:
+        (root / "concepts.json").unlink()
+        make(root / "concepts.json")
+
+    return build
+
+
 def _deep_dictionary(root: Path) -> None:
     write(root, "concepts.json", '{"a": {"aliases": ' + "[" * 1000 + "]" * 1000 + "}}")
 
@@ -329,6 +344,23 @@ CASES: tuple[Case, ...] = (
         "dictionary of 90,000 concepts",
         _huge_dictionary,
         window=False,  # the command line's case; the editor's lint is issue 15's to speed up
+    ),
+    Case(
+        "dictionary of 64 MB",
+        _oversized_dictionary,
+        dictionary_error="67.1 MB, over the 32 MB a concept dictionary may have",
+    ),
+    Case(
+        "dictionary that is a named pipe",
+        _dictionary_replaced(os.mkfifo),
+        (("concepts.json", "not-a-file", "pipe"),),
+        dictionary_error="a named pipe, not a file",
+    ),
+    Case(
+        "dictionary linked to /dev/zero",
+        _dictionary_replaced(lambda path: os.symlink("/dev/zero", path)),
+        (("concepts.json", "symlink-outside", "outside the vault"),),
+        dictionary_error="a device, not a file",
     ),
     Case(
         "dictionary that is a list",

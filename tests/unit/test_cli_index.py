@@ -106,3 +106,47 @@ def test_healthy_index_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str
     (tmp_path / "MEMORY.md").write_text("- [[a]] — the a\n")
     code, out, _ = run(capsys, "index", str(tmp_path))
     assert code == 0 and out.splitlines()[-1] == "healthy: it lists every note, and only points"
+
+
+def test_a_second_fix_adds_nothing_for_names_a_wiki_link_cannot_hold(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26, item 15: entries for such names were appended again on every run."""
+    (tmp_path / "MEMORY.md").write_text("# Memory\n")
+    for name in ("a\nb", "c\rd", "e]]f"):
+        (tmp_path / f"{name}.md").write_text("")
+    code, out, _ = run(capsys, "index", str(tmp_path), "--fix")
+    assert code == 0 and out.splitlines()[-1].startswith("fix: added 3 entries in MEMORY.md")
+    written = (tmp_path / "MEMORY.md").read_bytes()
+    assert written == (
+        b"# Memory\n\n## Notes\n\n- [a b](a%0Ab.md)\n- [c d](c%0Dd.md)\n"
+        b"- [e&#93;&#93;f](e%5D%5Df.md)\n"
+    )
+    code, out, _ = run(capsys, "index", str(tmp_path), "--fix")
+    assert (code, out.splitlines()[-1]) == (0, "fix: nothing to add, every note is listed")
+    assert (tmp_path / "MEMORY.md").read_bytes() == written
+
+
+def test_a_note_that_cannot_be_listed_is_said_and_not_appended(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "MEMORY.md").write_text("# Memory\n\n```\nopen fence\n")
+    (tmp_path / "a.md").write_text("")
+    for _ in range(2):
+        code, out, _ = run(capsys, "index", str(tmp_path), "--fix")
+        assert code == 1
+        assert out.splitlines()[-3:] == [
+            "cannot be listed (1):",
+            "  a.md: MEMORY.md ends inside a code block, comment or front matter, which would "
+            "hide an entry added after it; close it, then fix again",
+            "fix: nothing can be added",
+        ]
+    assert (tmp_path / "MEMORY.md").read_text() == "# Memory\n\n```\nopen fence\n"
+    code, out, _ = run(capsys, "index", str(tmp_path), "--fix", "--json")
+    assert json.loads(out)["fix"]["unlistable"] == [
+        {
+            "path": "a.md",
+            "reason": "MEMORY.md ends inside a code block, comment or front matter, which "
+            "would hide an entry added after it; close it, then fix again",
+        }
+    ]

@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 DEFAULT_DICTIONARY = "concepts.json"
+# Five times the largest real one (90,000 concepts, 6 MB). Read, a gigabyte of JSON takes
+# several times its size in memory: the process runs out of it, or aborts.
+MAX_DICTIONARY_BYTES = 32_000_000
+_READ_CHUNK = 1 << 20
 CASE_SENSITIVE_MAX = 4  # DESIGN §3: "AI", "MCP" match only in capitals
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar,
@@ -135,12 +142,78 @@ class ConceptDictionary:
         return len(self.concepts)
 
 
+class DictionaryUnusable(OSError):
+    """The dictionary's path holds nothing Librarian reads: no regular file (a named pipe
+    would block the read forever, ``/dev/zero`` never end it) or one larger than
+    ``MAX_DICTIONARY_BYTES``. ``reason`` (also ``strerror``) says so, and what to do."""
+
+    def __init__(self, path: Path, code: int, reason: str) -> None:
+        super().__init__(code, reason, str(path))
+        self.reason = reason
+
+
+def read_dictionary_bytes(path: Path) -> bytes:
+    """The bytes of the dictionary file at ``path``, if it is a regular file of at most
+    ``MAX_DICTIONARY_BYTES``; else ``DictionaryUnusable``, before a byte is read (or once
+    the limit is read, if it grows meanwhile). ``FileNotFoundError`` when there is none,
+    another ``OSError`` when it cannot be read."""
+    # Non-blocking: opening a named pipe for reading would wait for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
+            raise DictionaryUnusable(
+                path,
+                code,
+                f"{_kind(st.st_mode)}, not a file; not read. Put the dictionary file there",
+            )
+        if st.st_size > MAX_DICTIONARY_BYTES:
+            raise DictionaryUnusable(path, errno.EFBIG, _too_large(st.st_size))
+        parts: list[bytes] = []
+        size = 0
+        want = st.st_size + 1  # the whole file, and a byte more if it grew since the stat
+        while size <= MAX_DICTIONARY_BYTES:
+            part = os.read(fd, min(want, MAX_DICTIONARY_BYTES + 1 - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+            want = _READ_CHUNK
+        if size > MAX_DICTIONARY_BYTES:  # it grew past the limit while it was read
+            raise DictionaryUnusable(path, errno.EFBIG, _too_large(os.fstat(fd).st_size))
+        return b"".join(parts)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a special file"
+
+
+def _too_large(size: int) -> str:
+    return (
+        f"{size / 1e6:,.1f} MB, over the {MAX_DICTIONARY_BYTES / 1e6:.0f} MB a concept "
+        "dictionary may have; not read. Check that it is the dictionary you meant"
+    )
+
+
 def load_dictionary(path: Path) -> ConceptDictionary:
     """Load a dictionary; a missing file is an empty dictionary, a broken one says why."""
     try:
-        raw = path.read_bytes()
+        raw = read_dictionary_bytes(path)
     except FileNotFoundError:
         return ConceptDictionary(None)
+    except DictionaryUnusable as exc:
+        return ConceptDictionary(path, error=f"{path.name}: {exc.reason}")
     except OSError as exc:
         return ConceptDictionary(path, error=f"{path.name}: cannot be read ({exc.strerror})")
     try:

@@ -39,6 +39,7 @@ from .dictionary import (
     escape_surrogates,
     lone_surrogate,
     may_hold_surrogates,
+    read_dictionary_bytes,
     text_position,
     too_deep,
     too_deep_at,
@@ -107,9 +108,10 @@ class DictionaryFile:
     def load(cls, path: Path) -> DictionaryFile:
         """Read ``path``; a missing file is a new, empty dictionary. Raises
         ``DictionaryParseError`` (with line and column) when the file is not a JSON object,
+        ``DictionaryUnusable`` (an ``OSError``) when it is no file or too large to read,
         and ``OSError`` when it cannot be read."""
         try:
-            raw = Path(path).read_bytes()
+            raw = read_dictionary_bytes(Path(path))
         except FileNotFoundError:
             return cls(path, None)
         return cls(path, raw)

@@ -9,10 +9,18 @@ it one line per entry:
 - a note: ``- [[name]] — description``, the name as a link from the index note resolves
   it (its title when that is unique, else its path), the description its first heading, or
   its first line of text (not a heading) when there is none or it only repeats the name
-  (``# Eval metrics`` in ``eval-metrics.md``), trimmed to
-  ``DESCRIPTION_LIMIT`` characters; a name a wiki link cannot hold becomes a Markdown
-  link;
+  (``# Eval metrics`` in ``eval-metrics.md``), trimmed to ``DESCRIPTION_LIMIT``
+  characters, as plain text (no backticks or comment marks, which could hide the entries
+  after it); a name a wiki link cannot hold (a bracket, a line break, a space at either
+  end, a backtick…) becomes a Markdown link, its path percent-escaped (the parser decodes
+  it) and its label with entities (``[e&#93;&#93;f](e%5D%5Df.md)``);
 - a dated folder: ``- [diary/](diary/) — 19 dated notes, 2023-05-08 to 2023-10-22``.
+
+An entry is only added if the index, reading the new text as it reads every note, finds
+that it lists its note: else a second fix would add it again, and every fix after. A note
+that no link can name (a file name that is not UTF-8), or whose entry the index note's own
+text would hide (it ends inside a code block or comment), is left out and reported as one
+that cannot be listed, with the reason (``IndexFixPlan.unlistable``).
 """
 
 from __future__ import annotations
@@ -21,21 +29,32 @@ import difflib
 import posixpath
 import re
 from dataclasses import dataclass
+from urllib.parse import quote
 
 from ..backlinks.unlinked import link_name
 from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE
 from ..parse.parser import split_front_matter
 from ..vault.files import read_note
+from ..vault.urls import is_utf8
 from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.lock import WAIT
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
-from .index_health import IndexHealth, MissingEntry, index_health
+from .index_health import IndexHealth, MissingEntry, entry_lists, index_health, listed_by
 
 DESCRIPTION_LIMIT = 80
 ROOT_HEADING = "Notes"
-_NOT_IN_NAME = frozenset("[]|#^\r\n")
+# What a wiki link's target cannot hold, or what would hide it (a code span, a comment).
+_NOT_IN_NAME = frozenset("[]|#^\r\n`")
+_HIDES = ("%%", "<!--")
+# In a Markdown link's label: what would end it, hide it, or read as an entity.
+_LABEL = {"&": "&amp;", "[": "&#91;", "]": "&#93;", "`": "&#96;", "\\": "&#92;"}
+_LABEL |= {"<": "&lt;", "%": "&#37;", "\n": " ", "\r": " "}
+# In its destination: what would end it, start a fragment, a scheme or an entity, or hide
+# it; and every space and control character (the parser takes none). "%" first.
+_TARGET = frozenset("% #()<>[]\\`&:")
+_COMMENT_MARK = re.compile(r"%%+|<!--+")
 _WIKI = re.compile(r"!?\[\[([^\]|]*)(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _LEAD = re.compile(r"^(?:\s*(?:[-*+]|\d{1,9}[.)]|>|#{1,6})\s+)+")
@@ -55,6 +74,9 @@ class IndexFixPlan:
     added: tuple[str, ...]  # the entry lines, as written
     entries: tuple[MissingEntry, ...]
     diff: str
+    # Missing entries left out, as (path, reason): no link from the index note would list
+    # them (see the module's rules).
+    unlistable: tuple[tuple[str, str], ...] = ()
 
     @property
     def creates(self) -> bool:
@@ -83,8 +105,26 @@ def plan_index_fix(
     snapshot = read_snapshot(index.root, index_note) if health.exists else None
     before = snapshot.text if snapshot is not None else ""
     newline = snapshot.newline if snapshot is not None else "\n"
-    lines = [entry_line(index, index_note, entry) for entry in health.missing]
-    after = with_entries(before, health.missing, lines, newline, index_note)
+    entries: list[MissingEntry] = []
+    lines: list[str] = []
+    unlistable: list[tuple[str, str]] = []
+    for entry in health.missing:
+        line = entry_line(index, index_note, entry)
+        if line is None:
+            unlistable.append((entry.path, _no_link(entry.path, index_note)))
+        else:
+            entries.append(entry)
+            lines.append(line)
+    after = with_entries(before, tuple(entries), lines, newline, index_note)
+    if entries:
+        # Each line lists its note on its own; in the index note's text, one that ends
+        # inside a code block or comment hides them all.
+        listed = listed_by(index, health, after)
+        hidden = [e for e in entries if not listed.issuperset(e.notes)]
+        if hidden:
+            unlistable += [(e.path, _hidden(index_note)) for e in hidden]
+            entries, lines = [], []
+            after = before
     diff = "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
@@ -94,7 +134,30 @@ def plan_index_fix(
         )
     )
     return IndexFixPlan(
-        index_note, snapshot, before, after, tuple(lines), health.missing, diff if lines else ""
+        index_note,
+        snapshot,
+        before,
+        after,
+        tuple(lines),
+        tuple(entries),
+        diff if lines else "",
+        tuple(sorted(unlistable)),
+    )
+
+
+def _no_link(path: str, index_note: str) -> str:
+    if not is_utf8(path):
+        return (
+            f"its file name is not valid UTF-8, so no link in {index_note} can name it; "
+            "rename the file"
+        )
+    return f"no link in {index_note} would be read as pointing to it; rename it"
+
+
+def _hidden(index_note: str) -> str:
+    return (
+        f"{index_note} ends inside a code block, comment or front matter, which would hide "
+        "an entry added after it; close it, then fix again"
     )
 
 
@@ -128,12 +191,17 @@ def with_entries(
     return out
 
 
-def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str:
-    """The line a fix writes for one entry (see the module's rules)."""
+def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str | None:
+    """The line a fix writes for one entry (see the module's rules); None when no link
+    from the index note, on its own, lists what the entry stands for."""
+    if not is_utf8(entry.path):
+        return None
     base = posixpath.dirname(index_note)
     if entry.kind == "folder":
         target = posixpath.relpath(entry.path, base) if base else entry.path
-        shown = f"{entry.path}/"
+        link = f"[{_md_label(entry.path + '/')}]({_md_target(target + '/')})"
+        if not entry_lists(index, index_note, f"- {link}", entry):
+            return None  # a folder named with a space at an end: the target is trimmed
         with index.lock:
             dates = sorted(index.notes[rel].date for rel in entry.notes if rel in index.notes)
         count = len(entry.notes)
@@ -143,28 +211,55 @@ def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str:
             if dates[-1] != dates[0]:
                 span += f" to {dates[-1].isoformat()}"
             what += f", {span}"
-        return f"- [{shown}]({_md_target(target + '/')}) — {what}"
+        return f"- {link} — {what}"
+    found = note_link(index, index_note, entry)
+    if found is None:
+        return None
+    with index.lock:
+        record = index.notes.get(entry.path)
+    title = entry.path.rsplit("/", 1)[-1].removesuffix(".md")
+    description = note_description(index, entry.path, record.title if record else title)
+    return f"- {found} — {description}" if description else f"- {found}"
+
+
+def note_link(index: VaultIndex, index_note: str, entry: MissingEntry) -> str | None:
+    """A link from ``index_note`` that lists the note of ``entry``: a wiki link to its name
+    where one can hold it, else a Markdown link to its path; None when neither does."""
     rel = entry.path
+    base = posixpath.dirname(index_note)
     with index.lock:
         name = link_name(index, index_note, rel)
-        record = index.notes.get(rel)
-    if _NOT_IN_NAME.intersection(name):
-        target = posixpath.relpath(rel, base) if base else rel
-        title = rel.rsplit("/", 1)[-1].removesuffix(".md")
-        label = title.replace("[", "\\[").replace("]", "\\]")
-        link = f"[{label}]({_md_target(target)})"
-    else:
-        link = f"[[{name}]]"
-    description = note_description(index, rel, record.title if record else name)
-    return f"- {link} — {description}" if description else f"- {link}"
+    tries = [f"[[{name}]]"] if _wiki_safe(name) else []
+    target = posixpath.relpath(rel, base) if base else rel
+    title = rel.rsplit("/", 1)[-1].removesuffix(".md")
+    tries.append(f"[{_md_label(title)}]({_md_target(target)})")
+    return next(
+        (link for link in tries if entry_lists(index, index_note, f"- {link}", entry)), None
+    )
+
+
+def _wiki_safe(name: str) -> bool:
+    return (
+        bool(name)
+        and name == name.strip()
+        and not _NOT_IN_NAME.intersection(name)
+        and not any(mark in name for mark in _HIDES)
+    )
+
+
+def _md_label(text: str) -> str:
+    """A Markdown link's label showing ``text``, with entities for what would end or hide
+    it (a line break shown as a space)."""
+    return "".join(_LABEL.get(ch, ch) for ch in text)
 
 
 def _md_target(target: str) -> str:
-    """A Markdown link's destination, percent-escaped where a character would end it or
-    start a fragment (the parser decodes it back)."""
-    for ch in "% #()<>":
-        target = target.replace(ch, f"%{ord(ch):02X}")
-    return target
+    """A Markdown link's destination, percent-escaped where a character would end it,
+    start a fragment, a scheme or an entity, or hide it (the parser decodes it back)."""
+    return "".join(
+        quote(ch, safe="") if ch in _TARGET or ch.isspace() or not ch.isprintable() else ch
+        for ch in target
+    )
 
 
 def note_description(index: VaultIndex, rel: str, title: str) -> str:
@@ -206,6 +301,9 @@ def _plain(text: str) -> str:
     text = _WIKI.sub(lambda m: m.group(2) or m.group(1).split("#")[0], text)
     text = _MD_LINK.sub(lambda m: m.group(1), text)
     text = _LEAD.sub("", text)
+    # A backtick or a comment's mark could pair with one in an entry below and hide it.
+    text = _COMMENT_MARK.sub(lambda m: "%" if m.group()[0] == "%" else "<!-", text)
+    text = text.replace("`", "")
     return _SPACES.sub(" ", text).strip()
 
 

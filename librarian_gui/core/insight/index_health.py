@@ -205,7 +205,6 @@ def index_health(
             spelled = [rel for rel in index.notes if rel.lower() == index_note.lower()]
             index_note = spelled[0] if len(spelled) == 1 else index_note
         every = [rel for rel in index.notes if rel.lower() != index_note.lower()]
-        pages = concept_notes(index)
     kept = sorted(rel for rel in every if not excluded_by(rel, exclude))
     excluded = len(every) - len(kept)
     dated = dated_folders(kept)
@@ -230,11 +229,64 @@ def index_health(
         reason = result.warning.message if result.warning else "cannot be read"
         return IndexHealth(index_note, True, error=reason, notes=len(kept), excluded=excluded)
     text = result.text.removeprefix("\ufeff")
+    seen = _coverage(index, index_note, text, kept, dated)
+    unlisted = tuple(rel for rel in kept if rel not in seen.covered)
+    size = result.stamp.size
+    lines = _line_count(text)
+    health = IndexHealth(
+        index_note,
+        True,
+        lines=lines,
+        bytes=size,
+        tokens=estimate_tokens(text),
+        notes=len(kept),
+        excluded=excluded,
+        listed=tuple(rel for rel in kept if rel in seen.covered),
+        unlisted=unlisted,
+        dead_links=seen.dead,
+        text_entries=tuple(text_entries(text, seen.links)),
+        folder_entries=tuple(sorted(seen.folder_entries)),
+        dated_folders=tuple(
+            DatedFolder(f, n, f in seen.listed_dated, len(seen.linked.intersection(n)))
+            for f, n in dated.items()
+        ),
+        missing=_missing(unlisted, dated, seen.listed_dated),
+    )
+    warnings = []
+    if lines > MAX_LINES:
+        warnings.append(
+            f"{lines:,} lines, over {MAX_LINES}: agents load only the first {MAX_LINES}"
+        )
+    if size > MAX_BYTES:
+        warnings.append(f"{size / 1024:.1f} KB, over {MAX_BYTES // 1024} KB: agents load less")
+    return replace(health, warnings=tuple(warnings))
+
+
+@dataclass(frozen=True, slots=True)
+class _Coverage:
+    """What an index note's text lists of ``kept`` (see the module's rules)."""
+
+    links: tuple[Link, ...]
+    linked: frozenset[str]
+    folder_entries: frozenset[str]
+    listed_dated: frozenset[str]
+    dead: tuple[DeadLink, ...]
+    covered: frozenset[str]
+
+
+def _coverage(
+    index: VaultIndex,
+    index_note: str,
+    text: str,
+    kept: Sequence[str],
+    dated: dict[str, tuple[str, ...]],
+) -> _Coverage:
     parsed = parse_note(text)
     folders = _folders(kept)
     linked: set[str] = set()
     folder_entries: set[str] = set()
     dead: list[DeadLink] = []
+    pages: dict[str, str] | None = None  # made when a link names a concept
     with index.lock:
         for link in parsed.links:
             if link.is_self:
@@ -243,6 +295,8 @@ def index_health(
             if node in index.notes or node in index.attachments:
                 linked.add(node)
             elif node.startswith(CONCEPT_PREFIX):
+                if pages is None:
+                    pages = concept_notes(index)
                 page = pages.get(node[len(CONCEPT_PREFIX) :])
                 if page is not None:
                     linked.add(page)
@@ -261,36 +315,30 @@ def index_health(
     }
     for folder in listed_dated:
         covered.update(dated[folder])
-    unlisted = tuple(rel for rel in kept if rel not in covered)
-    size = result.stamp.size
-    lines = _line_count(text)
-    health = IndexHealth(
-        index_note,
-        True,
-        lines=lines,
-        bytes=size,
-        tokens=estimate_tokens(text),
-        notes=len(kept),
-        excluded=excluded,
-        listed=tuple(rel for rel in kept if rel in covered),
-        unlisted=unlisted,
-        dead_links=tuple(dead),
-        text_entries=tuple(text_entries(text, parsed.links)),
-        folder_entries=tuple(sorted(folder_entries)),
-        dated_folders=tuple(
-            DatedFolder(f, n, f in listed_dated, len(linked.intersection(n)))
-            for f, n in dated.items()
-        ),
-        missing=_missing(unlisted, dated, frozenset(listed_dated)),
+    return _Coverage(
+        tuple(parsed.links),
+        frozenset(linked),
+        frozenset(folder_entries),
+        frozenset(listed_dated),
+        tuple(dead),
+        frozenset(covered),
     )
-    warnings = []
-    if lines > MAX_LINES:
-        warnings.append(
-            f"{lines:,} lines, over {MAX_LINES}: agents load only the first {MAX_LINES}"
-        )
-    if size > MAX_BYTES:
-        warnings.append(f"{size / 1024:.1f} KB, over {MAX_BYTES // 1024} KB: agents load less")
-    return replace(health, warnings=tuple(warnings))
+
+
+def entry_lists(index: VaultIndex, index_note: str, line: str, entry: MissingEntry) -> bool:
+    """Whether ``line``, the text of the index note ``index_note`` on its own, lists every
+    note ``entry`` stands for: what a fix checks each entry it writes against."""
+    dated = {entry.path: entry.notes} if entry.kind == "folder" else {}
+    covered = _coverage(index, index_note, line, entry.notes, dated).covered
+    return covered.issuperset(entry.notes)
+
+
+def listed_by(index: VaultIndex, health: IndexHealth, text: str) -> frozenset[str]:
+    """The notes ``text``, as the text of ``health``'s index note, would list of those
+    ``health`` counts (listed or not): what a fix can check its new text against."""
+    kept = sorted((*health.listed, *health.unlisted))
+    dated = {folder.folder: folder.notes for folder in health.dated_folders}
+    return _coverage(index, health.index, text.removeprefix("\ufeff"), kept, dated).covered
 
 
 def _line_count(text: str) -> int:

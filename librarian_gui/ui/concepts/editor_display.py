@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QModelIndex, QSignalBlocker, Slot
 
-from ...core.concepts.dictionary import LintIssue
+from ...core.concepts.dictionary import LintIssue, read_dictionary_bytes
 from ...core.concepts.lint import lint_concepts
 from .widgets import NO_CATEGORY, SEVERITY_COLOURS, ConceptTableRow
 
@@ -211,7 +211,8 @@ def escape_text(text: str) -> str:
 def parse_error_excerpt(path: Path, line: int, column: int) -> str:
     """The broken line and the one before it, with a caret under the column, as HTML."""
     try:
-        lines = path.read_bytes().decode("utf-8-sig", "replace").splitlines()
+        # Read again: it may have become a pipe, or grown past the limit, since.
+        lines = read_dictionary_bytes(path).decode("utf-8-sig", "replace").splitlines()
     except OSError:
         return "<br>"
     if not 0 < line <= len(lines):

@@ -1,5 +1,6 @@
 """The concept editor on a dictionary holding lone surrogates: it shows the concepts it
-can, says what is wrong where, and refuses a save that would write a surrogate."""
+can, says what is wrong where, and refuses a save that would write a surrogate; and on one
+too large to read."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from tests.unit.concepts.test_dictionary_hostile import (
     SAVE_REFUSED,
     SURROGATES,
 )
+from tests.unit.concepts.test_dictionary_size import TOO_LARGE, gigabyte
 
 pytestmark = pytest.mark.gui
 
@@ -70,3 +72,15 @@ def test_a_dictionary_nested_too_deeply_on_one_line_is_shown_in_a_narrow_excerpt
         "write over it while it is broken."
     )
     assert editor.width() == 1000
+
+
+def test_a_gigabyte_dictionary_is_not_read_and_says_why(qtbot: QtBot, tmp_path: Path) -> None:
+    path = gigabyte(tmp_path / "concepts.json")
+    editor = ConceptEditor(tmp_path, path)
+    qtbot.addWidget(editor)
+    editor.show()
+    qtbot.waitExposed(editor)
+    assert editor.document is None
+    assert editor.parse_banner.label.text() == (
+        f"<b>concepts.json cannot be read</b> — {TOO_LARGE}. Check the file, then Reload."
+    )
