@@ -183,13 +183,6 @@ def cmd_index(
         raise CommandFailed(
             EXIT_FINDINGS, said if "nothing" in said else f"nothing was written: {said}"
         ) from exc
-    except RecursionError as exc:  # os.makedirs recurses once per folder it makes
-        depth = rel.count("/")
-        raise CommandFailed(
-            EXIT_FINDINGS,
-            f"--index {shorter(args.index)!r}: {depth:,} folders deep, too deep for Librarian "
-            "to make; nothing was written. Give a shorter path",
-        ) from exc
     fix.update(written=True, journal_entry=entry.id)
     count = len(plan.added)
     verb = "created with" if plan.creates else "added"

@@ -574,15 +574,18 @@ class Journal:
             not find_temps(self.root)
             and not (self.root / WRITING_DIR).exists()
             and not (
-                self.folder.is_dir()
-                and any(entry.torn or entry.interrupted for entry in self._newest_first())
+                self.folder.is_dir() and any(e.torn or e.interrupted for e in self._newest_first())
             )
         ):
             return []  # nothing to repair, and no lock taken (nor .librarian made) for it
         with vault_lock(self.root, wait, "Repair"):
             said = self.finish_interrupted()
             said.extend(self.repair_temp(rel) for rel in find_temps(self.root))
-            for entry in list(self._newest_first()):
+            try:
+                entries = list(self._newest_first())
+            except JournalError:  # not a folder: the temporary files were all there was to do
+                return said
+            for entry in entries:
                 if entry.error is not None or entry.undone:
                     continue
                 if entry.interrupted:  # its marker was lost (a crash of the machine)
