@@ -5,21 +5,22 @@ the journal (``--dry-run``: the diff only)."""
 from __future__ import annotations
 
 import argparse
-import posixpath
 from collections.abc import Callable
 from typing import Any
 
 from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 from .core.index.index import VaultIndex
-from .core.index.queries import INDEX_NOTE, AmbiguousNote, NoteNotFound, find_note
+from .core.index.queries import INDEX_NOTE, AmbiguousNote
 from .core.insight.index_fix import apply_index_fix, plan_index_fix
 from .core.insight.index_health import (
     MAX_BYTES,
     MAX_LINES,
     DatedFolder,
     IndexHealth,
+    NotAnIndexNote,
     health_json,
     index_health,
+    index_note_named,
 )
 from .core.writing.journal import Journal, JournalError
 from .core.writing.lock import WAIT, VaultBusy
@@ -65,22 +66,15 @@ def add_command(
 
 
 def index_note_arg(index: VaultIndex, name: str) -> str:
-    """The index note a NOTE argument names: an existing note resolved like a link, or
-    else the vault path it spells (``.md`` added), which a fix creates."""
+    """The index note a NOTE argument names (``index_note_named``): an existing note
+    resolved like a link, or else the vault path it spells (``.md`` added), which a fix
+    creates."""
     try:
-        found = find_note(index, name)
-        if found in index.notes:
-            return found
+        return index_note_named(index, name)
     except AmbiguousNote as exc:
         raise CommandFailed(EXIT_AMBIGUOUS, f"{exc}; give the path to choose one") from exc
-    except NoteNotFound:
-        pass
-    rel = posixpath.normpath(name.strip().replace("\\", "/").lstrip("/"))
-    if rel in ("", ".") or rel.startswith("../") or rel == "..":
-        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: not a note path inside the vault")
-    if any(part.startswith(".") for part in rel.split("/")):
-        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: dot-folders hold no notes")
-    return rel if rel.lower().endswith(".md") else rel + ".md"
+    except NotAnIndexNote as exc:
+        raise CommandFailed(EXIT_USAGE, str(exc)) from exc
 
 
 def cmd_index(

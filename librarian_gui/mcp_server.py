@@ -9,7 +9,6 @@ vault's journal and return as soon as the file is written.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import functools
 import sys
@@ -26,6 +25,7 @@ from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
 from .core.agents.search import agent_search
 from .core.agents.writes import WriteFailed, append_to_note, write_note
+from .core.index.queries import AmbiguousNote
 from .core.related.vault import DEFAULT_THRESHOLD, K
 
 INSTRUCTIONS = """\
@@ -139,12 +139,15 @@ class Tools:
         ] = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        from .core.insight.index_health import health_json, index_health
+        from .core.insight.index_health import health_json, index_health, index_note_named
 
         live = self._ready()
-        # A note not there yet: its health says so.
-        with live.index.lock, contextlib.suppress(answers.UnknownNote):
-            index = answers.note_node(live.index, index, concepts=False)
+        # A note not there yet, where one may be, is named by its path: its health says so.
+        # Anything else (outside the vault, hidden, ignored) is refused before it is opened.
+        try:
+            index = index_note_named(live.index, index)
+        except AmbiguousNote as exc:
+            raise LookupError(f"{exc}; give the path to choose one") from None
         answer = health_json(index_health(live.index, index_note=index, exclude=exclude))
         cut = {}
         for key in HEALTH_LISTS:
