@@ -17,7 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import Field
+from pydantic import Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from . import __version__
 from .core.agents import answers, paging
@@ -46,6 +47,18 @@ NoteArg = Annotated[str, Field(description="A note's title or vault path, .md op
 Cursor = Annotated[
     str | None, Field(description="next_cursor of the previous page; omit for the first page")
 ]
+
+
+def _boolean(value: object) -> bool:
+    # Lax validation took "yes", "on", 1 for true: an `overwrite` nobody meant.
+    if isinstance(value, bool):
+        return value
+    raise PydanticCustomError(
+        "boolean", "must be true or false (a JSON boolean), not {given}", {"given": repr(value)}
+    )
+
+
+Flag = Annotated[bool, PlainValidator(_boolean), WithJsonSchema({"type": "boolean"})]
 
 
 class Tools:
@@ -184,7 +197,7 @@ class Tools:
         self,
         note: NoteArg,
         unlinked: Annotated[
-            bool, Field(description="Also the notes naming it without a link (slower)")
+            Flag, Field(description="Also the notes naming it without a link (slower)")
         ] = True,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
@@ -212,7 +225,7 @@ class Tools:
         note: NoteArg,
         depth: Annotated[int, Field(description="1 or 2 hops", ge=1, le=2)] = 1,
         related: Annotated[
-            bool, Field(description="Also follow RELATED_TO edges (similar notes)")
+            Flag, Field(description="Also follow RELATED_TO edges (similar notes)")
         ] = True,
         threshold: Annotated[
             float, Field(description="Least similarity of a RELATED_TO edge", ge=0, le=1)
@@ -295,7 +308,7 @@ class Tools:
         path: Annotated[str, Field(description="Vault path of the new note, e.g. notes/x.md")],
         text: Annotated[str, Field(description="The whole note, Markdown")],
         overwrite: Annotated[
-            bool, Field(description="Replace the note if it exists (default: refuse)")
+            Flag, Field(description="Replace the note if it exists (default: refuse)")
         ] = False,
     ) -> dict[str, Any]:
         live = self._writable()
