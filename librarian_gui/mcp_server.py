@@ -10,12 +10,11 @@ vault's journal and return as soon as the file is written.
 from __future__ import annotations
 
 import datetime as _dt
-import functools
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
@@ -25,9 +24,10 @@ from .core.agents import answers, paging
 from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
 from .core.agents.search import agent_search
-from .core.agents.writes import WriteFailed, append_to_note, write_note
+from .core.agents.writes import append_to_note, write_note
 from .core.index.queries import AmbiguousNote
 from .core.related.vault import DEFAULT_THRESHOLD, K
+from .mcp_errors import ReadOnly, failing_as
 
 INSTRUCTIONS = """\
 Librarian serves one vault of Markdown notes (an agent's memory: diaries, project notes,
@@ -42,7 +42,6 @@ MAX_PACK_TOKENS = 15_000
 HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for in full
 HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
-T = TypeVar("T")
 NoteArg = Annotated[str, Field(description="A note's title or vault path, .md optional")]
 Cursor = Annotated[
     str | None, Field(description="next_cursor of the previous page; omit for the first page")
@@ -330,7 +329,7 @@ class Tools:
 
     def _writable(self) -> LiveVault:
         if not self.allow_writes:
-            raise PermissionError(
+            raise ReadOnly(
                 "this server is read-only: writes need `librarian mcp VAULT --allow-writes`"
             )
         return self._live()  # not fresh(): a write never waits for the index to catch up
@@ -435,26 +434,12 @@ def build_server(tools: Tools) -> Any:
             open_world_hint=False,
         )
         server.add_tool(
-            _failing_as(method, ToolError),
+            failing_as(method, ToolError),
             name=name,
             description=description,
             annotations=annotations,
         )
     return server
-
-
-def _failing_as(method: Callable[..., T], error: type[Exception]) -> Callable[..., T]:
-    """``method``, its expected failures (an unknown note, a refused write, a bad cursor)
-    raised as the SDK's ``ToolError``: the agent reads the message, the log stays quiet."""
-
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> T:
-        try:
-            return method(*args, **kwargs)
-        except (LookupError, ValueError, PermissionError, WriteFailed) as exc:
-            raise error(str(exc)) from None
-
-    return call
 
 
 def serve(
