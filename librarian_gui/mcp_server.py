@@ -25,6 +25,7 @@ from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
 from .core.agents.search import agent_search
 from .core.agents.writes import append_to_note, write_note
+from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
 from .core.related.vault import DEFAULT_THRESHOLD, K
 from .mcp_errors import ReadOnly, failing_as
@@ -72,6 +73,16 @@ class Tools:
         live.fresh()
         return live
 
+    def _with_concepts(self) -> LiveVault:
+        """``_ready``, for a question about the dictionary's concepts: one that does not
+        load is an error saying where it breaks, as ``librarian concepts check`` says it,
+        not an answer with no concepts."""
+        live = self._ready()
+        index = live.index
+        if index.concepts.error is not None:
+            raise LookupError(unusable(index.dictionary_path) or index.concepts.error)
+        return live
+
     def search(
         self,
         query: Annotated[
@@ -93,7 +104,7 @@ class Tools:
         limit: Annotated[int, Field(description="At most this many notes", ge=1, le=200)] = 10,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._ready() if concept is None else self._with_concepts()
         hits = agent_search(
             live.index,
             live.text,
@@ -269,7 +280,7 @@ class Tools:
     def concept(
         self, name: Annotated[str, Field(description="A concept's id or one of its aliases")]
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._with_concepts()
         return answers.concept_answer(live.index, name, live.text)
 
     def isolated(
@@ -279,7 +290,7 @@ class Tools:
         ] = 2,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._with_concepts()
         answer = answers.isolated_answer(live.index, live.text, max_notes=max_notes)
         return paging.page_list(answer, "isolated", cursor)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from librarian_gui.cli import main
 from librarian_gui.core.agents.answers import UnknownNote
 from librarian_gui.mcp_errors import failing_as
 from tests.unit.agents.mcp_client import Agent, ToolFailed, run_agent
@@ -96,3 +97,32 @@ def test_what_cannot_be_built_in_a_vault_is_told_too(caplog: pytest.LogCaptureFi
         ("tool raising failed", MemoryError),
         ("tool raising failed", KeyError),
     ]
+
+
+def test_a_dictionary_that_does_not_parse_is_told_with_line_and_column_as_the_cli_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\nOn [[rag]].\n")
+    (vault / "concepts.json").write_text(
+        '{\n  "rag": {"aliases": ["retrieval"]},\n  "lonely": {"aliases": ["x"],}\n}\n'
+    )
+    assert main(["concepts", "check", str(vault), "--no-cache"]) == 1
+    said = (
+        f"{vault / 'concepts.json'}: line 3, column 31: Expecting property name enclosed in "
+        "double quotes; fix the dictionary"
+    )
+    assert capsys.readouterr().err == f"librarian: {said}\n"
+
+    async def scenario(agent: Agent) -> None:
+        for tool, arguments in (
+            ("concept", {"name": "rag"}),
+            ("isolated", {}),
+            ("search", {"query": "", "concept": "rag"}),
+        ):
+            assert await failure(agent, tool, **arguments) == f"Error executing tool {tool}: {said}"
+        # the rest of the vault still answers
+        assert (await agent.call("read_note", note="a"))["text"] == "# A\n\nOn [[rag]].\n"
+
+    run_agent(vault, scenario)
