@@ -444,6 +444,8 @@ def build_server(tools: Tools) -> Any:
             idempotent_hint=kind == READ_ONLY,
             open_world_hint=False,
         )
+        # Plain functions, not coroutines: the SDK runs each call on a worker thread
+        # (anyio.to_thread), so a big write never keeps the event loop from the next read.
         server.add_tool(
             failing_as(method, ToolError),
             name=name,
