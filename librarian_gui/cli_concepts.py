@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
-from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError
+from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
 from .core.concepts.lint import lint_concepts
 from .core.courtesy import gc_paused
 from .core.index.index import VaultIndex
@@ -63,15 +63,11 @@ def load_document(path: Path, *, writes: bool = False) -> DictionaryFile:
         return DictionaryFile.load(path)
     except DictionaryParseError as exc:
         unchanged = " (nothing was changed)" if writes else ""
-        raise CommandFailed(
-            EXIT_FINDINGS,
-            f"{path}: line {exc.line}, column {exc.column}: {exc.message}; fix the "
-            f"dictionary{unchanged}",
-        ) from exc
+        raise CommandFailed(EXIT_FINDINGS, exc.told() + unchanged) from exc
     except DictionaryUnusable as exc:
         raise CommandFailed(EXIT_FINDINGS, f"{path}: {exc.reason}") from exc
     except OSError as exc:
-        raise CommandFailed(EXIT_FINDINGS, f"{path}: cannot be read ({exc.strerror})") from exc
+        raise CommandFailed(EXIT_FINDINGS, cannot_read(path, exc)) from exc
 
 
 def _reader(root: Path) -> Callable[[str], str | None]:

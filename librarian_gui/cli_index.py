@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import posixpath
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -14,15 +13,17 @@ from typing import Any
 
 from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 from .core.index.index import VaultIndex
-from .core.index.queries import INDEX_NOTE, AmbiguousNote, NoteNotFound, find_note
+from .core.index.queries import INDEX_NOTE, AmbiguousNote
 from .core.insight.index_fix import apply_index_fix, plan_index_fix
 from .core.insight.index_health import (
     MAX_BYTES,
     MAX_LINES,
     DatedFolder,
     IndexHealth,
+    NotAnIndexNote,
     health_json,
     index_health,
+    index_note_named,
 )
 from .core.writing.journal import Journal, JournalError
 from .core.writing.lock import WAIT, VaultBusy
@@ -68,23 +69,17 @@ def add_command(
 
 
 def index_note_arg(index: VaultIndex, name: str) -> str:
-    """The index note a NOTE argument names: an existing note resolved like a link, or
-    else the vault path it spells (``.md`` added), which a fix creates."""
+    """The index note a NOTE argument names (``index_note_named``): an existing note
+    resolved like a link, or else the vault path it spells (``.md`` added), which a fix
+    creates."""
     try:
-        found = find_note(index, name)
-        if found in index.notes:
-            return found
+        rel = index_note_named(index, name)
     except AmbiguousNote as exc:
         raise CommandFailed(EXIT_AMBIGUOUS, f"{exc}; give the path to choose one") from exc
-    except NoteNotFound:
-        pass
-    rel = posixpath.normpath(name.strip().replace("\\", "/").lstrip("/"))
-    if rel in ("", ".") or rel.startswith("../") or rel == "..":
-        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: not a note path inside the vault")
-    if any(part.startswith(".") for part in rel.split("/")):
-        raise CommandFailed(EXIT_USAGE, f"--index {name!r}: dot-folders hold no notes")
-    rel = rel if rel.lower().endswith(".md") else rel + ".md"
-    _check_makeable(index.root, rel, name)
+    except NotAnIndexNote as exc:
+        raise CommandFailed(EXIT_USAGE, str(exc)) from exc
+    if rel not in index.notes:
+        _check_makeable(index.root, rel, name)
     return rel
 
 

@@ -9,24 +9,26 @@ vault's journal and return as soon as the file is written.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
-import functools
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import Field, PlainValidator, WithJsonSchema
+from pydantic_core import PydanticCustomError
 
 from . import __version__
 from .core.agents import answers, paging
 from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
 from .core.agents.search import agent_search
-from .core.agents.writes import WriteFailed, append_to_note, write_note
+from .core.agents.writes import append_to_note, write_note
+from .core.concepts.dictionary_file import unusable
+from .core.index.queries import AmbiguousNote
 from .core.related.vault import DEFAULT_THRESHOLD, K
+from .mcp_errors import ReadOnly, failing_as
 
 INSTRUCTIONS = """\
 Librarian serves one vault of Markdown notes (an agent's memory: diaries, project notes,
@@ -41,11 +43,22 @@ MAX_PACK_TOKENS = 15_000
 HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for in full
 HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
-T = TypeVar("T")
 NoteArg = Annotated[str, Field(description="A note's title or vault path, .md optional")]
 Cursor = Annotated[
     str | None, Field(description="next_cursor of the previous page; omit for the first page")
 ]
+
+
+def _boolean(value: object) -> bool:
+    # Lax validation took "yes", "on", 1 for true: an `overwrite` nobody meant.
+    if isinstance(value, bool):
+        return value
+    raise PydanticCustomError(
+        "boolean", "must be true or false (a JSON boolean), not {given}", {"given": repr(value)}
+    )
+
+
+Flag = Annotated[bool, PlainValidator(_boolean), WithJsonSchema({"type": "boolean"})]
 
 
 class Tools:
@@ -58,6 +71,16 @@ class Tools:
     def _ready(self) -> LiveVault:
         live = self._live()
         live.fresh()
+        return live
+
+    def _with_concepts(self) -> LiveVault:
+        """``_ready``, for a question about the dictionary's concepts: one that does not
+        load is an error saying where it breaks, as ``librarian concepts check`` says it,
+        not an answer with no concepts."""
+        live = self._ready()
+        index = live.index
+        if index.concepts.error is not None:
+            raise LookupError(unusable(index.dictionary_path) or index.concepts.error)
         return live
 
     def search(
@@ -81,7 +104,7 @@ class Tools:
         limit: Annotated[int, Field(description="At most this many notes", ge=1, le=200)] = 10,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._ready() if concept is None else self._with_concepts()
         hits = agent_search(
             live.index,
             live.text,
@@ -139,12 +162,15 @@ class Tools:
         ] = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        from .core.insight.index_health import health_json, index_health
+        from .core.insight.index_health import health_json, index_health, index_note_named
 
         live = self._ready()
-        # A note not there yet: its health says so.
-        with live.index.lock, contextlib.suppress(answers.UnknownNote):
-            index = answers.note_node(live.index, index, concepts=False)
+        # A note not there yet, where one may be, is named by its path: its health says so.
+        # Anything else (outside the vault, hidden, ignored) is refused before it is opened.
+        try:
+            index = index_note_named(live.index, index)
+        except AmbiguousNote as exc:
+            raise LookupError(f"{exc}; give the path to choose one") from None
         answer = health_json(index_health(live.index, index_note=index, exclude=exclude))
         cut = {}
         for key in HEALTH_LISTS:
@@ -181,7 +207,7 @@ class Tools:
         self,
         note: NoteArg,
         unlinked: Annotated[
-            bool, Field(description="Also the notes naming it without a link (slower)")
+            Flag, Field(description="Also the notes naming it without a link (slower)")
         ] = True,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
@@ -209,7 +235,7 @@ class Tools:
         note: NoteArg,
         depth: Annotated[int, Field(description="1 or 2 hops", ge=1, le=2)] = 1,
         related: Annotated[
-            bool, Field(description="Also follow RELATED_TO edges (similar notes)")
+            Flag, Field(description="Also follow RELATED_TO edges (similar notes)")
         ] = True,
         threshold: Annotated[
             float, Field(description="Least similarity of a RELATED_TO edge", ge=0, le=1)
@@ -254,7 +280,7 @@ class Tools:
     def concept(
         self, name: Annotated[str, Field(description="A concept's id or one of its aliases")]
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._with_concepts()
         return answers.concept_answer(live.index, name, live.text)
 
     def isolated(
@@ -264,7 +290,7 @@ class Tools:
         ] = 2,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        live = self._ready()
+        live = self._with_concepts()
         answer = answers.isolated_answer(live.index, live.text, max_notes=max_notes)
         return paging.page_list(answer, "isolated", cursor)
 
@@ -292,7 +318,7 @@ class Tools:
         path: Annotated[str, Field(description="Vault path of the new note, e.g. notes/x.md")],
         text: Annotated[str, Field(description="The whole note, Markdown")],
         overwrite: Annotated[
-            bool, Field(description="Replace the note if it exists (default: refuse)")
+            Flag, Field(description="Replace the note if it exists (default: refuse)")
         ] = False,
     ) -> dict[str, Any]:
         live = self._writable()
@@ -314,7 +340,7 @@ class Tools:
 
     def _writable(self) -> LiveVault:
         if not self.allow_writes:
-            raise PermissionError(
+            raise ReadOnly(
                 "this server is read-only: writes need `librarian mcp VAULT --allow-writes`"
             )
         return self._live()  # not fresh(): a write never waits for the index to catch up
@@ -418,27 +444,15 @@ def build_server(tools: Tools) -> Any:
             idempotent_hint=kind == READ_ONLY,
             open_world_hint=False,
         )
+        # Plain functions, not coroutines: the SDK runs each call on a worker thread
+        # (anyio.to_thread), so a big write never keeps the event loop from the next read.
         server.add_tool(
-            _failing_as(method, ToolError),
+            failing_as(method, ToolError),
             name=name,
             description=description,
             annotations=annotations,
         )
     return server
-
-
-def _failing_as(method: Callable[..., T], error: type[Exception]) -> Callable[..., T]:
-    """``method``, its expected failures (an unknown note, a refused write, a bad cursor)
-    raised as the SDK's ``ToolError``: the agent reads the message, the log stays quiet."""
-
-    @functools.wraps(method)
-    def call(*args: Any, **kwargs: Any) -> T:
-        try:
-            return method(*args, **kwargs)
-        except (LookupError, ValueError, PermissionError, WriteFailed) as exc:
-            raise error(str(exc)) from None
-
-    return call
 
 
 def serve(

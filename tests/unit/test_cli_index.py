@@ -98,7 +98,7 @@ def test_index_option_and_usage_errors(tmp_path: Path, capsys: pytest.CaptureFix
     code, _, err = run(capsys, "index", str(tmp_path), "--dry-run")
     assert code == 2 and "--dry-run goes with --fix" in err
     code, _, err = run(capsys, "index", str(tmp_path), "--index", "../x")
-    assert code == 2 and "not a note path inside the vault" in err
+    assert code == 2 and "'../x' is not a note of this vault" in err
 
 
 def test_healthy_index_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -150,3 +150,32 @@ def test_a_note_that_cannot_be_listed_is_said_and_not_appended(
             "would hide an entry added after it; close it, then fix again",
         }
     ]
+
+
+def test_index_outside_the_vault_hidden_or_ignored_is_refused_alike_whether_it_exists(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "MEMORY.md").write_text("- [[a]]\n")
+    (root / "a.md").write_text("# A\n")
+    (root / ".librarianignore").write_text("private/\n")
+    secret = "- " + "SECRET-API-KEY " * 20 + "\n"
+    (root / "private").mkdir()
+    (root / "private" / "keys.md").write_text(secret)
+    (root / ".obsidian" / "plugins" / "p").mkdir(parents=True)
+    (root / ".obsidian" / "plugins" / "p" / "data.json").write_text(secret)
+    (tmp_path / "outside.md").write_text(secret)
+    for names in (
+        ("private/keys", "private/gone"),
+        (".obsidian/plugins/p/data.json", ".obsidian/plugins/p/gone.json"),
+        ("../outside.md", "../gone.md"),
+    ):
+        for name in names:
+            code, out, err = run(capsys, "index", str(root), "--index", name, "--json")
+            assert (code, out) == (2, ""), name
+            assert err == (
+                f"librarian: {name!r} is not a note of this vault: the index note is a .md "
+                "file inside the vault, not in a dot-folder or an ignored folder (e.g. "
+                "MEMORY.md)\n"
+            )

@@ -64,6 +64,31 @@ class DictionaryParseError(Exception):
         self.column = column
         self.message = message
 
+    def told(self) -> str:
+        """What the user (``librarian concepts``) and an agent (MCP) are told: the file,
+        where in it, what is wrong there, and what to do."""
+        return (
+            f"{self.path}: line {self.line}, column {self.column}: {self.message}; "
+            "fix the dictionary"
+        )
+
+
+def unusable(path: Path) -> str | None:
+    """Why the dictionary file at ``path`` cannot be used, as ``librarian concepts`` says
+    it (``DictionaryParseError.told``, or that it cannot be read); None when it parses or
+    is not there (an empty dictionary)."""
+    try:
+        DictionaryFile.load(path)
+    except DictionaryParseError as exc:
+        return exc.told()
+    except OSError as exc:
+        return cannot_read(path, exc)
+    return None
+
+
+def cannot_read(path: Path, exc: OSError) -> str:
+    return f"{path}: cannot be read ({exc.strerror})"
+
 
 @dataclass(slots=True)
 class _Member:

@@ -29,11 +29,18 @@ The rules, as ``librarian index`` and the window's Index note panel report them:
   outside lists is held to ``PARAGRAPH_LIMIT``: a line or two saying what the index is
   for is fine, a page of prose is not. Link reference definitions (``[label]: path``) are
   pointers, not text.
+
+The index note is a note of the vault: a ``.md`` file inside it, not in a dot-folder or a
+folder ``.librarianignore`` names, not reached through a symbolic link out of it. Any other
+path is refused from its name and the vault's rules, before anything is opened, with one
+message whether or not a file is there: the answer tells nothing about files outside the
+vault, and shows nothing of a plugin's settings or an ignored folder.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import os
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
@@ -42,11 +49,11 @@ from typing import Any, Literal
 
 from ..agents.tokens import estimate_tokens
 from ..index.index import VaultIndex
-from ..index.queries import INDEX_NOTE, concept_notes
+from ..index.queries import INDEX_NOTE, NoteNotFound, concept_notes, find_note
 from ..index.resolver import CONCEPT_PREFIX
 from ..parse.parser import mask_note, parse_note
 from ..parse.records import Link
-from ..vault.files import read_note
+from ..vault.files import follow_inside, is_note_name, is_temp_name, read_note
 
 MAX_LINES = 200
 MAX_BYTES = 25 * 1024
@@ -74,6 +81,56 @@ _REFERENCE = re.compile(r"^ {0,3}\[[^\]]+\]:[ \t]*\S")  # [label]: path, a point
 _NOT_TEXT = (_HEADING, _TABLE, _RULE, _REFERENCE)
 # Markdown links (any destination), autolinks and bare URLs
 _POINTERS = re.compile(r"!?\[[^\]\n]*\]\([^)\n]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>|https?://[^\s)>\]]+")
+
+
+class NotAnIndexNote(ValueError):
+    """A name for the index note that is not a note the vault may hold."""
+
+
+def refusal(name: str) -> str:
+    """The one message for every index note refused (see the module's rules)."""
+    return (
+        f"{name!r} is not a note of this vault: the index note is a .md file inside the "
+        "vault, not in a dot-folder or an ignored folder (e.g. MEMORY.md)"
+    )
+
+
+def index_note_named(index: VaultIndex, name: str) -> str:
+    """The index note a NOTE argument names: a note of the vault, resolved like a link;
+    else the vault path it spells (``.md`` added), which need not exist yet (a fix
+    creates it). Raises ``AmbiguousNote`` when it names several notes, ``NotAnIndexNote``
+    when the path is not one a note of the vault may have."""
+    with index.lock:
+        try:
+            found: str | None = find_note(index, name)
+        except NoteNotFound:
+            found = None
+        if found in index.notes:
+            return found
+    spelled = name.strip().replace("\\", "/")
+    rel = posixpath.normpath(spelled) if spelled else ""
+    rel = rel if is_note_name(rel) else rel + ".md"
+    if refused(index, rel):
+        raise NotAnIndexNote(refusal(name))
+    return rel
+
+
+def refused(index: VaultIndex, rel: str) -> bool:
+    """Whether the vault path ``rel`` cannot be a note of the vault, from its name, the
+    vault's ignore rules and its symbolic links (``follow_inside``): nothing is opened,
+    and nothing outside the vault is looked at."""
+    if rel in index.notes:  # the scan took it for a note
+        return False
+    parts = rel.split("/")
+    if os.path.isabs(rel) or not is_note_name(parts[-1]) or is_temp_name(parts[-1]):
+        return True
+    if any(part in ("", ".", "..") or part.startswith(".") for part in parts):
+        return True
+    rules = index.rules
+    folders = ("/".join(parts[:n]) for n in range(1, len(parts)))
+    if any(rules.ignored(folder, True) for folder in folders) or rules.ignored(rel, False):
+        return True
+    return follow_inside(index.root, rel).refused is not None
 
 
 def date_named(name: str) -> bool:
@@ -207,6 +264,10 @@ def index_health(
         every = [rel for rel in index.notes if rel.lower() != index_note.lower()]
     kept = sorted(rel for rel in every if not excluded_by(rel, exclude))
     excluded = len(every) - len(kept)
+    if refused(index, index_note):
+        return IndexHealth(
+            index_note, False, notes=len(kept), excluded=excluded, error=refusal(index_note)
+        )
     dated = dated_folders(kept)
     result = read_note(index.root, index_note)
     if result.stamp is None:

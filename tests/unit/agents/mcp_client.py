@@ -8,7 +8,7 @@ import sys
 from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 import anyio
 from mcp import ClientSession
@@ -42,8 +42,14 @@ class ToolFailed(Exception):
     pass
 
 
-def run_agent(vault: Path, scenario: Callable[[Agent], Awaitable[None]], *extra: str) -> None:
-    """Start ``librarian mcp VAULT *extra`` and run ``scenario`` against it."""
+def run_agent(
+    vault: Path,
+    scenario: Callable[[Agent], Awaitable[None]],
+    *extra: str,
+    errlog: TextIO = sys.stderr,
+) -> None:
+    """Start ``librarian mcp VAULT *extra`` and run ``scenario`` against it; the server's
+    stderr (its log) goes to ``errlog``."""
 
     async def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -54,7 +60,7 @@ def run_agent(vault: Path, scenario: Callable[[Agent], Awaitable[None]], *extra:
             cwd=str(REPO),
         )
         async with AsyncExitStack() as stack:
-            read, write = await stack.enter_async_context(stdio_client(params))
+            read, write = await stack.enter_async_context(stdio_client(params, errlog))
             session = await stack.enter_async_context(ClientSession(read, write))
             await session.initialize()
             with anyio.fail_after(120):

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from librarian_gui.core.agents.tokens import estimate_tokens
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.index_health import (
     MAX_BYTES,
     DeadLink,
+    IndexHealth,
+    NotAnIndexNote,
     date_named,
     dated_folders,
     excluded_by,
     health_json,
     index_health,
+    index_note_named,
     text_entries,
 )
 from librarian_gui.core.parse.parser import parse_note
 from tests.index_vault import EXCLUDE, LISTED, LONG, UNLISTED, index_text, write_index_vault
+from tests.secret_vault import REFUSED_PAIRS, refusal, secret_vault
 
 
 def scan(root: Path) -> VaultIndex:
@@ -208,3 +214,32 @@ def test_web_links_urls_and_reference_definitions_are_pointers() -> None:
     )
     found = text_entries(text, parse_note(text).links)
     assert [(t.line, t.chars) for t in found] == [(16, 121)]  # after 1 + 1 + 1 + 1 + 10 + 1
+
+
+def test_what_is_not_a_note_of_the_vault_is_refused_alike_whether_it_exists(
+    tmp_path: Path,
+) -> None:
+    index = scan(secret_vault(tmp_path))
+    assert sorted(index.notes) == ["MEMORY.md", "a.md"]
+    for there, gone in REFUSED_PAIRS:
+        for rel in (there, gone):
+            health = index_health(index, index_note=rel)
+            assert health == IndexHealth(rel, False, notes=2, error=refusal(rel)), rel
+    for name in (str(tmp_path / "outside.md"), str(tmp_path / "gone.md")):  # absolute
+        assert index_health(index, index_note=name).error == refusal(name)
+
+
+def test_index_note_named_refuses_before_reading_and_adds_md(tmp_path: Path) -> None:
+    index = scan(secret_vault(tmp_path))
+    assert index_note_named(index, "memory") == "MEMORY.md"
+    assert index_note_named(index, "notes/new") == "notes/new.md"  # not there yet: allowed
+    assert index_note_named(index, "notes/../new.md") == "new.md"
+    # a name is a note's: data.json names data.json.md, which is not there
+    assert index_note_named(index, "attachments/data.json") == "attachments/data.json.md"
+    for there, gone in REFUSED_PAIRS:
+        if there.startswith("attachments/"):
+            continue
+        for name in (there, gone):
+            with pytest.raises(NotAnIndexNote) as caught:
+                index_note_named(index, name)
+            assert str(caught.value) == refusal(name), name
