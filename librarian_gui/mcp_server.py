@@ -10,11 +10,12 @@ vault's journal and return as soon as the file is written.
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import sys
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
@@ -67,10 +68,13 @@ class Tools:
     def __init__(self, live: Callable[[], LiveVault], allow_writes: bool) -> None:
         self._live = live
         self.allow_writes = allow_writes
+        # Per call (each runs on a worker thread of its own): the notes its answer does not
+        # see yet, being read (``LiveVault.fresh``); ``telling_indexing`` adds them.
+        self.indexing = threading.local()
 
     def _ready(self) -> LiveVault:
         live = self._live()
-        live.fresh()
+        self.indexing.paths = live.fresh()
         return live
 
     def _with_concepts(self) -> LiveVault:
@@ -427,6 +431,26 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
 }
 
 
+T = TypeVar("T")
+STILL_INDEXING = "still_indexing"  # an answer's key: notes changed, not read yet
+
+
+def telling_indexing(tools: Tools, method: Callable[..., T]) -> Callable[..., T]:
+    """``method``, its answer saying which changed notes it does not see yet (being read
+    while questions are answered: an agent's 50 MB note), at most 50 of them."""
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> T:
+        tools.indexing.paths = ()
+        answer = method(*args, **kwargs)
+        paths = tools.indexing.paths
+        if paths and isinstance(answer, dict):
+            answer[STILL_INDEXING] = sorted(paths)[:50]
+        return answer
+
+    return call
+
+
 def build_server(tools: Tools) -> Any:
     """The MCP server with every tool of ``tools`` registered, described and annotated."""
     from mcp.server.mcpserver import MCPServer
@@ -447,7 +471,7 @@ def build_server(tools: Tools) -> Any:
         # Plain functions, not coroutines: the SDK runs each call on a worker thread
         # (anyio.to_thread), so a big write never keeps the event loop from the next read.
         server.add_tool(
-            failing_as(method, ToolError),
+            failing_as(telling_indexing(tools, method), ToolError),
             name=name,
             description=description,
             annotations=annotations,

@@ -35,7 +35,7 @@ from ..backlinks.word_index import WordIndex
 from ..concepts.dictionary import load_dictionary
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
-from ..vault.files import is_relevant_change, read_note
+from ..vault.files import is_relevant_change, read_note, stamp_of
 from ..vault.textstore import TextStore
 from ..vault.watch import VaultWatches
 from .answers import related_adjacency
@@ -45,6 +45,10 @@ _CHANGES = frozenset({"created", "modified", "moved", "deleted"})
 DEBOUNCE = 0.05  # seconds without a change before the updater applies what came
 MAX_WAIT = 1.0  # seconds at most a change waits for a burst to end (a question waits none)
 RELATED_DELAY = 1.5  # seconds after the last update before related notes are redone
+# Bytes of changed files a question reads itself before it is answered (a diary entry, a
+# git pull of notes); more (an agent's 50 MB note) is read by the update thread while
+# questions are answered, and the answers say which notes they do not see yet.
+FRESH_BYTES = 2_000_000
 
 
 class VaultGone(LookupError):
@@ -96,14 +100,16 @@ class LiveVault:
         """Queue vault paths (relative) to read again: events, and the server's own writes."""
         self._opening.changed(paths)
 
-    def fresh(self) -> None:
+    def fresh(self) -> tuple[str, ...]:
         """Make the index current for a question: raise ``VaultGone`` when no folder is at
         the vault's path, open the folder anew when it is another one, then apply every
-        queued change. One ``stat`` when nothing of that happened."""
+        queued change. One ``stat`` when nothing of that happened. Returns the vault paths
+        the answer will not see yet: changes too large to read before answering
+        (``FRESH_BYTES``), being read by the update thread meanwhile."""
         opening = self._opening
         if opening.lost.is_set() or _identity(self.root) != opening.identity:
             opening = self._reopen()
-        opening.fresh()
+        return opening.fresh()
 
     def _reopen(self) -> _Opening:
         with self._reopening:
@@ -175,6 +181,7 @@ class _Opening:
         self._inbox = _Inbox(self.root)
         self.lost = self._inbox.lost
         self._updating = threading.Lock()  # one writer of the index at a time
+        self._applying: tuple[str, ...] = ()  # the paths of the update under way
         self._stop = threading.Event()
         self._related: RelatedIndex | None = None
         self._adjacency: dict[str, list[tuple[str, float]]] = {}
@@ -199,20 +206,42 @@ class _Opening:
     def changed(self, paths: Iterable[str]) -> None:
         self._inbox.put(paths)
 
-    def fresh(self) -> None:
-        if self._inbox.waiting():
-            self._apply()
+    def fresh(self) -> tuple[str, ...]:
+        if not self._inbox.waiting():
+            return self._applying
+        if self._applying or self._unread_bytes(self._inbox.peek()) > FRESH_BYTES:
+            self._inbox.wake.set()  # the update thread reads them; the question goes on
+            return tuple(dict.fromkeys((*self._applying, *self._inbox.peek())))
+        self._apply()
+        return ()
+
+    def _unread_bytes(self, paths: Iterable[str]) -> int:
+        """The bytes an update of ``paths`` would read: the files the index has not read
+        as they are now (one ``lstat`` each)."""
+        total = 0
+        for rel in paths:
+            try:
+                st = os.lstat(os.path.join(self.root, rel))
+            except OSError:
+                continue
+            record = self.index.notes.get(rel)
+            if record is None or record.stamp != stamp_of(st):
+                total += st.st_size
+        return total
 
     def _apply(self) -> None:
         with self._updating:
             paths = self._inbox.take()
             if not paths:
                 return
+            self._applying = tuple(paths)
             try:
                 delta = self.index.update(paths)
             except Exception:  # one bad batch must not stop the server; say so in its log
                 _log.exception("updating the index for %d paths failed", len(paths))
                 return
+            finally:
+                self._applying = ()
             if not delta.empty:
                 self._last_update = time.monotonic()
                 self._related_wanted.set()
@@ -354,6 +383,10 @@ class _Inbox:
     def waiting(self) -> bool:
         with self._lock:
             return bool(self._pending)
+
+    def peek(self) -> tuple[str, ...]:
+        with self._lock:
+            return tuple(self._pending)
 
     def take(self) -> list[str]:
         with self._lock:

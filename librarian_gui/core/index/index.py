@@ -27,6 +27,9 @@ from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
 
 ProgressCallback = Callable[[int, int], None]
 _KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}
+# Names an update's notes link, from which they are resolved before the lock is taken
+# (``VaultIndex._prepare_names``): below, a copy of the resolver costs more than it saves.
+PREPARE_NAMES = 5_000
 
 
 class VaultIndex:
@@ -470,6 +473,7 @@ class VaultIndex:
             (changed if old is not None else added).append(rel)
 
         self._ensure_dependents()  # out of the lock: ~0.1 s at 10,000 notes, once
+        prepared = self._prepare_names([*added, *att_added], [*removed, *att_removed], new_records)
         with self.lock:
             return self._apply_update(
                 added,
@@ -481,7 +485,25 @@ class VaultIndex:
                 attachments_now,
                 dictionary_changed,
                 len(to_read),
+                prepared,
             )
+
+    def _prepare_names(
+        self, coming: list[str], going: list[str], records: dict[str, NoteRecord]
+    ) -> dict[str, str] | None:
+        """For an update whose notes link many names (a note of 200,000 links an agent just
+        wrote), their resolutions worked out before the lock (``Resolver.preview``): the
+        readers then wait for the maps to change, not for every name to be looked up. None
+        for an ordinary update, where a copy of the tables costs more than it saves."""
+        names = {
+            target
+            for record in records.values()
+            for kind, target in zip(record.link_kinds, record.link_targets, strict=True)
+            if kind != "m"
+        }
+        if len(names) < PREPARE_NAMES:
+            return None
+        return self.resolver.preview(coming, going, names)
 
     def _apply_update(
         self,
@@ -494,8 +516,10 @@ class VaultIndex:
         attachments_now: dict[str, FileStamp],
         dictionary_changed: bool,
         parsed: int,
+        prepared: dict[str, str] | None = None,
     ) -> IndexDelta:
-        """The part of an update that changes the maps (under ``lock``)."""
+        """The part of an update that changes the maps (under ``lock``); ``prepared``: the
+        names resolved ahead (``_prepare_names``)."""
         renamed = find_renames(
             {rel: self.notes[rel] for rel in removed}, {rel: new_records[rel] for rel in added}
         )
@@ -518,6 +542,8 @@ class VaultIndex:
         self.resolver.remove(att_removed)
         self.resolver.add(added)
         self.resolver.add(att_added)
+        if prepared is not None:
+            self.resolver.prefill(prepared)
         self.notes.update(new_records)
         self.attachments.update(attachments_now)
         edges_added: list[tuple[str, str]] = []

@@ -93,6 +93,25 @@ class Resolver:
         self._concepts = value
         self._memo = {}
 
+    def preview(
+        self, added: Iterable[str], removed: Iterable[str], targets: Iterable[str]
+    ) -> dict[str, str]:
+        """The memoised resolutions of ``targets`` as they will be once ``added`` and
+        ``removed`` have come and gone, worked out on a copy of the tables: the caller does
+        it outside the index's lock, then ``prefill`` puts them in after the same changes."""
+        copy = Resolver(self._concepts)
+        copy._by_path = {key: list(paths) for key, paths in self._by_path.items()}
+        copy._by_name = {key: list(paths) for key, paths in self._by_name.items()}
+        copy.remove(removed)
+        copy.add(added)
+        for target in targets:
+            copy.resolve_name(target)
+        return copy._memo
+
+    def prefill(self, memo: dict[str, str]) -> None:
+        """Take resolutions from ``preview``, made with the same files as these tables."""
+        self._memo.update(memo)
+
     def add(self, paths: Iterable[str]) -> None:
         self._memo = {}
         for path in paths:

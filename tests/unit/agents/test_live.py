@@ -150,3 +150,32 @@ def test_reopening_stops_the_old_threads_and_lets_the_old_index_go(
     assert old() is None
     live.close()
     assert live_threads() == []
+
+
+def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault) -> None:
+    """An agent's 3 MB note: the question does not read it first (nor wait for the update
+    thread reading it), it is answered from the index as it stands and told which note it
+    does not see yet; then the note is read, and the next question sees it."""
+    from librarian_gui.core.agents.live import FRESH_BYTES
+
+    text = "".join(f"[[alpha]] line {n}\n" for n in range(150_000))
+    assert len(text) > FRESH_BYTES
+    write(live.root, "big.md", text)
+    opening = live._opening
+    answered: list[tuple[str, ...]] = []
+    with opening._updating:  # the update thread busy with an earlier batch
+        live.changed(["big.md"])
+        asking = threading.Thread(target=lambda: answered.append(live.fresh()))
+        asking.start()
+        asking.join(DEADLINE)
+        assert not asking.is_alive(), "the question waited for the update"
+        assert answered == [("big.md",)]
+        assert "big.md" not in live.index.notes
+    eventually(
+        lambda: live.fresh() == () and "big.md" in live.index.notes,
+        "the update thread read the note",
+    )
+    write(live.root, "small.md", "# Small\n[[alpha]]\n")
+    live.changed(["small.md"])
+    assert live.fresh() == ()  # a small change: read before the question is answered
+    assert "small.md" in live.index.notes
