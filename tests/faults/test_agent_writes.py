@@ -346,3 +346,25 @@ def test_a_folder_swapped_for_a_link_out_never_takes_a_write_outside(
     assert outcomes["written"] > 0 and outcomes["refused"] > 0, outcomes
     for reason in reasons:  # a write refused says why: it met the link, or the folder moved
         assert "symbolic link" in reason or "moved" in reason, reason
+
+
+def test_tagging_and_linking_refuse_a_read_only_note_too(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One rule for every writer: tag --apply replaced a 0444 note (a rename needs only the
+    folder's permission) while append_to_note refused it."""
+    from librarian_gui.cli import main
+
+    write(vault, "concepts.json", '{"rag": {"aliases": ["RAG"], "category": "x"}}\n')
+    locked = write(vault, "locked.md", "We use RAG.\n")
+    free = write(vault, "free.md", "RAG too.\n")
+    locked.chmod(0o444)
+    code = main(["tag", str(vault), "--apply", "--no-cache"])
+    out, err = capsys.readouterr()
+    assert code == 1, (out, err)
+    assert (
+        "locked.md: is read-only (mode 0444); Librarian changes no read-only note. Make it "
+        "writable to change it here"
+    ) in out + err
+    assert locked.read_bytes() == b"We use RAG.\n"
+    assert free.read_bytes() == b"[[rag|RAG]] too.\n"

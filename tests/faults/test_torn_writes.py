@@ -134,6 +134,42 @@ def test_an_append_killed_part_way_is_undone_exactly_keeping_what_came_after(
     assert own_temps(noted) == []
 
 
+APPENDER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from librarian_gui.core.writing.additions import Addition
+    from librarian_gui.core.writing.journal import Journal
+
+    root = Path(sys.argv[1])
+    data = b"w" * (48 << 20) + b"\\n"
+    Journal(root).add("Agent: append", [Addition("a.md", data, "append")])
+    """
+)
+
+
+def test_a_real_kill_9_during_a_48_mb_append_is_undone_to_the_byte(
+    noted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Killed by a real SIGKILL as soon as its first bytes land (wherever the kernel is in
+    the copy by then), then another program appends: undo leaves the note as it was before
+    the append, with their line — however much of the append had landed."""
+    note = noted / "a.md"
+    proc = subprocess.Popen([sys.executable, "-c", APPENDER, str(noted)], cwd=REPO)
+    try:
+        while note.stat().st_size == len(NOTE) and proc.poll() is None:
+            pass
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait()
+    landed = note.stat().st_size - len(NOTE)
+    assert landed > 0
+    append_by_another_program(note, b"theirs\n")
+    code, _, err = run(capsys, "undo", str(noted))
+    assert (code, err) == (0, ""), f"{landed:,} bytes had landed"
+    assert note.read_bytes() == NOTE + b"theirs\n", f"{landed:,} bytes had landed"
+
+
 def test_scan_repair_removes_a_torn_append(noted: Path, capsys: pytest.CaptureFixture[str]) -> None:
     killed_addition(noted, "half", "a.md", "append", TEXT)
     torn = len((noted / "a.md").read_bytes()) - len(NOTE)
