@@ -11,6 +11,7 @@ the shared write path (``core/writing``); this module turns its refusals into on
 from __future__ import annotations
 
 import contextlib
+import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
@@ -21,7 +22,14 @@ from ..parse.records import Link
 from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError
 from ..writing.lock import VaultBusy
-from ..writing.place import check_new_name, checked_parts, name_limits, resolve_name, shown
+from ..writing.place import (
+    check_new_name,
+    checked_parts,
+    fold,
+    name_limits,
+    resolve_name,
+    shown,
+)
 from ..writing.safewrite import WriteRefused, read_snapshot
 from .answers import UnknownNote, note_node
 
@@ -54,6 +62,38 @@ def note_path(path: str) -> str:
     return rel
 
 
+def _existing(index: VaultIndex, rel: str) -> tuple[str, bool]:
+    """The note ``rel`` names and whether it exists: the file of that path; else the one
+    note of the index whose path differs from it only by case or Unicode normalisation (an
+    NFD ``café.md``, ``Existing2.md``), as a link to it would resolve — ``WriteRefused``
+    when several do."""
+    rel, exists = resolve_name(index.root, rel)
+    if exists:
+        return rel, True
+    key = fold(rel)
+    with index.lock:
+        twins = sorted(
+            {
+                path
+                for form in {
+                    rel,
+                    unicodedata.normalize("NFC", rel),
+                    unicodedata.normalize("NFD", rel),
+                }
+                for path in index.resolver.path_matches(form)
+                if path in index.notes and fold(path) == key
+            }
+        )
+    if len(twins) > 1:
+        raise WriteRefused(
+            rel,
+            f"could be any of {', '.join(twins)} (they differ only by case); give the exact name",
+        )
+    if twins and resolve_name(index.root, twins[0])[1]:
+        return twins[0], True
+    return rel, False
+
+
 def _shown(path: str, reason: str) -> str:
     return f"{shown(path.strip())}: {reason}"
 
@@ -66,7 +106,7 @@ def write_note(
     data = _encoded(text)
     journal = Journal(index.root, index.excluded)
     with _failing():
-        rel, exists = resolve_name(index.root, note_path(path))
+        rel, exists = _existing(index, note_path(path))
         journal.guard(rel)
         if exists and not overwrite:
             raise WriteFailed(
@@ -92,7 +132,7 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
         if _is_path(note):
             # A path is taken as written, whether or not the index has seen the note yet (it
             # may have been created a moment ago): today's diary, appended to entry by entry.
-            rel, exists = resolve_name(index.root, note_path(note))
+            rel, exists = _existing(index, note_path(note))
             journal.guard(rel)
             if not exists:
                 _new_name(index, rel, note)

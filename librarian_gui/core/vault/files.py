@@ -116,6 +116,12 @@ def _real_root(root: str) -> str:
     return os.path.realpath(root)
 
 
+def real_root(root: Path | str) -> str:
+    """The vault folder's real path, resolved once per process (every read and write
+    starts from it)."""
+    return _real_root(os.fspath(root))
+
+
 _CHANGED = "changed while being read (a link replaced meanwhile); skipped"
 
 

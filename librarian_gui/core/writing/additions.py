@@ -43,6 +43,7 @@ from .place import (
     name_limits,
     open_place,
     refuse_read_only,
+    why,
 )
 from .safewrite import _read_fd, create_in, digest_of
 
@@ -164,7 +165,7 @@ def add(
                 raise FileExists(addition.rel) from None
             except OSError as exc:
                 raise WriteRefused(
-                    addition.rel, f"cannot be created ({_why(exc)}); nothing was written"
+                    addition.rel, f"cannot be created ({why(exc)}); nothing was written"
                 ) from None
         return 0
     with open_place(root, addition.rel, links="refuse") as place:
@@ -192,7 +193,7 @@ def _append(fd: int, place: Place, addition: Addition) -> int:
     except OSError as exc:
         if landed == 0:
             raise WriteRefused(
-                addition.rel, f"cannot be written ({_why(exc)}); nothing was appended"
+                addition.rel, f"cannot be written ({why(exc)}); nothing was appended"
             ) from None
         start = os.lseek(fd, 0, os.SEEK_CUR) - landed
         try:
@@ -203,24 +204,16 @@ def _append(fd: int, place: Place, addition: Addition) -> int:
         except OSError:
             raise TornAppend(
                 addition.rel,
-                f"could not be written whole ({_why(exc)}): {landed:,} of "
+                f"could not be written whole ({why(exc)}): {landed:,} of "
                 f"{len(view):,} bytes landed and could not be taken back; undo this write "
                 "to remove exactly them",
                 start,
                 landed,
             ) from None
         raise WriteRefused(
-            addition.rel, f"cannot be written ({_why(exc)}); nothing was appended"
+            addition.rel, f"cannot be written ({why(exc)}); nothing was appended"
         ) from None
     return end - len(addition.data)
-
-
-def _why(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "the disk is full"
-    if exc.errno == errno.EDQUOT:
-        return "the disk quota is used up"
-    return exc.strerror or str(exc)
 
 
 def torn_length(current: bytes, data: bytes, offset: int) -> int:

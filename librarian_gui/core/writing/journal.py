@@ -42,7 +42,7 @@ from ..vault.files import IgnoreRules
 from . import additions
 from .additions import Addition
 from .lock import WAIT, vault_lock
-from .place import READ_FLAGS, LinkRule, guard_note, open_place
+from .place import READ_FLAGS, LinkRule, guard_note, open_place, why
 from .safewrite import (
     TEMP_PREFIX,
     TEMP_SUFFIX,
@@ -450,7 +450,7 @@ class Journal:
             os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
         except OSError as exc:
             raise WriteRefused(
-                WRITING_DIR, f"cannot be written ({_why(exc)}); nothing was written"
+                WRITING_DIR, f"cannot be written ({why(exc)}); nothing was written"
             ) from None
         return marker
 
@@ -1090,18 +1090,10 @@ def read_own(path: Path, limit: int | None = None) -> bytes:
         os.close(fd)
 
 
-def _why(exc: OSError) -> str:
-    if exc.errno == errno.ENOSPC:
-        return "the disk is full"
-    if exc.errno == errno.EDQUOT:
-        return "the disk quota is used up"
-    return exc.strerror or str(exc)
-
-
 def _journal_unwritable(exc: OSError) -> WriteRefused:
     return WriteRefused(
         JOURNAL_DIR,
-        f"the undo journal cannot be written ({_why(exc)}); nothing was written. "
+        f"the undo journal cannot be written ({why(exc)}); nothing was written. "
         + (
             "Free some space and retry."
             if exc.errno in (errno.ENOSPC, errno.EDQUOT)

@@ -30,7 +30,7 @@ import unicodedata
 from pathlib import Path
 from typing import Literal
 
-from ..vault.files import IgnoreRules, follow_inside, is_note_name
+from ..vault.files import IgnoreRules, follow_inside, is_note_name, real_root
 
 LinkRule = Literal["follow", "refuse"]
 
@@ -72,6 +72,15 @@ class FileGone(FileChanged):
 
     def __init__(self, rel: str) -> None:
         super().__init__(rel, "no longer exists")
+
+
+def why(exc: OSError) -> str:
+    """What went wrong, said as a user would: a full disk is not "errno 28"."""
+    if exc.errno == errno.ENOSPC:
+        return "the disk is full"
+    if exc.errno == errno.EDQUOT:
+        return "the disk quota is used up"
+    return exc.strerror or str(exc)
 
 
 _NOT_INSIDE = "is not a path inside the vault; refused"
@@ -179,14 +188,10 @@ class Place:
     def __exit__(self, *_: object) -> None:
         self.close()
 
-    @property
-    def path(self) -> str:
-        return os.path.join(self.folder, self.name)
-
-    def lstat(self, name: str | None = None) -> os.stat_result | None:
-        """The entry ``name`` (the note by default) as it is, not followed; None if missing."""
+    def lstat(self) -> os.stat_result | None:
+        """The file as it is, not followed; None if missing."""
         try:
-            return os.stat(name or self.name, dir_fd=self.fd, follow_symlinks=False)
+            return os.stat(self.name, dir_fd=self.fd, follow_symlinks=False)
         except FileNotFoundError:
             return None
 
@@ -237,18 +242,14 @@ def open_place(
     *,
     links: LinkRule,
     make_folders: bool = False,
-    twins: bool = False,
 ) -> Place:
     """The folder holding ``rel`` in the vault at ``root``, open, walked without ever
-    following a link (see the module's docstring for ``links``).
-
-    ``make_folders`` creates missing folders on the way (a new note's). ``twins`` takes a
-    name that is not there by its case or Unicode twin that is (``Diary/Café.md`` for
-    ``diary/cafe\\u0301.md``), as links resolve; two twins make it ambiguous. The note
-    itself need not exist.
-    """
+    following a link (see the module's docstring for ``links``). ``make_folders`` creates
+    missing folders on the way (a new note's). The note itself need not exist; a name that
+    differs from one of the folder's only by case is another name here (``resolve_name``
+    finds such twins first)."""
     parts = checked_parts(rel)
-    root_real = os.path.realpath(root)
+    root_real = real_root(root)
     walk = parts
     if links == "follow":
         real, refused = follow_inside(root_real, rel)
@@ -278,15 +279,11 @@ def open_place(
     folder = root_real
     try:
         for part in walk[:-1]:
-            if twins:
-                part = _twin(fd, part, rel, done)
             above, fd = fd, -1  # _down closes it, whatever happens
             fd = _down(above, part, rel, done, make_folders, refuse_links=links == "refuse")
             done.append(part)
             folder = os.path.join(folder, part)
         name = walk[-1]
-        if twins:
-            name = _twin(fd, name, rel, done)
     except BaseException:
         if fd >= 0:
             os.close(fd)
@@ -295,21 +292,23 @@ def open_place(
 
 
 def resolve_name(root: Path, rel: str) -> tuple[str, bool]:
-    """``rel`` as the vault holds it — each name that is not there exactly taken by its
-    case or Unicode twin that is (``_twin``), as far as the path exists — and whether the
-    file exists. Walked as ``open_place`` walks, links refused."""
+    """``rel`` as the vault holds it, and whether the file exists: each folder on the way
+    that is not there exactly is taken by its case or Unicode twin that is (``_twin``: the
+    folder is listed only then, when a folder would be made), as far as the path exists.
+    The file's own name is taken as given: its twins are the caller's to find, among the
+    notes it knows (a folder of 10,000 notes is not listed for each new note). Walked as
+    ``open_place`` walks, links refused."""
     parts = checked_parts(rel)
     try:
-        fd = os.open(os.path.realpath(root), _DIR_FLAGS & ~os.O_NOFOLLOW)
+        fd = os.open(real_root(root), _DIR_FLAGS & ~os.O_NOFOLLOW)
     except OSError as exc:
         raise WriteRefused(rel, f"the vault's folder cannot be opened ({exc.strerror})") from None
     done: list[str] = []
     try:
         for n, part in enumerate(parts):
-            part = _twin(fd, part, rel, done)
             if n == len(parts) - 1:
-                exists = _exists_in(fd, part)
-                return "/".join([*done, part]), exists
+                return "/".join([*done, part]), _exists_in(fd, part)
+            part = _twin(fd, part, rel, done)
             above, fd = fd, -1  # _down closes it, whatever happens
             try:
                 fd = _down(above, part, rel, done, False, refuse_links=True)
@@ -320,6 +319,11 @@ def resolve_name(root: Path, rel: str) -> tuple[str, bool]:
         if fd >= 0:
             os.close(fd)
     raise AssertionError("unreachable")
+
+
+def fold(name: str) -> str:
+    """A name as twins share it: NFC, case folded."""
+    return unicodedata.normalize("NFC", name).casefold()
 
 
 def _exists_in(fd: int, name: str) -> bool:
@@ -378,9 +382,9 @@ def _twin(fd: int, name: str, rel: str, done: list[str]) -> str:
     with contextlib.suppress(FileNotFoundError):
         os.stat(name, dir_fd=fd, follow_symlinks=False)
         return name
-    key = _fold(name)
+    key = fold(name)
     try:
-        found = [entry for entry in os.listdir(fd) if _fold(entry) == key]
+        found = [entry for entry in os.listdir(fd) if fold(entry) == key]
     except OSError:
         return name
     if len(found) > 1:
@@ -393,10 +397,6 @@ def _twin(fd: int, name: str, rel: str, done: list[str]) -> str:
     return found[0] if found else name
 
 
-def _fold(name: str) -> str:
-    return unicodedata.normalize("NFC", name).casefold()
-
-
 def name_limits(root: Path, rel: str) -> None:
     """Refuse a new path the system could not hold, or other programs could not open: a
     name past NAME_MAX bytes, or a path past PATH_MAX."""
@@ -405,7 +405,7 @@ def name_limits(root: Path, rel: str) -> None:
         path_max = os.pathconf(root, "PC_PATH_MAX")
     except (OSError, ValueError):
         name_max, path_max = 255, 4096
-    whole = len(os.fsencode(os.path.join(os.path.realpath(root), rel)))
+    whole = len(os.fsencode(os.path.join(real_root(root), rel)))
     if whole >= path_max:
         raise WriteRefused(
             shown(rel),

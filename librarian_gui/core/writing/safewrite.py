@@ -25,6 +25,7 @@ from .place import (
     WriteRefused,
     open_place,
     refuse_read_only,
+    why,
 )
 
 __all__ = ["FileChanged", "FileGone", "WriteRefused"]  # raised here, defined with the walk
@@ -443,7 +444,14 @@ def keep_recovered(root: Path, rel: str, data: bytes) -> str:
 def write_new(path: Path, data: bytes) -> None:
     """A new private file (0600) of Librarian's, written once and durably; it must not
     exist yet (``FileExistsError``). Half-written (a full disk), it is removed again."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    _write_exclusive(path, data, 0o600, None)
+
+
+def _write_exclusive(name: str | Path, data: bytes, mode: int, dir_fd: int | None) -> None:
+    """Create ``name`` (in the open folder ``dir_fd``), which must not exist, holding
+    ``data``, fsynced; removed again when it could not be written whole (a full disk)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(name, flags, mode, dir_fd=dir_fd)
     try:
         try:
             _write_all(fd, data)
@@ -452,7 +460,7 @@ def write_new(path: Path, data: bytes) -> None:
             os.close(fd)
     except BaseException:
         with contextlib.suppress(OSError):
-            os.unlink(path)
+            os.unlink(name, dir_fd=dir_fd)
         raise
 
 
@@ -484,18 +492,7 @@ def create_in(place: Place, data: bytes, temp_name: str | None) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.EXDEV, errno.EMLINK):
             raise
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-        fd = os.open(place.name, flags, NEW_FILE_MODE, dir_fd=place.fd)
-        try:
-            try:
-                _write_all(fd, data)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                place.unlink(place.name)
-            raise
+        _write_exclusive(place.name, data, NEW_FILE_MODE, place.fd)
     finally:
         with contextlib.suppress(OSError):
             place.unlink(tmp)
@@ -577,7 +574,7 @@ def _write_all(fd: int, data: bytes) -> None:
 
 
 def _unwritable(rel: str, exc: OSError) -> WriteRefused:
-    return WriteRefused(rel, f"could not be written ({exc.strerror or exc}); the note is unchanged")
+    return WriteRefused(rel, f"could not be written ({why(exc)}); the note is unchanged")
 
 
 def _key(st: os.stat_result) -> tuple[int, int]:

@@ -214,7 +214,7 @@ def test_failed_rename_leaves_file_and_folder_as_they_were(
     with pytest.raises(WriteRefused) as info:
         replace_file(vault, "n.md", b"new\n", snap.digest)
     assert str(info.value) == (
-        "n.md: could not be written (No space left on device); the note is unchanged"
+        "n.md: could not be written (the disk is full); the note is unchanged"
     )
     assert path.read_bytes() == b"original\n"
     assert listing(vault) == ["n.md"]
