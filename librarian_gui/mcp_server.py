@@ -347,7 +347,9 @@ class Tools:
             raise ReadOnly(
                 "this server is read-only: writes need `librarian mcp VAULT --allow-writes`"
             )
-        return self._live()  # not fresh(): a write never waits for the index to catch up
+        live = self._live()
+        live.following()  # the folder at the vault's path; not fresh(): a write never waits
+        return live
 
 
 def _date(text: str | None, name: str) -> _dt.date | None:

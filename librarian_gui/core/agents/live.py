@@ -106,10 +106,16 @@ class LiveVault:
         queued change. One ``stat`` when nothing of that happened. Returns the vault paths
         the answer will not see yet: changes too large to read before answering
         (``FRESH_BYTES``), being read by the update thread meanwhile."""
+        return self.following().fresh()
+
+    def following(self) -> _Opening:
+        """The opening of the folder at the vault's path now: ``VaultGone`` when there is
+        none, a new opening when it is another folder than the one opened (one ``stat``).
+        A write asks this, and not ``fresh``: it never waits for queued changes."""
         opening = self._opening
         if opening.lost.is_set() or _identity(self.root) != opening.identity:
             opening = self._reopen()
-        return opening.fresh()
+        return opening
 
     def _reopen(self) -> _Opening:
         with self._reopening:

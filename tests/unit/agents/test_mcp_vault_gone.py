@@ -58,3 +58,30 @@ def test_a_deleted_vault_is_said_gone_and_a_new_one_answers(vault: Path) -> None
                 await anyio.sleep(0.05)
 
     run_agent(vault, scenario)
+
+
+def test_a_write_first_after_the_vault_was_replaced_goes_by_the_new_one(vault: Path) -> None:
+    """The first call after the folder was made anew is a write: it is refused while no
+    folder is there, and then answers from the new folder's notes (its links resolve
+    there), not from the old index."""
+    write(vault, "alpha.md", "# Alpha\n")
+
+    async def scenario(agent: Agent) -> None:
+        assert (await agent.call("search", query="alpha"))["hits"]
+        shutil.rmtree(vault)
+        refused = await answer_or_error(agent, "write_note", path="x.md", text="[[gamma]]\n")
+        assert refused == (
+            f"error: Error executing tool write_note: the vault folder {vault} is gone "
+            "(deleted or moved away); questions are answered again once a folder is back at "
+            "that path"
+        )
+        assert not vault.exists()
+        vault.mkdir()
+        write(vault, "gamma.md", "# Gamma\n")
+        made = await agent.call("write_note", path="x.md", text="[[gamma]] [[alpha]]\n")
+        assert [(row["target"], row["resolved"]) for row in made["links"]] == [
+            ("gamma", True),
+            ("alpha", False),
+        ]
+
+    run_agent(vault, scenario, "--allow-writes")
