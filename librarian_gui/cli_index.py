@@ -27,6 +27,7 @@ from .core.insight.index_health import (
 )
 from .core.writing.journal import Journal, JournalError
 from .core.writing.lock import WAIT, VaultBusy
+from .core.writing.place import deepest_folder
 from .core.writing.safewrite import WriteRefused
 
 EXIT_AMBIGUOUS = 5
@@ -102,6 +103,13 @@ def _check_makeable(root: Path, rel: str, name: str) -> None:
             EXIT_USAGE,
             f"--index {shown!r}: a name in it is {longest:,} bytes long, more than the "
             f"{name_max:,} a file name may have; give a shorter one",
+        )
+    folders = rel.count("/")
+    if folders > deepest_folder():
+        raise CommandFailed(
+            EXIT_USAGE,
+            f"--index {shown!r}: {folders:,} folders deep, more than the {deepest_folder():,} "
+            "Librarian makes notes in (the depth its watcher can follow); give a shorter path",
         )
     parts = rel.split("/")
     for end in range(1, len(parts)):

@@ -368,3 +368,38 @@ def test_tagging_and_linking_refuse_a_read_only_note_too(
     ) in out + err
     assert locked.read_bytes() == b"We use RAG.\n"
     assert free.read_bytes() == b"[[rag|RAG]] too.\n"
+
+
+def test_a_note_too_deep_to_watch_is_refused_and_the_vault_stays_watched(
+    agent_vault: Path,
+) -> None:
+    """1,100 folders down (a path the system allows): the note was made, and watchdog's
+    recursive walk of the new folders killed the thread that hands out every event — the
+    server answered from then on without seeing the vault change."""
+    deep = "/".join(["d"] * 1_100) + "/deep.md"
+    refused: list[str] = []
+    found: list[str] = []
+
+    async def scenario(agent: Agent) -> None:
+        import anyio
+
+        try:
+            await agent.call("write_note", path=deep, text="# Deep\n")
+        except ToolFailed as exc:
+            refused.append(str(exc))
+        write(agent_vault, "sub/later.md", "# Later\n")  # another program's note
+        with anyio.fail_after(10):
+            while True:
+                try:
+                    found.append((await agent.call("read_note", note="sub/later.md"))["note"])
+                    return
+                except ToolFailed:  # not seen yet
+                    await anyio.sleep(0.05)
+
+    run_agent(agent_vault, scenario, "--allow-writes")
+    assert refused == [
+        f"Error executing tool write_note: {deep[:80]}…: is 1,100 folders deep; Librarian makes "
+        "notes at most 800 folders down, the depth its watcher can follow. Give a shallower path"
+    ]
+    assert found == ["sub/later.md"]
+    assert not (agent_vault / "d").exists()

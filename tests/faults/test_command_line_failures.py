@@ -230,21 +230,22 @@ def test_an_index_note_2100_folders_deep_is_refused_before_anything_is_written(
     assert not (vault / "e").exists()
 
 
-def test_an_index_note_1500_folders_deep_is_made_one_folder_at_a_time(
+def test_an_index_note_too_deep_to_watch_is_refused_before_anything_is_written(
     vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """1,500 folders: a short enough path, but making its folders one inside the other
-    went past Python's recursion limit (RecursionError, os.makedirs); the write path makes
-    them one at a time, and undo takes the note back."""
+    went past Python's recursion limit (RecursionError, os.makedirs), and watchdog, which
+    walks a new folder as deep, would stop watching the vault."""
     deep = "/".join(["e"] * 1500) + "/x.md"
+    before = hashes(vault)
     code, out, err = run(capsys, "index", str(vault), "--index", deep, "--fix")
-    assert (code, err) == (0, "")
-    assert out.splitlines()[-1].startswith(f"fix: created with 3 entries in {deep} (journal")
-    assert b"\n- [[a]] \xe2\x80\x94 RAG and CRDT.\n" in (vault / deep).read_bytes()
-    assert run(capsys, "undo", str(vault))[0] == 0
-    assert not (vault / deep).exists()
-    for depth in range(1500, 0, -1):  # pytest's clean-up would recurse 1,500 deep
-        os.rmdir(vault / "/".join(["e"] * depth))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"librarian: --index '{deep[:40]}…{deep[-20:]}': 1,500 folders deep, more than the "
+        "800 Librarian makes notes in (the depth its watcher can follow); give a shorter path\n"
+    )
+    assert hashes(vault) == before
+    assert not (vault / "e").exists()
 
 
 @pytest.mark.parametrize(

@@ -577,15 +577,19 @@ class VaultIndex:
         attachments_now: dict[str, FileStamp] = {}
         checked: set[str] = set()
         folders_gone: list[str] = []
-        for rel in rels:
+        walked: list[str] = []  # folders walked in this update, each with all it holds
+        for rel in sorted(rels, key=len):  # a folder before what it holds
             self.scan_warnings.pop(rel, None)
             checked.add(rel)
             if rel in self.notes or rel in self.attachments:
                 continue  # a known file: classified below
+            if any(rel.startswith(folder + "/") for folder in walked):
+                continue  # inside a folder walked already: its files are counted
             full = self.root / rel
             if full.is_dir():
                 if self.rules.ignored(rel, True):
                     continue
+                walked.append(rel)
                 walk = walk_vault(self.root, self.rules, start=rel)
                 notes_now.update(walk.notes)
                 attachments_now.update(walk.attachments)

@@ -9,13 +9,17 @@ recursively, plus each top-level folder not starting with "." recursively; a fol
 the top later is added (and what it already holds reported as created, as watchdog does for
 a folder it starts watching), one removed or moved away is dropped. Past ``MAX_FOLDERS``
 top-level folders (each watch is a thread of watchdog's) the vault is watched recursively as
-one, dot folders included.
+one, dot folders included. A folder nested deeper than watchdog can walk (its inotify
+emitter walks a recursive watch with a recursive ``os.walk``) is watched at its own level
+only, and the log says so: the rest of the vault stays watched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
+import sys
 import threading
 from typing import Any
 
@@ -27,6 +31,10 @@ from watchdog.events import (
 )
 
 MAX_FOLDERS = 64
+# Frames a watch's start may already use below the walk (the observer's thread, our calls):
+# a folder deeper than the recursion limit less these is not walked by watchdog.
+_FRAMES_IN_USE = 200
+_log = logging.getLogger(__name__)
 
 
 class VaultWatches:
@@ -59,12 +67,30 @@ class VaultWatches:
             if path in self._folders:
                 return
             try:
-                self._folders[path] = self._observer.schedule(self._handler, path, recursive=True)
+                self._folders[path] = self._watch(path)
             except OSError:  # gone again, or not readable: nothing to watch
                 return
         if report:
             for event in _held(path):
                 self._handler.dispatch(event)
+
+    def _watch(self, path: str) -> Any:
+        """A recursive watch of ``path``; one of its own level only when watchdog could not
+        walk it: its recursive walk raises RecursionError in the thread that starts the
+        watch (the caller's, or the observer's for a folder made later), which would stop
+        every watch of the vault."""
+        deep = _deeper_than(path, sys.getrecursionlimit() - _FRAMES_IN_USE)
+        if not deep:
+            try:
+                return self._observer.schedule(self._handler, path, recursive=True)
+            except RecursionError:  # it grew deeper since it was looked at
+                pass
+        _log.warning(
+            "%s holds folders nested too deep to watch; changes below its own level are read "
+            "at the next scan",
+            path,
+        )
+        return self._observer.schedule(self._handler, path, recursive=False)
 
     def drop(self, path: str) -> None:
         with self._lock:
@@ -117,11 +143,41 @@ def _top_folders(root: str) -> list[str]:
         return []
 
 
+def _deeper_than(folder: str, levels: int) -> bool:
+    """Whether ``folder`` holds folders more than ``levels`` below it (links not followed),
+    found with a stack of its own."""
+    stack = [(folder, 0)]
+    while stack:
+        top, depth = stack.pop()
+        if depth > levels:
+            return True
+        try:
+            with os.scandir(top) as entries:
+                stack.extend(
+                    (e.path, depth + 1) for e in entries if e.is_dir(follow_symlinks=False)
+                )
+        except OSError:
+            continue
+    return False
+
+
 def _held(folder: str) -> list[FileSystemEvent]:
     """Created events for every folder and file below ``folder`` (symbolic links not
-    followed), as watchdog reports a folder moved into a watched one."""
+    followed), as watchdog reports a folder moved into a watched one. A walk with a stack of
+    its own: a recursive one stops at Python's recursion limit (1,000 folders down)."""
     events: list[FileSystemEvent] = []
-    for top, dirs, files in os.walk(folder):
-        events.extend(DirCreatedEvent(os.path.join(top, d)) for d in dirs)
-        events.extend(FileCreatedEvent(os.path.join(top, f)) for f in files)
+    stack = [folder]
+    while stack:
+        top = stack.pop()
+        try:
+            with os.scandir(top) as entries:
+                found = list(entries)
+        except OSError:
+            continue
+        for entry in found:
+            if entry.is_dir(follow_symlinks=False):
+                events.append(DirCreatedEvent(entry.path))
+                stack.append(entry.path)
+            else:
+                events.append(FileCreatedEvent(entry.path))
     return events

@@ -26,6 +26,7 @@ import mimetypes
 import os
 import posixpath
 import stat as _stat
+import sys
 import unicodedata
 from pathlib import Path
 from typing import Literal
@@ -397,9 +398,23 @@ def _twin(fd: int, name: str, rel: str, done: list[str]) -> str:
     return found[0] if found else name
 
 
+# Frames the thread that walks a new folder uses besides the walk (watchdog's dispatcher).
+_FRAMES_IN_USE = 200
+
+
+def deepest_folder() -> int:
+    """How many folders deep a new note may be. watchdog walks a folder made inside a
+    watched one with a recursive ``os.walk``, in the thread that hands out every event of
+    the vault: past Python's recursion limit that thread dies, and nothing is watched any
+    more (an agent's note 1,100 folders down stopped the MCP server's index following the
+    vault). 800 on CPython: a vault never needs the difference."""
+    return sys.getrecursionlimit() - _FRAMES_IN_USE
+
+
 def name_limits(root: Path, rel: str) -> None:
     """Refuse a new path the system could not hold, or other programs could not open: a
-    name past NAME_MAX bytes, or a path past PATH_MAX."""
+    name past NAME_MAX bytes, a path past PATH_MAX, or one too deep to be watched
+    (``deepest_folder``)."""
     try:
         name_max = os.pathconf(root, "PC_NAME_MAX")
         path_max = os.pathconf(root, "PC_PATH_MAX")
@@ -419,6 +434,13 @@ def name_limits(root: Path, rel: str) -> None:
                 f"has a name of {len(os.fsencode(part)):,} bytes; the file system's limit is "
                 f"{name_max}",
             )
+    folders = rel.count("/")
+    if folders > deepest_folder():
+        raise WriteRefused(
+            shown(rel),
+            f"is {folders:,} folders deep; Librarian makes notes at most {deepest_folder():,} "
+            "folders down, the depth its watcher can follow. Give a shallower path",
+        )
 
 
 def writable(st: os.stat_result) -> bool:

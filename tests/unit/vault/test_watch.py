@@ -111,3 +111,61 @@ def test_a_vault_of_many_top_folders_is_watched_as_one(
     finally:
         observer.stop()
         observer.join(5)
+
+
+DEPTH = 1_100  # past what a recursive os.walk can follow (Python's recursion limit, 1,000)
+
+
+def deep_folder(top: Path) -> Path:
+    """A folder ``DEPTH`` levels below ``top``, made one level at a time (no recursion)."""
+    path = top
+    for _ in range(DEPTH):
+        path = path / "d"
+        path.mkdir()
+    return path
+
+
+def remove_deep(top: Path) -> None:
+    for depth in range(DEPTH, 0, -1):  # pytest's clean-up would recurse as deep
+        shutil.rmtree(top / "/".join(["d"] * depth))
+
+
+def test_a_folder_too_deep_to_walk_leaves_the_rest_of_the_vault_watched(vault: Path) -> None:
+    """An agent made a note 1,100 folders down: watchdog's recursive walk of the new top
+    folder raised RecursionError in the observer's thread, which then reported nothing more
+    — the server answered from an index that no longer followed the vault."""
+    observer = Observer()
+    seen = Seen(vault)
+    VaultWatches(observer, seen, str(vault)).schedule()
+    observer.start()
+    try:
+        (deep_folder(vault) / "deep.md").write_text("deep\n")
+        seen.wait_for("d")
+        (vault / "later.md").write_text("later\n")
+        (vault / "notes" / "n.md").write_text("n\n")
+        (vault / "fresh" / "x.md").parent.mkdir()
+        (vault / "fresh" / "x.md").write_text("x\n")
+        seen.wait_for("later.md")
+        seen.wait_for("notes/n.md")
+        seen.wait_for("fresh/x.md")
+    finally:
+        observer.stop()
+        observer.join(5)
+        remove_deep(vault)
+
+
+def test_a_vault_holding_a_folder_too_deep_to_walk_is_watched(vault: Path) -> None:
+    deep_folder(vault)
+    observer = Observer()
+    seen = Seen(vault)
+    try:
+        VaultWatches(observer, seen, str(vault)).schedule()
+        observer.start()
+        try:
+            (vault / "notes" / "n.md").write_text("n\n")
+            seen.wait_for("notes/n.md")
+        finally:
+            observer.stop()
+            observer.join(5)
+    finally:
+        remove_deep(vault)
