@@ -458,3 +458,29 @@ def test_a_note_of_many_names_is_resolved_before_the_lock(
         "fresh.md",
     )
     assert_same_as_fresh_scan(index)
+
+
+def test_an_update_walks_only_the_outermost_of_nested_new_folders(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The watcher reports each of 300 nested folders an agent made at once: the update
+    walked every one of them again (the walks of 1,100 such folders took minutes)."""
+    from librarian_gui.core.index import index as index_module
+
+    write(vault, "a.md", "[[deep]]\n")
+    index = VaultIndex.scan(vault, use_cache=False)
+    folders = ["/".join(["d"] * depth) for depth in range(1, 301)]
+    write(vault, folders[-1] + "/deep.md", "# Deep\n")
+    walks: list[str] = []
+    real_walk = index_module.walk_vault
+
+    def counted(*args: object, **kwargs: object) -> object:
+        walks.append(str(kwargs.get("start")))
+        return real_walk(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(index_module, "walk_vault", counted)
+    index.update(reversed(folders))
+    assert walks == ["d"]
+    assert index.targets["a.md"] == (folders[-1] + "/deep.md",)
+    monkeypatch.undo()
+    assert_same_as_fresh_scan(index)
