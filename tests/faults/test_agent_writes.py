@@ -37,6 +37,15 @@ def agent_vault(vault: Path) -> Path:
     return vault
 
 
+async def refusal(agent: Agent, tool: str, **arguments: object) -> str | None:
+    """The error a tool call was refused with; None when it was carried out."""
+    try:
+        await agent.call(tool, **arguments)
+    except ToolFailed as exc:
+        return str(exc)
+    return None
+
+
 def _refused(outcome: dict[str, str], key: str, pattern: str) -> None:
     assert key in outcome, f"{key} was not refused"
     assert pattern in outcome[key], outcome[key]
@@ -55,7 +64,7 @@ def test_paths_out_of_the_vault_are_refused_before_anything_is_opened(
     outcome: dict[str, str] = {}
 
     async def scenario(agent: Agent) -> None:
-        calls = {
+        calls: dict[str, tuple[str, dict[str, object]]] = {
             "absolute": ("write_note", {"path": str(absolute), "text": "x"}),
             "absolute append": ("append_to_note", {"note": str(absolute), "text": "x"}),
             "unc": ("write_note", {"path": "\\\\server\\share\\x.md", "text": "x"}),
@@ -71,10 +80,8 @@ def test_paths_out_of_the_vault_are_refused_before_anything_is_opened(
             ),
         }
         for key, (tool, arguments) in calls.items():
-            try:
-                await agent.call(tool, **arguments)
-            except ToolFailed as exc:
-                outcome[key] = str(exc)
+            if (said := await refusal(agent, tool, **arguments)) is not None:
+                outcome[key] = said
 
     opened: list[str] = []
 
@@ -127,15 +134,11 @@ def test_hidden_and_ignored_folders_are_never_written(agent_vault: Path) -> None
                 (f"overwrite {rel}", "write_note", {"path": rel, "text": "x", "overwrite": True}),
                 (f"append {rel}", "append_to_note", {"note": rel, "text": "x"}),
             ):
-                try:
-                    await agent.call(tool, **arguments)
-                except ToolFailed as exc:
-                    outcome[key] = str(exc)
+                if (said := await refusal(agent, tool, **arguments)) is not None:
+                    outcome[key] = said
         for key, rel in (("new hidden", ".obsidian/new.md"), ("new ignored", "private/new.md")):
-            try:
-                await agent.call("write_note", path=rel, text="x")
-            except ToolFailed as exc:
-                outcome[key] = str(exc)
+            if (said := await refusal(agent, "write_note", path=rel, text="x")) is not None:
+                outcome[key] = said
 
     run_agent(agent_vault, scenario, "--allow-writes")
     for rel in (".git/x.md", ".obsidian/ws.md", ".trash/old.md"):
@@ -165,10 +168,8 @@ def test_new_names_with_control_characters_are_refused(agent_vault: Path) -> Non
                 ("write_note", {"path": name, "text": "x"}),
                 ("append_to_note", {"note": name, "text": "x"}),
             ):
-                try:
-                    await agent.call(tool, **arguments)
-                except ToolFailed as exc:
-                    outcome[f"{tool} {key}"] = str(exc)
+                if (said := await refusal(agent, tool, **arguments)) is not None:
+                    outcome[f"{tool} {key}"] = said
 
     run_agent(agent_vault, scenario, "--allow-writes")
     for key, name in names.items():
@@ -226,10 +227,8 @@ def test_pipes_and_devices_named_like_notes_are_refused_without_blocking(
             ("overwrite pipe", "write_note", {"path": "pipe.md", "text": "x", "overwrite": True}),
             ("new pipe", "write_note", {"path": "pipe.md", "text": "x"}),
         ):
-            try:
-                await agent.call(tool, **arguments)
-            except ToolFailed as exc:
-                outcome[key] = str(exc)
+            if (said := await refusal(agent, tool, **arguments)) is not None:
+                outcome[key] = said
         found = await agent.call("read_note", note="existing2")
         answered.append(found["note"])
 
@@ -251,10 +250,8 @@ def test_a_read_only_note_is_refused_by_every_write(agent_vault: Path) -> None:
             ("overwrite", "write_note", {"path": "sub/target.md", "text": "x", "overwrite": True}),
             ("append", "append_to_note", {"note": "sub/target.md", "text": "x"}),
         ):
-            try:
-                await agent.call(tool, **arguments)
-            except ToolFailed as exc:
-                outcome[key] = str(exc)
+            if (said := await refusal(agent, tool, **arguments)) is not None:
+                outcome[key] = said
 
     run_agent(agent_vault, scenario, "--allow-writes")
     for key in ("overwrite", "append"):

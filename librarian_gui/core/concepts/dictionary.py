@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import errno
 import json
-import os
 import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..vault.files import RefusedFile, read_regular_file
+
 DEFAULT_DICTIONARY = "concepts.json"
 # Five times the largest real one (90,000 concepts, 6 MB). Read, a gigabyte of JSON takes
 # several times its size in memory: the process runs out of it, or aborts.
 MAX_DICTIONARY_BYTES = 32_000_000
-_READ_CHUNK = 1 << 20
 CASE_SENSITIVE_MAX = 4  # DESIGN §3: "AI", "MCP" match only in capitals
 
 # Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar,
@@ -157,34 +157,17 @@ def read_dictionary_bytes(path: Path) -> bytes:
     ``MAX_DICTIONARY_BYTES``; else ``DictionaryUnusable``, before a byte is read (or once
     the limit is read, if it grows meanwhile). ``FileNotFoundError`` when there is none,
     another ``OSError`` when it cannot be read."""
-    # Non-blocking: opening a named pipe for reading would wait for a writer.
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            code = errno.EISDIR if stat.S_ISDIR(st.st_mode) else errno.EINVAL
-            raise DictionaryUnusable(
-                path,
-                code,
-                f"{_kind(st.st_mode)}, not a file; not read. Put the dictionary file there",
-            )
-        if st.st_size > MAX_DICTIONARY_BYTES:
-            raise DictionaryUnusable(path, errno.EFBIG, _too_large(st.st_size))
-        parts: list[bytes] = []
-        size = 0
-        want = st.st_size + 1  # the whole file, and a byte more if it grew since the stat
-        while size <= MAX_DICTIONARY_BYTES:
-            part = os.read(fd, min(want, MAX_DICTIONARY_BYTES + 1 - size))
-            if not part:
-                break
-            parts.append(part)
-            size += len(part)
-            want = _READ_CHUNK
-        if size > MAX_DICTIONARY_BYTES:  # it grew past the limit while it was read
-            raise DictionaryUnusable(path, errno.EFBIG, _too_large(os.fstat(fd).st_size))
-        return b"".join(parts)
-    finally:
-        os.close(fd)
+        return read_regular_file(path, MAX_DICTIONARY_BYTES)
+    except RefusedFile as exc:
+        if exc.errno == errno.EFBIG:
+            raise DictionaryUnusable(path, errno.EFBIG, _too_large(exc.st.st_size)) from None
+        code = errno.EISDIR if stat.S_ISDIR(exc.st.st_mode) else errno.EINVAL
+        raise DictionaryUnusable(
+            path,
+            code,
+            f"{_kind(exc.st.st_mode)}, not a file; not read. Put the dictionary file there",
+        ) from None
 
 
 def _kind(mode: int) -> str:

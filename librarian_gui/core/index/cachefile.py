@@ -8,20 +8,12 @@ import errno
 import hashlib
 import logging
 import os
-import stat
 from pathlib import Path
+
+from ..vault.files import RefusedFile, open_regular_file, read_regular_file
 
 _log = logging.getLogger(__name__)
 
-# O_NONBLOCK: opening a FIFO to read waits for a writer, forever if none comes.
-# O_NOFOLLOW: a link planted at the cache's name (to /dev/zero, to a file elsewhere) is not
-# followed: the open fails. (Neither exists on Windows, where os.open is the only guard.)
-_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
 # What an open with O_NOFOLLOW of a link fails with: ELOOP (Linux, macOS), EMLINK (FreeBSD).
 _LINK_ERRORS = (errno.ELOOP, errno.EMLINK)
 DIGEST_BYTES = 32  # sha256: the fastest hash here (1 GB/s), and hashlib lets go of the GIL
@@ -35,60 +27,39 @@ def say_ignored(path: Path, reason: str) -> None:
 
 
 def open_cache(path: Path, limit: int) -> int | None:
-    """A read-only descriptor on the cache file at ``path``, or None: none there, or it is
-    refused (a link, not a regular file, larger than ``limit`` bytes, unreadable) and
-    said so. The caller closes the descriptor."""
+    """A read-only descriptor on the cache file at ``path`` (``files.open_regular_file``,
+    links refused), or None: none there, or it is refused and said so. The caller closes
+    the descriptor."""
     try:
-        fd = os.open(path, _FLAGS)
-    except FileNotFoundError:
-        return None
+        return open_regular_file(path, limit, links=False)
     except OSError as exc:
-        if exc.errno in _LINK_ERRORS and os.path.islink(path):
-            say_ignored(path, "is a symbolic link")
-        else:
-            say_ignored(path, f"cannot be read ({exc.strerror or exc})")
+        _said_refused(path, exc, limit)
         return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            say_ignored(path, "is not a regular file")
-        elif st.st_size > limit:
-            say_ignored(path, f"is too large ({st.st_size} bytes, at most {limit})")
-        else:
-            return fd
-    except OSError as exc:
-        say_ignored(path, f"cannot be read ({exc.strerror or exc})")
-    os.close(fd)
-    return None
 
 
 def read_cache(path: Path, limit: int) -> bytes | None:
     """The bytes of the cache file at ``path``, at most ``limit`` of them (see
-    ``open_cache``); None when there are none or more (it grew while being read)."""
-    fd = open_cache(path, limit)
-    if fd is None:
-        return None
+    ``open_cache``); None when there are none, or it is refused (said)."""
     try:
-        return _read_at_most(path, fd, limit)
-    finally:
-        os.close(fd)
-
-
-def _read_at_most(path: Path, fd: int, limit: int) -> bytes | None:
-    try:
-        # The size it has now (plus one, to see the end) in one call, as a rule.
-        parts = [os.read(fd, min(os.fstat(fd).st_size, limit) + 1)]
-        total = len(parts[0])
-        while total <= limit and (chunk := os.read(fd, min(_CHUNK, limit + 1 - total))):
-            parts.append(chunk)
-            total += len(chunk)
+        return read_regular_file(path, limit, links=False)
     except OSError as exc:
+        _said_refused(path, exc, limit)
+        return None
+
+
+def _said_refused(path: Path, exc: OSError, limit: int) -> None:
+    """Say why the cache file at ``path`` is not read (nothing, when there is none)."""
+    if isinstance(exc, FileNotFoundError):
+        return
+    if isinstance(exc, RefusedFile):
+        if exc.errno == errno.EFBIG:
+            say_ignored(path, f"is too large ({exc.st.st_size} bytes, at most {limit})")
+        else:
+            say_ignored(path, "is not a regular file")
+    elif exc.errno in _LINK_ERRORS and os.path.islink(path):
+        say_ignored(path, "is a symbolic link")
+    else:
         say_ignored(path, f"cannot be read ({exc.strerror or exc})")
-        return None
-    if total > limit:
-        say_ignored(path, f"is too large (over {limit} bytes)")
-        return None
-    return b"".join(parts)
 
 
 def digest_of_file(path: Path, fd: int, limit: int) -> bytes | None:

@@ -17,7 +17,7 @@ from ..vault.files import (
     MAX_IGNORE_BYTES,
     IgnoreRules,
     classify_file,
-    read_small,
+    read_regular_file,
     walk_vault,
 )
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
@@ -112,7 +112,7 @@ class VaultIndex:
             h.update(concept.id.encode("utf-8", "surrogateescape") + b"\0")
         h.update(b"\1" + "\0".join(self.excluded).encode("utf-8", "surrogateescape"))
         with contextlib.suppress(OSError):
-            h.update(b"\2" + read_small(self.root / IGNORE_FILE, MAX_IGNORE_BYTES))
+            h.update(b"\2" + read_regular_file(self.root / IGNORE_FILE, MAX_IGNORE_BYTES))
         return h.hexdigest()
 
     def rescan(

@@ -198,18 +198,56 @@ def _judge(root_real: str, real: str, link: str) -> ScanWarning | None:
 MAX_IGNORE_BYTES = 1_000_000  # a gitignore file of 20,000 lines; anything larger is not one
 
 
-def read_small(path: Path, limit: int) -> bytes:
-    """A small file of the vault's (``.librarianignore``, perhaps a link to ``.gitignore``):
-    never blocking on a pipe, never a device, at most ``limit`` bytes (``OSError`` saying
-    why not)."""
-    fd = os.open(path, _READ_FLAGS | os.O_CLOEXEC)
+class RefusedFile(OSError):
+    """A file not read because of what it is: ``st`` is its status — not a regular file
+    (EINVAL: a folder, a named pipe, a device), or larger than asked (EFBIG)."""
+
+    def __init__(self, path: Path | str, code: int, reason: str, st: os.stat_result) -> None:
+        super().__init__(code, reason, os.fspath(path))
+        self.st = st
+
+
+_READ_CHUNK = 1 << 20
+
+
+def open_regular_file(path: Path | str, limit: int | None = None, *, links: bool = True) -> int:
+    """A read-only descriptor on the regular file at ``path``: opened without blocking (a
+    named pipe would wait for a writer for ever), not through a symbolic link unless
+    ``links`` (ELOOP), never a device or a folder, nor over ``limit`` bytes (``RefusedFile``).
+    The caller closes it."""
+    flags = _READ_FLAGS | os.O_CLOEXEC | (0 if links else os.O_NOFOLLOW)
+    fd = os.open(path, flags)
     try:
         st = os.fstat(fd)
         if not _stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a pipe or device)")
-        if st.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes")
-        return os.read(fd, limit + 1)[:limit]
+            raise RefusedFile(path, errno.EINVAL, "not a regular file", st)
+        if limit is not None and st.st_size > limit:
+            raise RefusedFile(path, errno.EFBIG, f"larger than {limit:,} bytes", st)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def read_regular_file(path: Path | str, limit: int | None = None, *, links: bool = True) -> bytes:
+    """The bytes of the regular file at ``path`` (``open_regular_file``), at most ``limit``:
+    ``RefusedFile`` (EFBIG) also when it grows past it while it is read."""
+    fd = open_regular_file(path, limit, links=links)
+    try:
+        parts: list[bytes] = []
+        size = 0
+        want = os.fstat(fd).st_size + 1  # all of it in one call, and a byte more if it grew
+        bound = limit + 1 if limit is not None else None
+        while bound is None or size < bound:
+            part = os.read(fd, want if bound is None else min(want, bound - size))
+            if not part:
+                break
+            parts.append(part)
+            size += len(part)
+            want = _READ_CHUNK
+        if limit is not None and size > limit:
+            raise RefusedFile(path, errno.EFBIG, f"larger than {limit:,} bytes", os.fstat(fd))
+        return b"".join(parts)
     finally:
         os.close(fd)
 
@@ -221,7 +259,7 @@ class IgnoreRules:
         lines: list[str] = []
         self.warnings: list[ScanWarning] = []
         try:
-            raw = read_small(root / IGNORE_FILE, MAX_IGNORE_BYTES)
+            raw = read_regular_file(root / IGNORE_FILE, MAX_IGNORE_BYTES)
         except FileNotFoundError:
             raw = b""
         except OSError as exc:

@@ -32,13 +32,12 @@ import os
 import posixpath
 import re
 import shutil
-import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from ..vault.files import IgnoreRules
+from ..vault.files import IgnoreRules, read_regular_file
 from . import additions
 from .additions import Addition
 from .lock import WAIT, vault_lock
@@ -606,10 +605,10 @@ class Journal:
                 continue
             result = self._undo_files(entry.id, record, {number})
             if item["rel"] in result.restored:
-                size = read_own(self.folder / entry.id / str(item["blob"]))
+                size = (self.folder / entry.id / str(item["blob"])).stat().st_size
                 said.append(
                     f"{item['rel']}: removed the {item['landed']:,} bytes an interrupted append "
-                    f"left (of {len(size):,}); the rest of the note is kept"
+                    f"left (of {size:,}); the rest of the note is kept"
                 )
                 item.update(outcome="skipped", reason="interrupted; its bytes were removed")
             else:
@@ -1075,19 +1074,7 @@ MAX_RECORD_BYTES = 256 << 20  # an entry.json of a million files; more is not on
 def read_own(path: Path, limit: int | None = None) -> bytes:
     """One of the journal's files: never through a link, never blocking on a pipe planted
     in its place, never a device, at most ``limit`` bytes (``OSError`` saying why not)."""
-    fd = os.open(path, READ_FLAGS)
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(errno.EINVAL, "not a regular file (a pipe or device)", str(path))
-        if limit is not None and st.st_size > limit:
-            raise OSError(errno.EFBIG, f"larger than {limit:,} bytes", str(path))
-        parts = []
-        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
-            parts.append(chunk)
-        return b"".join(parts)
-    finally:
-        os.close(fd)
+    return read_regular_file(path, limit, links=False)
 
 
 def _journal_unwritable(exc: OSError) -> WriteRefused:

@@ -450,11 +450,31 @@ def write_new(path: Path, data: bytes) -> None:
 def _write_exclusive(name: str | Path, data: bytes, mode: int, dir_fd: int | None) -> None:
     """Create ``name`` (in the open folder ``dir_fd``), which must not exist, holding
     ``data``, fsynced; removed again when it could not be written whole (a full disk)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(name, flags, mode, dir_fd=dir_fd)
+    fd = os.open(name, _NEW_FLAGS, mode, dir_fd=dir_fd)
+    _fill(fd, name, dir_fd, data, None)
+
+
+_NEW_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _fill(
+    fd: int,
+    name: str | Path,
+    dir_fd: int | None,
+    data: bytes | Callable[[BinaryIO], None],
+    mode: int | None,
+) -> None:
+    """Write ``data`` to the new file open as ``fd`` (named ``name``), give it ``mode``,
+    fsync and close it; removed again when it could not be written whole (a full disk)."""
     try:
         try:
-            _write_all(fd, data)
+            if callable(data):
+                with os.fdopen(fd, "wb", closefd=False) as fh:
+                    data(fh)
+            else:
+                _write_all(fd, data)
+            if mode is not None:
+                os.fchmod(fd, mode)
             os.fsync(fd)
         finally:
             os.close(fd)
@@ -526,7 +546,6 @@ def _write_temp(
     makes 0600); its name (in the folder, for a ``Place``; its path otherwise). ``name``
     (``.librarian-….tmp``) is taken, or ``…-1.tmp`` and so on when a file of that name
     exists. A temporary file that cannot be written whole (a full disk) is removed."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     if isinstance(folder, Place):
         dir_fd: int | None = folder.fd
         stem = (name or f"{TEMP_PREFIX}{os.urandom(6).hex()}{TEMP_SUFFIX}").removesuffix(
@@ -544,26 +563,11 @@ def _write_temp(
         for n in itertools.count():
             tmp = f"{stem}-{n}{TEMP_SUFFIX}" if n else base
             try:
-                fd = os.open(tmp, flags, 0o600, dir_fd=dir_fd)
+                fd = os.open(tmp, _NEW_FLAGS, 0o600, dir_fd=dir_fd)
                 break
             except FileExistsError:
                 continue
-    try:
-        try:
-            if callable(data):
-                with os.fdopen(fd, "wb", closefd=False) as fh:
-                    data(fh)
-            else:
-                _write_all(fd, data)
-            if mode is not None:
-                os.fchmod(fd, mode)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp, dir_fd=dir_fd)
-        raise
+    _fill(fd, tmp, dir_fd, data, mode)
     return tmp
 
 
