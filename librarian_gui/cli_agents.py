@@ -104,14 +104,15 @@ def _reader(index: VaultIndex) -> Callable[[str], str | None]:
 def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the human text of ``librarian search``."""
     # Imported here: the other commands start without what search and packs need.
-    from .core.agents.search import UnknownConcept, agent_search
+    from .core.agents.ranking import NOT_ANSWERED
+    from .core.agents.search import UnknownConcept, search_notes
 
     if args.limit < 1:
         raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
     since, until = _date(args.since, "--since"), _date(args.until, "--until")
     index = open_index(args)
     try:
-        hits = agent_search(
+        found = search_notes(
             index,
             _reader(index),
             args.query,
@@ -124,12 +125,13 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
         )
     except UnknownConcept as exc:
         raise _Usage(EXIT_NO_CONCEPT, str(exc)) from exc
-    data = {"query": args.query, "hits": [h.to_json() for h in hits]}
+    data = found.to_json(args.query)
+    hits = found.hits
 
     def human() -> str:
         if not hits:
             return "no note matches"
-        lines = []
+        lines = [] if found.answers_well else [f"({NOT_ANSWERED}; the closest notes follow)"]
         for h in hits:
             lines.append(f"{h.score:6.3f}  {h.note}  ({h.date.isoformat()})")
             lines.extend(f"        {n}: {text}" for n, text in h.lines)

@@ -24,7 +24,7 @@ from . import __version__
 from .core.agents import answers, paging
 from .core.agents.context import INDEX_SHARE, context_pack
 from .core.agents.live import LiveVault
-from .core.agents.search import agent_search
+from .core.agents.search import search_notes
 from .core.agents.writes import append_to_note, write_note
 from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
@@ -109,7 +109,7 @@ class Tools:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready() if concept is None else self._with_concepts()
-        hits = agent_search(
+        found = search_notes(
             live.index,
             live.text,
             query,
@@ -120,8 +120,7 @@ class Tools:
             concept=concept,
             limit=limit,
         )
-        answer = {"query": query, "hits": [h.to_json() for h in hits]}
-        return paging.page_list(answer, "hits", cursor)
+        return paging.page_list(found.to_json(query), "hits", cursor)
 
     def context_pack(
         self,

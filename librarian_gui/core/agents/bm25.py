@@ -67,15 +67,18 @@ class BM25:
         df = len(self.postings.get(term, ()))
         return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
 
-    def scores(self, query: Iterable[str]) -> dict[int, float]:
-        """Document → score, for the documents holding at least one query term."""
+    def scores(
+        self, query: Iterable[str], weights: dict[str, float] | None = None
+    ) -> dict[int, float]:
+        """Document → score, for the documents holding at least one query term; each
+        term's part times its weight in ``weights`` (1 when absent)."""
         out: dict[int, float] = {}
         mean = self.mean_length or 1.0
         for term in dict.fromkeys(query):  # each distinct term once, in query order
             found = self.postings.get(term)
             if not found:
                 continue
-            idf = self.idf(term)
+            idf = self.idf(term) * (weights.get(term, 1.0) if weights else 1.0)
             for doc, tf in found:
                 norm = K1 * (1.0 - B + B * self.lengths[doc] / mean)
                 out[doc] = out.get(doc, 0.0) + idf * tf * (K1 + 1.0) / (tf + norm)

@@ -3,55 +3,26 @@ never over a token budget, each with its note path, heading and line range."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
-from ..index.resolver import CONCEPT_PREFIX
 from ..parse.parser import split_front_matter
 from .bm25 import terms
 from .corpus import Corpus, TextOf
 from .passages import Passage
-from .search import name_scores, note_scores
+from .ranking import NOT_ANSWERED, TIME_QUESTION, answers_well, name_scores, score_passages
 from .tokens import estimate_tokens
 
 if TYPE_CHECKING:
     from ..related.vault import RelatedIndex
 
 INDEX_SHARE = 0.25
-NOTE_WEIGHT = 0.5  # a passage's text match grows by up to half with its note's
-NEIGHBOUR_WEIGHT = 0.35  # a passage next to a match takes this much of the match's score
-TIME_BOOST = 0.3  # a question about time: passages saying when grow by this share
-DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by this one
-GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
-NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
-GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
 REFILLS = 4  # rounds of packing passages into what the printed body left
 QUERY_SHOWN = 200  # characters of the query repeated in the header
-
-_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
-_MONTH = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
-TIME_QUESTION = re.compile(
-    rf"\b(?:when|what (?:year|month|day|date|time)|how long|ago|since|until|before|after|"
-    rf"yesterday|today|tomorrow|last|next|recently|dates?|dated|{_MONTH}|{_WEEKDAY}|"
-    r"(?:19|20)\d\d|weeks?|months?|years?)\b",
-    re.IGNORECASE,
-)
-TIME_WORDS = re.compile(
-    rf"\b(?:yesterday|today|tomorrow|tonight|ago|last|next|this (?:morning|week|weekend|"
-    rf"month|year|summer|winter|spring|fall)|recently|{_MONTH}|{_WEEKDAY}|weekend|"
-    r"(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b",
-    re.IGNORECASE,
-)
-_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
-_MONTH_NAME = re.compile(rf"\b({_MONTH})\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,6 +62,7 @@ class ContextPack:
     passages: tuple[PackedPassage, ...]
     time_question: bool = False
     notes: tuple[str, ...] = field(default=())
+    answers_well: bool = True
 
     def to_json(self) -> dict[str, Any]:
         """What ``librarian context --json`` prints: the notes and passages (path, heading,
@@ -101,6 +73,8 @@ class ContextPack:
             "budget": self.budget,
             "tokens": self.tokens,
             "time_question": self.time_question,
+            "answers_well": self.answers_well,
+            **({} if self.answers_well else {"warning": NOT_ANSWERED}),
             "index_note": None
             if self.index_note is None
             else {"note": self.index_note, "lines": self.index_lines, "of": self.index_total},
@@ -137,7 +111,7 @@ def context_pack(
     named = name_scores(index, rels, query)
     corpus = Corpus.build(index, text_of, rels, terms(query), keep={rels[i] for i in named})
     timed = bool(TIME_QUESTION.search(query))
-    scored = _score(index, corpus, query, timed, related)
+    scored = score_passages(index, corpus, query, timed, related)
 
     index_lines: list[str] = []
     if index_rel is not None:
@@ -145,7 +119,11 @@ def context_pack(
         body = whole[split_front_matter(whole)[0] :].strip("\n")  # its front matter: no pointer
         index_lines = body.split("\n") if body else []
     how = _how(timed, related is not None)
-    return _assemble(corpus, query, budget, index_rel, index_lines, index_share, scored, timed, how)
+    well = answers_well(index, corpus, query)
+    pack = _assemble(
+        corpus, query, budget, index_rel, index_lines, index_share, scored, timed, how, well
+    )
+    return dataclasses.replace(pack, answers_well=well)
 
 
 def _find(index: VaultIndex, name: str) -> str | None:
@@ -158,120 +136,6 @@ def _find(index: VaultIndex, name: str) -> str | None:
     return matches[0] if matches else None
 
 
-def _score(
-    index: VaultIndex,
-    corpus: Corpus,
-    query: str,
-    timed: bool,
-    related: RelatedIndex | None,
-) -> list[tuple[float, int, tuple[str, ...]]]:
-    """(score, passage index, reasons) of every passage worth packing, best first."""
-    q_terms = terms(query)
-    base = corpus.passage_bm25.scores(q_terms)
-    top = max(base.values(), default=0.0)
-    base = {p: s / top for p, s in base.items()} if top > 0 else {}
-    named = name_scores(index, corpus.notes, query)
-    notes = note_scores(corpus, q_terms, named)
-    top_note = max(notes.values(), default=0.0)
-    if top_note > 0:
-        notes = {n: s / top_note for n, s in notes.items()}
-    near = _graph_neighbours(index, corpus, notes, related)
-    dated = _dated_notes(corpus, query) if timed else set()
-    out = []
-    for p, passage in enumerate(corpus.passages):
-        n = corpus.note_of[p]
-        reasons = []
-        score = 0.0
-        own = base.get(p, 0.0)
-        if own > 0:
-            score = own * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
-            reasons.append("text match")
-        beside = max(
-            (
-                base.get(q, 0.0)
-                for q in (p - 1, p + 1)
-                if 0 <= q < len(corpus.passages) and corpus.note_of[q] == n
-            ),
-            default=0.0,
-        )
-        lifted = NEIGHBOUR_WEIGHT * beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
-        if lifted > score:
-            score = lifted
-            reasons.append("next to a match")
-        if n in named and NAME_WEIGHT * named[n] > score:
-            score = NAME_WEIGHT * named[n]  # the query names the note: its passages too
-            reasons.append("note named")
-        if score <= 0:
-            continue
-        boost = 1.0
-        if n in near:
-            boost += GRAPH_BOOST
-            reasons.append(near[n])
-        if timed and TIME_WORDS.search(passage.text):
-            boost += TIME_BOOST
-            reasons.append("says when")
-        if n in dated:
-            boost += DATE_BOOST
-            reasons.append("dated as asked")
-        out.append((score * boost, p, tuple(reasons)))
-    out.sort(
-        key=lambda item: (-item[0], corpus.passages[item[1]].note, corpus.passages[item[1]].first)
-    )
-    return out
-
-
-def _graph_neighbours(
-    index: VaultIndex,
-    corpus: Corpus,
-    notes: dict[int, float],
-    related: RelatedIndex | None,
-) -> dict[int, str]:
-    """Note index → why it is near the best notes: linked to one, sharing a concept with
-    one, or related to one."""
-    seeds = sorted(notes, key=lambda n: (-notes[n], corpus.notes[n]))[:GRAPH_SEEDS]
-    row = {rel: i for i, rel in enumerate(corpus.notes)}
-    near: dict[int, str] = {}
-    with index.lock:
-        for s in seeds:
-            rel = corpus.notes[s]
-            linked = set(index.out_edges.get(rel, {})) | set(index.in_edges.get(rel, {}))
-            for other in sorted(linked):
-                if other in row and row[other] not in seeds:
-                    near.setdefault(row[other], f"linked with {rel}")
-            concepts = {t for t in index.out_edges.get(rel, {}) if t.startswith(CONCEPT_PREFIX)}
-            for c in sorted(concepts):
-                for other in sorted(index.in_edges.get(c, {})):
-                    if other in row and row[other] not in seeds:
-                        near.setdefault(row[other], f"shares {c[len(CONCEPT_PREFIX) :]} with {rel}")
-    if related is not None:
-        for s in seeds:
-            rel = corpus.notes[s]
-            for found in related.related(rel, 0.15):
-                if found.note in row and row[found.note] not in seeds:
-                    near.setdefault(row[found.note], f"related to {rel}")
-    return near
-
-
-def _dated_notes(corpus: Corpus, query: str) -> set[int]:
-    """Notes dated in a year, or a month (of that year when one is named) the query names."""
-    years = {int(y) for y in _YEAR.findall(query)}
-    months = set()
-    for m in _MONTH_NAME.findall(query):
-        if m == "may":
-            continue  # the verb; the month is written May
-        months.add(_MONTHS.index(m.casefold()[:3]) + 1)
-    if not years and not months:
-        return set()
-    return {
-        n
-        for n, d in enumerate(corpus.dates)
-        if (not years or d.year in years) and (not months or d.month in months)
-    }
-
-
-# ------------------------------------------------------------------ assembling
-
-
 def _how(timed: bool, similar: bool) -> str:
     """What the passages were chosen by, as the header says it."""
     how = "text match (BM25) over passages and notes, neighbouring passages, links and shared "
@@ -282,11 +146,19 @@ def _how(timed: bool, similar: bool) -> str:
 
 
 def _header(
-    query: str, budget: int, used: int, index_part: str, count: int, notes: int, how: str
+    query: str,
+    budget: int,
+    used: int,
+    index_part: str,
+    count: int,
+    notes: int,
+    how: str,
+    well: bool,
 ) -> str:
     q = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
+    warning = "" if well else f"Warning: {NOT_ANSWERED}; the closest passages follow.\n"
     return (
-        f"# Context for: {q}\n"
+        f"# Context for: {q}\n{warning}"
         f"Within {budget} tokens (estimated; {used} used): {index_part}; "
         f"{_plural(count, 'passage')} from {_plural(notes, 'note')}, chosen by {how}. "
         "Each passage: note path (date), heading, lines.\n"
@@ -386,6 +258,7 @@ def _assemble(
     scored: list[tuple[float, int, tuple[str, ...]]],
     timed: bool,
     how: str,
+    well: bool,
 ) -> ContextPack:
     """Reserve the header at its widest, then the index note within its share, then fill
     the rest with passages by score; the body printed is often shorter than reserved
@@ -394,7 +267,7 @@ def _assemble(
     estimates add up to a bound of the whole (``tokens``)."""
     wide = 10 ** len(str(budget)) - 1 if budget else 9
     widest = f"the index note {index_rel} ({wide} of {wide} lines)"
-    room = budget - estimate_tokens(_header(query, budget, wide, widest, wide, wide, how))
+    room = budget - estimate_tokens(_header(query, budget, wide, widest, wide, wide, how, well))
     if room < 0:
         return ContextPack(query, budget, "", 0, index_rel, 0, len(index_lines), (), timed)
     kept = 0
@@ -442,7 +315,9 @@ def _assemble(
             index_part = f"the index note {index_rel} ({kept} of {len(index_lines)} lines)"
         used = 0
         for _ in range(4):  # the header prints what the text uses: settle the number
-            header = _header(query, budget, used, index_part, len(order), len(note_order), how)
+            header = _header(
+                query, budget, used, index_part, len(order), len(note_order), how, well
+            )
             text = header + body
             if estimate_tokens(text) == used:
                 break

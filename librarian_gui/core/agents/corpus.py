@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from ..index.index import VaultIndex
 from .bm25 import BM25, K1, B, terms
 from .passages import Passage, split_passages
+from .speakers import speakers, unlabelled
 
 # Past this many notes a question reads every note but splits and scores only the
 # CANDIDATES that a quick count of its terms ranks first.
@@ -37,6 +38,10 @@ class Corpus:
     note_bm25: BM25
     passage_bm25: BM25
     passage_terms: list[list[str]] = field(repr=False)
+    # Who speaks in each passage: the terms of the speaker labels cut from its lines (see
+    # ``speakers``), and every such term of the corpus.
+    passage_speakers: list[frozenset[str]] = field(repr=False, default_factory=list)
+    speaker_terms: frozenset[str] = frozenset()
 
     @classmethod
     def build(
@@ -63,11 +68,13 @@ class Corpus:
         note_of: list[int] = []
         note_terms: list[list[str]] = []
         passage_terms: list[list[str]] = []
+        passage_speakers: list[frozenset[str]] = []
         for i, (record, text) in enumerate(zip(records, texts, strict=True)):
-            split, split_terms, whole = analysed(record.path, record.title, text)
+            split, split_terms, whole, said = analysed(record.path, record.title, text)
             passages.extend(split)
             note_of.extend([i] * len(split))
             passage_terms.extend(split_terms)
+            passage_speakers.extend(said)
             note_terms.append(whole)
         return cls(
             rels,
@@ -79,25 +86,39 @@ class Corpus:
             BM25(note_terms),
             BM25(passage_terms),
             passage_terms,
+            passage_speakers,
+            frozenset().union(*passage_speakers),
         )
+
+    def split_names(self, query: Sequence[str]) -> tuple[list[str], frozenset[str]]:
+        """The query's terms that are evidence, and the speakers it names. Names are not
+        evidence (``speakers``) unless the query is nothing but names."""
+        named = frozenset(t for t in query if t in self.speaker_terms)
+        rest = [t for t in query if t not in named]
+        return (rest, named) if rest else (list(query), named)
 
 
 @functools.lru_cache(maxsize=KEPT_NOTES)
 def analysed(
     rel: str, title: str, text: str
-) -> tuple[tuple[Passage, ...], tuple[list[str], ...], list[str]]:
-    """A note's passages, each passage's terms (its heading's and its own) and the whole
-    note's (its title's twice, then its passages'), kept for the last ``KEPT_NOTES`` notes:
-    an agent's questions read the same notes again. Treat the lists as read-only."""
+) -> tuple[tuple[Passage, ...], tuple[list[str], ...], list[str], tuple[frozenset[str], ...]]:
+    """A note's passages, each passage's terms (its heading's and its own, speaker labels
+    cut) and the whole note's (its title's twice, then its passages'), and who speaks in
+    each passage (its labels' terms), kept for the last ``KEPT_NOTES`` notes: an agent's
+    questions read the same notes again. Treat the lists as read-only."""
     name = terms(title)
     whole = name + name
     split = tuple(split_passages(rel, text))
+    known = speakers([line for p in split for line in p.text.split("\n")])
     split_terms = []
+    said = []
     for p in split:
-        found = terms(p.text)
+        body, labels = unlabelled(p.text, known)
+        found = terms(body)
         whole += found
         split_terms.append(terms(" ".join(p.heading)) + found)
-    return split, tuple(split_terms), whole
+        said.append(frozenset(t for label in labels for t in terms(label)))
+    return split, tuple(split_terms), whole, tuple(said)
 
 
 def prefilter(texts: Sequence[str], query: Sequence[str], limit: int) -> list[int]:

@@ -9,22 +9,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rapidfuzz import fuzz
-
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
 from ..search.search import has_tag
 from .bm25 import terms
 from .corpus import Corpus, TextOf
+from .ranking import NOT_ANSWERED, answers_well, name_scores, ranked_notes
 
 LINES_SHOWN = 3
 LINE_CHARS = 200
-# Weights of a note's score: its whole text's BM25, its best passage's, its name's fuzzy
-# match (each scaled to 0..1 over the hits first).
-NOTE_WEIGHT = 0.5
-PASSAGE_WEIGHT = 0.5
-NAME_WEIGHT = 1.0
-NAME_FLOOR = 80.0  # rapidfuzz ratio below which a name does not count as matched
 
 
 class UnknownConcept(LookupError):
@@ -47,6 +40,7 @@ class AgentHit:
     date: _dt.date
     date_source: str
     lines: tuple[tuple[int, str], ...]
+    reasons: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +50,7 @@ class AgentHit:
             "date": self.date.isoformat(),
             "date_source": self.date_source,
             "lines": [{"line": n, "text": t} for n, t in self.lines],
+            "reasons": list(self.reasons),
         }
 
 
@@ -104,6 +99,22 @@ def filtered_notes(
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """The ``hits`` of a search, and whether anything answers the query well (see
+    ``ranking.answers_well``): an agent tells "not remembered" from "here is something"."""
+
+    hits: tuple[AgentHit, ...]
+    answers_well: bool
+
+    def to_json(self, query: str) -> dict[str, Any]:
+        out: dict[str, Any] = {"query": query, "answers_well": self.answers_well}
+        if not self.answers_well:
+            out["warning"] = NOT_ANSWERED
+        out["hits"] = [h.to_json() for h in self.hits]
+        return out
+
+
 def agent_search(
     index: VaultIndex,
     text_of: TextOf,
@@ -116,21 +127,49 @@ def agent_search(
     concept: str | None = None,
     limit: int = 10,
 ) -> list[AgentHit]:
+    """The hits of ``search_notes``, best first."""
+    found = search_notes(
+        index,
+        text_of,
+        query,
+        tag=tag,
+        folder=folder,
+        since=since,
+        until=until,
+        concept=concept,
+        limit=limit,
+    )
+    return list(found.hits)
+
+
+def search_notes(
+    index: VaultIndex,
+    text_of: TextOf,
+    query: str,
+    *,
+    tag: str | None = None,
+    folder: str | None = None,
+    since: _dt.date | None = None,
+    until: _dt.date | None = None,
+    concept: str | None = None,
+    limit: int = 10,
+) -> SearchResult:
     """The notes best matching ``query`` among those passing the filters (see
-    ``filtered_notes``), best first, at most ``limit``. A note's score adds its BM25 over
-    the whole note, its best passage's BM25 (each scaled by the best hit's) and how well
-    its title or an alias matches the query (rapidfuzz, from ``NAME_FLOOR``). An empty
-    query lists the filtered notes newest first. Ties go to the path, so the order is
-    always the same."""
+    ``filtered_notes``), best first, at most ``limit``, ranked as context packs rank
+    (``ranking.ranked_notes``: the whole note's BM25, its best passage, its name). An
+    empty query lists the filtered notes newest first. Ties go to the path, so the order
+    is always the same."""
     if limit <= 0:
-        return []
+        return SearchResult((), True)
     notes = filtered_notes(
         index, text_of, tag=tag, folder=folder, since=since, until=until, concept=concept
     )
     q_terms = terms(query)
     named = name_scores(index, notes, query)
     corpus = Corpus.build(index, text_of, notes, q_terms, keep={notes[i] for i in named})
-    scores = note_scores(corpus, q_terms, name_scores(index, corpus.notes, query))
+    scores, tops = ranked_notes(index, corpus, query)
+    evidence = corpus.split_names(q_terms)[0]
+    named_here = name_scores(index, corpus.notes, query)
     if not query.strip():
         order = sorted(
             range(len(corpus.notes)), key=lambda i: (-corpus.dates[i].toordinal(), corpus.notes[i])
@@ -151,54 +190,23 @@ def agent_search(
                 scores.get(i, 0.0),
                 corpus.dates[i],
                 corpus.date_sources[i],
-                best_lines(corpus.texts[i], q_terms, corpus),
+                best_lines(corpus.texts[i], evidence, corpus) or _passage_lines(corpus, tops, i),
+                tops[i][1] if i in tops else ("note named",) if i in named_here else (),
             )
         )
-    return hits
+    return SearchResult(tuple(hits), answers_well(index, corpus, query))
 
 
-def note_scores(
-    corpus: Corpus, q_terms: Sequence[str], names: dict[int, float]
-) -> dict[int, float]:
-    """Note index → its score (see ``agent_search``)."""
-    whole = _scaled(corpus.note_bm25.scores(q_terms))
-    best: dict[int, float] = {}
-    for p, s in corpus.passage_bm25.scores(q_terms).items():
-        n = corpus.note_of[p]
-        if s > best.get(n, 0.0):
-            best[n] = s
-    best = _scaled(best)
-    out: dict[int, float] = {}
-    for n in set(whole) | set(best) | set(names):
-        out[n] = (
-            NOTE_WEIGHT * whole.get(n, 0.0)
-            + PASSAGE_WEIGHT * best.get(n, 0.0)
-            + NAME_WEIGHT * names.get(n, 0.0)
-        )
-    return out
-
-
-def _scaled(scores: dict[int, float]) -> dict[int, float]:
-    top = max(scores.values(), default=0.0)
-    return {k: v / top for k, v in scores.items()} if top > 0 else {}
-
-
-def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int, float]:
-    """Note index → 0..1 for a title or alias close to the whole query (a query naming a
-    note: "token bucket", "tokenizer quirks"), from rapidfuzz's ratio at ``NAME_FLOOR``."""
-    from ..search.switcher import match_key  # numpy with it: not at the command line's start
-
-    q = match_key(query)
-    if not q:
-        return {}
-    with index.lock:
-        names = [(index.notes[rel].title, *index.notes[rel].parsed.aliases) for rel in notes]
-    out = {}
-    for i, found in enumerate(names):
-        best = max((fuzz.ratio(q, match_key(name)) for name in found if name), default=0.0)
-        if best >= NAME_FLOOR:
-            out[i] = (best - NAME_FLOOR) / (100.0 - NAME_FLOOR) * 0.5 + 0.5
-    return out
+def _passage_lines(
+    corpus: Corpus, tops: dict[int, tuple[int, tuple[str, ...]]], note: int
+) -> tuple[tuple[int, str], ...]:
+    """The first lines of a note's best passage, when no line holds a word of the query
+    (a note found by the words of the best matches, a neighbour or a link)."""
+    if note not in tops:
+        return ()
+    p = corpus.passages[tops[note][0]]
+    lines = [(p.first + k, line.strip()) for k, line in enumerate(p.text.split("\n"))]
+    return tuple((n, _short(line)) for n, line in lines if line)[:LINES_SHOWN]
 
 
 def best_lines(
@@ -222,4 +230,11 @@ def _short(line: str) -> str:
     return line if len(line) <= LINE_CHARS else line[: LINE_CHARS - 1].rstrip() + "…"
 
 
-__all__ = ["AgentHit", "UnknownConcept", "agent_search", "filtered_notes"]
+__all__ = [
+    "AgentHit",
+    "SearchResult",
+    "UnknownConcept",
+    "agent_search",
+    "filtered_notes",
+    "search_notes",
+]

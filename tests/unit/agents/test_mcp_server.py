@@ -160,9 +160,16 @@ def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> Non
 
         pack = await agent.call("context_pack", query="What did we say about rag?", budget=300)
         assert pack["index_note"] == {"note": "MEMORY.md", "lines": 3, "of": 3}
-        assert pack["notes"] == ["diary/2024-05-01.md"]
-        assert [(p["note"], p["lines"]) for p in pack["passages"]] == [
-            ("diary/2024-05-01.md", [1, 3])
+        # "say" is nowhere: the words of the diary's line ("alpha", "team", "talked")
+        # join the question (pseudo-relevance feedback) and bring Alpha's three sections,
+        # each under the heading "Alpha"; the related notes' librarian pairs the two notes
+        assert pack["notes"] == ["diary/2024-05-01.md", "alpha.md"]
+        fed = ["words of the best matches", "related to diary/2024-05-01.md"]
+        assert [(p["note"], p["lines"], p["reasons"]) for p in pack["passages"]] == [
+            ("diary/2024-05-01.md", [1, 3], ["text match"]),
+            ("alpha.md", [1, 3], fed),
+            ("alpha.md", [5, 7], fed),
+            ("alpha.md", [9, 11], fed),
         ]
         assert pack["tokens"] <= 300
         assert "- [[alpha]] — the alpha project\n" in pack["text"]

@@ -1,0 +1,347 @@
+"""The ranking context packs and agent search share (issue 27): every passage of the notes a
+question looks at, scored, with the reasons it is there.
+
+A passage's score is its BM25 match (the query's words, grown by pseudo-relevance feedback
+from the best passages' words), raised by its note's match (whole note, name); a passage next
+to a match takes part of the match's score, more when it answers the match's question or
+points back to it; speaker names are not evidence but prefer that speaker's lines; the
+best notes lift the notes they link, share a concept with or are related to; and a question
+about time lifts passages saying when and notes dated as asked."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rapidfuzz import fuzz
+
+from ..index.index import VaultIndex
+from ..index.resolver import CONCEPT_PREFIX
+from .bm25 import terms
+from .corpus import Corpus
+from .passages import Passage
+from .speakers import line_label
+
+if TYPE_CHECKING:
+    from ..related.vault import RelatedIndex
+
+WELL_COVERED = 0.4  # the share of a question's word weight one passage or note must hold
+NOT_ANSWERED = "nothing in memory answers this well"
+
+# Weights of a note's score: its whole text's BM25, its best passage's, its name's fuzzy
+# match (each scaled to 0..1 over the hits first).
+NOTE_SEARCH_WEIGHT = 0.5
+PASSAGE_SEARCH_WEIGHT = 0.5
+NAME_SEARCH_WEIGHT = 1.0
+NAME_FLOOR = 80.0  # rapidfuzz ratio below which a name does not count as matched
+
+NOTE_WEIGHT = 0.5  # a passage's text match grows by up to half with its note's
+NEIGHBOUR_WEIGHT = 0.35  # a passage next to a match takes this much of the match's score
+ANSWER_WEIGHT = 0.7  # … and one answering its question or pointing back to it, this much
+TIME_BOOST = 0.3  # a question about time: passages saying when grow by this share
+DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by this one
+GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
+NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
+FEEDBACK_PASSAGES = 5  # pseudo-relevance feedback: the best passages whose words join the query
+FEEDBACK_TERMS = 10  # … how many of their words (by tf × idf)
+FEEDBACK_WEIGHT = 0.3  # … each weighing this much of a query's word at most
+SPEAKER_BOOST = 0.3  # a question naming a speaker: that speaker's passages grow by this share
+SPEAKER_ONLY = 0.05  # … and those matching by the name alone, this much, to fill a budget
+GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
+
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+TIME_QUESTION = re.compile(
+    rf"\b(?:when|what (?:year|month|day|date|time)|how long|ago|since|until|before|after|"
+    rf"yesterday|today|tomorrow|last|next|recently|dates?|dated|{_MONTH}|{_WEEKDAY}|"
+    r"(?:19|20)\d\d|weeks?|months?|years?)\b",
+    re.IGNORECASE,
+)
+TIME_WORDS = re.compile(
+    rf"\b(?:yesterday|today|tomorrow|tonight|ago|last|next|this (?:morning|week|weekend|"
+    rf"month|year|summer|winter|spring|fall)|recently|{_MONTH}|{_WEEKDAY}|weekend|"
+    r"(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b",
+    re.IGNORECASE,
+)
+_YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_MONTH_NAME = re.compile(rf"\b({_MONTH})\b", re.IGNORECASE)
+
+
+def score_passages(
+    index: VaultIndex,
+    corpus: Corpus,
+    query: str,
+    timed: bool,
+    related: RelatedIndex | None,
+) -> list[tuple[float, int, tuple[str, ...]]]:
+    """(score, passage index, reasons) of every passage worth packing, best first."""
+    q_terms, people = corpus.split_names(terms(query))
+    asked = corpus.passage_bm25.scores(q_terms)
+    base = _feedback(corpus, q_terms, asked)
+    top = max(base.values(), default=0.0)
+    base = {p: s / top for p, s in base.items()} if top > 0 else {}
+    named = name_scores(index, corpus.notes, query)
+    notes = note_scores(corpus, q_terms, named)
+    top_note = max(notes.values(), default=0.0)
+    if top_note > 0:
+        notes = {n: s / top_note for n, s in notes.items()}
+    near = _graph_neighbours(index, corpus, notes, related)
+    dated = _dated_notes(corpus, query) if timed else set()
+    out = []
+    for p, passage in enumerate(corpus.passages):
+        n = corpus.note_of[p]
+        reasons = []
+        score = 0.0
+        own = base.get(p, 0.0)
+        if own > 0:
+            score = own * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
+            reasons.append("text match" if p in asked else "words of the best matches")
+        beside, why = 0.0, "next to a match"
+        for q in (p - 1, p + 1):
+            if 0 <= q < len(corpus.passages) and corpus.note_of[q] == n and q in base:
+                weight, said = _continues(corpus.passages[min(p, q)], corpus.passages[max(p, q)])
+                if q < p and weight * base[q] > beside:
+                    beside, why = weight * base[q], said or why
+                elif q > p and _ANAPHOR.match(_opening(corpus.passages[q].text)):
+                    if ANSWER_WEIGHT * base[q] > beside:
+                        beside, why = ANSWER_WEIGHT * base[q], "a match points back to it"
+                elif q > p and NEIGHBOUR_WEIGHT * base[q] > beside:
+                    beside, why = NEIGHBOUR_WEIGHT * base[q], why
+        lifted = beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
+        if lifted > score:
+            score = lifted
+            reasons.append(why)
+        by = people & corpus.passage_speakers[p]
+        if by and score <= 0:  # the name alone: last, best notes first, to fill the budget
+            score = SPEAKER_ONLY * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
+        if n in named and NAME_WEIGHT * named[n] > score:
+            score = NAME_WEIGHT * named[n]  # the query names the note: its passages too
+            reasons.append("note named")
+        if score <= 0:
+            continue
+        boost = 1.0
+        if by:
+            boost += SPEAKER_BOOST
+            reasons.append("said by " + ", ".join(sorted(by)))
+        if n in near:
+            boost += GRAPH_BOOST
+            reasons.append(near[n])
+        if timed and TIME_WORDS.search(passage.text):
+            boost += TIME_BOOST
+            reasons.append("says when")
+        if n in dated:
+            boost += DATE_BOOST
+            reasons.append("dated as asked")
+        out.append((score * boost, p, tuple(reasons)))
+    out.sort(
+        key=lambda item: (-item[0], corpus.passages[item[1]].note, corpus.passages[item[1]].first)
+    )
+    return out
+
+
+_ANAPHOR = re.compile(
+    r"(?:it|its|it's|that|this|these|those|they|them|their|she|her|he|him|his|there|"
+    r"yes|yeah|yep|no|nope|sure|so|and|but|also|then)\b",
+    re.IGNORECASE,
+)
+
+
+def answers_well(index: VaultIndex, corpus: Corpus, query: str) -> bool:
+    """Whether anything in ``corpus`` answers ``query`` well: a note named by it, or one
+    passage or note holding ``WELL_COVERED`` of what its words weigh (their idf over the
+    passages; a word the vault never uses weighs the most). An empty query lists notes:
+    well."""
+    q_terms = list(dict.fromkeys(corpus.split_names(terms(query))[0]))
+    if not q_terms:
+        return True
+    if name_scores(index, corpus.notes, query):
+        return True
+    bm25 = corpus.passage_bm25
+    weight = {t: bm25.idf(t) for t in q_terms}
+    total = sum(weight.values())
+    if total <= 0:
+        return True  # every word in every passage: nothing to tell apart
+    held: dict[int, float] = {}
+    for t in q_terms:
+        for doc, _ in bm25.postings.get(t, ()):
+            held[doc] = held.get(doc, 0.0) + weight[t]
+    best = max(held.values(), default=0.0)
+    if best >= WELL_COVERED * total:
+        return True
+    by_note: dict[int, float] = {}
+    for t in q_terms:
+        for doc, _ in corpus.note_bm25.postings.get(t, ()):
+            by_note[doc] = by_note.get(doc, 0.0) + weight[t]
+    return max(by_note.values(), default=0.0) >= WELL_COVERED * total
+
+
+def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dict[int, float]:
+    """Pseudo-relevance feedback: when no passage holds every word of the query (the
+    answer may say it in other words), the query grown by the words that weigh most in
+    its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word."""
+    best = sorted(base, key=lambda p: (-base[p], p))[:FEEDBACK_PASSAGES]
+    wanted = set(q_terms)
+    if not best or any(wanted <= set(corpus.passage_terms[p]) for p in best):
+        return dict(base)
+    weight: dict[str, float] = {}
+    asked = set(q_terms)
+    top = base[best[0]]
+    for p in best:
+        share = base[p] / top
+        for t in set(corpus.passage_terms[p]):
+            if t not in asked and t not in corpus.speaker_terms:
+                weight[t] = weight.get(t, 0.0) + share * corpus.passage_bm25.idf(t)
+    grown = sorted(weight, key=lambda t: (-weight[t], t))[:FEEDBACK_TERMS]
+    if not grown:
+        return dict(base)
+    most = weight[grown[0]]
+    weights = {t: FEEDBACK_WEIGHT * weight[t] / most for t in grown}
+    return corpus.passage_bm25.scores([*q_terms, *grown], weights)
+
+
+def _continues(before: Passage, after: Passage) -> tuple[float, str | None]:
+    """How much of ``before``'s match ``after``, the passage that follows it, takes: an
+    answer to the question ``before`` ends with, or a passage that opens by pointing back
+    (a pronoun, "yes", "and"), takes more than a plain neighbour."""
+    if before.text.rstrip().endswith("?"):
+        return ANSWER_WEIGHT, "answers a match"
+    body = _opening(after.text)
+    if _ANAPHOR.match(body):
+        return ANSWER_WEIGHT, "continues a match"
+    return NEIGHBOUR_WEIGHT, None
+
+
+def _opening(text: str) -> str:
+    """The first words of a passage past its speaker label and markup."""
+    line = text.lstrip()
+    found = line_label(line)
+    if found is not None:
+        line = line[found[1] :]
+    return line.lstrip(" \t*_>-")
+
+
+def _graph_neighbours(
+    index: VaultIndex,
+    corpus: Corpus,
+    notes: dict[int, float],
+    related: RelatedIndex | None,
+) -> dict[int, str]:
+    """Note index → why it is near the best notes: linked to one, sharing a concept with
+    one, or related to one."""
+    seeds = sorted(notes, key=lambda n: (-notes[n], corpus.notes[n]))[:GRAPH_SEEDS]
+    row = {rel: i for i, rel in enumerate(corpus.notes)}
+    near: dict[int, str] = {}
+    with index.lock:
+        for s in seeds:
+            rel = corpus.notes[s]
+            linked = set(index.out_edges.get(rel, {})) | set(index.in_edges.get(rel, {}))
+            for other in sorted(linked):
+                if other in row and row[other] not in seeds:
+                    near.setdefault(row[other], f"linked with {rel}")
+            concepts = {t for t in index.out_edges.get(rel, {}) if t.startswith(CONCEPT_PREFIX)}
+            for c in sorted(concepts):
+                for other in sorted(index.in_edges.get(c, {})):
+                    if other in row and row[other] not in seeds:
+                        near.setdefault(row[other], f"shares {c[len(CONCEPT_PREFIX) :]} with {rel}")
+    if related is not None:
+        for s in seeds:
+            rel = corpus.notes[s]
+            for found in related.related(rel, 0.15):
+                if found.note in row and row[found.note] not in seeds:
+                    near.setdefault(row[found.note], f"related to {rel}")
+    return near
+
+
+def _dated_notes(corpus: Corpus, query: str) -> set[int]:
+    """Notes dated in a year, or a month (of that year when one is named) the query names."""
+    years = {int(y) for y in _YEAR.findall(query)}
+    months = set()
+    for m in _MONTH_NAME.findall(query):
+        if m == "may":
+            continue  # the verb; the month is written May
+        months.add(_MONTHS.index(m.casefold()[:3]) + 1)
+    if not years and not months:
+        return set()
+    return {
+        n
+        for n, d in enumerate(corpus.dates)
+        if (not years or d.year in years) and (not months or d.month in months)
+    }
+
+
+# ------------------------------------------------------------------ assembling
+
+
+def ranked_notes(
+    index: VaultIndex, corpus: Corpus, query: str, related: RelatedIndex | None = None
+) -> tuple[dict[int, float], dict[int, tuple[int, tuple[str, ...]]]]:
+    """Note index → its score in agent search: its whole text's BM25 (speaker names out)
+    and its best passage by ``score_passages`` (each scaled to 0..1 over the hits), and how
+    well its name matches the query (``name_scores``); and the best passage of each (its
+    index, for the lines and reasons a hit shows)."""
+    timed = bool(TIME_QUESTION.search(query))
+    best: dict[int, float] = {}
+    top_passage: dict[int, tuple[int, tuple[str, ...]]] = {}
+    for score, p, reasons in score_passages(index, corpus, query, timed, related):
+        n = corpus.note_of[p]
+        if score > best.get(n, 0.0):
+            best[n] = score
+            top_passage[n] = (p, reasons)
+    whole = _scaled(corpus.note_bm25.scores(corpus.split_names(terms(query))[0]))
+    best = _scaled(best)
+    names = name_scores(index, corpus.notes, query)
+    return {
+        n: NOTE_SEARCH_WEIGHT * whole.get(n, 0.0)
+        + PASSAGE_SEARCH_WEIGHT * best.get(n, 0.0)
+        + NAME_SEARCH_WEIGHT * names.get(n, 0.0)
+        for n in set(whole) | set(best) | set(names)
+    }, top_passage
+
+
+def note_scores(
+    corpus: Corpus, q_terms: Sequence[str], names: dict[int, float]
+) -> dict[int, float]:
+    """Note index → its score (see ``agent_search``)."""
+    whole = _scaled(corpus.note_bm25.scores(q_terms))
+    best: dict[int, float] = {}
+    for p, s in corpus.passage_bm25.scores(q_terms).items():
+        n = corpus.note_of[p]
+        if s > best.get(n, 0.0):
+            best[n] = s
+    best = _scaled(best)
+    out: dict[int, float] = {}
+    for n in set(whole) | set(best) | set(names):
+        out[n] = (
+            NOTE_SEARCH_WEIGHT * whole.get(n, 0.0)
+            + PASSAGE_SEARCH_WEIGHT * best.get(n, 0.0)
+            + NAME_SEARCH_WEIGHT * names.get(n, 0.0)
+        )
+    return out
+
+
+def _scaled(scores: dict[int, float]) -> dict[int, float]:
+    top = max(scores.values(), default=0.0)
+    return {k: v / top for k, v in scores.items()} if top > 0 else {}
+
+
+def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int, float]:
+    """Note index → 0..1 for a title or alias close to the whole query (a query naming a
+    note: "token bucket", "tokenizer quirks"), from rapidfuzz's ratio at ``NAME_FLOOR``."""
+    from ..search.switcher import match_key  # numpy with it: not at the command line's start
+
+    q = match_key(query)
+    if not q:
+        return {}
+    with index.lock:
+        names = [(index.notes[rel].title, *index.notes[rel].parsed.aliases) for rel in notes]
+    out = {}
+    for i, found in enumerate(names):
+        best = max((fuzz.ratio(q, match_key(name)) for name in found if name), default=0.0)
+        if best >= NAME_FLOOR:
+            out[i] = (best - NAME_FLOOR) / (100.0 - NAME_FLOOR) * 0.5 + 0.5
+    return out
