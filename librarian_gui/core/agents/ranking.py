@@ -152,13 +152,15 @@ _ANAPHOR = re.compile(
 
 
 def answers_well(index: VaultIndex, corpus: Corpus, query: str) -> bool:
-    """Whether anything in ``corpus`` answers ``query`` well: a note named by it, or one
+    """Whether anything in ``corpus`` answers ``query`` well: a query naming only speakers,
+    a note named by it, or one
     passage or note holding ``WELL_COVERED`` of what its words weigh (their idf over the
     passages; a word the vault never uses weighs the most). An empty query lists notes:
     well."""
-    q_terms = list(dict.fromkeys(corpus.split_names(terms(query))[0]))
-    if not q_terms:
-        return True
+    evidence, people = corpus.split_names(terms(query))
+    q_terms = list(dict.fromkeys(evidence))
+    if not q_terms or set(q_terms) <= people:
+        return True  # nothing asked, or only who: their lines are the answer
     if name_scores(index, corpus.notes, query):
         return True
     bm25 = corpus.passage_bm25

@@ -1,0 +1,147 @@
+"""Recall (issue 27) on fixtures written by hand: names are not evidence, an answer rides
+with the question it answers, the demo vault's headline question finds its decision note,
+and a pack or a search says when nothing answers well."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from librarian_gui.core.agents.context import context_pack
+from librarian_gui.core.agents.ranking import NOT_ANSWERED
+from librarian_gui.core.agents.search import search_notes
+from librarian_gui.core.agents.speakers import line_label, speakers, unlabelled
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.vault.files import read_note
+from tests.conftest import REPO, write
+
+CHAT = (
+    "# Chat\n"
+    "\n"
+    "**Ann:** Morning! The weather is lovely.\n"  # line 3: Ann, no word of the question
+    "\n"
+    "**Bob:** Hi Ann. I repaired the boat yesterday.\n"  # 5: Ann named, nothing else
+    "\n"
+    "**Ann:** I painted the fence blue.\n"  # 7: Ann, "painted"
+    "\n"
+    "**Bob:** Did you paint it alone?\n"  # 9: Bob, "paint", a question
+    "\n"
+    "**Ann:** Yes, my sister helped with the gate.\n"  # 11: the answer, no word asked
+    "\n"
+    "**Bob:** The harbour was quiet today.\n"  # 13: nothing
+    # more turns of nothing asked, so the section is long and each turn a passage
+    + "".join(
+        f"\n**{who}:** The tide tables for week {n} list high water at noon and low water"
+        " at six, and the ferry keeps its winter timetable until the spring equinox.\n"
+        for n, who in enumerate(["Ann", "Bob"] * 3)
+    )
+)
+
+
+def _index(root: Path) -> tuple[VaultIndex, object]:
+    index = VaultIndex.scan(root, use_cache=False)
+    return index, lambda rel: read_note(index.root, rel).text
+
+
+def test_labels_opening_most_lines_are_speakers() -> None:
+    lines = CHAT.split("\n")
+    assert speakers(lines) == {"Ann", "Bob"}
+    assert line_label("**Ann:** I painted") == ("Ann", 9)
+    assert line_label("- Wren: shipped the loader") == ("Wren", 8)
+    assert line_label("**Bold** text: not a label") is None
+    # one label in a note of prose is not a speaker
+    assert speakers(["Note: the oven ran hot.", "We baked.", "It rained.", "Fine."]) == set()
+    text, said = unlabelled("**Ann:** I painted\n**Bob:** Did you?", frozenset({"Ann", "Bob"}))
+    assert (text, said) == ("I painted\nDid you?", {"Ann", "Bob"})
+
+
+@given(st.lists(st.text(alphabet="AB*: -x\t", max_size=12), max_size=6))
+def test_unlabelled_keeps_every_line_and_its_rest(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    known = speakers(lines) | {"A", "B"}
+    out, _ = unlabelled(text, frozenset(known))
+    kept = out.split("\n")
+    assert len(kept) == len(text.split("\n"))
+    for before, after in zip(text.split("\n"), kept, strict=True):
+        assert before.endswith(after)
+
+
+def test_a_name_alone_ranks_no_line_and_the_answer_rides_with_its_question(
+    vault: Path,
+) -> None:
+    write(vault, "chat.md", CHAT)
+    index, text_of = _index(vault)
+    pack = context_pack(index, text_of, "What did Ann paint?", 2000, index_note="none")  # type: ignore[arg-type]
+    got = {p.passage.first: p.reasons for p in pack.passages}
+    # Ann's painted line: the word, and said by the person asked about
+    assert got[7] == ("text match", "said by ann")
+    # Bob's question matches "paint"; Ann's "Yes, …" answers it: in, though it shares no word
+    assert got[9] == ("text match",)
+    assert got[11] == ("answers a match", "said by ann")
+    # Bob naming Ann is no match: he only sits next to Ann's matching line
+    assert got[5] == ("next to a match",)
+    # Ann's morning line has nothing but her name: last, to fill the budget
+    assert got[3] == ("said by ann",)
+    scores = {p.passage.first: p.score for p in pack.passages}
+    assert scores[7] > scores[9] > scores[11] > scores[5] > scores[3]
+    assert 13 not in got  # Bob, no word asked, next to nothing that matched
+
+
+def test_only_a_name_asked_finds_that_speakers_lines(vault: Path) -> None:
+    write(vault, "chat.md", CHAT)
+    index, text_of = _index(vault)
+    found = search_notes(index, text_of, "Bob", limit=5)  # type: ignore[arg-type]
+    assert [h.note for h in found.hits] == ["chat.md"]
+    assert found.answers_well
+
+
+DEMO = REPO / "resources" / "demo-vault"
+
+
+@pytest.fixture(scope="module")
+def demo() -> tuple[VaultIndex, object]:
+    return _index(DEMO)
+
+
+@pytest.mark.parametrize("budget", [1000, 2000, 4000, 8000])
+def test_the_demo_vaults_question_packs_its_decision(
+    demo: tuple[VaultIndex, object], budget: int
+) -> None:
+    index, text_of = demo
+    pack = context_pack(index, text_of, "what did we decide about the database?", budget)  # type: ignore[arg-type]
+    # written by hand: the decision record for the staging database
+    assert "decisions/use-duckdb-for-staging.md" in pack.notes
+    assert "## Decision\nStage and transform in DuckDB" in pack.text
+    assert pack.answers_well
+
+
+def test_nothing_in_memory_says_so(demo: tuple[VaultIndex, object]) -> None:
+    index, text_of = demo
+    pack = context_pack(index, text_of, "quantum chromodynamics lecture", 1000)  # type: ignore[arg-type]
+    assert not pack.answers_well
+    data = pack.to_json()
+    assert (data["answers_well"], data["warning"]) == (False, NOT_ANSWERED)
+    assert f"Warning: {NOT_ANSWERED}" in pack.text
+    found = search_notes(index, text_of, "quantum chromodynamics lecture")  # type: ignore[arg-type]
+    assert found.to_json("q")["answers_well"] is False
+    well = search_notes(index, text_of, "idempotent loaders")  # type: ignore[arg-type]
+    assert well.answers_well and "warning" not in well.to_json("q")
+
+
+def test_search_json_says_whether_it_answers(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from librarian_gui.cli import main
+
+    write(vault, "pie.md", "# Pie\n\nBaked an apple pie with cinnamon.\n")
+    assert main(["search", str(vault), "cinnamon", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert (data["answers_well"], data["hits"][0]["reasons"]) == (True, ["text match"])
+    assert main(["search", str(vault), "cinnamon tornado warning", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    # "cinnamon" is a third of what the words weigh: under the 0.4 that answers well
+    assert (data["answers_well"], data["warning"]) == (False, NOT_ANSWERED)
