@@ -35,7 +35,9 @@ sys.path.insert(0, str(REPO))
 
 import bm25s  # noqa: E402
 
-from librarian_gui.core.agents import context as context_module  # noqa: E402
+from librarian_gui.core.agents import ranking as context_module  # noqa: E402
+from librarian_gui.core.agents.bm25 import terms  # noqa: E402
+from librarian_gui.core.agents.corpus import Corpus  # noqa: E402
 from librarian_gui.core.agents.context import context_pack  # noqa: E402
 from librarian_gui.core.agents.passages import split_passages  # noqa: E402
 from librarian_gui.core.agents.search import agent_search  # noqa: E402
@@ -102,14 +104,21 @@ def run_vault(folder: Path, questions: list[dict[str, Any]]) -> list[dict[str, A
 ABLATIONS = {
     "no note match": {"NOTE_WEIGHT": 0.0},
     "no neighbours": {"NEIGHBOUR_WEIGHT": 0.0},
+    "no answer turns": {"ANSWER_WEIGHT": 0.35},
     "no time/dates": {"TIME_BOOST": 0.0, "DATE_BOOST": 0.0},
     "no graph": {"GRAPH_BOOST": 0.0},
+    "no feedback": {"FEEDBACK_TERMS": 0},
+    "no speaker boost": {"SPEAKER_BOOST": 0.0, "SPEAKER_ONLY": 0.0},
     "BM25 passages only": {
         "NOTE_WEIGHT": 0.0,
         "NEIGHBOUR_WEIGHT": 0.0,
+        "ANSWER_WEIGHT": 0.0,
         "TIME_BOOST": 0.0,
         "DATE_BOOST": 0.0,
         "GRAPH_BOOST": 0.0,
+        "FEEDBACK_TERMS": 0,
+        "SPEAKER_BOOST": 0.0,
+        "SPEAKER_ONLY": 0.0,
     },
 }
 
@@ -140,6 +149,37 @@ def ablation(vaults: Path, budget: int = 2000) -> str:
                 setattr(context_module, k, v)
         lines.append(f"  {name:<20} {statistics.mean(held):.3f}")
     return "\n".join(lines)
+
+
+def abstention(vaults: Path) -> str:
+    """How often ``answers_well`` says no: on each conversation's own questions (all have
+    an answer there: a "no" is wrong) and on the other conversations' questions (asked of
+    a memory that never heard of them: a "no" is right)."""
+    qfiles = sorted(vaults.glob("*.questions.json"))
+    indexes = {
+        q: VaultIndex.scan(vaults / q.name.removesuffix(".questions.json"), use_cache=False)
+        for q in qfiles
+    }
+    own = [0, 0]
+    other = [0, 0]
+    for asked in qfiles:
+        questions = json.loads(asked.read_text(encoding="utf-8"))
+        for vault, index in indexes.items():
+
+            def text_of(rel: str, index: VaultIndex = index) -> str | None:
+                return read_note(index.root, rel).text
+
+            rels = sorted(index.notes)
+            tally = own if vault == asked else other
+            for q in questions:
+                corpus = Corpus.build(index, text_of, rels, terms(q["question"]))
+                tally[0] += not context_module.answers_well(index, corpus, q["question"])
+                tally[1] += 1
+    return (
+        f"abstention (answers_well false): own conversation's questions {own[0]}/{own[1]} "
+        f"({own[0] / own[1]:.3f}, wrong); other conversations' {other[0]}/{other[1]} "
+        f"({other[0] / other[1]:.3f}, right)"
+    )
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -213,6 +253,7 @@ def main() -> None:
         f"time per pack (LoCoMo, every budget): median {statistics.median(seconds) * 1000:.0f} "
         f"ms, max {max(seconds) * 1000:.0f} ms"
     )
+    print(abstention(args.vaults))
     if args.ablation:
         print(ablation(args.vaults))
     if args.big:
