@@ -11,10 +11,11 @@ Texts: each note as read, and each of its passages (``split_passages``). Per cor
 texts, how many of 50 real tokens or more (the estimate is promised an upper bound on those;
 shorter texts of symbols and digits may be under-counted by a token or two), the overall
 ratio (sum of estimates / sum of real tokens), the worst ratio among texts of 50 tokens or
-more, and how many of those the estimate under-counts — for each encoding. Packs: the
+more, and how many of those the estimate under-counts — for each encoding; the same for the
 LoCoMo questions' context packs at 1,000 / 2,000 / 4,000 tokens (as ``bench_context.py``
-builds them), their real tokens against the budget: the mean and the largest share of the
-budget filled, and how many are over it. Last, the time to estimate every LoCoMo text.
+builds them), each as one text. Then the packs' real tokens against their budget: the mean
+and the largest share of the budget filled, and how many are over it. Last, the time to
+estimate every LoCoMo text.
 """
 
 from __future__ import annotations
@@ -142,11 +143,13 @@ def main() -> None:
         print(corpus_row(name, ts, estimate_tokens))
         everything += ts
     print(corpus_row("all", everything, estimate_tokens))
+    by_budget = packs(args.vaults / "locomo-dev")
+    print(corpus_row("LoCoMo packs", [t for ts in by_budget.values() for t in ts], estimate_tokens))
     print()
     encs = " ".join(f"{SHORT[e] + ' mean / max / over':>22}" for e in ENCODINGS)
     print("context packs (LoCoMo questions): real tokens / budget")
     print(f"{'budget':>6} {'packs':>6} {encs}")
-    for budget, ts in packs(args.vaults / "locomo-dev").items():
+    for budget, ts in by_budget.items():
         print(pack_row(budget, ts))
     locomo = texts["locomo-dev"]
     chars = sum(len(t) for t in locomo)
