@@ -19,37 +19,70 @@ def test_empty_text_is_free() -> None:
 
 
 def test_english_words() -> None:
-    # two short words: 2 × 1.1 = 2.2 → 3
+    # a text's start reads as a line's: "hello" and "world" are words after a blank, five
+    # letters, lower case: 1 + 1 = 2; × 1.05 = 2.1 → 3
     assert estimate_tokens("hello world") == 3
-    # "understanding": 13 letters, 1 + 12 // 6 = 3; × 1.1 = 3.3 → 4
-    assert estimate_tokens("understanding") == 4
+    # "understanding": 13 letters, lower case: 1 + 0.2 × 7 = 2.4; × 1.05 = 2.52 → 3
+    assert estimate_tokens("understanding") == 3
+    # with a capital: 1 + 0.5 × 9 = 5.5; × 1.05 = 5.775 → 6
+    assert estimate_tokens("Understanding") == 6
+    # after "[[" (1): a bare word, 1 + 0.4 × 10 = 5; 6 × 1.05 = 6.3 → 7
+    assert estimate_tokens("[[understanding") == 7
 
 
 def test_markdown_symbols_count() -> None:
-    # "**Ann:** hi": 5 symbols, 2 words = 7; × 1.1 = 7.7 → 8
-    assert estimate_tokens("**Ann:** hi") == 8
+    # "**Ann:** hi": "**" 1, "Ann" after "*" (3 letters) 1, ":" 1, "**" 1, "hi" 1 = 5;
+    # × 1.05 = 5.25 → 6
+    assert estimate_tokens("**Ann:** hi") == 6
+    # a table rule: "|" "---" "|" "---" "|", each run of one character 1 = 5 → 5.25 → 6
+    assert estimate_tokens("|---|---|") == 6
+    # eight dashes: 1, and 1 for each 3 past the first (7 // 3 = 2) = 3 → 3.15 → 4
+    assert estimate_tokens("--------") == 4
+    # newlines right after punctuation cost nothing: "Done" 1, "." 1, "Next" 1 = 3 → 4
+    assert estimate_tokens("Done.\n\nNext") == 4
+
+
+def test_contractions_join_their_word() -> None:
+    # "I" 1, "m" 1, "sure" 1, "they" 1, "ll" 1, "go" 1, "." 1 (the apostrophes and the
+    # newlines after "." nothing) = 7; × 1.05 = 7.35 → 8
+    assert estimate_tokens("I'm sure they'll go.\n\n") == 8
+    # three letters after the apostrophe: it is a symbol (1): "o" 1, "'" 1, "neil" 1 = 3 → 4
+    assert estimate_tokens("o'neil") == 4
 
 
 def test_digits_by_three_and_newlines() -> None:
-    # "2026" 2, "-" 1, "10" 1, "-" 1, "14" 1 = 6; "\n\n" 1; "  " (indentation) 1; "x" 1
-    # = 9 × 1.1 = 9.9 → 10
+    # "2026" 2, "-" 1, "10" 1, "-" 1, "14" 1 = 6; "\n\n" (after a digit) 1; "  "
+    # (indentation) 1; "x" 1 = 9 × 1.05 = 9.45 → 10
     assert estimate_tokens("2026-10-14\n\n  x") == 10
+    # a space before a digit is a token of its own: "on" 1, " " 1, "2026" 2 = 4 → 4.2 → 5
+    assert estimate_tokens("on 2026") == 5
 
 
 def test_case_turns_cost_extra() -> None:
-    # "VtBtEm": 1 word, two turns from lower to upper case: 3 × 1.1 = 3.3 → 4
-    assert estimate_tokens("VtBtEm") == 4
+    # "VtBtEm": 6 letters with a capital, 1 + 0.5 × 2 = 2, two turns from lower to upper
+    # case 2 = 4; × 1.05 = 4.2 → 5
+    assert estimate_tokens("VtBtEm") == 5
 
 
 def test_cjk() -> None:
-    # 4 × 1.2 = 4.8 × 1.1 = 5.28 → 6
-    assert estimate_tokens("提示注入") == 6
-    # 4.8 + "AB" 1 = 5.8 × 1.1 = 6.38 → 7
-    assert estimate_tokens("提示AB注入") == 7
+    # 4 × 1.5 = 6 × 1.05 = 6.3 → 7
+    assert estimate_tokens("提示注入") == 7
+    # 6 + "AB" (a word after "示": bare, 2 letters) 1 = 7 × 1.05 = 7.35 → 8
+    assert estimate_tokens("提示AB注入") == 8
+
+
+def test_other_characters_by_class() -> None:
+    # "L" 1, "ä" (a non-ASCII letter) 1, "uft" 1 = 3 → 3.15 → 4
+    assert estimate_tokens("Läuft") == 4
+    # general punctuation 1, another symbol (an arrow) 2, an emoji 3; each × 1.05, up
+    assert [estimate_tokens(c) for c in "–→🎉"] == [2, 3, 4]
+    # a no-break space is 1, not a plain space's nothing: 1 + "x" 1 = 2 → 2.1 → 3
+    assert estimate_tokens("\u00a0x") == 3
 
 
 text = st.text(
-    alphabet=st.sampled_from(list("abc XYZ 1,.*#[]\n\t-_中文日本語カナ한")), max_size=200
+    alphabet=st.sampled_from(list("abc XYZ 1,.*#[]'\n\t-_中文日本語カナ한é–→🎉\u00a0")),
+    max_size=200,
 )
 
 
@@ -73,34 +106,67 @@ def test_cjk_never_below_one_a_character(s: str) -> None:
     assert estimate_tokens(s) >= len(s)
 
 
-# The estimate as the module's docstring states it, piece by piece in document order (how
-# it was first written): the fast version, counting each kind over the whole text, must
-# agree with it on every text.
+# The estimate as the module's docstring states it, piece by piece in document order: the
+# fast version, counting each kind over the whole text, must agree with it on every text.
 _CJK = (
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
+_PUNCT = "!-/:-@\\[-`{-~"
 _PIECE = re.compile(
-    rf"(?P<cjk>[{_CJK}])|(?P<word>[^\W\d_{_CJK}]+)|(?P<num>\d+)|(?P<sym>[^\w\s]|_)"
-    r"|(?P<nl>\n+)|(?P<tab>\t)|(?P<spaces> {2,})"
+    rf"(?P<word>[A-Za-z]+)|(?P<num>\d+)|(?P<punct>([{_PUNCT}])\4*)|(?P<nl>\n+)|(?P<tab>\t)"
+    r"|(?P<spaces> {2,})|(?P<space> )|(?P<blank>\s)"
+    rf"|(?P<cjk>[{_CJK}])|(?P<letter>[^\W\d_])|(?P<other>.)",
+    re.DOTALL,
 )
-_CASE_TURN = re.compile(r"[^\W\d_A-Z](?=[A-Z])")
+
+
+def _word_tenths(word: str, before: str) -> int:
+    turns = len(re.findall("[a-z](?=[A-Z])", word))
+    n = len(word)
+    if before in " \t\n":  # a text's start reads as a newline
+        extra = 2 * max(0, n - 6) if word.islower() else 5 * max(0, n - 4)
+    else:
+        extra = 4 * max(0, n - 3)
+    return 10 + extra + 10 * turns
+
+
+def _symbol_tenths(c: str) -> int:
+    code = ord(c)
+    if code < 0x100 or 0x2000 <= code <= 0x206F:
+        return 10
+    return 20 if code < 0x10000 else 30
 
 
 def _by_pieces(text: str) -> int:
     tenths = 0
     for match in _PIECE.finditer(text):
-        kind = match.lastgroup
+        kind, piece, start = match.lastgroup, match.group(), match.start()
+        before = text[start - 1] if start else "\n"
+        after = text[match.end() :]
         if kind == "word":
-            word = match.group()
-            tenths += 10 * (1 + (len(word) - 1) // 6 + len(_CASE_TURN.findall(word)))
+            tenths += _word_tenths(piece, before)
         elif kind == "num":
-            tenths += 10 * math.ceil(len(match.group()) / 3)
+            tenths += 10 * math.ceil(len(piece) / 3) + (10 if before == " " else 0)
+        elif kind == "punct":
+            joins = (
+                piece == "'"
+                and before.isascii()
+                and before.isalpha()
+                and re.match("[A-Za-z]{1,2}(?![A-Za-z])", after) is not None
+            )
+            tenths += 0 if joins else 10 + 10 * ((len(piece) - 1) // 3)
+        elif kind == "nl":
+            tenths += 0 if re.fullmatch(f"[{_PUNCT}]", before) else 10
+        elif kind == "space":
+            pass
         elif kind == "cjk":
-            tenths += 12
-        else:
+            tenths += 15
+        elif kind == "other":
+            tenths += _symbol_tenths(piece)
+        else:  # a tab, a run of spaces, another blank, a letter outside ASCII (or a digit-like one)
             tenths += 10
-    return math.ceil(tenths * 11 / 100)
+    return math.ceil(tenths * 105 / 1000)
 
 
 TRICKY = "aZ Ab1_2 ３½ Ⅻ 日本語・ーｶ 한국어 é\u0301 \t\t\n\n\r\n  ** [[x]] __ İı ß"
