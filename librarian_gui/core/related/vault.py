@@ -139,32 +139,36 @@ class RelatedIndex:
     def related(self, rel: str, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
         """The note's related notes at or above ``threshold``: the ones not linked yet
         first ("similar but not linked"), each group by score, best first."""
-        return [self._explained(rel, *found) for found in self._ranked(rel, threshold, None)]
+        return [self._explained(rel, *found) for found in self._ranked(rel, threshold)]
 
     def top(self, rel: str, k: int, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
-        """The note's ``k`` related notes whose score is above 0: those at or above
-        ``threshold`` first (as ``related`` orders them), then, while fewer than ``k``,
-        those below it in the same order, marked ``below_threshold``. The threshold says
-        which notes are strong enough to show, not how many a ranking holds: a note with
-        ``k`` notes sharing a term with it gets ``k``."""
-        strong = self._ranked(rel, threshold, None)[:k]
-        weaker = self._ranked(rel, 0.0, threshold)[: k - len(strong)]
-        return [self._explained(rel, *found) for found in strong] + [
-            self._explained(rel, *found, below=True) for found in weaker
-        ]
+        """The note's ``k`` related notes whose score is above 0, as the model ranks them
+        (its own neighbours in their order: cosine less the hub correction, plus the
+        bonus for a mention or a shared passage; then the notes that have it among
+        theirs, by score), whatever ``threshold``: it marks the notes below it
+        ``below_threshold``, it does not leave their slots empty. Listed as ``related``
+        lists them, those at the threshold first, then the weaker."""
+        row = self.model.row_of.get(rel)
+        if row is None:
+            return []
+        own = [j for j in self.model.rows[row].tolist() if j >= 0]  # the model's order
+        place = {self.model.notes[j]: p for p, j in enumerate(own)}
+        found = self._ranked(rel, 0.0)
+        ranked = sorted(
+            found, key=lambda f: (place.get(f[0], len(place)), 0.0 if f[0] in place else -f[1])
+        )[:k]
+        ranked.sort(key=lambda f: (f[1] < threshold, f[2], -f[1], f[0]))
+        return [self._explained(rel, *f, below=f[1] < threshold) for f in ranked]
 
-    def _ranked(self, rel: str, least: float, below: float | None) -> list[tuple[str, float, bool]]:
+    def _ranked(self, rel: str, least: float) -> list[tuple[str, float, bool]]:
         """(note, score, linked) of the note's related notes scoring at least ``least``
-        and above 0, and less than ``below`` when given: the ones not linked first, each
-        group by score, best first."""
+        and above 0: the ones not linked first, each group by score, best first."""
         import numpy as np
 
         row = self.model.row_of.get(rel)
         if row is None:
             return []
         mine = ((self.a == row) | (self.b == row)) & (self.scores >= least) & (self.scores > 0)
-        if below is not None:
-            mine &= self.scores < below
         others = np.where(self.a == row, self.b, self.a)[mine].tolist()
         notes = self.model.notes
         found = [

@@ -323,3 +323,27 @@ def test_cli_related_returns_k_notes_marking_the_weaker(
     rows = {item["note"]: item["related"] for item in json.loads(capsys.readouterr().out)}
     assert [(r["note"], r["below_threshold"]) for r in rows["e.md"]] == [("f.md", False)]
     assert len(rows["f.md"]) == 3
+
+
+# SLOTS with "cobalt" added to a (five words: 1/√5 each) and g, h: g holds "cobalt" once and
+# "otter" 19 times (1 + ln 19 = 3.9444), h "otter" once. cos(a, b) = 2 / (√5 · √2) = 0.6325;
+# cos(a, c) = (1/√5) / √(1 + 3.9957²) = 0.1086; cos(a, g) = (1/√5) / √(1 + 3.9444²) = 0.1099,
+# the higher of the two; but g is close to h (3.9444 / 4.0692 = 0.9693), so its reach (the mean
+# of its 10 best cosines) is (0.9693 + 0.1099) / 10 = 0.1079, c's (f: 0.5601) 0.0669, and
+# the model ranks c above g: 0.1086 - 0.1 · 0.0669 = 0.1019 > 0.1099 - 0.1 · 0.1079 = 0.0991.
+RANKED = {
+    **SLOTS,
+    "a.md": SLOTS["a.md"] + " cobalt",
+    "g.md": "cobalt " + "otter " * 19,
+    "h.md": "otter",
+}
+
+
+def test_the_slots_are_filled_in_the_models_order_not_by_cosine(vault: Path) -> None:
+    for rel, text in RANKED.items():
+        write(vault, rel, text + "\n", age=5)
+    related = related_index(VaultIndex.scan(vault, use_cache=False), _reader(vault))
+    found = [(r.note, round(r.score, 4), r.below_threshold) for r in related.top("a.md", 2)]
+    assert found == [("b.md", 0.6325, False), ("c.md", 0.1086, True)]
+    # Listed weaker ones by score, as the threshold's own are.
+    assert [r.note for r in related.top("a.md", 4)] == ["b.md", "g.md", "c.md", "d.md"]
