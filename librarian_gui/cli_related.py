@@ -1,5 +1,6 @@
 """The command line's ``librarian related``: a note's related notes (or every note's), each
-with its score, the shared key terms and concepts behind it, and whether it is linked."""
+with its score, the shared key terms and concepts behind it, whether it is linked, and
+whether it is below the threshold (a weaker note filling one of the K slots)."""
 
 from __future__ import annotations
 
@@ -30,10 +31,15 @@ def add_command(
         type=float,
         default=DEFAULT_THRESHOLD,
         metavar="T",
-        help=f"the cosine a note needs to be related, 0 to 1 (default {DEFAULT_THRESHOLD})",
+        help=f"the cosine a note needs to be shown as related, 0 to 1 (default "
+        f"{DEFAULT_THRESHOLD}); weaker notes fill the K slots left, marked as below it",
     )
     p.add_argument(
-        "--k", type=int, default=K, metavar="K", help=f"at most K notes per note (default {K})"
+        "--k",
+        type=int,
+        default=K,
+        metavar="K",
+        help=f"K notes per note, when K score above 0 (default {K})",
     )
     return p
 
@@ -59,7 +65,7 @@ def cmd_related(
         use_cache=not args.no_cache,
     )
     notes = tuple(sorted(related.notes)) if wanted is None else (wanted,)
-    found = {rel: related.related(rel, args.threshold)[: args.k] for rel in notes}
+    found = {rel: related.top(rel, args.k, args.threshold) for rel in notes}
     data: Any = [{"note": rel, "related": [related_row(r) for r in found[rel]]} for rel in notes]
     if wanted is not None:
         data = data[0]
@@ -73,7 +79,7 @@ def cmd_related(
             if rel not in related.model.row_of:
                 lines.append("  not compared: the index note points at every note")
             elif not found[rel]:
-                lines.append(f"  no note scores {args.threshold:g} or more")
+                lines.append("  no note shares a term with it")
             for r in found[rel]:
                 why = ", ".join(r.terms)
                 if r.concepts:
@@ -81,8 +87,10 @@ def cmd_related(
                 if r.passage:
                     why += ("; " if why else "") + "a passage in common"
                 state = "linked" if r.linked else "not linked"
+                if r.below_threshold:
+                    state = f"weaker, below {args.threshold:g}; {state}"
                 lines.append(f"  {r.score:.2f}  {r.note}  ({state}: {why})")
-        return "\n".join(lines) if lines else f"no note scores {args.threshold:g} or more"
+        return "\n".join(lines) if lines else "no note shares a term with another"
 
     return data, human
 

@@ -267,7 +267,13 @@ class Tools:
         self,
         note: NoteArg,
         threshold: Annotated[
-            float, Field(description="Least similarity (cosine, 0-1)", ge=0, le=1)
+            float,
+            Field(
+                description="Similarity (cosine, 0-1) a note needs; weaker ones fill the "
+                "k slots left, marked below_threshold",
+                ge=0,
+                le=1,
+            ),
         ] = DEFAULT_THRESHOLD,
         k: Annotated[int, Field(description="At most this many", ge=1, le=50)] = K,
     ) -> dict[str, Any]:
@@ -277,7 +283,7 @@ class Tools:
         found = live.related(wait=RELATED_WAIT)
         if found is None:
             raise LookupError("related notes are still being found; ask again in a moment")
-        rows = [answers.related_row(r) for r in found.related(rel, threshold)[:k]]
+        rows = [answers.related_row(r) for r in found.top(rel, k, threshold)]
         return {"note": rel, "related": rows}
 
     def concept(
@@ -403,7 +409,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "related": (
         READ_ONLY,
         "Notes similar to a note by their words and concepts, with the score, the shared "
-        "terms and concepts that explain it, and whether the two already link.",
+        "terms and concepts that explain it, and whether the two already link; k notes "
+        "when k score above 0, those under the threshold marked below_threshold=true.",
     ),
     "concept": (
         READ_ONLY,

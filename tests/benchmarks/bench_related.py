@@ -24,6 +24,9 @@ least 3 linked neighbours: precision@10 = hits among its top 10 / 10, recall@10 
 its linked neighbours, macro-averaged over those notes. The target: ours ≥ 1.10 × the
 baseline's precision@10 on both vaults.
 
+A reference row gives ours as ``librarian related --k 10`` lists it (``RelatedIndex.top``
+at the 0.15 threshold: both ways, the weaker notes filling the slots, issue 27).
+
 **Hubs**: the largest share of all top-10 lists that one note sits in (target ≤ 5 %).
 
 **Speed**, on ``interconnected-10k`` (the texts as they are, read before the clock starts):
@@ -106,6 +109,21 @@ def load_ours() -> Callable[..., Any] | None:
 def ours_all(build: Callable[..., Any], texts: Mapping[str, str]) -> tuple[Any, Neighbours]:
     model = build(texts, k=K)
     return model, {rel: list(model.neighbours(rel))[:K] for rel in texts}
+
+
+def as_shown(model: Any) -> Neighbours | None:
+    """Each note's list as ``librarian related --k 10`` gives it (``RelatedIndex.top`` at the
+    default threshold: both ways, the weaker notes filling the slots), where it can."""
+    try:
+        vault = importlib.import_module("librarian_gui.core.related.vault")
+        related = vault.RelatedIndex.of_model(model)
+        top = related.top
+    except (ImportError, AttributeError):
+        return None
+    return {
+        rel: [(r.note, r.score) for r in top(rel, K, vault.DEFAULT_THRESHOLD)]
+        for rel in model.notes
+    }
 
 
 def baseline_all(texts: Mapping[str, str]) -> Neighbours:
@@ -284,10 +302,17 @@ def quality_vault(vaults: Path, name: str, build: Callable[..., Any] | None) -> 
     share, hub = hub_share(ref)
     reference = [("reference: baseline, labels, definitions kept", p, r, share, hub, ref_s, length)]
     if build is not None:
-        (_, mine), mine_s = timed(lambda: ours_all(build, plain))
+        (model, mine), mine_s = timed(lambda: ours_all(build, plain))
         p, r, _, length = quality(mine, linked)
         share, hub = hub_share(mine)
         rows.append(("ours (core.related)", p, r, share, hub, mine_s, length))
+        shown, shown_s = timed(lambda: as_shown(model))
+        if shown is not None:
+            p, r, _, length = quality(shown, linked)
+            share, hub = hub_share(shown)
+            reference.append(
+                ("reference: ours as `related --k 10` lists it", p, r, share, hub, shown_s, length)
+            )
     print("| model | P@10 | R@10 | hub share (note) | time | mean list length |")
     print("|---|---|---|---|---|---|")
     for label, p, r, share, hub, seconds, length in rows:

@@ -149,6 +149,7 @@ def related_row(found: RelatedNote) -> dict[str, Any]:
         "concepts": list(found.concepts),
         "linked": found.linked,
         "passage": found.passage,
+        "below_threshold": found.below_threshold,
     }
 
 

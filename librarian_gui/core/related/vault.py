@@ -26,8 +26,10 @@ LINK_CHUNK = 4096  # pairs looked up between two chances for the GUI thread
 @dataclass(frozen=True, slots=True)
 class RelatedNote:
     """One note related to another: its cosine, the shared key terms and concepts that
-    explain it, whether the two notes already link (either way) and whether they share a
-    passage (``passages``: a run of words both hold, which ranks a note higher)."""
+    explain it, whether the two notes already link (either way), whether they share a
+    passage (``passages``: a run of words both hold, which ranks a note higher) and
+    whether its cosine is below the threshold asked for (``RelatedIndex.top``: a weaker
+    note filling a slot the threshold would leave empty)."""
 
     note: str
     score: float
@@ -35,6 +37,7 @@ class RelatedNote:
     concepts: tuple[str, ...]
     linked: bool
     passage: bool = False
+    below_threshold: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,25 +139,56 @@ class RelatedIndex:
     def related(self, rel: str, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
         """The note's related notes at or above ``threshold``: the ones not linked yet
         first ("similar but not linked"), each group by score, best first."""
+        return [self._explained(rel, *found) for found in self._ranked(rel, threshold)]
+
+    def top(self, rel: str, k: int, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
+        """The note's ``k`` related notes whose score is above 0, as the model ranks them
+        (its own neighbours in their order: cosine less the hub correction, plus the
+        bonus for a mention or a shared passage; then the notes that have it among
+        theirs, by score), whatever ``threshold``: it marks the notes below it
+        ``below_threshold``, it does not leave their slots empty. Listed as ``related``
+        lists them, those at the threshold first, then the weaker."""
+        row = self.model.row_of.get(rel)
+        if row is None:
+            return []
+        own = [j for j in self.model.rows[row].tolist() if j >= 0]  # the model's order
+        place = {self.model.notes[j]: p for p, j in enumerate(own)}
+        found = self._ranked(rel, 0.0)
+        ranked = sorted(
+            found, key=lambda f: (place.get(f[0], len(place)), 0.0 if f[0] in place else -f[1])
+        )[:k]
+        ranked.sort(key=lambda f: (f[1] < threshold, f[2], -f[1], f[0]))
+        return [self._explained(rel, *f, below=f[1] < threshold) for f in ranked]
+
+    def _ranked(self, rel: str, least: float) -> list[tuple[str, float, bool]]:
+        """(note, score, linked) of the note's related notes scoring at least ``least``
+        and above 0: the ones not linked first, each group by score, best first."""
         import numpy as np
 
         row = self.model.row_of.get(rel)
         if row is None:
             return []
-        mine = ((self.a == row) | (self.b == row)) & (self.scores >= threshold)
+        mine = ((self.a == row) | (self.b == row)) & (self.scores >= least) & (self.scores > 0)
         others = np.where(self.a == row, self.b, self.a)[mine].tolist()
-        found = []
-        for other, score, linked in zip(
-            others, self.scores[mine].tolist(), self.linked[mine].tolist(), strict=True
-        ):
-            name = self.model.notes[other]
-            shared = self.model.shared_terms(rel, name, count=SHOWN_TERMS * 2)
-            terms = tuple(t for t in shared if not t.startswith("concept:"))[:SHOWN_TERMS]
-            concepts = tuple(t[len("concept:") :] for t in shared if t.startswith("concept:"))
-            passage = self.model.shares_passage(rel, name)
-            found.append(RelatedNote(name, score, terms, concepts, linked, passage))
-        found.sort(key=lambda r: (r.linked, -r.score, r.note))
+        notes = self.model.notes
+        found = [
+            (notes[other], score, linked)
+            for other, score, linked in zip(
+                others, self.scores[mine].tolist(), self.linked[mine].tolist(), strict=True
+            )
+        ]
+        found.sort(key=lambda f: (f[2], -f[1], f[0]))
         return found
+
+    def _explained(
+        self, rel: str, name: str, score: float, linked: bool, below: bool = False
+    ) -> RelatedNote:
+        """``name`` as a note related to ``rel``, with what explains it."""
+        shared = self.model.shared_terms(rel, name, count=SHOWN_TERMS * 2)
+        terms = tuple(t for t in shared if not t.startswith("concept:"))[:SHOWN_TERMS]
+        concepts = tuple(t[len("concept:") :] for t in shared if t.startswith("concept:"))
+        passage = self.model.shares_passage(rel, name)
+        return RelatedNote(name, score, terms, concepts, linked, passage, below)
 
     def without_related(self, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
         """The notes with no related note at or above ``threshold`` (the index note left

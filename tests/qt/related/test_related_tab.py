@@ -149,3 +149,30 @@ def test_a_shared_passage_is_named_and_highlighted(
     text = pane.browser.toPlainText()
     assert "a passage in common (below)" in text
     assert "Feed the starter with rye flour every morning, then wait for bubbles." in text
+
+
+def test_the_tab_and_the_graph_show_only_the_notes_at_the_threshold(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    """``related --k`` fills its slots with weaker notes; the window does not: a.md's notes
+    c.md (0.1214) and d.md (0.0997, derived in ``test_vault.SLOTS``) are below 0.15."""
+    from tests.unit.related.test_vault import SLOTS
+
+    for rel, text in SLOTS.items():
+        write(vault, rel, text + "\n")
+    win = window_on(vault)
+    related = win.related_session
+    assert related is not None and win.session is not None and win.graph_session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    win.show_view("related")
+    with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("a.md")):
+        win.session.open_note("a.md")
+    assert [e.related.note for e in win.related_tab.pane.shown] == ["b.md"]
+    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+        win.show_view("graph-global")
+    view = win.graph
+    assert view is not None
+    ids = view.canvas.ids
+    drawn = {tuple(sorted((ids[a], ids[b]))) for a, b in view.canvas.related_edges.tolist()}
+    assert drawn == {("a.md", "b.md"), ("c.md", "f.md"), ("d.md", "f.md"), ("e.md", "f.md")}

@@ -130,11 +130,30 @@ def test_every_read_tool_answers_exactly(vault: Path) -> None:
         related = await agent.call("related", note="alpha", threshold=0.0)
         assert related["note"] == "alpha.md"
         assert all(
-            set(r) == {"note", "score", "terms", "concepts", "linked", "passage"}
+            set(r) == {"note", "score", "terms", "concepts", "linked", "passage", "below_threshold"}
             for r in related["related"]
         )
 
     run_agent(vault, scenario)
+
+
+def test_related_fills_k_slots_marking_the_notes_below_the_threshold(tmp_path: Path) -> None:
+    from tests.unit.related.test_vault import SLOTS  # cosines derived by hand there
+
+    root = tmp_path / "slots"
+    root.mkdir()
+    for rel, text in SLOTS.items():
+        (root / rel).write_text(text + "\n")
+
+    async def scenario(agent: Agent) -> None:
+        found = await agent.call("related", note="a", k=3)
+        assert [(r["note"], r["score"], r["below_threshold"]) for r in found["related"]] == [
+            ("b.md", 0.7071, False),
+            ("c.md", 0.1214, True),
+            ("d.md", 0.0997, True),
+        ]
+
+    run_agent(root, scenario)
 
 
 def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> None:

@@ -180,7 +180,15 @@ def test_cli_related_json(topics: Path, capsys: pytest.CaptureFixture[str]) -> N
     assert len(data["related"]) <= 2
     best = next(r for r in data["related"] if r["note"] == "chess/sicilian.md")
     assert best["linked"] is True
-    assert set(best) == {"note", "score", "terms", "concepts", "linked", "passage"}
+    assert set(best) == {
+        "note",
+        "score",
+        "terms",
+        "concepts",
+        "linked",
+        "passage",
+        "below_threshold",
+    }
     assert "sicilian" in best["terms"] or "knight" in best["terms"]
 
 
@@ -251,3 +259,91 @@ def test_cli_related_says_the_index_note_is_not_compared(
     assert capsys.readouterr().out == (
         "related to MEMORY.md:\n  not compared: the index note points at every note\n"
     )
+
+
+# Every word below is in exactly two notes, so every term has the same idf and a vector's
+# weights are its 1 + ln(tf), normalised. a: four words once, 1/2 each. b: two of them,
+# 1/√2 each: cos(a, b) = 2 · 1/2 · 1/√2 = 0.7071. c: "marble" once (1) and "pepper" 20 times
+# (1 + ln 20 = 3.9957): cos(a, c) = 1/2 · 1 / √(1 + 3.9957²) = 0.1214. d: "lantern" once,
+# "ginger" 50 times (1 + ln 50 = 4.9120): cos(a, d) = 1/2 / √(1 + 4.9120²) = 0.0997. e and f
+# share no word with a: cos 0. So at the threshold 0.15 only b is shown; c and d are weaker.
+SLOTS = {
+    "a.md": "heron quill marble lantern",
+    "b.md": "heron quill",
+    "c.md": "marble " + "pepper " * 20,
+    "d.md": "lantern " + "ginger " * 50,
+    "e.md": "walrus",
+    "f.md": "pepper ginger walrus",
+}
+
+
+@pytest.fixture
+def slots(vault: Path) -> Path:
+    for rel, text in SLOTS.items():
+        write(vault, rel, text + "\n", age=5)
+    return vault
+
+
+def test_top_fills_k_slots_with_weaker_notes_marked(slots: Path) -> None:
+    related = related_index(VaultIndex.scan(slots, use_cache=False), _reader(slots))
+    found = [(r.note, round(r.score, 4), r.below_threshold) for r in related.top("a.md", 3)]
+    assert found == [("b.md", 0.7071, False), ("c.md", 0.1214, True), ("d.md", 0.0997, True)]
+    # Only notes scoring above 0: e and f never fill a slot.
+    assert [r.note for r in related.top("a.md", 10)] == ["b.md", "c.md", "d.md"]
+    assert [r.note for r in related.top("a.md", 2)] == ["b.md", "c.md"]
+    # At or above the threshold, nothing is marked; the view's list is unchanged.
+    assert [(r.note, r.below_threshold) for r in related.top("a.md", 3, 0.1)] == [
+        ("b.md", False),
+        ("c.md", False),
+        ("d.md", True),
+    ]
+    assert [r.note for r in related.related("a.md")] == ["b.md"]
+    assert related.top("a.md", 3)[1].terms == ("marble",)
+
+
+def test_cli_related_returns_k_notes_marking_the_weaker(
+    slots: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["related", str(slots), "a", "--json", "--no-cache", "--k", "3"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert [(r["note"], r["score"], r["below_threshold"]) for r in data["related"]] == [
+        ("b.md", 0.7071, False),
+        ("c.md", 0.1214, True),
+        ("d.md", 0.0997, True),
+    ]
+    assert main(["related", str(slots), "a", "--no-cache", "--k", "3"]) == 0
+    assert capsys.readouterr().out == (
+        "related to a.md:\n"
+        "  0.71  b.md  (not linked: heron, quill)\n"
+        "  0.12  c.md  (weaker, below 0.15; not linked: marble)\n"
+        "  0.10  d.md  (weaker, below 0.15; not linked: lantern)\n"
+    )
+    main(["related", str(slots), "--all", "--json", "--no-cache", "--k", "3"])
+    rows = {item["note"]: item["related"] for item in json.loads(capsys.readouterr().out)}
+    assert [(r["note"], r["below_threshold"]) for r in rows["e.md"]] == [("f.md", False)]
+    assert len(rows["f.md"]) == 3
+
+
+# SLOTS with "cobalt" added to a (five words: 1/√5 each) and g, h: g holds "cobalt" once and
+# "otter" 19 times (1 + ln 19 = 3.9444), h "otter" once. cos(a, b) = 2 / (√5 · √2) = 0.6325;
+# cos(a, c) = (1/√5) / √(1 + 3.9957²) = 0.1086; cos(a, g) = (1/√5) / √(1 + 3.9444²) = 0.1099,
+# the higher of the two; but g is close to h (3.9444 / 4.0692 = 0.9693), so its reach (the mean
+# of its 10 best cosines) is (0.9693 + 0.1099) / 10 = 0.1079, c's (f: 0.5601) 0.0669, and
+# the model ranks c above g: 0.1086 - 0.1 · 0.0669 = 0.1019 > 0.1099 - 0.1 · 0.1079 = 0.0991.
+RANKED = {
+    **SLOTS,
+    "a.md": SLOTS["a.md"] + " cobalt",
+    "g.md": "cobalt " + "otter " * 19,
+    "h.md": "otter",
+}
+
+
+def test_the_slots_are_filled_in_the_models_order_not_by_cosine(vault: Path) -> None:
+    for rel, text in RANKED.items():
+        write(vault, rel, text + "\n", age=5)
+    related = related_index(VaultIndex.scan(vault, use_cache=False), _reader(vault))
+    found = [(r.note, round(r.score, 4), r.below_threshold) for r in related.top("a.md", 2)]
+    assert found == [("b.md", 0.6325, False), ("c.md", 0.1086, True)]
+    # Listed weaker ones by score, as the threshold's own are.
+    assert [r.note for r in related.top("a.md", 4)] == ["b.md", "g.md", "c.md", "d.md"]
