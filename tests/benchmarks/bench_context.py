@@ -35,10 +35,10 @@ sys.path.insert(0, str(REPO))
 
 import bm25s  # noqa: E402
 
-from librarian_gui.core.agents import ranking as context_module  # noqa: E402
+from librarian_gui.core.agents import ranking as ranking_module  # noqa: E402
 from librarian_gui.core.agents.bm25 import terms  # noqa: E402
-from librarian_gui.core.agents.corpus import Corpus  # noqa: E402
 from librarian_gui.core.agents.context import context_pack  # noqa: E402
+from librarian_gui.core.agents.corpus import Corpus  # noqa: E402
 from librarian_gui.core.agents.passages import split_passages  # noqa: E402
 from librarian_gui.core.agents.search import agent_search  # noqa: E402
 from librarian_gui.core.agents.tokens import estimate_tokens  # noqa: E402
@@ -127,9 +127,9 @@ def ablation(vaults: Path, budget: int = 2000) -> str:
     """Evidence recall of packs of ``budget`` tokens with each part of the ranking off."""
     lines = [f"ablation, pack@{budget} evidence recall (all questions):"]
     for name, values in ABLATIONS.items():
-        saved = {k: getattr(context_module, k) for k in values}
+        saved = {k: getattr(ranking_module, k) for k in values}
         for k, v in values.items():
-            setattr(context_module, k, v)
+            setattr(ranking_module, k, v)
         try:
             held = []
             for qfile in sorted(vaults.glob("*.questions.json")):
@@ -146,7 +146,7 @@ def ablation(vaults: Path, budget: int = 2000) -> str:
                         held.append(_held(got, q["evidence_lines"]))
         finally:
             for k, v in saved.items():
-                setattr(context_module, k, v)
+                setattr(ranking_module, k, v)
         lines.append(f"  {name:<20} {statistics.mean(held):.3f}")
     return "\n".join(lines)
 
@@ -173,7 +173,7 @@ def abstention(vaults: Path) -> str:
             tally = own if vault == asked else other
             for q in questions:
                 corpus = Corpus.build(index, text_of, rels, terms(q["question"]))
-                tally[0] += not context_module.answers_well(index, corpus, q["question"])
+                tally[0] += not ranking_module.answers_well(index, corpus, q["question"])
                 tally[1] += 1
     return (
         f"abstention (answers_well false): own conversation's questions {own[0]}/{own[1]} "
