@@ -6,7 +6,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from ..related.tokens import words
 
@@ -54,13 +54,17 @@ def terms(text: str) -> list[str]:
 class BM25:
     """BM25 scores of a query against fixed documents (each given as its terms)."""
 
-    def __init__(self, docs: Sequence[Sequence[str]]) -> None:
+    def __init__(
+        self, docs: Sequence[Sequence[str]], counts: Sequence[Mapping[str, int]] | None = None
+    ) -> None:
+        """``docs`` as their terms; ``counts``, when given, are each doc's term counts
+        (``Counter(doc)``), counted once where the docs are kept."""
         self.size = len(docs)
         self.lengths = [len(d) for d in docs]
         self.mean_length = (sum(self.lengths) / self.size) if self.size else 0.0
         self.postings: dict[str, list[tuple[int, int]]] = {}
         for i, doc in enumerate(docs):
-            for term, tf in Counter(doc).items():
+            for term, tf in (Counter(doc) if counts is None else counts[i]).items():
                 self.postings.setdefault(term, []).append((i, tf))
 
     def idf(self, term: str) -> float:

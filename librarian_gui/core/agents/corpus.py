@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as _dt
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
@@ -67,15 +68,19 @@ class Corpus:
         passages: list[Passage] = []
         note_of: list[int] = []
         note_terms: list[list[str]] = []
+        note_counts: list[Counter[str]] = []
         passage_terms: list[list[str]] = []
+        passage_counts: list[Counter[str]] = []
         passage_speakers: list[frozenset[str]] = []
         for i, (record, text) in enumerate(zip(records, texts, strict=True)):
-            split, split_terms, whole, said = analysed(record.path, record.title, text)
-            passages.extend(split)
-            note_of.extend([i] * len(split))
-            passage_terms.extend(split_terms)
-            passage_speakers.extend(said)
-            note_terms.append(whole)
+            note = analysed(record.path, record.title, text)
+            passages.extend(note.passages)
+            note_of.extend([i] * len(note.passages))
+            passage_terms.extend(note.terms)
+            passage_counts.extend(note.counts)
+            passage_speakers.extend(note.speakers)
+            note_terms.append(note.whole)
+            note_counts.append(note.whole_counts)
         return cls(
             rels,
             texts,
@@ -83,8 +88,8 @@ class Corpus:
             [r.date_source for r in records],
             passages,
             note_of,
-            BM25(note_terms),
-            BM25(passage_terms),
+            BM25(note_terms, note_counts),
+            BM25(passage_terms, passage_counts),
             passage_terms,
             passage_speakers,
             frozenset().union(*passage_speakers),
@@ -98,14 +103,23 @@ class Corpus:
         return (rest, named) if rest else (list(query), named)
 
 
+@dataclass(frozen=True, slots=True)
+class Analysed:
+    """One note as a question reads it (see ``analysed``). Treat the lists as read-only."""
+
+    passages: tuple[Passage, ...]
+    terms: tuple[list[str], ...]  # each passage's: its heading's and its own, labels cut
+    counts: tuple[Counter[str], ...]  # each passage's terms counted
+    whole: list[str]  # the note's: its title's twice, then its passages'
+    whole_counts: Counter[str]
+    speakers: tuple[frozenset[str], ...]  # who speaks in each passage: its labels' terms
+
+
 @functools.lru_cache(maxsize=KEPT_NOTES)
-def analysed(
-    rel: str, title: str, text: str
-) -> tuple[tuple[Passage, ...], tuple[list[str], ...], list[str], tuple[frozenset[str], ...]]:
-    """A note's passages, each passage's terms (its heading's and its own, speaker labels
-    cut) and the whole note's (its title's twice, then its passages'), and who speaks in
-    each passage (its labels' terms), kept for the last ``KEPT_NOTES`` notes: an agent's
-    questions read the same notes again. Treat the lists as read-only."""
+def analysed(rel: str, title: str, text: str) -> Analysed:
+    """A note's passages, their terms and who speaks in each, kept for the last
+    ``KEPT_NOTES`` notes: an agent's questions read the same notes again, and counting
+    their terms again was a third of a repeated question's time."""
     name = terms(title)
     whole = name + name
     split = tuple(split_passages(rel, text))
@@ -118,7 +132,14 @@ def analysed(
         whole += found
         split_terms.append(terms(" ".join(p.heading)) + found)
         said.append(frozenset(t for label in labels for t in terms(label)))
-    return split, tuple(split_terms), whole, tuple(said)
+    return Analysed(
+        split,
+        tuple(split_terms),
+        tuple(Counter(t) for t in split_terms),
+        whole,
+        Counter(whole),
+        tuple(said),
+    )
 
 
 def prefilter(texts: Sequence[str], query: Sequence[str], limit: int) -> list[int]:

@@ -10,11 +10,12 @@ about time lifts passages saying when and notes dated as asked."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from rapidfuzz import fuzz
+from rapidfuzz import fuzz, process
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
@@ -334,16 +335,32 @@ def _scaled(scores: dict[int, float]) -> dict[int, float]:
 def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int, float]:
     """Note index → 0..1 for a title or alias close to the whole query (a query naming a
     note: "token bucket", "tokenizer quirks"), from rapidfuzz's ratio at ``NAME_FLOOR``."""
-    from ..search.switcher import match_key  # numpy with it: not at the command line's start
-
-    q = match_key(query)
+    q = _name_key(query)
     if not q:
         return {}
+    owners: list[int] = []
+    keys: list[str] = []
     with index.lock:
-        names = [(index.notes[rel].title, *index.notes[rel].parsed.aliases) for rel in notes]
-    out = {}
-    for i, found in enumerate(names):
-        best = max((fuzz.ratio(q, match_key(name)) for name in found if name), default=0.0)
-        if best >= NAME_FLOOR:
-            out[i] = (best - NAME_FLOOR) / (100.0 - NAME_FLOOR) * 0.5 + 0.5
+        for i, rel in enumerate(notes):
+            record = index.notes[rel]
+            for name in (record.title, *record.parsed.aliases):
+                if name:
+                    owners.append(i)
+                    keys.append(_name_key(name))
+    out: dict[int, float] = {}
+    # One pass in C over every name (10,000 notes: a few milliseconds, against tens in a
+    # Python loop), keeping only the names at the floor.
+    for _, best, k in process.extract(
+        q, keys, scorer=fuzz.ratio, score_cutoff=NAME_FLOOR, limit=None
+    ):
+        score = (best - NAME_FLOOR) / (100.0 - NAME_FLOOR) * 0.5 + 0.5
+        if score > out.get(owners[k], 0.0):
+            out[owners[k]] = score
     return out
+
+
+@functools.lru_cache(maxsize=65536)
+def _name_key(name: str) -> str:
+    from ..search.switcher import match_key  # numpy with it: not at the command line's start
+
+    return match_key(name)
