@@ -55,9 +55,16 @@ class Corpus:
     ) -> Corpus:
         """The corpus of ``notes``; past ``PREFILTER_ABOVE`` notes and with query terms,
         only the ``CANDIDATES`` notes a quick count of the terms ranks first (and ``keep``,
-        notes matched by name) are split and scored."""
+        notes matched by name) are split and scored; without terms, the ``CANDIDATES``
+        newest (and ``keep``)."""
         with index.lock:
             records = [index.notes[rel] for rel in notes if rel in index.notes]
+        if len(records) > PREFILTER_ABOVE and not query:
+            # No word to look for (none given, or stop words only): the newest notes, and
+            # the ones named, as a reader of a diary would start; never the whole vault.
+            newest = sorted(records, key=lambda r: (-r.date.toordinal(), r.path))[:CANDIDATES]
+            wanted = {r.path for r in newest} | set(keep)
+            records = [r for r in records if r.path in wanted]
         texts = [_read(text_of, r.path) for r in records]
         if len(records) > PREFILTER_ABOVE and query:
             chosen = set(prefilter(texts, query, CANDIDATES))

@@ -165,6 +165,10 @@ def search_notes(
         index, text_of, tag=tag, folder=folder, since=since, until=until, concept=concept
     )
     q_terms = terms(query)
+    if not query.strip():  # the newest first: only they are read
+        with index.lock:
+            dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
+        notes = [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))[:limit]]
     named = name_scores(index, notes, query)
     corpus = Corpus.build(index, text_of, notes, q_terms, keep={notes[i] for i in named})
     scores, tops = ranked_notes(index, corpus, query)

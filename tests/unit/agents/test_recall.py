@@ -145,3 +145,42 @@ def test_search_json_says_whether_it_answers(
     data = json.loads(capsys.readouterr().out)
     # "cinnamon" is a third of what the words weigh: under the 0.4 that answers well
     assert (data["answers_well"], data["warning"]) == (False, NOT_ANSWERED)
+
+
+def _diaries(root: Path, count: int) -> list[str]:
+    """``count`` diaries, one a day from 2023-01-01, each about the garden; their paths,
+    oldest first."""
+    import datetime as dt
+
+    paths = []
+    for n in range(count):
+        day = dt.date(2023, 1, 1) + dt.timedelta(days=n)
+        rel = f"diary/{day.isoformat()}.md"
+        write(root, rel, f"# {day.isoformat()}\n\nWatered the garden and read a book.\n")
+        paths.append(rel)
+    return paths
+
+
+def test_a_question_of_stop_words_reads_only_the_newest_notes(tmp_path: Path) -> None:
+    """Past PREFILTER_ABOVE notes a question with no searchable word (every word a stop
+    word) splits the CANDIDATES newest notes, not every note (issue 30: "something during"
+    split all 10,000 notes of a vault, 30 s)."""
+    from librarian_gui.core.agents.bm25 import terms
+    from librarian_gui.core.agents.corpus import CANDIDATES, PREFILTER_ABOVE, Corpus
+
+    paths = _diaries(tmp_path, PREFILTER_ABOVE + 50)
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    assert terms("something during") == []
+    corpus = Corpus.build(index, _text_of(index), sorted(index.notes), [])
+    assert corpus.notes == paths[-CANDIDATES:]
+
+
+def test_an_empty_search_lists_the_newest_notes_first_past_the_candidates(tmp_path: Path) -> None:
+    paths = _diaries(tmp_path, 450)
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    found = search_notes(index, _text_of(index), "", limit=150)
+    assert [h.note for h in found.hits] == paths[::-1][:150]
+
+
+def _text_of(index: VaultIndex):  # type: ignore[no-untyped-def]
+    return lambda rel: read_note(index.root, rel).text
