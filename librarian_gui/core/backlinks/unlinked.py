@@ -39,6 +39,9 @@ EXCLUDED_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 Span = tuple[int, int]
 _TABLE_ROW = re.compile(r"[ \t]*\|")
+_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t\r\n]|$)")
+_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$)")
+PATH_SEPARATORS = "/\\"
 _NOT_IN_NAME = frozenset("[]|#^\r\n")  # Obsidian forbids these in link targets
 _NOT_IN_LABEL = frozenset("[]|\r\n")
 
@@ -152,12 +155,11 @@ def link_mention(
             f'changed since the mention of "{mention.text}" was found; nothing was written. '
             "Look for mentions again.",
         )
-    masked = mask_note(text)
-    if not _plain(text, masked, excluded_spans(masked), (start, end)):
+    if not Linkable(text, mask_note(text))(start, end):
         raise FileChanged(
             mention.source,
-            f'"{mention.text}" at line {mention.line} is now inside a link or code; '
-            "nothing was written",
+            f'"{mention.text}" at line {mention.line} is now inside a link, code, a heading '
+            "or a file name; nothing was written",
         )
     name = linkable_name(index, mention.source, target_rel)
     if _NOT_IN_LABEL.intersection(mention.text):
@@ -219,6 +221,68 @@ class _Name:
         return out
 
 
+class Linkable:
+    """Whether a span is text a link may replace — one rule for the auto-tagger and for
+    unlinked mentions (where the tagger would not link, Link is not offered): not blanked
+    by the mask (code, comments, front matter), not in a link, URL, tag or HTML tag, not on
+    a heading line, not right after "!" or "[" or before "]" (an embed, or a broken link,
+    would result), and not part of a file name or path (``in_file_name``). Called with
+    spans in increasing start order."""
+
+    def __init__(self, text: str, masked: str) -> None:
+        self.text = text
+        self.masked = masked
+        self.unmasked = masked == text
+        self.starts, self.ends = excluded_spans(masked)
+        self.at = 0
+        self.headings: dict[int, bool] = {}
+
+    def __call__(self, start: int, end: int) -> bool:
+        text = self.text
+        if (start > 0 and text[start - 1] in "![") or text[end : end + 1] == "]":
+            return False
+        if in_file_name(text, start, end):
+            return False
+        if not self.unmasked and self.masked[start:end] != text[start:end]:
+            return False
+        ends = self.ends
+        while self.at < len(ends) and ends[self.at] <= start:
+            self.at += 1
+        if self.at < len(ends) and self.starts[self.at] < end:
+            return False
+        line_start = text.rfind("\n", 0, start) + 1
+        heading = self.headings.get(line_start)
+        if heading is None:
+            heading = self.headings[line_start] = is_heading(self.masked, line_start)
+        return not heading
+
+
+def in_file_name(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is part of a file name or a path, not a mention: right
+    before an extension (a dot and an ASCII letter or digit: "MEMORY.md", "Node.js"; a
+    sentence's full stop is followed by a space or nothing), or next to a path separator
+    ("notes/MEMORY", "MEMORY/old", "C:\\vault\\MEMORY")."""
+    if start > 0 and text[start - 1] in PATH_SEPARATORS:
+        return True
+    after = text[end : end + 2]
+    if not after:
+        return False
+    if after[0] in PATH_SEPARATORS:
+        return True
+    return len(after) == 2 and after[0] == "." and after[1].isascii() and after[1].isalnum()
+
+
+def is_heading(masked: str, line_start: int) -> bool:
+    """Whether the line is a heading (ATX, or a setext heading's text): a link there
+    would change the heading's anchor, which ``[[note#Heading]]`` links point at."""
+    if _HEADING.match(masked, line_start):
+        return True
+    line_end = masked.find("\n", line_start)
+    if line_end < 0 or not masked[line_start:line_end].strip():
+        return False
+    return _SETEXT.match(masked, line_end + 1) is not None
+
+
 def excluded_spans(masked: str) -> tuple[list[int], list[int]]:
     """Sorted, disjoint spans of ``masked`` that are links, URLs, tags or HTML tags."""
     spans: list[Span] = []
@@ -251,27 +315,18 @@ def _overlaps(starts: list[int], ends: list[int], start: int, end: int) -> bool:
     return i < len(starts) and starts[i] < end
 
 
-def _plain(text: str, masked: str, excluded: tuple[list[int], list[int]], span: Span) -> bool:
-    """Whether ``span`` is text a link may replace: not blanked by the mask (code,
-    comments, front matter) and not part of a link, URL, tag or HTML tag."""
-    start, end = span
-    return masked[start:end] == text[start:end] and not _overlaps(*excluded, start, end)
-
-
 def _find(text: str, low: str, names: Iterable[_Name]) -> list[Span]:
-    """Spans of unlinked mentions in ``text``, in order."""
-    candidates = [span for name in names for span in name.spans(text, low)]
+    """Spans of unlinked mentions in ``text``, in order: where ``Linkable`` allows a link."""
+    candidates = sorted({span for name in names for span in name.spans(text, low)})
     if not candidates:
         return []
-    masked = mask_note(text)
-    excluded = excluded_spans(masked)
+    linkable = Linkable(text, mask_note(text))
     chosen_starts: list[int] = []
     chosen_ends: list[int] = []
     # Longest first, then leftmost: each taken span shuts out whatever overlaps it.
-    for start, end in sorted(candidates, key=lambda span: (span[0] - span[1], span[0])):
+    plain = [span for span in candidates if linkable(*span)]
+    for start, end in sorted(plain, key=lambda span: (span[0] - span[1], span[0])):
         if _overlaps(chosen_starts, chosen_ends, start, end):
-            continue
-        if not _plain(text, masked, excluded, (start, end)):
             continue
         i = bisect.bisect_left(chosen_starts, start)
         chosen_starts.insert(i, start)

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 import ahocorasick_rs
 import numpy as np
 
-from ..backlinks.unlinked import EXCLUDED_PATTERNS
+from ..backlinks.unlinked import EXCLUDED_PATTERNS, PATH_SEPARATORS
 from ..concepts.dictionary import fold
 from ..parse.parser import mask_note
 from .matching import (
@@ -69,6 +69,9 @@ _SPLIT_EXCLUDED = tuple(
 _ASCII_WORD = np.array([is_word_char(chr(c)) for c in range(128)] + [False] * 128, dtype=bool)
 _ASCII_WORD_BYTES = _ASCII_WORD.astype(np.uint8).tobytes()
 _BANG, _OPEN, _CLOSE = ord("!"), ord("["), ord("]")
+_DOT = ord(".")
+_SEPARATORS = np.array([ord(c) for c in PATH_SEPARATORS])
+_ASCII_ALNUM = np.array([chr(c).isalnum() if c < 128 else False for c in range(256)], dtype=bool)
 
 # (starts, ends, concept indexes) of one note's chosen mentions, offsets into its text
 Spans = tuple[np.ndarray, np.ndarray, np.ndarray]
@@ -272,7 +275,16 @@ class BatchMatcher:
         masks = list(map(mask_note, texts))
         masked = "\n" + "\n".join(masks) + "\n"
         before = codes[starts - 1]
-        keep &= (before != _BANG) & (before != _OPEN) & (codes[ends] != _CLOSE)
+        after = codes[ends]
+        keep &= (before != _BANG) & (before != _OPEN) & (after != _CLOSE)
+        # Part of a file name or path (``unlinked.in_file_name``): next to "/" or "\\", or
+        # right before a dot and an ASCII letter or digit. ``big`` ends with a newline, so
+        # a dot has a character after it.
+        keep &= ~np.isin(before, _SEPARATORS) & ~np.isin(after, _SEPARATORS)
+        dotted = np.flatnonzero(keep & (after == _DOT))
+        if dotted.size:
+            following = codes[ends[dotted] + 1]
+            keep[dotted] = ~_ASCII_ALNUM[np.minimum(following, 255)]
         order = np.flatnonzero(keep)
         order = order[
             np.argsort(starts[order] * _WIDEST - (ends[order] - starts[order]), kind="stable")
@@ -566,7 +578,7 @@ def _unblocked(
 
 def _heading_lines(masked: str, note_starts: set[int]) -> list[tuple[int, int]]:
     """(start, end) of each heading line (ATX, or a setext heading's text) of the notes
-    joined in ``masked`` (each after a newline), as ``matching._is_heading`` decides it."""
+    joined in ``masked`` (each after a newline), as ``unlinked.is_heading`` decides it."""
     starts: list[int] = []
     if "#" in masked:
         starts.extend(m.start() + 1 for m in _ATX_NEXT.finditer(masked))

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import ahocorasick_rs
 
-from ..backlinks.unlinked import excluded_spans
+from ..backlinks.unlinked import Linkable
 from ..concepts.dictionary import (
     IS_SPACED_WORD_CHAR,
     Concept,
@@ -30,8 +30,6 @@ from ..parse.parser import mask_note, split_front_matter
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")
 WIKI_TARGET = re.compile(r"\[\[([^\[\]|#\\\r\n]*)")
-_HEADING = re.compile(r" {0,3}#{1,6}(?:[ \t\r\n]|$)")
-_SETEXT = re.compile(r" {0,3}(?:=+|-+)[ \t]*(?:\r?\n|\r?$)")
 _DELIMITER_ROW = re.compile(r"^ {0,3}\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*\r?$")
 
 
@@ -211,7 +209,7 @@ def find_occurrences(
     if not found:
         return []
     masked = mask_note(text)
-    plain = _Plain(text, masked)
+    plain = Linkable(text, masked)
     chosen: list[tuple[int, int, str]] = []
     first_only = not all_mentions
     # First mention only: a concept the note links already gets no second link, so a
@@ -286,38 +284,6 @@ def occurrences_at(
     return out
 
 
-class _Plain:
-    """Whether a span is text a link may replace: not blanked by the mask (code, comments,
-    front matter), not in a link, URL, tag or HTML tag, not on a heading line, and not
-    right after "!" or "[" or before "]" (an embed, or a broken link, would result).
-    Called with spans in increasing start order."""
-
-    def __init__(self, text: str, masked: str) -> None:
-        self.text = text
-        self.masked = masked
-        self.unmasked = masked == text
-        self.starts, self.ends = excluded_spans(masked)
-        self.at = 0
-        self.headings: dict[int, bool] = {}
-
-    def __call__(self, start: int, end: int) -> bool:
-        text = self.text
-        if (start > 0 and text[start - 1] in "![") or text[end : end + 1] == "]":
-            return False
-        if not self.unmasked and self.masked[start:end] != text[start:end]:
-            return False
-        ends = self.ends
-        while self.at < len(ends) and ends[self.at] <= start:
-            self.at += 1
-        if self.at < len(ends) and self.starts[self.at] < end:
-            return False
-        line_start = text.rfind("\n", 0, start) + 1
-        heading = self.headings.get(line_start)
-        if heading is None:
-            heading = self.headings[line_start] = _is_heading(self.masked, line_start)
-        return not heading
-
-
 def with_front_matter_links(text: str, masked: str) -> str:
     """``masked`` with the front matter's lines shown again, except YAML comment lines:
     property values hold links (the index counts them): a rename must follow them, and a
@@ -385,17 +351,6 @@ def is_word_char(char: str) -> bool:
     if known is None:
         known = _WORD_CACHE[char] = IS_SPACED_WORD_CHAR.match(char) is not None
     return known
-
-
-def _is_heading(masked: str, line_start: int) -> bool:
-    """Whether the line is a heading (ATX, or a setext heading's text): a link there
-    would change the heading's anchor, which ``[[note#Heading]]`` links point at."""
-    if _HEADING.match(masked, line_start):
-        return True
-    line_end = masked.find("\n", line_start)
-    if line_end < 0 or not masked[line_start:line_end].strip():
-        return False
-    return _SETEXT.match(masked, line_end + 1) is not None
 
 
 def _may_hold_table(masked: str) -> bool:

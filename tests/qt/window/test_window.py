@@ -199,6 +199,23 @@ def test_link_button_rewrites_exactly_one_mention_and_undo_restores(
     assert path.read_bytes() == before
 
 
+def test_unlinked_mentions_leave_out_file_names_and_headings(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Issue 28: Link on "MEMORY.md had 240 lines" wrote "[[MEMORY]].md had…", and Link was
+    offered in "# Weekly memory compaction". In the demo's decision note (read by hand):
+    line 8 is the heading, lines 11 and 21 say "MEMORY.md", lines 14 and 18 say "memory"."""
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        window.session.open_note("MEMORY.md")  # type: ignore[union-attr]
+    qtbot.waitUntil(lambda: window.backlinks.unlinked_count > 0, timeout=10_000)
+    lines = [
+        m.line
+        for m in window.backlinks._mentions
+        if m.source == "decisions/weekly-memory-compaction.md"
+    ]
+    assert lines == [14, 18]
+
+
 def test_quick_switcher_finds_a_note_by_alias_with_a_typo(window: MainWindow, qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: window.switcher._index is not None, timeout=10_000)
     window.switcher.open_switcher()

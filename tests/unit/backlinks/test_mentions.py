@@ -198,7 +198,7 @@ def test_link_refused_when_the_note_changed_since(vault: Path) -> None:
     assert path.read_bytes() == b"one alpha gamma\n"
     path.write_bytes(b"[[x|alpha beta]]\n")
     moved = mention._replace(start=4, end=14)
-    with pytest.raises(FileChanged, match="is now inside a link or code"):
+    with pytest.raises(FileChanged, match="is now inside a link, code"):
         link_mention(index, journal, moved, TARGET)
     assert path.read_bytes() == b"[[x|alpha beta]]\n"
     assert journal.entries() == []
@@ -340,3 +340,24 @@ def test_the_word_index_never_leaves_out_a_note_holding_a_mention(
         event("narrowed" if among is not None else "not narrowed")
         narrowed = unlinked_mentions(index, "target.md", reader(index), among=among)
         assert narrowed == everywhere
+
+
+def test_no_mention_in_a_file_name_a_path_or_a_heading(vault: Path) -> None:
+    """Issue 28: Link offered on "MEMORY.md had 240 lines" wrote "[[MEMORY]].md had…",
+    and Link was offered in a heading the tagger refuses. Where the tagger would not
+    link, no mention is listed."""
+    write(vault, "MEMORY.md", "# Memory\n")
+    write(
+        vault,
+        "decisions/compaction.md",
+        "# Weekly MEMORY compaction\n"  # line 1: a heading
+        "\n"
+        "By the end of October MEMORY.md had 240 lines.\n"  # 3: a file name
+        "It lives at notes/MEMORY and ~/MEMORY/old.\n"  # 4: paths
+        "Setext MEMORY heading\n"  # 5: a setext heading's text
+        "---\n"
+        "\n"
+        "We trimmed MEMORY. Then we slept.\n",  # 8: the one mention
+    )
+    found = find(scan(vault), "MEMORY.md")
+    assert [(m.source, m.line, m.column) for m in found] == [("decisions/compaction.md", 8, 11)]

@@ -187,3 +187,21 @@ def test_a_link_in_the_front_matter_is_a_link_already() -> None:
     text = "---\n# [[rag]]\n---\nRAG again.\n"
     expected = "---\n# [[rag]]\n---\n[[rag|RAG]] again.\n"
     assert _both(text, notes=None) == (expected, expected)
+
+
+def test_a_name_in_a_file_name_or_path_is_no_mention() -> None:
+    """Issue 28: "MEMORY.md had 240 lines" became "[[MEMORY]].md had…". A name followed by
+    an extension, or next to a path separator, is part of a file name."""
+    concepts = (Concept("memory", ("MEMORY",), "x"), Concept("node", ("Node",), "x"))
+    for text in (
+        "By the end of October MEMORY.md had 240 lines.\n",
+        "Node.js runs it.\n",
+        "See notes/MEMORY for it.\n",
+        "See MEMORY/old for it.\n",
+        "A Windows path: C:\\vault\\MEMORY\n",
+    ):
+        assert tag(text, concepts=concepts) == text
+    # The end of a sentence is no extension.
+    assert tag("We trimmed MEMORY. Then Node, too.\n", concepts=concepts) == (
+        "We trimmed [[memory|MEMORY]]. Then [[node|Node]], too.\n"
+    )

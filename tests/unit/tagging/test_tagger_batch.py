@@ -66,6 +66,8 @@ def texts(draw: st.DrawFn) -> str:
                     "bang",
                     "bracket",
                     "block",
+                    "file",
+                    "path",
                 ]
             )
         )
@@ -92,6 +94,10 @@ def texts(draw: st.DrawFn) -> str:
                 "bang": f"!{word}",
                 "bracket": f"[{word}]",
                 "block": f"{word} ^{word[:3].lower() or 'x'}\n",
+                "file": word
+                + "."
+                + draw(st.sampled_from(["md", "js", "PNG", " ", ".", "", "é", "2"])),
+                "path": draw(st.sampled_from(["/", "\\", "~/", "a/"])) + word,
             }[kind]
         )
     return "".join(parts)
