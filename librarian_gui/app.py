@@ -252,8 +252,12 @@ def _wait_for_timeline(window: MainWindow, loop: object, concepts: str) -> None:
     session.timeline_ready.connect(drawn)
 
     def choose() -> None:
-        if window.timeline_tab.view is None or not session.known:
+        if window.timeline_tab.view is None or not session.listed:
             QTimer.singleShot(50, choose)  # pyqtgraph or the dictionary's list still coming
+            return
+        if not session.known:  # no dictionary: the view says so, nothing will be drawn
+            window.timeline_tab.show_tab()
+            QTimer.singleShot(300, quit_)
             return
         known = {cid.lower(): cid for cid in session.known}
         asked = [known.get(name.strip().lower(), "") for name in concepts.split(",")]
@@ -374,9 +378,9 @@ def _screenshot(
     if view == "tagging-preview" and window.concept_tabs is not None:  # a dry run, shown
         tagging = window.concept_tabs.tagging
         tagging.previewed.connect(lambda _p: QTimer.singleShot(200, loop.quit))
-        tagging.preview()
-        QTimer.singleShot(120_000, loop.quit)
-        loop.exec()
+        if tagging.preview():  # else nothing to preview, and the view says why at once
+            QTimer.singleShot(120_000, loop.quit)
+            loop.exec()
     if view == "warnings" and session.warnings is None:  # gathered once the index is ready
         session.warnings_changed.connect(lambda _w, _f: QTimer.singleShot(50, loop.quit))
         QTimer.singleShot(20_000, loop.quit)

@@ -41,6 +41,7 @@ class TimelineSession(QObject):
         self.file_time = False
         self.current: Any = None  # the last Timeline delivered
         self.known: tuple[str, ...] = ()  # the dictionary's ids, as last listed
+        self.listed = False  # the ids were listed once (an empty dictionary lists none)
         self._mentions: tuple[tuple[str, ...], list[DatedMention]] | None = None
         self._stale = True
         self._job: JobHandle | None = None
@@ -139,8 +140,9 @@ class TimelineSession(QObject):
 
     @Slot(object)
     def _on_concepts_job_finished(self, ids: tuple[str, ...]) -> None:
-        if ids != self.known:
+        if ids != self.known or not self.listed:  # the first list, even an empty one
             self.known = ids
+            self.listed = True
             self.concepts_listed.emit(ids)
 
     @Slot(object)

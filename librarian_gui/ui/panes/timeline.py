@@ -44,6 +44,12 @@ def _plain_line(text: str) -> str:
     return _LINE_MARKER.sub("", text).strip()
 
 
+NO_CONCEPTS = (
+    "This vault has no concept dictionary, or an empty one: no concepts to plot.\n"
+    "Start one in the Dictionary tab (a starter, or New concept…)."
+)
+
+
 class TimelineView(QWidget):
     """Concepts to choose (left); the period, the plot's style and whether notes dated by
     their file time count (top); a summary per concept, the plot, and the notes of the
@@ -64,7 +70,7 @@ class TimelineView(QWidget):
         self.dark = dark
         self.timeline: Timeline | None = None
         self.period: dt.date | None = None  # the period whose notes are listed
-        self._ids: tuple[str, ...] = ()
+        self._ids: tuple[str, ...] | None = None  # None: not listed yet
         self._build()
 
     # ------------------------------------------------------------ building
@@ -165,9 +171,17 @@ class TimelineView(QWidget):
         self.file_time_box.toggled.connect(self._on_option_changed)
         self.style_box.currentIndexChanged.connect(self._on_style_box_changed)
         self.notes.itemClicked.connect(self._on_notes_item_clicked)
-        self._show_empty("Tick one or more concepts on the left.")
+        self._show_empty(self._nothing_chosen())
 
     # ------------------------------------------------------------ the query
+
+    def _nothing_chosen(self) -> str:
+        """What the empty plot says: tick a concept, or, with none to tick, why."""
+        if self._ids is None:
+            return "Reading the concept dictionary…"
+        if not self._ids:
+            return NO_CONCEPTS
+        return "Tick one or more concepts on the left."
 
     def query(self) -> tuple[tuple[str, ...], str, bool]:
         return self.chosen(), str(self.by_box.currentData()), self.file_time_box.isChecked()
@@ -203,7 +217,7 @@ class TimelineView(QWidget):
         if chosen != set(self.chosen()):
             self._emit_query()
         if not ids:
-            self._show_empty("The vault's concept dictionary has no concepts.")
+            self._show_empty(self._nothing_chosen())
 
     def choose(self, concepts: tuple[str, ...]) -> None:
         """Tick exactly these concepts (ids of the list; others are ignored)."""
@@ -224,7 +238,7 @@ class TimelineView(QWidget):
             self.summary.setText("Reading the notes…")
         else:
             self.timeline = None
-            self._show_empty("Tick one or more concepts on the left.")
+            self._show_empty(self._nothing_chosen())
         self.query_changed.emit(concepts, by, file_time)
 
     @Slot(str)
@@ -263,7 +277,7 @@ class TimelineView(QWidget):
         self.key.setText(self._key(timeline))
         periods = timeline.periods
         if not timeline.concepts:
-            self.plot.show_empty("Tick one or more concepts on the left.")
+            self.plot.show_empty(self._nothing_chosen())
         elif not periods:
             self.plot.show_empty("No note mentioning them has a date of its own.")
         else:

@@ -38,6 +38,10 @@ HINT = (
     "Press Preview to see, note by note, the links a run would add.\n"
     "Nothing is written until you press Apply."
 )
+NO_CONCEPTS = (
+    "This vault has no concept dictionary, or an empty one: there is nothing to tag. "
+    "Start one in the Dictionary tab (a starter, or New concept…)."
+)
 REPORT_CSS = "p { margin: 0 0 2px 0; } .reason { color: palette(mid); }"
 REPORT_LINES = 6
 EXPAND_UP_TO = 400  # mentions: a bigger plan opens with its notes collapsed
@@ -206,8 +210,11 @@ class TaggingView(QWidget):
         self.concept_filter.setCurrentIndex(max(0, self.concept_filter.findData(chosen)))
 
     def set_notes(self, rels: Sequence[str]) -> None:
-        """The vault's notes (vault-relative paths)."""
+        """The vault's notes (vault-relative paths). "Include index note" is offered only
+        when the vault has one."""
         self._notes = tuple(rels)
+        index_note = INDEX_NOTE.lower()
+        self.include_index.setVisible(any(r.lower() == index_note for r in self._notes))
 
     def accepted(self) -> dict[str, frozenset[int]]:
         """Per note of the shown plan, the indexes of its accepted occurrences."""
@@ -219,20 +226,22 @@ class TaggingView(QWidget):
 
     # ------------------------------------------------------------ preview
 
-    def preview(self, only: Sequence[str] | None = None) -> None:
+    def preview(self, only: Sequence[str] | None = None) -> bool:
         """Read the notes on the worker and show what a run would link (of the concepts
-        ``only``, or of all). A preview still running is cancelled."""
+        ``only``, or of all). A preview still running is cancelled. False, with the reason
+        shown at once, when there is nothing to preview (no concepts, no notes): no
+        ``previewed`` follows."""
         if only is None:
             self.concept_filter.setCurrentIndex(0)
         elif len(only) == 1 and self.concept_filter.findData(only[0]) > 0:
             self.concept_filter.setCurrentIndex(self.concept_filter.findData(only[0]))
         if not self._concepts:
-            self._say("The concept dictionary is empty: add concepts to tag notes.")
-            return
+            self._nothing_to_preview(NO_CONCEPTS)
+            return False
         rels = tuple(tag_candidates(self._notes, include_index=self.include_index.isChecked()))
         if not rels:
-            self._say("There are no notes to tag.")
-            return
+            self._nothing_to_preview("There are no notes to tag.")
+            return False
         all_mentions = self.all_mentions.isChecked()
         wanted = None if only is None else tuple(only)
         what = "all concepts" if wanted is None else ", ".join(wanted)
@@ -242,6 +251,13 @@ class TaggingView(QWidget):
         handle = self.service.preview(rels, self._concepts, all_mentions=all_mentions, only=wanted)
         self._preview_generation = self._track("preview", handle)
         self._say(f"Reading {_plural(len(rels), 'note')}…")
+        return True
+
+    def _nothing_to_preview(self, why: str) -> None:
+        self.heading.setText("Nothing to preview")
+        self._say(why)
+        self._idle_message = why
+        self.diff.setPlaceholderText(why)
 
     def show_plan(self, plan: TagPlan, title: str) -> None:
         """Show a plan computed elsewhere (a concept rename's link rewrites, say); Apply and

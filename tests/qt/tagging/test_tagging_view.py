@@ -340,3 +340,28 @@ def test_a_long_path_is_cut_in_the_middle_and_never_widens_the_view(
         assert widget.width() == 1000
     finally:
         widget.shutdown()
+
+
+def test_no_dictionary_and_no_index_note_say_so_and_start_nothing(
+    qtbot: QtBot, vault: Path
+) -> None:
+    """Issue 28: with no dictionary a preview never answered (--screenshot --view
+    tagging-preview waited 120 s), and "Include index note (MEMORY.md)" was offered in a
+    vault without one."""
+    write(vault, "a.md", "A prompt injection.\n")
+    widget = TaggingView(vault)
+    qtbot.addWidget(widget)
+    widget.set_notes(["a.md"])
+    widget.show()
+    try:
+        assert widget.preview() is False
+        assert widget.summary.text().startswith("This vault has no concept dictionary")
+        assert widget.heading.text() == "Nothing to preview"
+        assert widget.include_index.isHidden()
+        widget.set_notes(["a.md", "MEMORY.md"])
+        assert not widget.include_index.isHidden()
+        widget.set_concepts(CONCEPTS)
+        with qtbot.waitSignal(widget.previewed, timeout=10_000):
+            assert widget.preview() is True
+    finally:
+        widget.shutdown()

@@ -170,3 +170,35 @@ def test_nothing_is_read_while_the_tab_is_hidden(
     with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
         window.show_view("timeline")
     assert jobs.count("timeline") == 1
+
+
+NO_DICTIONARY = "This vault has no concept dictionary"
+
+
+def test_a_vault_without_a_dictionary_says_so_at_once(
+    window_on: MakeWindow, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Issue 28: with no dictionary the timeline said "Tick one or more concepts on the
+    left" over an empty list, and --screenshot --view timeline waited 60 s for concepts
+    that never came."""
+    root = tmp_path / "plain"
+    write(root, "diary/2026-03-02.md", "Alpha without a link.\n")
+    window = window_on(root)
+    window.show_view("timeline")
+    qtbot.waitUntil(lambda: window.timeline_tab.view is not None, timeout=60_000)
+    view = window.timeline_tab.view
+    assert view is not None
+    session = window.timeline_session
+    assert session is not None
+    qtbot.waitUntil(lambda: session.listed, timeout=10_000)
+    assert session.known == ()
+    assert view.plot.empty.toPlainText().startswith(NO_DICTIONARY)
+    assert view.concept_list.count() == 0
+
+
+def test_a_screenshot_of_the_timeline_without_a_dictionary(tmp_path: Path) -> None:
+    root = tmp_path / "plain"
+    write(root, "diary/2026-03-02.md", "Alpha without a link.\n")
+    out = tmp_path / "timeline.png"
+    assert main([str(root), "--view", "timeline", "--screenshot", str(out)]) == 0
+    assert out.stat().st_size > 10_000
