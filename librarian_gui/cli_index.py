@@ -13,7 +13,7 @@ from typing import Any
 
 from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 from .core.index.index import VaultIndex
-from .core.index.queries import INDEX_NOTE, AmbiguousNote
+from .core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
 from .core.insight.index_fix import apply_index_fix, plan_index_fix
 from .core.insight.index_health import (
     MAX_BYTES,
@@ -46,8 +46,10 @@ def add_command(
     p.add_argument(
         "--index",
         metavar="NOTE",
-        default=INDEX_NOTE,
-        help=f"the index note, a title or vault path (default {INDEX_NOTE})",
+        default=None,
+        help=f"the index note, a title or vault path (default: {INDEX_NOTE}, else a note "
+        "named like the vault's front page: index, README, Home, contents, start here, the "
+        f"vault's own name; else {INDEX_NOTE}, which --fix creates)",
     )
     p.add_argument(
         "--fix",
@@ -145,7 +147,10 @@ def cmd_index(
     if args.dry_run and not args.fix:
         raise CommandFailed(EXIT_USAGE, "--dry-run goes with --fix")
     index = open_index(args)
-    rel = index_note_arg(index, args.index)
+    if args.index is None:
+        rel = home_note(index, named_only=True) or INDEX_NOTE
+    else:
+        rel = index_note_arg(index, args.index)
     patterns = tuple(args.exclude_pattern)
     health = index_health(index, index_note=rel, exclude=patterns)
     data: dict[str, Any] = {**health_json(health), "fix": None}

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from ..core.index.queries import INDEX_NOTE
+from ..core.index.queries import INDEX_NOTE, home_note
 from .model import VaultModel
 
 if TYPE_CHECKING:
@@ -18,10 +18,16 @@ if TYPE_CHECKING:
 REFRESH_DELAY_MS = 300  # a burst of saves asks once
 
 
+def _home(index: Any) -> str:
+    """The index note when none was chosen: the vault's, as ``librarian index`` finds it."""
+    return home_note(index, named_only=True) or INDEX_NOTE
+
+
 class IndexHealthService(QObject):
-    """Checks the index note ``index_note`` once the index is ready (``refresh``) and after
-    changes; a newer check cancels the one still running. ``plan_fix`` makes the Fix's
-    plan (an IndexFixPlan) from the index note as it is now.
+    """Checks the index note ``index_note`` ("": the vault's own, ``_home``) once the
+    index is ready (``refresh``) and after changes; a newer check cancels the one still
+    running. ``plan_fix`` makes the Fix's plan (an IndexFixPlan) from the index note as it
+    is now.
 
     Signals:
         health_found(object): an IndexHealth.
@@ -63,7 +69,7 @@ class IndexHealthService(QObject):
         def check(_control: JobControl) -> Any:
             from ..core.insight.index_health import index_health
 
-            return index_health(index, index_note=note, exclude=exclude)
+            return index_health(index, index_note=note or _home(index), exclude=exclude)
 
         if self._job is not None:
             self._job.cancel()
@@ -86,7 +92,7 @@ class IndexHealthService(QObject):
         def plan(_control: JobControl) -> Any:
             from ..core.insight.index_fix import plan_index_fix
 
-            return plan_index_fix(index, index_note=note, exclude=exclude)
+            return plan_index_fix(index, index_note=note or _home(index), exclude=exclude)
 
         handle = self.model.submit(plan, slow=True, name="index-fix plan")  # reads notes
         handle.finished.connect(self.fix_planned)

@@ -167,12 +167,12 @@ class VaultSession(QObject):
         self.open_note(rel)
         return None
 
-    def open_first_note(self, names: tuple[str, ...]) -> None:
-        """Open the first of ``names`` the vault has, else its first note by path."""
+    def open_home_note(self) -> None:
+        """Open the vault's home note (``queries.home_note``), if it has a note."""
+        from ..core.index.queries import home_note
+
         with self.model.read() as index:
-            first = next((n for n in names if n in index.notes), None)
-            if first is None:
-                first = min(index.notes, default=None)
+            first = home_note(index)
         if first is not None:
             self.open_note(first)
 

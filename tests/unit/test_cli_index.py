@@ -179,3 +179,20 @@ def test_index_outside_the_vault_hidden_or_ignored_is_refused_alike_whether_it_e
                 "file inside the vault, not in a dot-folder or an ignored folder (e.g. "
                 "MEMORY.md)\n"
             )
+
+
+def test_without_memory_the_index_note_is_the_vault_front_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 28: foam-docs has index.md, and `librarian index` insisted on MEMORY.md."""
+    (tmp_path / "a.md").write_text("[[b]]\n", encoding="utf-8")
+    (tmp_path / "b.md").write_text("b\n", encoding="utf-8")
+    (tmp_path / "index.md").write_text("# Home\n\n- [[a]]\n", encoding="utf-8")
+    code, out, _ = run(capsys, "index", str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert (doc["index"], doc["exists"], doc["unlisted"]) == ("index.md", True, ["b.md"])
+    assert code == 1
+    # No note named like a front page: MEMORY.md, which a fix creates (not the most linked).
+    (tmp_path / "index.md").unlink()
+    code, out, _ = run(capsys, "index", str(tmp_path), "--json")
+    assert (json.loads(out)["index"], json.loads(out)["exists"]) == ("MEMORY.md", False)

@@ -22,6 +22,47 @@ def is_index_note(rel: str) -> bool:
     return len(rel) == len(INDEX_NOTE) and rel.lower() == INDEX_NOTE.lower()
 
 
+# Names a person gives a vault's front page, in the order one is preferred to another:
+# after the index note itself and a note named like the vault's folder (a folder note).
+HOME_NAMES = ("home", "index", "start here", "start-here", "welcome", "readme", "contents")
+
+
+def home_note(index: VaultIndex, *, named_only: bool = False) -> str | None:
+    """The note a person would call the vault's home, to open first: the index note
+    (``MEMORY.md``); else a note named like a front page — the vault folder's own name,
+    then ``HOME_NAMES`` in order — the shallowest first; else the note most notes link
+    to; else the first note by path. None for a vault without notes, and with
+    ``named_only`` when no note is the index note or named like a front page (the index
+    note's health then looks for ``MEMORY.md``, which a fix creates)."""
+    with index.lock:
+        notes = list(index.notes)
+        if not notes:
+            return None
+        for rel in notes:
+            if is_index_note(rel):
+                return rel
+        names = (index.root.name.casefold(), *HOME_NAMES)
+        rank = {name: i for i, name in reversed(list(enumerate(names)))}
+        named = []
+        for rel in notes:
+            stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0].casefold()
+            if stem in rank:
+                named.append((rel.count("/"), rank[stem], rel))
+        if named:
+            return min(named)[2]
+        if named_only:
+            return None
+        linked = [
+            (-sum(1 for source in sources if source != rel), rel)
+            for rel, sources in index.in_edges.items()
+            if rel in index.notes
+        ]
+    best = min(linked, default=None)
+    if best is not None and best[0] < 0:
+        return best[1]
+    return min(notes)
+
+
 class NoteNotFound(LookupError):
     """No note matches the name; ``hint`` says what does exist under it, if anything."""
 

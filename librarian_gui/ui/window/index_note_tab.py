@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.index_health import INDEX_NOTE, IndexHealthService
+from ...services.index_health import IndexHealthService
 from ..panes.index_health import IndexFixDialog, IndexHealthPane
 
 if TYPE_CHECKING:
+    from ...core.insight.index_health import IndexHealth
     from ...services.model import VaultModel
     from ...services.session import VaultSession
     from ...services.settings import Settings
@@ -49,11 +50,11 @@ class IndexNoteTab(QObject):
 
     def open_vault(self, model: VaultModel, session: VaultSession) -> None:
         root = model.root
-        note = self.settings.index_note(root, INDEX_NOTE)
+        note = self.settings.index_note(root, "")  # "": the vault's own, found once indexed
         exclude = self.settings.index_excludes(root)
         self.pane.show_scope(note, exclude)
         self.service = IndexHealthService(model, note, exclude, parent=self)
-        self.service.health_found.connect(self.pane.show_health)
+        self.service.health_found.connect(self._on_service_health_found)
         self.service.fix_planned.connect(self.dialog.show_fix)
         self.service.failed.connect(self.message)
         # The pane's and the dialog's connections to the session go with it (deleteLater).
@@ -74,6 +75,12 @@ class IndexNoteTab(QObject):
         self.centre.setCurrentIndex(0)  # the preview (the window adds it first)
 
     @Slot(str, object)
+    @Slot(object)
+    def _on_service_health_found(self, health: IndexHealth) -> None:
+        if not self.pane.index_edit.text().strip():  # the note found for the vault: shown
+            self.pane.index_edit.setText(health.index)
+        self.pane.show_health(health)
+
     def _on_pane_scope_changed(self, note: str, patterns: tuple[str, ...]) -> None:
         service = self.service
         if service is None or (note, patterns) == (service.index_note, service.exclude):

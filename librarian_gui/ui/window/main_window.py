@@ -62,7 +62,6 @@ if TYPE_CHECKING:
 PROGRESS_EVERY_S = 0.25
 SIDEBAR_WIDTHS = (300, 330)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
-DEFAULT_NOTES = ("MEMORY.md", "README.md", "index.md", "Index.md", "Home.md")
 
 
 class MainWindow(QMainWindow):
@@ -491,7 +490,7 @@ class MainWindow(QMainWindow):
                 self.statusBar().showMessage(missing[0], 10_000)
             self._requested_note = None
         if self.session.current is None:
-            self.session.open_first_note(DEFAULT_NOTES)
+            self.session.open_home_note()
         if self.session.current is None:  # no note at all: say what to do
             self.preview.setHtml(empty_vault_html(self.model.root))
 

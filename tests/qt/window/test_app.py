@@ -13,6 +13,8 @@ from librarian_gui.app import main, open_window
 from librarian_gui.resources import user_demo_vault
 from librarian_gui.services.settings import Settings
 from librarian_gui.ui.window.main_window import MainWindow
+from tests.conftest import write
+from tests.windows import MakeWindow
 
 
 def test_main_window_names_the_vault(qtbot: QtBot, tmp_path: Path) -> None:
@@ -171,3 +173,22 @@ def test_a_screenshot_at_device_pixel_ratio_2_has_every_pixel(tmp_path: Path) ->
     )
     image = QImage(str(out))
     assert (image.width(), image.height()) == (2800, 1720)  # grabbed at device pixels
+
+
+def test_a_vault_without_memory_opens_its_front_page(
+    window_on: MakeWindow, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Issue 28: a vault without MEMORY.md opened its alphabetically first note (on
+    logseq-docs an empty journal page); the Index note tab checks the same note."""
+    vault = tmp_path / "v"
+    write(vault, "aaa.md", "")
+    write(vault, "pages/Start here.md", "# Start here\n\n- [[aaa]]\n")
+    window = window_on(vault)
+    qtbot.waitUntil(
+        lambda: window.session is not None and window.session.current is not None, timeout=20_000
+    )
+    assert window.session.current.node == "pages/Start here.md"  # type: ignore[union-attr]
+    pane = window.librarian.index_note.pane
+    qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
+    assert pane.health.index == "pages/Start here.md"
+    assert pane.index_edit.text() == "pages/Start here.md"

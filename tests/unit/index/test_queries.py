@@ -37,3 +37,44 @@ def test_no_unresolved_targets(vault: Path) -> None:
     write(vault, "a.md", "[[b]] [[#Self]]\n")
     write(vault, "b.md", "[x](a.md)\n")
     assert unresolved(VaultIndex.scan(vault, use_cache=False)) == []
+
+
+def _home(root: Path) -> str | None:
+    from librarian_gui.core.index.queries import home_note
+
+    return home_note(VaultIndex.scan(root, use_cache=False))
+
+
+def test_the_home_note_is_memory_then_a_note_named_like_an_index_then_the_most_linked(
+    tmp_path: Path,
+) -> None:
+    """Issue 28: a vault without MEMORY.md opened its alphabetically first note (on
+    logseq-docs an empty journal page)."""
+    root = tmp_path / "notes"
+    write(root, "aaa.md", "first by path\n")
+    write(root, "hub.md", "linked by two\n")
+    write(root, "b.md", "[[hub]]\n")
+    write(root, "c.md", "[[hub]] [[b]]\n")
+    assert _home(root) == "hub.md"  # no note named like an index: the most linked
+    write(root, "deep/Home.md", "a home, one folder down\n")
+    assert _home(root) == "deep/Home.md"
+    write(root, "README.md", "read me\n")
+    assert _home(root) == "README.md"  # the shallower
+    write(root, "Notes.md", "named like the vault's folder\n")
+    assert _home(root) == "Notes.md"  # the vault's own name before the generic names
+    write(root, "MEMORY.md", "the index note\n")
+    assert _home(root) == "MEMORY.md"
+
+
+def test_the_home_note_of_a_vault_with_no_links_is_its_first_note_and_of_none_none(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "v"
+    root.mkdir()
+    assert _home(root) is None
+    write(root, "b.md", "x\n")
+    write(root, "a.md", "y\n")
+    assert _home(root) == "a.md"
+    write(root, "Start Here.md", "z\n")
+    write(root, "contents.md", "z\n")
+    assert _home(root) == "Start Here.md"  # among the names, their order: start here first
