@@ -32,6 +32,10 @@ _WORD = re.compile(rf"[^\W_{NO_SPACES}]+(?:['’\-][^\W_{NO_SPACES}]+)*")
 # a line end, a link that was cut out) ends the run of words a phrase may span.
 _RUN = re.compile(rf"{_WORD.pattern}(?:[ \t]+{_WORD.pattern})*")
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
+# Markup, not prose: words joined by underscores are an identifier ("max_retries",
+# org-mode's "BEGIN_NOTE"; "_italics_" stay prose), and a line opening with "#+" is an
+# org-mode directive ("#+TITLE: …", "#+BEGIN_QUOTE").
+_MARKUP = re.compile(r"[^\W_]+(?:_+[^\W_]+)+|^[ \t]*#\+[^\n]*", re.M)
 # Month and weekday names read like names (capitalised) but are no concepts.
 _CALENDAR_WORDS = """january february march april may june july august september october november
     december monday tuesday wednesday thursday friday saturday sunday today yesterday
@@ -87,6 +91,8 @@ def prose_runs(text: str) -> list[str]:
             at = end
         parts.append(masked[at:])
         masked = "".join(parts)
+    if "_" in masked or "#+" in masked:
+        masked = _MARKUP.sub("\n", masked)
     return _RUN.findall(masked)
 
 

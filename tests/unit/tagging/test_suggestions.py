@@ -81,3 +81,22 @@ def test_the_sample_is_every_kth_note_when_the_vault_is_large() -> None:
     sizes = {f"{i:02}.md": 100 for i in range(10)}
     assert pick_sample(sizes, budget=2000) == sorted(sizes)
     assert pick_sample(sizes, budget=300) == ["03.md", "06.md", "09.md"]  # 3⅓, 6⅔, 10 reached
+
+
+def test_markup_is_no_concept() -> None:
+    """Issue 28: on logseq-docs the suggestions were BEGIN, END and NOTE, from org-mode
+    block markers (``#+BEGIN_NOTE``). A word joined to another by an underscore is an
+    identifier, and a ``#+`` directive is markup, not prose."""
+    assert prose_runs("#+BEGIN_NOTE\nKeep the garden watered.\n#+END_NOTE\n") == [
+        "Keep the garden watered"
+    ]
+    assert prose_runs("#+TITLE: Garden log\nset max_retries to three\n") == ["set", "to three"]
+    notes = [(f"{n}.md", "#+BEGIN_QUOTE\nThe garden needs water.\n#+END_QUOTE\n") for n in "abc"]
+    notes += [(f"{n}.md", "Nothing else.\n") for n in "defg"]  # so 3 notes are under half
+    # By hand: one phrase in 3 of 7 notes; its words and pairs come only inside it.
+    found = [s.phrase for s in suggest_concepts(notes, [], min_notes=3)]
+    assert found == ["garden needs water"]
+
+
+def test_words_in_underscore_italics_stay_prose() -> None:
+    assert prose_runs("The _vector store_ is fast.\n") == ["The", "vector store", "is fast"]
