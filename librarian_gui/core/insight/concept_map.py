@@ -30,7 +30,19 @@ WEIGHTS = ("lift", "jaccard")  # what an edge's strength is read as, the view's 
 LAYOUT_NEIGHBOURS = 6
 LAYOUT_MAX_STEPS = 500
 LINK_DISTANCE = 30.0  # the layout's rest length (Forces' default): the map's unit
-BLOCK_GAP = 7.0  # link distances between the map and the never-linked block (labels need room)
+BLOCK_GAP = 60.0  # units between the rightmost label and the never-linked block
+# The linked concepts are laid out SPREAD_SIZE units across, and the never-linked block
+# beside them in rows of a label's line: a view framing the map gives about 0.8 pixel a
+# unit, so a label's box is known in units (a dot, letters, a line of 8.5 pt text, with
+# room to spare).
+SPREAD_SIZE = 400.0
+PIXELS_PER_UNIT = 0.8
+MIN_DOT, MAX_DOT = 6, 26  # a concept's dot, in pixels (``dot_diameters``)
+LABEL_DOT = 24.0
+LABEL_LETTER = 8.5
+LABEL_LINE = 22.0
+SPREAD_ROUNDS = 60
+SPREAD_MAX_NODES = 400
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -56,6 +68,11 @@ class ConceptMap:
     max_notes: int
     total: int
     positions: FloatArray
+
+    @property
+    def dots(self) -> IntArray:
+        """Each concept's dot, in pixels: bigger as it is found in more notes."""
+        return dot_diameters(self.found)
 
     def weights(self, weight: str) -> FloatArray:
         """Each edge's strength as ``weight`` ("lift" or "jaccard") measures it."""
@@ -172,11 +189,65 @@ def lay_out(
             layout.step()
             if layout.settled:
                 break
-        positions[linked] = layout.positions
+        rows = linked.tolist()
+        letters = [len(cmap.ids[i]) for i in rows]
+        positions[linked] = _spread(layout.positions, letters, cmap.dots[linked])
     apart = np.flatnonzero(cmap.never_linked)
     if len(apart):
         positions[apart] = _block(cmap, apart, positions[linked])
     return replace(cmap, positions=_frozen(positions))
+
+
+def dot_diameters(found: IntArray) -> IntArray:
+    """Dots from ``MIN_DOT`` to ``MAX_DOT`` pixels across, by the square root of the notes
+    found in over the most any concept is found in."""
+    counts = np.asarray(found, np.float64)
+    top = float(counts.max()) if len(counts) and counts.max() > 0 else 1.0
+    out: IntArray = np.rint(MIN_DOT + (MAX_DOT - MIN_DOT) * np.sqrt(counts / top)).astype(np.int64)
+    return out
+
+
+def label_box(letters: int) -> tuple[float, float]:
+    """Width and height, in layout units, of a node with its label to the right, as a view
+    framing the map draws them (see ``SPREAD_SIZE``)."""
+    return LABEL_DOT + LABEL_LETTER * letters, LABEL_LINE
+
+
+def _spread(positions: FloatArray, letters: Sequence[int], dots: IntArray) -> FloatArray:
+    """The force layout made ``SPREAD_SIZE`` units across, then nodes pushed apart up and
+    down until no node's box — its dot (``dots``, pixels) and its label right of it
+    (``label_box``) — overlaps another's: a force layout packs a few concepts into a
+    fraction of the view, dots on dots and labels on dots. Past ``SPREAD_MAX_NODES`` only
+    the size is set (a big map labels what has room)."""
+    n = len(positions)
+    if n < 2:
+        return positions
+    centre = positions.mean(axis=0)
+    across = float(np.ptp(positions, axis=0).max()) or 1.0
+    pos: FloatArray = (positions - centre) * (SPREAD_SIZE / across)
+    pos += centre
+    if n > SPREAD_MAX_NODES:
+        return pos
+    radius = np.asarray(dots, np.float64) / 2.0 / PIXELS_PER_UNIT
+    width = np.array([label_box(k)[0] for k in letters]) - LABEL_DOT + 2 * radius
+    tall = np.maximum(LABEL_LINE, 2 * radius)
+    others = ~np.eye(n, dtype=bool)
+    order = np.arange(n)
+    for _ in range(SPREAD_ROUNDS):
+        x, y = pos[:, 0], pos[:, 1]
+        left, right = x - radius, x - radius + width
+        top, bottom = y - tall / 2.0, y + tall / 2.0
+        wide = np.minimum(right[:, None], right[None, :]) - np.maximum(left[:, None], left[None, :])
+        high = np.minimum(bottom[:, None], bottom[None, :]) - np.maximum(top[:, None], top[None, :])
+        hit = (wide > 0) & (high > 0) & others
+        if not hit.any():
+            break
+        # Each of a pair moves half the overlap away from the other (the later row down
+        # when level), so a round parts every pair it meets.
+        away = np.sign(y[:, None] - y[None, :])
+        away = np.where(away == 0, np.sign(order[:, None] - order[None, :]), away)
+        pos[:, 1] += np.where(hit, away * (high / 2.0 + 0.5), 0.0).sum(axis=1)
+    return pos
 
 
 def _block(cmap: ConceptMap, rows: IntArray, placed: FloatArray) -> FloatArray:
@@ -184,15 +255,21 @@ def _block(cmap: ConceptMap, rows: IntArray, placed: FloatArray) -> FloatArray:
     columns far enough apart for a label each."""
     order = sorted(rows.tolist(), key=lambda r: (cmap.categories[r], cmap.ids[r]))
     if len(placed):
-        left = float(placed[:, 0].max()) + BLOCK_GAP * LINK_DISTANCE
+        ends = placed[:, 0] + [
+            label_box(len(cmap.ids[r]))[0] for r in np.flatnonzero(~cmap.never_linked)
+        ]
+        left = float(ends.max()) + BLOCK_GAP  # right of the rightmost label
         top = float(placed[:, 1].max())
         height = float(placed[:, 1].max() - placed[:, 1].min())
     else:
         left, top, height = 0.0, 0.0, 0.0
-    step = LINK_DISTANCE
+    # A label's line a row, as many rows as the map is tall (eight at least), in columns
+    # of even length a label wide.
+    step = LABEL_LINE
     per_column = max(8, int(height // step) + 1, math.ceil(math.sqrt(len(order) * 2)))
+    per_column = math.ceil(len(order) / math.ceil(len(order) / per_column))
     widest = max(len(cmap.ids[r]) for r in order)
-    column = step * max(4.0, widest / 2)  # a label is about half a step per letter
+    column = label_box(widest)[0] + LABEL_DOT
     out = np.zeros((len(rows), 2))
     where = {r: i for i, r in enumerate(rows.tolist())}
     for k, r in enumerate(order):

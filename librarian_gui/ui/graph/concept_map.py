@@ -148,7 +148,7 @@ class ConceptMapView(QWidget):
         self.canvas.set_map(
             cmap.ids,
             cmap.positions,
-            cmap.found,
+            cmap.dots,
             fills,
             ringed=cmap.isolated,
             faint=cmap.never_linked,

@@ -19,8 +19,6 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 HOVER_RADIUS_PX = 12.0
-MIN_DIAMETER_PX = 6
-MAX_DIAMETER_PX = 26
 HUBS = 8
 STRENGTHS = 3  # edges drawn in this many widths, weakest to strongest
 LABEL_CELL_PX = 64  # the grid placed labels are filed in, to find a label's neighbours
@@ -46,11 +44,20 @@ class _Labels(pg.GraphicsObject):
         self._placed_for: tuple[float, float, int, int] | None = None
         self._drawn: list[tuple[QStaticText, bool]] = []
         self._boxes = np.empty((0, 4))
+        self.diameters: npt.NDArray[np.int64] | None = None
 
-    def set_labels(self, positions: FloatArray, order: list[tuple[int, str, bool, bool]]) -> None:
+    def set_labels(
+        self,
+        positions: FloatArray,
+        order: list[tuple[int, str, bool, bool]],
+        diameters: npt.NDArray[np.int64] | None = None,
+    ) -> None:
+        """``order`` as the class says; ``diameters``: each node's dot in pixels, which no
+        label is placed on."""
         self.prepareGeometryChange()
         self.positions = positions
         self.order = order
+        self.diameters = diameters
         self.update()
 
     def boundingRect(self) -> QRectF:
@@ -102,17 +109,27 @@ class _Labels(pg.GraphicsObject):
         ys = (self.positions[rows, 1] * sy).tolist()
         line = self._metrics.height()
         taken = _Boxes()
+        if self.diameters is not None:  # the dots first: a label never covers one
+            half = self.diameters / 2.0
+            dot_x = self.positions[:, 0] * sx
+            dot_y = self.positions[:, 1] * sy
+            for x, y, r in zip(dot_x.tolist(), dot_y.tolist(), half.tolist(), strict=True):
+                taken.add((x - r, y - r, x + r, y + r))
         placed: list[int] = []
         drawn: list[tuple[QStaticText, bool]] = []
         boxes: list[tuple[float, float, float, float]] = []
+        radii = (
+            [4.0] * len(self.positions) if self.diameters is None else (self.diameters / 2).tolist()
+        )
         for (row, text, bright, always), x, y in zip(self.order, xs, ys, strict=True):
             static, advance = self._text(text)
             # Right of the dot, else left, below, above: the first spot that is free.
+            r = radii[row] + 4
             spots = (
-                (x + 8, y - line / 2),
-                (x - 8 - advance, y - line / 2),
-                (x - advance / 2, y + 7),
-                (x - advance / 2, y - 7 - line),
+                (x + r, y - line / 2),
+                (x - r - advance, y - line / 2),
+                (x - advance / 2, y + r - 1),
+                (x - advance / 2, y - r + 1 - line),
             )
             chosen: tuple[float, float, float, float] | None = None
             for left, top in spots:
@@ -254,7 +271,7 @@ class MapCanvas(pg.GraphicsView):
         self,
         names: Sequence[str],
         positions: FloatArray,
-        found: IntArray,
+        diameters: IntArray,
         fills: npt.NDArray[np.uint8],
         *,
         ringed: BoolArray,
@@ -262,21 +279,18 @@ class MapCanvas(pg.GraphicsView):
         partners: Callable[[int], list[tuple[int, int]]],
         caption: tuple[str, float, float] | None = None,
     ) -> None:
-        """The concepts: names, positions, notes found in (the dot's size), RGB fills, which
+        """The concepts: names, positions, their dots' diameters in pixels, RGB fills, which
         are ringed (and always labelled), drawn faint, and each one's partners (row, notes
         shared, most first: asked for on hover); ``caption``: a text and where it goes (over
         the never-linked block)."""
         self.names = list(names)
         self.positions = np.asarray(positions, np.float64).reshape(-1, 2)
-        found = np.asarray(found, np.float64)
-        top = float(found.max()) if len(found) and found.max() > 0 else 1.0
-        spread = MAX_DIAMETER_PX - MIN_DIAMETER_PX
-        self._diameters = np.rint(MIN_DIAMETER_PX + spread * np.sqrt(found / top)).astype(np.int64)
+        self._diameters = np.asarray(diameters, np.int64)
         self._fills = np.asarray(fills, np.uint8).reshape(-1, 3)
         self._rings = np.asarray(ringed, bool)
         self._faint = np.asarray(faint, bool)
         self._always = self._rings.copy()
-        self._by_size = np.argsort(-found, kind="stable").tolist()
+        self._by_size = np.argsort(-self._diameters, kind="stable").tolist()
         self._partners = partners
         self._lit = []
         self.hovered = -1
@@ -339,7 +353,7 @@ class MapCanvas(pg.GraphicsView):
         lit = self.hovered < 0
         for row in self._by_size[:HUBS]:  # the biggest named first: the map's landmarks
             if row not in seen and not self._faint[row]:
-                order.append((row, self.names[row], lit, False))
+                order.append((row, self.names[row], lit, bool(self._always[row])))
                 seen.add(row)
         for row in np.flatnonzero(self._always).tolist():
             if row not in seen:
@@ -402,4 +416,4 @@ class MapCanvas(pg.GraphicsView):
 
     def _refresh(self) -> None:
         self._nodes.set_style(self._fills, self._diameters, self.dimmed(), self._rings)
-        self.labels.set_labels(self.positions, self.label_order())
+        self.labels.set_labels(self.positions, self.label_order(), self._diameters)

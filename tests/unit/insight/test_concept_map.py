@@ -107,8 +107,9 @@ def test_never_linked_concepts_stand_apart_right_of_the_map(map_vault: Path) -> 
     positions = cmap.positions
     assert positions.shape == (5, 2)
     assert np.isfinite(positions).all()
-    linked_right = positions[:4, 0].max()
-    assert positions[4, 0] >= linked_right + 7 * 30.0  # BLOCK_GAP link distances
+    # BLOCK_GAP (60) right of the rightmost label: its dot (24) and 8.5 a letter of its id
+    ends = [positions[i, 0] + 24 + 8.5 * len(cmap.ids[i]) for i in range(4)]
+    assert positions[4, 0] == pytest.approx(max(ends) + 60.0)
     assert not positions.flags.writeable
 
 
@@ -118,5 +119,28 @@ def test_a_map_with_no_links_is_only_the_block(vault: Path) -> None:
     cmap = lay_out(_map(vault))
     assert cmap.edges.shape == (0, 2)
     assert cmap.never_linked.tolist() == [True, True]
-    # Sorted by category then id: a first (top), b below it, one column.
-    assert cmap.positions.tolist() == [[0.0, -30.0], [0.0, 0.0]]
+    # Sorted by category then id: a first (top), b a line (22) below it, one column.
+    assert cmap.positions.tolist() == [[0.0, -22.0], [0.0, 0.0]]
+
+
+def test_no_two_labels_of_the_demo_map_overlap() -> None:
+    """Issue 28: on the demo the 11 linked concepts were packed into about 120 px, dots on
+    each other and labels on dots. Laid out 400 units across (a view gives it about 0.8 px
+    a unit), each node takes a box: its dot (d pixels: d / 0.8 units, centred on it), then
+    8.5 units a letter of its label (the canvas's 8.5 pt font, about 7 px a letter), as
+    tall as the dot or a line of text (22 units, 17 px) — by hand. No two boxes overlap."""
+    from tests.conftest import REPO
+
+    cmap = lay_out(concept_map(VaultIndex.scan(REPO / "resources/demo-vault", use_cache=False)))
+    linked = np.flatnonzero(~cmap.never_linked).tolist()
+    assert len(linked) == 11
+    xs, ys = cmap.positions[linked, 0], cmap.positions[linked, 1]
+    assert max(np.ptp(xs), np.ptp(ys)) >= 400.0 - 1e-6
+    boxes = []
+    for i, x, y in zip(linked, xs.tolist(), ys.tolist(), strict=True):
+        r = cmap.dots[i] / 0.8 / 2
+        half = max(22.0, 2 * r) / 2
+        boxes.append((x - r, x + r + 8.5 * len(cmap.ids[i]), y - half, y + half))
+    for a, (l1, r1, t1, b1) in enumerate(boxes):
+        for l2, r2, t2, b2 in boxes[a + 1 :]:
+            assert not (l1 < r2 and l2 < r1 and t1 < b2 and t2 < b1)
