@@ -18,6 +18,7 @@ from rapidfuzz import fuzz
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from .aliases import concept_scores
 from .bm25 import terms
 from .corpus import Corpus
 from .passages import Passage
@@ -81,12 +82,16 @@ def score_passages(
 ) -> list[tuple[float, int, tuple[str, ...]]]:
     """(score, passage index, reasons) of every passage worth packing, best first."""
     q_terms, people = corpus.split_names(terms(query))
-    asked = corpus.passage_bm25.scores(q_terms)
-    base = _feedback(corpus, q_terms, asked)
+    spelled = concept_scores(
+        index.concepts, query, [p.text for p in corpus.passages], corpus.passage_bm25
+    )
+    plain = corpus.passage_bm25.scores(q_terms)
+    asked = _added(plain, spelled)
+    base = _added(_feedback(corpus, q_terms, asked), spelled)
     top = max(base.values(), default=0.0)
     base = {p: s / top for p, s in base.items()} if top > 0 else {}
     named = name_scores(index, corpus.notes, query)
-    notes = note_scores(corpus, q_terms, named)
+    notes = note_scores(corpus, q_terms, named, spelled, _note_concepts(index, corpus, query))
     top_note = max(notes.values(), default=0.0)
     if top_note > 0:
         notes = {n: s / top_note for n, s in notes.items()}
@@ -100,7 +105,12 @@ def score_passages(
         own = base.get(p, 0.0)
         if own > 0:
             score = own * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
-            reasons.append("text match" if p in asked else "words of the best matches")
+            if p in plain:
+                reasons.append("text match")
+            else:
+                reasons.append(
+                    "names a concept asked" if p in spelled else "words of the best matches"
+                )
         beside, why = 0.0, "next to a match"
         for q in (p - 1, p + 1):
             if 0 <= q < len(corpus.passages) and corpus.note_of[q] == n and q in base:
@@ -182,14 +192,29 @@ def answers_well(index: VaultIndex, corpus: Corpus, query: str) -> bool:
     return max(by_note.values(), default=0.0) >= WELL_COVERED * total
 
 
+def _added(scores: dict[int, float], more: dict[int, float]) -> dict[int, float]:
+    if not more:
+        return scores
+    out = dict(scores)
+    for k, v in more.items():
+        out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def _note_concepts(index: VaultIndex, corpus: Corpus, query: str) -> dict[int, float]:
+    """Whole notes' BM25 part of the concepts the query names (``concept_scores``)."""
+    return concept_scores(index.concepts, query, corpus.texts, corpus.note_bm25)
+
+
 def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dict[int, float]:
     """Pseudo-relevance feedback: when no passage holds every word of the query (the
     answer may say it in other words), the query grown by the words that weigh most in
-    its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word."""
+    its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word. The
+    scores returned are the words' alone (a caller adds what else it matched)."""
     best = sorted(base, key=lambda p: (-base[p], p))[:FEEDBACK_PASSAGES]
     wanted = set(q_terms)
     if not best or any(wanted <= set(corpus.passage_terms[p]) for p in best):
-        return dict(base)
+        return corpus.passage_bm25.scores(q_terms)
     weight: dict[str, float] = {}
     asked = set(q_terms)
     top = base[best[0]]
@@ -200,7 +225,7 @@ def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dic
                 weight[t] = weight.get(t, 0.0) + share * corpus.passage_bm25.idf(t)
     grown = sorted(weight, key=lambda t: (-weight[t], t))[:FEEDBACK_TERMS]
     if not grown:
-        return dict(base)
+        return corpus.passage_bm25.scores(q_terms)
     most = weight[grown[0]]
     weights = {t: FEEDBACK_WEIGHT * weight[t] / most for t in grown}
     return corpus.passage_bm25.scores([*q_terms, *grown], weights)
@@ -294,7 +319,12 @@ def ranked_notes(
         if score > best.get(n, 0.0):
             best[n] = score
             top_passage[n] = (p, reasons)
-    whole = _scaled(corpus.note_bm25.scores(corpus.split_names(terms(query))[0]))
+    whole = _scaled(
+        _added(
+            corpus.note_bm25.scores(corpus.split_names(terms(query))[0]),
+            _note_concepts(index, corpus, query),
+        )
+    )
     best = _scaled(best)
     names = name_scores(index, corpus.notes, query)
     return {
@@ -306,12 +336,17 @@ def ranked_notes(
 
 
 def note_scores(
-    corpus: Corpus, q_terms: Sequence[str], names: dict[int, float]
+    corpus: Corpus,
+    q_terms: Sequence[str],
+    names: dict[int, float],
+    passage_concepts: dict[int, float] | None = None,
+    note_concepts: dict[int, float] | None = None,
 ) -> dict[int, float]:
-    """Note index → its score (see ``agent_search``)."""
-    whole = _scaled(corpus.note_bm25.scores(q_terms))
+    """Note index → its score (see ``agent_search``); the concepts the query names add
+    their part (``concept_scores``) to the passages' and whole notes' BM25."""
+    whole = _scaled(_added(corpus.note_bm25.scores(q_terms), note_concepts or {}))
     best: dict[int, float] = {}
-    for p, s in corpus.passage_bm25.scores(q_terms).items():
+    for p, s in _added(corpus.passage_bm25.scores(q_terms), passage_concepts or {}).items():
         n = corpus.note_of[p]
         if s > best.get(n, 0.0):
             best[n] = s
