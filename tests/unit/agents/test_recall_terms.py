@@ -67,3 +67,55 @@ def test_a_question_in_another_language_finds_the_english_note(vault: Path) -> N
     assert notes[0] == "zh.md"
     assert sorted(notes[1:]) == ["de.md", "en.md"]
     assert all(h.reasons == ("names a concept asked",) for h in found.hits[1:])
+
+
+FILLER = (
+    "The compost bin needs turning, the shed door still sticks, and the rain gauge read"
+    " twelve millimetres over the week, which is about average for the season here.\n"
+)
+JOURNAL = (
+    "# Garden journal\n"
+    "\n"
+    "March 3, 2026\n"  # line 3: the day of the planting, two paragraphs above it
+    "\n"
+    "Rain all morning, so the seedlings stayed inside.\n"  # 5
+    "\n"
+    "Planted the tomatoes in the south bed after lunch.\n"  # 7: the event asked about
+    "\n"
+    f"{FILLER}"  # 9
+    "\n"
+    "**Fri 2026-03-06**\n"  # 11: another day, nothing asked happened on it
+    "\n"
+    "Sowed the beans along the fence.\n"  # 13
+    "\n"
+    f"{FILLER}"  # 15
+    "\n"
+    f"{FILLER}"  # 17
+)
+
+
+def test_a_when_question_packs_the_date_line_above_its_event(vault: Path) -> None:
+    write(vault, "journal.md", JOURNAL)
+    index, text_of = _index(vault)
+    pack = context_pack(index, text_of, "When did I plant the tomatoes?", 2000, index_note="none")  # type: ignore[arg-type]
+    got = {p.passage.first: p.reasons for p in pack.passages}
+    # by hand: line 7 matches; line 3 is only a date and dates it (line 5 between says
+    # no date); line 11 dates only the beans
+    assert got[7] == ("text match",)
+    assert got[3] == ("dates a match", "says when")
+    assert 11 not in got
+    assert "]\nMarch 3, 2026\n\nRain all morning" in pack.text
+    # a question not about time leaves the date line out
+    plain = context_pack(index, text_of, "Where are the tomatoes planted?", 2000, index_note="none")  # type: ignore[arg-type]
+    assert 3 not in {p.passage.first for p in plain.passages}
+
+
+def test_a_date_line_saying_the_notes_own_date_adds_nothing(vault: Path) -> None:
+    # the note's date (from its name) is printed above its passages
+    write(vault, "diary/2026-03-03.md", JOURNAL.replace("# Garden journal", "# Tuesday"))
+    index, text_of = _index(vault)
+    pack = context_pack(index, text_of, "When did I plant the tomatoes?", 2000, index_note="none")  # type: ignore[arg-type]
+    got = {p.passage.first: p.reasons for p in pack.passages}
+    assert got[7] == ("text match",)
+    assert 3 not in got
+    assert "## diary/2026-03-03.md (2026-03-03)\n" in pack.text
