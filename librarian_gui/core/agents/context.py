@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
 from ..parse.parser import split_front_matter
+from .aliases import alias_terms
 from .bm25 import terms
 from .corpus import Corpus, TextOf
 from .passages import Passage
@@ -109,7 +110,8 @@ def context_pack(
         index_rel = _find(index, index_note)
         rels = sorted(r for r in index.notes if r != index_rel)
     named = name_scores(index, rels, query)
-    corpus = Corpus.build(index, text_of, rels, terms(query), keep={rels[i] for i in named})
+    wanted = [*terms(query), *alias_terms(index.concepts, query)]
+    corpus = Corpus.build(index, text_of, rels, wanted, keep={rels[i] for i in named})
     timed = bool(TIME_QUESTION.search(query))
     scored = score_passages(index, corpus, query, timed, related)
 

@@ -2,14 +2,16 @@
 question looks at, scored, with the reasons it is there.
 
 A passage's score is its BM25 match (the query's words, grown by pseudo-relevance feedback
-from the best passages' words), raised by its note's match (whole note, name); a passage next
-to a match takes part of the match's score, more when it answers the match's question or
-points back to it; speaker names are not evidence but prefer that speaker's lines; the
-best notes lift the notes they link, share a concept with or are related to; and a question
-about time lifts passages saying when and notes dated as asked."""
+from the best passages' words, and the concepts it names spelled by any of their aliases),
+raised by its note's match (whole note, name); a passage next to a match takes part of the
+match's score, more when it answers the match's question or points back to it; speaker
+names are not evidence but prefer that speaker's lines; the best notes lift the notes they
+link, share a concept with or are related to; and a question about time lifts passages
+saying when, the lines that are only a date above a match, and notes dated as asked."""
 
 from __future__ import annotations
 
+import datetime as _dt
 import functools
 import re
 from collections.abc import Sequence
@@ -19,6 +21,7 @@ from rapidfuzz import fuzz, process
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from .aliases import concept_scores
 from .bm25 import terms
 from .corpus import Corpus
 from .passages import Passage
@@ -41,12 +44,14 @@ NOTE_WEIGHT = 0.5  # a passage's text match grows by up to half with its note's
 NEIGHBOUR_WEIGHT = 0.35  # a passage next to a match takes this much of the match's score
 ANSWER_WEIGHT = 0.7  # … and one answering its question or pointing back to it, this much
 TIME_BOOST = 0.3  # a question about time: passages saying when grow by this share
+DATELINE_WEIGHT = 0.7  # … and a line that is only a date takes this much of a match it dates
 DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by this one
 GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
 NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
 FEEDBACK_PASSAGES = 5  # pseudo-relevance feedback: the best passages whose words join the query
 FEEDBACK_TERMS = 10  # … how many of their words (by tf × idf)
 FEEDBACK_WEIGHT = 0.3  # … each weighing this much of a query's word at most
+CONCEPT_WEIGHT = 1.0  # a concept the query names, spelled by any alias, weighs as its words
 SPEAKER_BOOST = 0.3  # a question naming a speaker: that speaker's passages grow by this share
 SPEAKER_ONLY = 0.05  # … and those matching by the name alone, this much, to fill a budget
 GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
@@ -59,6 +64,7 @@ _MONTH = (
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 TIME_QUESTION = re.compile(
     rf"\b(?:when|what (?:year|month|day|date|time)|how long|ago|since|until|before|after|"
+    r"first time|"
     rf"yesterday|today|tomorrow|last|next|recently|dates?|dated|{_MONTH}|{_WEEKDAY}|"
     r"(?:19|20)\d\d|weeks?|months?|years?)\b",
     re.IGNORECASE,
@@ -66,10 +72,25 @@ TIME_QUESTION = re.compile(
 TIME_WORDS = re.compile(
     rf"\b(?:yesterday|today|tomorrow|tonight|ago|last|next|this (?:morning|week|weekend|"
     rf"month|year|summer|winter|spring|fall)|recently|{_MONTH}|{_WEEKDAY}|weekend|"
-    r"(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th))\b",
+    r"(?:19|20)\d\d|\d{1,2}(?:st|nd|rd|th)|"
+    r"(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|few|several|couple of)"
+    r"\s+(?:days?|weeks?|months?|years?))\b",
     re.IGNORECASE,
 )
 _YEAR = re.compile(r"\b((?:19|20)\d\d)\b")
+_DAY_MONTH = re.compile(
+    rf"\b(?:(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m>{_MONTH})|"
+    rf"(?P<m2>{_MONTH})\.?\s+(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?)\b,?(?:\s+(?P<y>(?:19|20)\d\d))?",
+    re.IGNORECASE,
+)
+_DAY_SHORT = re.compile(r"\b(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)\b", re.IGNORECASE)
+# A calendar date written with a month name or in digits ("3 March", "2026-03-03", "3/14")
+_DATE = re.compile(
+    rf"\b(?:\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|{_MONTH}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?|"
+    r"(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)?\d\d|"
+    r"\d{1,2}/\d{1,2})\b",
+    re.IGNORECASE,
+)
 _MONTH_NAME = re.compile(rf"\b({_MONTH})\b", re.IGNORECASE)
 
 
@@ -82,17 +103,25 @@ def score_passages(
 ) -> list[tuple[float, int, tuple[str, ...]]]:
     """(score, passage index, reasons) of every passage worth packing, best first."""
     q_terms, people = corpus.split_names(terms(query))
-    asked = corpus.passage_bm25.scores(q_terms)
-    base = _feedback(corpus, q_terms, asked)
+    spelled = {
+        p: CONCEPT_WEIGHT * s
+        for p, s in concept_scores(
+            index.concepts, query, [p.text for p in corpus.passages], corpus.passage_bm25
+        ).items()
+    }
+    plain = corpus.passage_bm25.scores(q_terms)
+    asked = _added(plain, spelled)
+    base = _added(_feedback(corpus, q_terms, asked), spelled)
     top = max(base.values(), default=0.0)
     base = {p: s / top for p, s in base.items()} if top > 0 else {}
     named = name_scores(index, corpus.notes, query)
-    notes = note_scores(corpus, q_terms, named)
+    notes = note_scores(corpus, q_terms, named, spelled, _note_concepts(index, corpus, query))
     top_note = max(notes.values(), default=0.0)
     if top_note > 0:
         notes = {n: s / top_note for n, s in notes.items()}
     near = _graph_neighbours(index, corpus, notes, related)
     dated = _dated_notes(corpus, query) if timed else set()
+    dating = _datelines(corpus, base) if timed else {}
     out = []
     for p, passage in enumerate(corpus.passages):
         n = corpus.note_of[p]
@@ -101,7 +130,12 @@ def score_passages(
         own = base.get(p, 0.0)
         if own > 0:
             score = own * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
-            reasons.append("text match" if p in asked else "words of the best matches")
+            if p in plain:
+                reasons.append("text match")
+            else:
+                reasons.append(
+                    "names a concept asked" if p in spelled else "words of the best matches"
+                )
         beside, why = 0.0, "next to a match"
         for q in (p - 1, p + 1):
             if 0 <= q < len(corpus.passages) and corpus.note_of[q] == n and q in base:
@@ -113,6 +147,8 @@ def score_passages(
                         beside, why = ANSWER_WEIGHT * base[q], "a match points back to it"
                 elif q > p and NEIGHBOUR_WEIGHT * base[q] > beside:
                     beside, why = NEIGHBOUR_WEIGHT * base[q], why
+        if DATELINE_WEIGHT * dating.get(p, 0.0) > beside:
+            beside, why = DATELINE_WEIGHT * dating[p], "dates a match"
         lifted = beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
         if lifted > score:
             score = lifted
@@ -183,14 +219,30 @@ def answers_well(index: VaultIndex, corpus: Corpus, query: str) -> bool:
     return max(by_note.values(), default=0.0) >= WELL_COVERED * total
 
 
+def _added(scores: dict[int, float], more: dict[int, float]) -> dict[int, float]:
+    if not more:
+        return scores
+    out = dict(scores)
+    for k, v in more.items():
+        out[k] = out.get(k, 0.0) + v
+    return out
+
+
+def _note_concepts(index: VaultIndex, corpus: Corpus, query: str) -> dict[int, float]:
+    """Whole notes' BM25 part of the concepts the query names (``concept_scores``)."""
+    found = concept_scores(index.concepts, query, corpus.texts, corpus.note_bm25)
+    return {n: CONCEPT_WEIGHT * s for n, s in found.items()}
+
+
 def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dict[int, float]:
     """Pseudo-relevance feedback: when no passage holds every word of the query (the
     answer may say it in other words), the query grown by the words that weigh most in
-    its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word."""
+    its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word. The
+    scores returned are the words' alone (a caller adds what else it matched)."""
     best = sorted(base, key=lambda p: (-base[p], p))[:FEEDBACK_PASSAGES]
     wanted = set(q_terms)
     if not best or any(wanted <= set(corpus.passage_terms[p]) for p in best):
-        return dict(base)
+        return corpus.passage_bm25.scores(q_terms)
     weight: dict[str, float] = {}
     asked = set(q_terms)
     top = base[best[0]]
@@ -201,7 +253,7 @@ def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dic
                 weight[t] = weight.get(t, 0.0) + share * corpus.passage_bm25.idf(t)
     grown = sorted(weight, key=lambda t: (-weight[t], t))[:FEEDBACK_TERMS]
     if not grown:
-        return dict(base)
+        return corpus.passage_bm25.scores(q_terms)
     most = weight[grown[0]]
     weights = {t: FEEDBACK_WEIGHT * weight[t] / most for t in grown}
     return corpus.passage_bm25.scores([*q_terms, *grown], weights)
@@ -226,6 +278,53 @@ def _opening(text: str) -> str:
     if found is not None:
         line = line[found[1] :]
     return line.lstrip(" \t*_>-")
+
+
+def _datelines(corpus: Corpus, base: dict[int, float]) -> dict[int, float]:
+    """Dateline passage → the best match it dates. A passage that is nothing but a date
+    ("March 3, 2026", "**Tue 2026-03-03**") dates the passages after it under the same
+    heading, up to the next such line: a journal writes the day once, above its events.
+    A match that says when itself needs no dateline."""
+    out: dict[int, float] = {}
+    line: int | None = None
+    for p, passage in enumerate(corpus.passages):
+        if line is not None and (
+            corpus.note_of[line] != corpus.note_of[p]
+            or corpus.passages[line].heading != passage.heading
+        ):
+            line = None
+        if _is_dateline(passage.text):
+            # the note's own date is printed above its passages: that line adds nothing
+            line = None if _date_in(passage.text, corpus.dates[corpus.note_of[p]]) else p
+        elif line is not None and p in base and not TIME_WORDS.search(passage.text):
+            out[line] = max(out.get(line, 0.0), base[p])
+    return out
+
+
+def _is_dateline(text: str) -> bool:
+    """Whether ``text`` says a date and nothing else (markup and punctuation aside)."""
+    if not _DATE.search(text):
+        return False
+    rest = _DAY_SHORT.sub(" ", TIME_WORDS.sub(" ", _DATE.sub(" ", text)))
+    return not any(c.isalpha() for c in rest)
+
+
+def _date_in(text: str, day: _dt.date) -> bool:
+    """Whether ``text`` writes ``day`` (ISO, or day and month by name, in either order,
+    with the year or without)."""
+    if day.isoformat() in text:
+        return True
+    month = _MONTHS[day.month - 1]
+    for m in _DAY_MONTH.finditer(text):
+        d, name, d2, year = m.group("d"), m.group("m"), m.group("d2"), m.group("y")
+        name = name or m.group("m2")
+        if (
+            name.casefold()[:3] == month
+            and int(d or d2) == day.day
+            and (year is None or int(year) == day.year)
+        ):
+            return True
+    return False
 
 
 def _graph_neighbours(
@@ -295,7 +394,12 @@ def ranked_notes(
         if score > best.get(n, 0.0):
             best[n] = score
             top_passage[n] = (p, reasons)
-    whole = _scaled(corpus.note_bm25.scores(corpus.split_names(terms(query))[0]))
+    whole = _scaled(
+        _added(
+            corpus.note_bm25.scores(corpus.split_names(terms(query))[0]),
+            _note_concepts(index, corpus, query),
+        )
+    )
     best = _scaled(best)
     names = name_scores(index, corpus.notes, query)
     return {
@@ -307,12 +411,17 @@ def ranked_notes(
 
 
 def note_scores(
-    corpus: Corpus, q_terms: Sequence[str], names: dict[int, float]
+    corpus: Corpus,
+    q_terms: Sequence[str],
+    names: dict[int, float],
+    passage_concepts: dict[int, float] | None = None,
+    note_concepts: dict[int, float] | None = None,
 ) -> dict[int, float]:
-    """Note index → its score (see ``agent_search``)."""
-    whole = _scaled(corpus.note_bm25.scores(q_terms))
+    """Note index → its score (see ``agent_search``); the concepts the query names add
+    their part (``concept_scores``) to the passages' and whole notes' BM25."""
+    whole = _scaled(_added(corpus.note_bm25.scores(q_terms), note_concepts or {}))
     best: dict[int, float] = {}
-    for p, s in corpus.passage_bm25.scores(q_terms).items():
+    for p, s in _added(corpus.passage_bm25.scores(q_terms), passage_concepts or {}).items():
         n = corpus.note_of[p]
         if s > best.get(n, 0.0):
             best[n] = s
