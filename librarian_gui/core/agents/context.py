@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
 from ..parse.parser import split_front_matter
-from .bm25 import terms
+from ..text.analyzer import terms
 from .corpus import Corpus, TextOf
 from .passages import Passage
 from .ranking import NOT_ANSWERED, TIME_QUESTION, answers_well, name_scores, score_passages

@@ -18,7 +18,7 @@ from rapidfuzz import fuzz
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
-from .bm25 import terms
+from ..text.analyzer import terms
 from .corpus import Corpus
 from .passages import Passage
 from .speakers import line_label
