@@ -168,7 +168,18 @@ def _counts_beyond_ascii(prose: str) -> Counter[str]:
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English suffix fold, the same for the query and the text ("paints",
-    "painted", "painting" → "paint"; "stories" → "story"); short words stay as they are."""
+    "painted", "painting" → "paint"; "stories" → "story"); short words stay as they are.
+    Folded until it stays, so a word and its forms meet: "paintings" → "painting" →
+    "paint", as "painting" does (once, "paintings" stopped at "painting")."""
+    while True:
+        folded = _fold(word)
+        if folded == word:
+            return word
+        word = folded  # each fold shortens the word: this ends
+
+
+def _fold(word: str) -> str:
+    """One suffix off, or the word as it is."""
     if len(word) <= 3 or not word.isascii():
         return word
     if word.endswith("'s"):

@@ -87,10 +87,24 @@ def test_has_cjk() -> None:
         ("dog's", "dog"),
         ("bus", "bus"),  # three letters or fewer stay
         ("cafés", "cafés"),  # only ASCII words are folded
+        # folded again until it stays: a plural of an -ing word meets the word
+        ("paintings", "paint"),
+        ("meetings", "meet"),
+        ("feelings", "feel"),
+        # "family" loses "ly"; "families" → "family" → "fami": the two still meet
+        ("family", "fami"),
+        ("families", "fami"),
     ],
 )
 def test_stem(word: str, stemmed: str) -> None:
     assert stem(word) == stemmed
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("abdegilnorsy'"), max_size=14))
+def test_stem_is_idempotent(word: str) -> None:
+    """A stem is its own stem, so a word and each of its forms fold to one term."""
+    assert stem(stem(word)) == stem(word)
 
 
 def test_terms_are_the_stemmed_words() -> None:
