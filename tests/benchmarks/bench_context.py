@@ -36,13 +36,13 @@ sys.path.insert(0, str(REPO))
 import bm25s  # noqa: E402
 
 from librarian_gui.core.agents import ranking as ranking_module  # noqa: E402
-from librarian_gui.core.agents.bm25 import terms  # noqa: E402
 from librarian_gui.core.agents.context import context_pack  # noqa: E402
 from librarian_gui.core.agents.corpus import Corpus  # noqa: E402
 from librarian_gui.core.agents.passages import split_passages  # noqa: E402
 from librarian_gui.core.agents.search import agent_search  # noqa: E402
 from librarian_gui.core.agents.tokens import estimate_tokens  # noqa: E402
 from librarian_gui.core.index.index import VaultIndex  # noqa: E402
+from librarian_gui.core.text.analyzer import terms  # noqa: E402
 from librarian_gui.core.vault.files import read_note  # noqa: E402
 
 BUDGETS = (1000, 2000, 4000)

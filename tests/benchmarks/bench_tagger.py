@@ -32,7 +32,6 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from librarian_gui.core.concepts.dictionary import (  # noqa: E402
-    SPACED_WORD_CHAR,
     Concept,
     bounded_ends,
     fold,
@@ -40,6 +39,7 @@ from librarian_gui.core.concepts.dictionary import (  # noqa: E402
 )
 from librarian_gui.core.tagging.matching import AliasMatcher, find_occurrences  # noqa: E402
 from librarian_gui.core.tagging.run import batch_matcher, plan_tagging  # noqa: E402
+from librarian_gui.core.text.analyzer import SPACED_WORD_CHAR  # noqa: E402
 
 DEFAULT_VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
 TARGET_S = 3.0  # DESIGN §8

@@ -10,7 +10,8 @@ from collections import Counter
 
 from ..concepts.dictionary import ConceptDictionary, fold
 from ..tagging.matching import AliasMatcher
-from .bm25 import BM25, K1, B, terms
+from ..text.analyzer import terms
+from .bm25 import BM25, K1, B
 
 _KEPT = 4  # dictionaries whose matchers are kept: a vault's, and the one it had before
 _matchers: dict[int, tuple[ConceptDictionary, AliasMatcher]] = {}

@@ -3,52 +3,17 @@ match behind agent search and context packs."""
 
 from __future__ import annotations
 
-import functools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from ..related.tokens import words
+# Re-exported: agents code written before the analyzer moved to core/text imports them here.
+from ..text.analyzer import stem, terms
+
+__all__ = ["BM25", "K1", "B", "stem", "terms"]
 
 K1 = 1.2
 B = 0.75
-
-_SUFFIXES = ("ies", "sses", "ing", "ed", "es", "s", "ly")
-
-
-@functools.lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A light English suffix fold, the same for the query and the text ("paints",
-    "painted", "painting" → "paint"; "stories" → "story"); short words stay as they are."""
-    if len(word) <= 3 or not word.isascii():
-        return word
-    if word.endswith("'s"):
-        word = word[:-2]
-    if word.endswith("ies") and len(word) > 4:
-        return word[:-3] + "y"
-    if word.endswith("sses"):
-        return word[:-2]
-    if word.endswith("ing") and len(word) > 5:
-        return _undouble(word[:-3])
-    if word.endswith("ed") and len(word) > 4:
-        return _undouble(word[:-2])
-    if word.endswith("ly") and len(word) > 5:
-        return word[:-2]
-    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
-        return word[:-1]
-    return word
-
-
-def _undouble(base: str) -> str:
-    if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
-        return base[:-1]
-    return base
-
-
-def terms(text: str) -> list[str]:
-    """The searchable terms of a text: ``related.tokens.words`` (case-folded, stop words
-    out, Chinese and Japanese as bigrams), each folded by ``stem``."""
-    return [stem(w) for w in words(text)]
 
 
 class BM25:

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.index import VaultIndex
 from ..parse.parser import split_front_matter
+from ..text.analyzer import terms
 from .aliases import alias_terms
-from .bm25 import terms
 from .corpus import Corpus, TextOf
 from .passages import Passage
 from .ranking import NOT_ANSWERED, TIME_QUESTION, answers_well, name_scores, score_passages

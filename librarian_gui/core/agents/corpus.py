@@ -11,7 +11,8 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..index.index import VaultIndex
-from .bm25 import BM25, K1, B, terms
+from ..text.analyzer import terms
+from .bm25 import BM25, K1, B
 from .passages import Passage, split_passages
 from .speakers import speakers, unlabelled
 

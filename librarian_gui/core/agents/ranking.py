@@ -21,8 +21,8 @@ from rapidfuzz import fuzz, process
 
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..text.analyzer import terms
 from .aliases import concept_scores
-from .bm25 import terms
 from .corpus import Corpus
 from .passages import Passage
 from .speakers import line_label

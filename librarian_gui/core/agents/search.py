@@ -12,7 +12,7 @@ from typing import Any
 from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
 from ..search.search import has_tag
-from .bm25 import terms
+from ..text.analyzer import terms
 from .corpus import Corpus, TextOf
 from .ranking import NOT_ANSWERED, answers_well, name_scores, ranked_notes
 

@@ -7,9 +7,10 @@ import re
 from collections.abc import Callable, Collection, Iterable
 from typing import NamedTuple
 
-from ..concepts.dictionary import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR, bounded_ends
+from ..concepts.dictionary import bounded_ends
 from ..index.index import VaultIndex
 from ..parse.parser import mask_note
+from ..text.analyzer import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.safewrite import FileChanged, WriteRefused, encode_like, read_snapshot
 

@@ -4,30 +4,21 @@ Unlinked mentions look for a note's title and aliases as whole words in every ot
 reading 10,000 notes for each question costs a tenth of a second. A name written as whole
 words can only be in a note holding each of its words, so the notes to look in are the
 intersection of its words' notes. A name in a script written without word spaces (Chinese,
-Japanese, Thai…: the matcher's ``NO_SPACES``) is matched anywhere, so it cannot be
+Japanese, Thai…: the analyzer's ``NO_SPACES``) is matched anywhere, so it cannot be
 narrowed: every note is looked in.
 
-Words are lowercased with ``str.lower`` as the matcher's first test is (a note is read only
-when it holds a name's lowercase form), so a note that test passes holds the name's words.
+Words are the analyzer's ``word_set``: bounded as the matcher bounds a name, lowercased with
+``str.lower`` as the matcher's first test is (a note is read only when it holds a name's
+lowercase form), so a note that test passes holds the name's words.
 """
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable
 
-from ..concepts.dictionary import NO_SPACES, SPACED_WORD_CHAR
 from ..parse.records import FileStamp
-
-# Words as the matcher bounds them: runs of letters and digits of the scripts that space
-# their words ("alpha中文" holds the word "alpha").
-_WORD = re.compile(f"{SPACED_WORD_CHAR}+")
-_UNSPACED = re.compile(f"[{NO_SPACES}]")
-
-
-def words_of(text: str) -> frozenset[str]:
-    return frozenset(_WORD.findall(text.lower()))
+from ..text.analyzer import has_unspaced, mention_words, word_set
 
 
 class WordIndex:
@@ -45,7 +36,7 @@ class WordIndex:
         return None if entry is None else entry[0]
 
     def put(self, rel: str, stamp: FileStamp, text: str) -> None:
-        words = words_of(text)
+        words = word_set(text)
         with self._lock:
             self._drop(rel)
             self._of[rel] = (stamp, words)
@@ -76,8 +67,8 @@ class WordIndex:
         found: set[str] = set()
         with self._lock:
             for name in names:
-                words = _WORD.findall(name.lower())
-                if not words or _UNSPACED.search(name):
+                words = mention_words(name)
+                if not words or has_unspaced(name):
                     return None
                 sets = sorted((self._notes.get(w, set()) for w in words), key=len)
                 found |= set.intersection(*sets) if len(sets) > 1 else set(sets[0])

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from ..text.analyzer import IS_SPACED_WORD_CHAR
 from ..vault.files import RefusedFile, read_regular_file
 
 DEFAULT_DICTIONARY = "concepts.json"
@@ -18,16 +19,6 @@ DEFAULT_DICTIONARY = "concepts.json"
 MAX_DICTIONARY_BYTES = 32_000_000
 CASE_SENSITIVE_MAX = 4  # DESIGN §3: "AI", "MCP" match only in capitals
 
-# Scripts written without spaces between words (Chinese, Japanese, Thai, Lao, Myanmar,
-# Khmer): a name in them is found anywhere, and a neighbour in them is a word boundary,
-# so "Python" is found in "用Python写".
-NO_SPACES = (
-    "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff\u2e80-\u2fdf\u3040-\u30ff\u3100-\u312f"
-    "\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
-    "\U00020000-\U0003134f"
-)
-SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
-IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
 _SLUG = re.compile(r"[^\W_]+(?:-[^\W_]+)*")
 _NOT_SLUG = re.compile(r"[\W_]+")
 # A concept is three levels deep (the file's object, the concept, its aliases). Far deeper

@@ -6,13 +6,21 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import re
 import urllib.parse
 from collections import Counter, defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from .tokens import has_cjk, kept, plain_text, raw_words, words
+from ..text.analyzer import (
+    apostrophe_words,
+    ascii_words,
+    counted_words,
+    has_cjk,
+    kept,
+    raw_words,
+    words,
+)
+from .prose import plain_text
 
 if TYPE_CHECKING:  # numpy and scipy load with the model, not with the package
     import numpy as np
@@ -35,15 +43,6 @@ TEMPLATE_LINE_MAX = 80  # only short lines count as a template's: headings, labe
 # passed over without being stripped and folded (most of the time on long notes).
 TEMPLATE_RAW_MAX = TEMPLATE_LINE_MAX + 40
 CHUNK_NOTES = 200  # notes counted between two calls of ``check`` (a few tens of ms)
-_FAST_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
-# Every ASCII character but letters, digits and the apostrophe, as a space; capitals as
-# small letters (one pass over the text, not two with ``str.lower``).
-_ASCII_SPACES = str.maketrans(
-    {chr(c): " " for c in range(128) if not chr(c).isalnum() and chr(c) != "'"}
-    | {chr(c): chr(c).lower() for c in range(ord("A"), ord("Z") + 1)}
-)
-# The same for UTF-8 bytes; a byte of a multi-byte character (128 and over) as it is.
-_BYTE_SPACES = bytes(ord(_ASCII_SPACES.get(c, chr(c))) if c < 128 else c for c in range(256))
 
 
 def template_lines(texts: Iterable[str], check: Callable[[], None] | None = None) -> frozenset[str]:
@@ -78,7 +77,7 @@ def title_of(rel: str) -> str | None:
     if "%" in stem:
         stem = urllib.parse.unquote(stem)
     if stem.isascii():
-        found = stem.translate(_ASCII_SPACES).split()
+        found = ascii_words(stem)
     elif has_cjk(stem):
         found = words(stem)
         return found[0] if len(found) == 1 else None
@@ -127,7 +126,7 @@ def mentioned(
 
 
 def note_counts(text: str, templates: frozenset[str] = frozenset()) -> Counter[str]:
-    """How often each comparable word occurs in a note (``tokens.words``), the template's
+    """How often each comparable word occurs in a note (``analyzer.words``), the template's
     lines left out."""
     counts = raw_counts(text, templates)
     for word in [w for w in counts if not kept(w)]:
@@ -153,37 +152,7 @@ def _counted(
             for line in prose.splitlines()
             if len(line) > TEMPLATE_RAW_MAX or line.strip().casefold() not in templates
         )
-    if not prose.isascii():
-        return _counts_beyond_ascii(prose), raw_words(prose) if sequence else []
-    # The same words as ``tokens.words`` for ASCII, counted in C: split at everything but
-    # letters, digits and apostrophes (a vault of 50 MB in about a second).
-    split = prose.translate(_ASCII_SPACES).split()
-    counts = Counter(split)
-    if "'" in prose:  # "don't" is a word, "'tis" and "dogs'" are "tis" and "dogs"
-        for token in [t for t in counts if "'" in t]:
-            times = counts.pop(token)
-            for word in _FAST_WORD.findall(token):
-                counts[word] += times
-    return counts, split if sequence else []
-
-
-def _counts_beyond_ascii(prose: str) -> Counter[str]:
-    """``raw_counts`` of prose that is not all ASCII. Without Chinese or Japanese, its UTF-8
-    bytes are split as ASCII is (a multi-byte character stays inside its word) and each
-    distinct piece is decoded and folded once; a piece that is not all letters and digits
-    (an apostrophe, a dash, a combining mark) is matched as ``words`` matches (a regex over
-    the whole text was two thirds of the time on a vault in accented Latin)."""
-    if has_cjk(prose):
-        return Counter(words(prose))
-    counts: Counter[str] = Counter()
-    for piece, times in Counter(prose.encode().translate(_BYTE_SPACES).split()).items():
-        word = piece.decode()
-        if word.isalnum():  # folded alone, as ``words`` folds each word ("İ" is two)
-            counts[word if piece.isascii() else word.casefold()] += times
-            continue
-        for part in raw_words(word):
-            counts[part] += times
-    return counts
+    return counted_words(prose, sequence)
 
 
 def _title_words(title: str | None) -> list[str]:
@@ -200,7 +169,7 @@ def _title_words(title: str | None) -> list[str]:
         return []
     if "'" not in title:
         return title.split(" ")
-    return [w for part in title.split(" ") for w in (_FAST_WORD.findall(part) or [part])]
+    return [w for part in title.split(" ") for w in (apostrophe_words(part) or [part])]
 
 
 def counts_matrix(

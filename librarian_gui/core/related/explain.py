@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from ..parse.parser import mask_note
 from .passages import common_passage
-from .tokens import LINK_DEFINITION, MARKDOWN_LINK, URL, WIKI_LINK
+from .prose import LINK_DEFINITION, MARKDOWN_LINK, URL, WIKI_LINK
 from .vault import RelatedNote
 
 LINE_MAX = 160  # characters of a context line shown; a longer one is cut around its terms

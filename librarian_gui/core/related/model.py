@@ -1,7 +1,7 @@
 """Related notes (DESIGN §5): each note as a pruned TF-IDF vector of its key terms, and its
 nearest notes by cosine, re-ranked so that a hub does not sit in every list.
 
-- Terms: ``tokens.words`` of the note's prose, lines that many notes repeat (a template's
+- Terms: ``analyzer.words`` of the note's prose, lines that many notes repeat (a template's
   headings) left out, a plural weighed as its singular where the vault holds that word
   (``weights.singular``); each concept a note is found in adds a term of its own, boosted; a
   note named by one word has it as a title term, boosted, and so has each note naming it. A

@@ -16,14 +16,13 @@ agree with a full build."""
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from .tokens import kept
+from ..text.analyzer import kept, word_spans
 
 PASSAGE_WORDS = 5
 PASSAGE_NOTES = 5
@@ -40,7 +39,6 @@ _FACTORS = np.array(
     ],
     dtype=np.uint64,
 )
-_WORD = re.compile(r"\w+(?:['’]\w+)?")
 
 Hashes = npt.NDArray[np.uint64]
 Ints = npt.NDArray[np.int32]
@@ -50,7 +48,7 @@ Floats = npt.NDArray[np.float64]
 
 class WordCodes(dict[str, int]):
     """Each word's code: its UTF-8 CRC-32, plus 2**32 for a word worth comparing
-    (``tokens.kept``: no stop word), computed once a word: looked up in C for a word
+    (``analyzer.kept``: no stop word), computed once a word: looked up in C for a word
     already met (``map(codes.__getitem__, words)``)."""
 
     def __missing__(self, word: str) -> int:
@@ -225,8 +223,8 @@ def common_passage(text: str, other: str) -> tuple[int, int] | None:
     such run), at least ``PASSAGE_WORDS`` long and ``PASSAGE_CONTENT`` of them no stop
     words (compared case-folded); None when none. For showing why two notes are related:
     the model keeps hashes, not words."""
-    mine = [(m.group().casefold(), m.start(), m.end()) for m in _WORD.finditer(text)]
-    theirs = [m.group().casefold() for m in _WORD.finditer(other)]
+    mine = word_spans(text)
+    theirs = [word for word, _, _ in word_spans(other)]
     if len(mine) < PASSAGE_WORDS or len(theirs) < PASSAGE_WORDS:
         return None
     starts: dict[tuple[str, ...], list[int]] = {}

@@ -11,8 +11,8 @@ import numpy as np
 import numpy.typing as npt
 from scipy import sparse
 
+from ..text.analyzer import kept
 from .counting import CONCEPT_PREFIX, TITLE_PREFIX
-from .tokens import kept
 
 CONCEPT_BOOST = 2.0
 # A word in more than 5 √n of a large vault's n notes is as good as a stop word there, and

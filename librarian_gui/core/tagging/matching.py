@@ -19,13 +19,13 @@ import ahocorasick_rs
 
 from ..backlinks.unlinked import Linkable
 from ..concepts.dictionary import (
-    IS_SPACED_WORD_CHAR,
     Concept,
     bounded_ends,
     fold,
     is_case_sensitive,
 )
 from ..parse.parser import mask_note, split_front_matter
+from ..text.analyzer import IS_SPACED_WORD_CHAR
 
 _NOT_IN_ID = frozenset("[]|#^\r\n")  # a wiki link cannot name these
 _NOT_IN_LABEL = frozenset("[]|\r\n")

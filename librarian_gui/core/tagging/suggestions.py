@@ -10,10 +10,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from ..backlinks.unlinked import excluded_spans
-from ..concepts.dictionary import NO_SPACES, Concept, slugify
-from ..concepts.lint import STOP_WORDS
+from ..concepts.dictionary import Concept, slugify
 from ..index.index import VaultIndex
 from ..parse.parser import mask_note
+from ..text.analyzer import phrase_runs, phrase_words
+from ..text.stopwords import STOP_WORDS_BY_LANGUAGE
 from ..vault.files import MAX_NOTE_BYTES
 
 MAX_WORDS = 3
@@ -24,13 +25,6 @@ MAX_SUGGESTIONS = 50
 # this much text, finds the same widespread phrases in a few seconds.
 SAMPLE_BYTES = 3_000_000
 
-# A word: letters or digits of a spaced script, with inner hyphens or apostrophes
-# ("follow-up", "Wren's"). Scripts written without spaces (Chinese, Japanese, Thai) have no
-# word boundaries to count phrases by; they are left out.
-_WORD = re.compile(rf"[^\W_{NO_SPACES}]+(?:['’\-][^\W_{NO_SPACES}]+)*")
-# Within a sentence clause, words are separated by spaces only; anything else (punctuation,
-# a line end, a link that was cut out) ends the run of words a phrase may span.
-_RUN = re.compile(rf"{_WORD.pattern}(?:[ \t]+{_WORD.pattern})*")
 _POSSESSIVE = re.compile(r"['’]s$", re.I)
 # Markup, not prose: words joined by underscores are an identifier ("max_retries",
 # org-mode's "BEGIN_NOTE"; "_italics_" stay prose), and a line opening with "#+" is an
@@ -45,7 +39,7 @@ _CALENDAR_WORDS = """january february march april may june july august september
     dimanche enero febrero marzo abril mayo junio julio agosto septiembre octubre
     noviembre diciembre lunes martes miércoles jueves viernes sábado domingo"""
 _CALENDAR = frozenset(_CALENDAR_WORDS.split())
-_STOP = frozenset().union(_CALENDAR, *(words for _, words in STOP_WORDS))
+_STOP = frozenset().union(_CALENDAR, *(words for _, words in STOP_WORDS_BY_LANGUAGE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,7 +87,7 @@ def prose_runs(text: str) -> list[str]:
         masked = "".join(parts)
     if "_" in masked or "#+" in masked:
         masked = _MARKUP.sub("\n", masked)
-    return _RUN.findall(masked)
+    return phrase_runs(masked)
 
 
 def note_phrases(text: str) -> tuple[list[str], list[str]]:
@@ -103,7 +97,7 @@ def note_phrases(text: str) -> tuple[list[str], list[str]]:
     phrases: list[str] = []
     inner_capitals: list[str] = []
     for run in prose_runs(text):
-        words = _WORD.findall(run)
+        words = phrase_words(run)
         if "'" in run or "’" in run:
             words = [_POSSESSIVE.sub("", w) for w in words]
         ok = [not (low in _STOP or low.isdigit()) for low in map(str.lower, words)]
@@ -139,7 +133,7 @@ def suggest_concepts(
     covered = {str.lower(c.id.replace("-", " ")) for c in concepts}
     covered.update(a.lower() for c in concepts for a in c.aliases)
     covered.update(t.lower() for t in titles)
-    covered_words = {tuple(_WORD.findall(c)) for c in covered}
+    covered_words = {tuple(phrase_words(c)) for c in covered}
     covered_words.discard(())
     inside_covered = {  # every run of whole words of a covered phrase
         words[i:j]

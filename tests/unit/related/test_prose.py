@@ -1,5 +1,5 @@
-"""The words notes are compared by: hand-written cases, and the fast counting path equal
-to the plain one on generated text (hypothesis)."""
+"""The prose related notes compare: code, front matter, links, URLs and tags left out; and
+the model's counting equal to the analyzer's words of that prose (hypothesis)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.related.model import note_counts
-from librarian_gui.core.related.tokens import kept, plain_text, raw_words, words
+from librarian_gui.core.related.prose import plain_text
+from librarian_gui.core.text.analyzer import words
 
 
 def test_code_front_matter_links_urls_and_tags_are_left_out() -> None:
@@ -47,14 +48,9 @@ def test_link_reference_definitions_are_left_out() -> None:
     assert words(plain_text(text)) == ["daily", "command", "line", "definition"]
 
 
-def test_chinese_and_japanese_as_bigrams() -> None:
-    assert words("向量索引 と 検索") == ["向量", "量索", "索引", "と", "検索"]
-    assert words("Café Über ÉCOLE") == ["café", "über", "école"]
-
-
 ALPHABET = st.sampled_from(
     # ASCII, case-folding traps, CJK, digits of other scripts, a no-break space, a dash, a
-    # combining accent
+    # combining accent, link and tag syntax
     [
         *"abcXYZ019 '’_-.,#[]()!:/\n\tßİıǅΣσς",
         "向",
@@ -73,24 +69,5 @@ ALPHABET = st.sampled_from(
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(ALPHABET, max_size=80))
-def test_the_fast_count_is_the_plain_count(text: str) -> None:
+def test_the_models_count_is_the_analyzers_words_of_the_prose(text: str) -> None:
     assert note_counts(text) == Counter(words(plain_text(text)))
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.text(ALPHABET.filter(lambda c: c not in "向量検"), max_size=80))
-def test_raw_words_are_the_words_before_the_filter(text: str) -> None:
-    """Without Chinese or Japanese, the words folded all at once, filtered, are ``words``."""
-    assert [w for w in raw_words(text) if kept(w)] == words(text)
-
-
-def test_raw_words_fold_each_word_alone() -> None:
-    assert raw_words("İstanbul STRASSE Straße ΣΟΦΟΣ don’t a 42") == [
-        "i̇stanbul",
-        "strasse",
-        "strasse",
-        "σοφοσ",
-        "don't",
-        "a",
-        "42",
-    ]
