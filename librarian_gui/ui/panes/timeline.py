@@ -127,7 +127,9 @@ class TimelineView(QWidget):
         header = self.notes.header()
         header.setStretchLastSection(True)
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        for column, width in enumerate((84, 170, 130, 64)):
+        # The mention (the last column, stretched) is what a reader reads: the others keep
+        # to what their values need (a cell's tooltip holds all of it).
+        for column, width in enumerate((84, 120, 112, 62)):
             self.notes.setColumnWidth(column, width)
         below = QWidget()
         below_layout = QVBoxLayout(below)

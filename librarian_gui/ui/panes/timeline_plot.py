@@ -36,6 +36,69 @@ def nice_day(day: dt.date | None) -> str:
     return "—" if day is None else f"{day.day} {day:%b %Y}"
 
 
+TICK_PX = 64  # the least room a date label has: "29 Oct" or "Oct 2026" with space around
+_DAY = 86_400
+
+
+def date_ticks(start: float, end: float, pixels: float) -> tuple[str, list[float]]:
+    """One level of ticks for the seconds ``start``..``end`` drawn ``pixels`` wide: days,
+    Mondays, first days of a month, of a quarter or of a year, the finest with
+    ``TICK_PX`` between neighbours; and the level's name (for ``date_label``). One level
+    only: two levels' labels (pyqtgraph's months over days) ran into each other."""
+    span = max(end - start, 1.0)
+    per_day = pixels / (span / _DAY)
+    first = dt.datetime.fromtimestamp(max(start, 0.0), dt.UTC).date()
+    last = dt.datetime.fromtimestamp(max(end, 0.0), dt.UTC).date()
+    levels = (("day", 1, 1), ("week", 7, 1), ("month", 28, 1), ("month", 89, 3))  # shortest
+    fitting = [(name, every) for name, days, every in levels if per_day * days >= TICK_PX]
+    if fitting:
+        level, step = fitting[0]
+    else:
+        level, step = "year", max(1, math.ceil(TICK_PX / (per_day * 365)))
+    out: list[dt.date] = []
+    if level == "day":
+        out = [first + dt.timedelta(days=k) for k in range((last - first).days + 2)]
+    elif level == "week":
+        monday = first - dt.timedelta(days=first.weekday())
+        out = [monday + dt.timedelta(weeks=k) for k in range((last - monday).days // 7 + 2)]
+    elif level == "month":
+        year, month = first.year, first.month - (first.month - 1) % step
+        while dt.date(year, month, 1) <= last:
+            out.append(dt.date(year, month, 1))
+            month += step
+            year, month = year + (month - 1) // 12, (month - 1) % 12 + 1
+    else:
+        year = first.year - first.year % step
+        while year <= last.year:
+            out.append(dt.date(year, 1, 1))
+            year += step
+    return level, [seconds(d) for d in out if start <= seconds(d) <= end]
+
+
+def date_label(level: str, value: float) -> str:
+    day = dt.datetime.fromtimestamp(value, dt.UTC).date()
+    if level in ("day", "week"):
+        return f"{day.day} {day:%b}" if day.month != 1 or day.day > 7 else f"{day.day} {day:%b %Y}"
+    if level == "month":
+        return f"{day:%b %Y}" if day.month == 1 else f"{day:%b}"
+    return str(day.year)
+
+
+class DateAxis(pg.AxisItem):
+    """The bottom axis: one level of date ticks (``date_ticks``), never colliding."""
+
+    def __init__(self) -> None:
+        super().__init__(orientation="bottom")
+        self._level = "day"
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[Any]:
+        self._level, values = date_ticks(minVal, maxVal, size)
+        return [(0.0, values)]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
+        return [date_label(self._level, v) for v in values]
+
+
 class TimelinePlot(pg.PlotWidget):
     """The plot of one ``Timeline`` at a time (``draw``); the period whose notes are listed
     is shaded (``mark_period``).
@@ -48,7 +111,7 @@ class TimelinePlot(pg.PlotWidget):
 
     def __init__(self, parent: QWidget | None = None, *, dark: bool = False) -> None:
         background = (28, 30, 33) if dark else (255, 255, 255)
-        axis = pg.DateAxisItem(orientation="bottom", utcOffset=0)
+        axis = DateAxis()
         super().__init__(parent, background=background, axisItems={"bottom": axis})
         self.dark = dark
         self.colours = DARK if dark else LIGHT

@@ -5,10 +5,13 @@ opens it; by month the same notes are binned again; --view timeline draws it."""
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from PySide6.QtCore import QPointF, Qt
 from pytestqt.qtbot import QtBot
 
@@ -202,3 +205,42 @@ def test_a_screenshot_of_the_timeline_without_a_dictionary(tmp_path: Path) -> No
     out = tmp_path / "timeline.png"
     assert main([str(root), "--view", "timeline", "--screenshot", str(out)]) == 0
     assert out.stat().st_size > 10_000
+
+
+def test_date_ticks_are_one_level_a_label_apart() -> None:
+    """Issue 28: month labels ran into day ticks ("29Oct 04"). By hand: 28 Sep – 30 Nov
+    2026 is 63 days; at 540 px a day is 8.6 px, a week 60 (under 64), a month at least 240:
+    the firsts of October and November. At 700 px a week is 78 px: every Monday."""
+    from librarian_gui.ui.panes.timeline_plot import date_label, date_ticks, seconds
+
+    start, end = seconds(D(2026, 9, 28)), seconds(D(2026, 11, 30))
+    level, values = date_ticks(start, end, 540)
+    assert level == "month"
+    assert values == [seconds(D(2026, 10, 1)), seconds(D(2026, 11, 1))]
+    assert [date_label(level, v) for v in values] == ["Oct", "Nov"]
+    level, values = date_ticks(start, end, 700)
+    assert level == "week"
+    assert values == [seconds(D(2026, 9, 28) + dt.timedelta(weeks=k)) for k in range(10)]
+    assert [date_label(level, v) for v in values[:2]] == ["28 Sep", "5 Oct"]
+    level, values = date_ticks(seconds(D(2020, 1, 1)), seconds(D(2026, 6, 1)), 300)
+    assert (level, [date_label(level, v) for v in values]) == (
+        "year",
+        ["2020", "2022", "2024", "2026"],
+    )
+
+
+@given(
+    st.dates(D(1990, 1, 1), D(2060, 1, 1)),
+    st.integers(1, 20_000),
+    st.floats(100, 3000),
+)
+def test_neighbouring_date_ticks_are_never_closer_than_a_label(
+    first: dt.date, days: int, pixels: float
+) -> None:
+    from librarian_gui.ui.panes.timeline_plot import TICK_PX, date_ticks, seconds
+
+    start, end = seconds(first), seconds(first + dt.timedelta(days=days))
+    _level, values = date_ticks(start, end, pixels)
+    per_second = pixels / (end - start)
+    assert all(start <= v <= end for v in values)
+    assert all((b - a) * per_second >= TICK_PX - 1e-6 for a, b in itertools.pairwise(values))
