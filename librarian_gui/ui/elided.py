@@ -14,8 +14,12 @@ class ElidedLabel(QLabel):
     """Shows ``full_text`` whole when it fits, else its start and end around "…" (the
     folder and the note's name both stay readable); the whole text is then its tooltip."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None) -> None:
+    def __init__(
+        self, text: str = "", parent: QWidget | None = None, *, sentence: bool = False
+    ) -> None:
+        """``sentence``: the text is a line of prose, cut at its end, not a path."""
         super().__init__(parent)
+        self._sentence = sentence
         self.full_text = ""
         self._after = ""
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -49,7 +53,10 @@ class ElidedLabel(QLabel):
         after = self._after
         path = self.full_text[: len(self.full_text) - len(after)]
         room = max(0, self.contentsRect().width() - metrics.horizontalAdvance(after))
-        shown = elide_path(path, room, metrics) + after
+        if self._sentence:
+            shown = metrics.elidedText(path, Qt.TextElideMode.ElideRight, room) + after
+        else:
+            shown = elide_path(path, room, metrics) + after
         super().setText(shown)
         self.setToolTip(self.full_text if shown != self.full_text else "")
 
@@ -64,3 +71,8 @@ def elide_path(path: str, room: int, metrics: QFontMetrics) -> str:
     if folder and rest >= metrics.horizontalAdvance("a…z"):
         return metrics.elidedText(folder, Qt.TextElideMode.ElideMiddle, rest) + slash + name
     return metrics.elidedText(path, Qt.TextElideMode.ElideMiddle, room)
+
+
+def tab_text(title: str) -> str:
+    """A title as a tab shows it: "&" doubled, or Qt takes "R&D" for a shortcut on "D"."""
+    return title.replace("&", "&&")

@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QRectF, Signal
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSpinBox, QVBoxLayout, QWidget
 
+from ..elided import ElidedLabel
 from .canvas import GraphCanvas
 from .related import RelatedLayer
 
@@ -40,8 +41,7 @@ class LocalGraphView(QWidget):
         self.depth_box.setPrefix("depth ")
         self.depth_box.setValue(depth)
         self.depth_box.setToolTip("Links followed from the open note, both ways")
-        self.status = QLabel()
-        self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.status = ElidedLabel(sentence=True)  # a narrow sidebar: "…" and a tooltip
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 4, 4, 0)
         bar.addWidget(self.depth_box)
@@ -97,7 +97,6 @@ class LocalGraphView(QWidget):
         related = self.related.apply(self.canvas, self.view.graph if self.view else None)
         text = self._counts + (f" · {related}" if related else "")
         self.status.setText(text)
-        self.status.setToolTip(text)  # the sidebar may be too narrow for all of it
 
     def centre_frame(self) -> None:
         """Frame the graph with the open note in the middle."""

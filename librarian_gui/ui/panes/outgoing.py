@@ -32,6 +32,11 @@ class OutgoingPane(QListWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        # Rows with room around their text, cut with "…" in the middle when the sidebar is
+        # narrow (the whole target is each row's tooltip), never scrolled sideways.
+        self.setStyleSheet("QListWidget::item { padding: 2px 4px; }")
+        self.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.itemActivated.connect(self._on_item_activated)
         self.itemClicked.connect(self._on_item_activated)
 
@@ -53,7 +58,7 @@ class OutgoingPane(QListWidget):
                 font.setItalic(True)
                 item.setFont(font)
                 item.setForeground(_GREY)
-                item.setToolTip("Unresolved: no note of this name exists")
+                item.setToolTip(f"{link.label}: unresolved, no note of this name exists")
             else:
                 item.setToolTip(link.node)
         if not links:

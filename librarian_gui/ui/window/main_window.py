@@ -31,6 +31,7 @@ from ...services.timeline import TimelineSession
 from ...services.vault_lists import VaultLists
 from .. import theme
 from ..concepts.tabs import ConceptTabs
+from ..elided import tab_text
 from ..panes.backlinks import BacklinksPane
 from ..panes.concepts import ConceptsPane
 from ..panes.file_tree import FileTree
@@ -60,7 +61,10 @@ if TYPE_CHECKING:
     from .related_tab import RelatedTab
 
 PROGRESS_EVERY_S = 0.25
-SIDEBAR_WIDTHS = (300, 330)  # left, right: pixels at first start (then as the user left them)
+# A tab's text with room under it: an unselected tab sits 2 px lower, and with Fusion's
+# own tight tabs the underscores of "2020_09_14" fell below the tab's edge.
+TAB_STYLE = "QTabBar::tab {{ padding: 4px {side}px 6px {side}px; min-width: 0px; }}"
+SIDEBAR_WIDTHS = (330, 340)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
 
 
@@ -146,13 +150,14 @@ class MainWindow(QMainWindow):
         self.left.addTab(self.tags, "Tags")
         self.concepts = ConceptsPane()
         self.left.addTab(self.concepts, "Concepts")
-        # Six tabs in the 300-pixel sidebar: narrower tabs keep them all in sight.
-        self.left.setStyleSheet("QTabBar::tab { padding: 4px 3px; min-width: 0px; }")
+        # Six tabs in the sidebar: as much padding as keeps them all in sight.
+        self.left.setStyleSheet(TAB_STYLE.format(side=5))
         self.search = SearchPane()
         self.left.addTab(self.search, "Search")
         self.switcher = QuickSwitcher(self)
         self.preview = PreviewView()
         self.centre = QTabWidget()
+        self.centre.setStyleSheet(TAB_STYLE.format(side=10))
         # The first tab: the main preview, and beside it, once asked for, a second note.
         self.preview_split = QSplitter(Qt.Orientation.Horizontal)
         self.preview_split.setChildrenCollapsible(False)
@@ -188,8 +193,8 @@ class MainWindow(QMainWindow):
             self.settings,
             self,
         )
-        # Five tabs in the 330-pixel sidebar too: narrower tabs keep them in sight.
-        self.right.setStyleSheet("QTabBar::tab { padding: 4px 6px; min-width: 0px; }")
+        # Five tabs in the sidebar too.
+        self.right.setStyleSheet(TAB_STYLE.format(side=6))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         for pane in (self.left, self.centre, self.right):
             self.splitter.addWidget(pane)
@@ -546,7 +551,7 @@ class MainWindow(QMainWindow):
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
         self.librarian.show_place(place.kind, place.node)
-        self.centre.setTabText(0, rendered.title or "Preview")
+        self.centre.setTabText(0, tab_text(rendered.title or "Preview"))
         self.place_rendered.emit(place)
 
     @Slot(str, str)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from ..elided import tab_text
 from ..panes.preview import PreviewView
 
 _IDS = itertools.count(1)
@@ -136,7 +137,7 @@ class ReadingViews(QObject):
         """``rel`` in a new tab of the centre, after the tabs already open, shown."""
         pane = self._new_pane()
         at = 1 + sum(1 for p in self.panes.values() if p is not self.side and p is not pane)
-        self._centre.insertTab(at, pane, rel.rsplit("/", 1)[-1].removesuffix(".md"))
+        self._centre.insertTab(at, pane, tab_text(rel.rsplit("/", 1)[-1].removesuffix(".md")))
         self._centre.setTabToolTip(at, rel)
         self._centre.setCurrentWidget(pane)
         pane.open(rel)
@@ -186,4 +187,4 @@ class ReadingViews(QObject):
                 index = self._centre.indexOf(pane)
                 title = getattr(rendered, "title", None)
                 if index >= 0 and title:
-                    self._centre.setTabText(index, title)
+                    self._centre.setTabText(index, tab_text(title))
