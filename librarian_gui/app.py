@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -84,6 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if not args.screenshot:
+        return _run(args)
+    with quiet_platform_messages():  # from the window's first show to its last timer
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     from PySide6.QtCore import QEvent
     from PySide6.QtWidgets import QApplication
 
@@ -156,6 +164,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         return app.exec()
     finally:
         reporter.uninstall()
+
+
+# Qt messages a user cannot act on: the offscreen platform (a screenshot's) says it cannot
+# pass a window's size hints on, three or four times a run.
+UNACTIONABLE = ("This plugin does not support propagateSizeHints()",)
+
+
+@contextlib.contextmanager
+def quiet_platform_messages() -> Iterator[None]:
+    """Qt's messages, but those in ``UNACTIONABLE``, go where they went before."""
+    from PySide6.QtCore import QMessageLogContext, QtMsgType, qInstallMessageHandler
+
+    def handler(kind: QtMsgType, context: QMessageLogContext, message: str) -> None:
+        if message in UNACTIONABLE:
+            return
+        if previous is not None:
+            previous(kind, context, message)
+        else:  # Qt's own handler, which a Python one cannot call: its plain output
+            print(message, file=sys.stderr)
+
+    previous = qInstallMessageHandler(handler)
+    try:
+        yield
+    finally:
+        qInstallMessageHandler(previous)
 
 
 def _scratch_settings() -> Settings:
@@ -410,6 +443,9 @@ def _screenshot(
         painter.drawRect(at.x() - 1, at.y() - 1, dialog.width() + 1, dialog.height() + 1)
         painter.end()
         window.warnings.close()
+    if window.missing_note is not None:  # a picture of another note would be a wrong answer
+        window.close()
+        return 1
     ok = image.save(out)
     window.close()
     return 0 if ok and not waiting else 1

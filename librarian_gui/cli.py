@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import cli_agents, cli_concepts, cli_failures, cli_index, cli_related
+from . import __version__, cli_agents, cli_concepts, cli_failures, cli_index, cli_related
 from .core.graph.export import dump_graphml, dump_json, graph_document
 from .core.index import cachefile
 from .core.index.index import VaultIndex
@@ -250,7 +250,8 @@ def cmd_unresolved(args: argparse.Namespace) -> None:
         {
             "target": u.target,
             "count": u.count,
-            "sources": [{"source": s, "count": c} for s, c in u.sources],
+            # "source": the old key, kept for one release (README)
+            "sources": [{"note": s, "source": s, "count": c} for s, c in u.sources],
         }
         for u in found
     ]
@@ -529,10 +530,14 @@ def cmd_undo(args: argparse.Namespace) -> None:
         raise _Failure(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:  # the lock cannot be made, say
         raise _Failure(1, str(exc)) from exc
+    # A created note is not given bytes back: undone, it is gone (moved into the journal).
+    created = {file.rel for file in entry.files if file.kind == "create"}
+    removed = [rel for rel in result.restored if rel in created]
     data = {
         "entry": result.entry_id,
         "description": entry.description,
-        "restored": list(result.restored),
+        "restored": list(result.restored),  # removed ones too, as before: kept one release
+        "removed": removed,
         "untouched": list(result.untouched),
         "refused": [{"note": rel, "reason": reason} for rel, reason in result.refused],
         "passed_over": list(result.passed),
@@ -541,7 +546,10 @@ def cmd_undo(args: argparse.Namespace) -> None:
     def human() -> str:
         lines = [f"passed over: {said}" for said in result.passed]
         lines += [f"undid {entry.description!r} ({result.entry_id})"]
-        lines += [f"  restored  {rel}" for rel in result.restored]
+        lines += [
+            f"  removed   {rel}" if rel in created else f"  restored  {rel}"
+            for rel in result.restored
+        ]
         lines += [f"  as before {rel}" for rel in result.untouched]
         lines += [f"  refused   {rel}: {reason}" for rel, reason in result.refused]
         return "\n".join(lines)
@@ -571,6 +579,7 @@ def build_parser() -> argparse.ArgumentParser:
         "3 vault not found, 4 note (or concept) not found, 5 note name ambiguous, "
         "6 another Librarian is writing the vault.",
     )
+    parser.add_argument("--version", action="version", version=f"librarian {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(
@@ -595,7 +604,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("backlinks", cmd_backlinks, "notes linking to NOTE, with the linking line", note=True)
     add("links", cmd_links, "the links in NOTE and where they resolve", note=True)
     neighbors = add("neighbors", cmd_neighbors, "notes within N hops of NOTE", note=True)
-    neighbors.add_argument("--depth", type=int, choices=(1, 2, 3), default=1)
+    neighbors.add_argument(
+        "--depth",
+        type=int,
+        choices=(1, 2, 3),
+        default=1,
+        help="how many hops: 1, 2 or 3 (default 1)",
+    )
     add("orphans", cmd_orphans, "notes with no links in or out")
     add("unresolved", cmd_unresolved, "link targets that match no note, with who links them")
     # --format chooses the output instead of --json: the document is always data

@@ -8,6 +8,7 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
+from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
 from .core.index.index import VaultIndex
 from .core.vault.files import read_note
 
@@ -38,7 +39,13 @@ def add_commands(
     p.add_argument("--since", metavar="YYYY-MM-DD", help="only notes dated on or after")
     p.add_argument("--until", metavar="YYYY-MM-DD", help="only notes dated on or before")
     p.add_argument("--concept", metavar="ID", help="only notes linking or mentioning it")
-    p.add_argument("--limit", type=int, default=10, metavar="N", help="at most N notes (10)")
+    p.add_argument(
+        "--limit",
+        type=int,
+        default=10,
+        metavar="N",
+        help="at most N notes (10; the MCP tool stops at 200, to keep one answer small)",
+    )
     p.set_defaults(func=lambda args: _run(args, cmd_search, open_index, emit, fail))
 
     help_ = "the index note and the passages most relevant to QUERY, within a token budget"
@@ -48,9 +55,11 @@ def add_commands(
     c.add_argument(
         "--budget",
         type=int,
-        required=True,
+        default=DEFAULT_BUDGET,
         metavar="TOKENS",
-        help="most tokens the pack may take (estimated, never passed)",
+        help=f"most tokens the pack may take (estimated, never passed; default "
+        f"{DEFAULT_BUDGET}, as the MCP tool's; no upper limit here, while the MCP tool "
+        f"stops at {MAX_PACK_TOKENS:,} so that one answer stays below what a client takes)",
     )
     c.add_argument(
         "--index",
@@ -109,6 +118,14 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
 
     if args.limit < 1:
         raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
+    filters = (args.tag, args.folder, args.since, args.until, args.concept)
+    if not args.query.strip() and all(f is None for f in filters):
+        # Else it listed the ten newest notes, each scored 0: no answer to anything asked.
+        raise _Usage(
+            EXIT_USAGE,
+            "QUERY is empty: give words to search for, or a filter (--tag, --folder, "
+            "--since, --until, --concept) to list its notes newest first",
+        )
     since, until = _date(args.since, "--since"), _date(args.until, "--until")
     index = open_index(args)
     try:
@@ -142,7 +159,8 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
 
 def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the text (the pack itself) of ``librarian context``."""
-    from .core.agents.context import INDEX_SHARE, context_pack
+    from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
+    from .core.agents.pack_budget import too_small
 
     if args.index_share is None:
         args.index_share = INDEX_SHARE
@@ -156,13 +174,20 @@ def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, C
         from .core.related.cached import load_cached  # numpy: only for this command
 
         related = load_cached(index.root)
-    pack = context_pack(
-        index,
-        _reader(index),
-        args.query,
-        args.budget,
-        index_note=args.index,
-        related=related,
-        index_share=args.index_share,
-    )
+
+    def pack_of(budget: int) -> ContextPack:
+        return context_pack(
+            index,
+            _reader(index),
+            args.query,
+            budget,
+            index_note=args.index,
+            related=related,
+            index_share=args.index_share,
+        )
+
+    pack = pack_of(args.budget)
+    refusal = too_small(pack, pack_of)
+    if refusal is not None:
+        raise _Usage(EXIT_USAGE, refusal)
     return pack.to_json(), lambda: pack.text.rstrip("\n")

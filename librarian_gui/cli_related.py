@@ -39,7 +39,8 @@ def add_command(
         type=int,
         default=K,
         metavar="K",
-        help=f"K notes per note, when K score above 0 (default {K})",
+        help=f"K notes per note, when K score above 0 (default {K}; the MCP tool stops at "
+        "50, to keep one answer small)",
     )
     return p
 

@@ -91,3 +91,33 @@ def _cut(message: str) -> str:
     if len(message) <= MAX_MESSAGE:
         return message
     return f"{message[:MAX_MESSAGE]}… ({len(message) - MAX_MESSAGE:,} characters more)"
+
+
+SHOWN_VALUE = 60  # characters of a refused value quoted back (it may be a whole note)
+
+
+def argument_errors(errors: list[dict[str, Any]]) -> str:
+    """What was wrong with which argument, in one line: pydantic's ``errors()`` of a tool's
+    arguments without their boilerplate (the model's name, the error type, the input's
+    type, a documentation URL), e.g. ``start_line: must be 1 or more, not 0``."""
+    said = []
+    for error in errors:
+        where = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
+        ).lstrip(".")
+        if error["type"] == "missing":
+            said.append(f"{where}: required, not given")
+            continue
+        limits = error.get("ctx") or {}
+        if error["type"] == "greater_than_equal":
+            what = f"must be {limits['ge']} or more"
+        elif error["type"] == "less_than_equal":
+            what = f"must be {limits['le']} or less"
+        else:  # "Input should be a valid integer, unable to parse string as an integer"
+            what = error["msg"].removeprefix("Input should be ").split(", unable to")[0]
+            what = what if error["type"] == "boolean" else f"must be {what}"
+        given = repr(error["input"])
+        if len(given) > SHOWN_VALUE:
+            given = f"{given[:SHOWN_VALUE]}… ({len(given) - SHOWN_VALUE:,} characters more)"
+        said.append(f"{where}: {what}, not {given}")
+    return "; ".join(said)

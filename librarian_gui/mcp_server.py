@@ -22,14 +22,15 @@ from pydantic_core import PydanticCustomError
 
 from . import __version__
 from .core.agents import answers, paging
-from .core.agents.context import INDEX_SHARE, context_pack
+from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
 from .core.agents.live import LiveVault
+from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS, too_small
 from .core.agents.search import search_notes
 from .core.agents.writes import append_to_note, write_note
 from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
 from .core.related.vault import DEFAULT_THRESHOLD, K
-from .mcp_errors import ReadOnly, failing_as
+from .mcp_errors import ReadOnly, argument_errors, failing_as
 
 INSTRUCTIONS = """\
 Librarian serves one vault of Markdown notes (an agent's memory: diaries, project notes,
@@ -39,8 +40,6 @@ Notes are named by title or vault path (`diary/2024-05-01.md`). Long answers com
 call again with `cursor` set to the `next_cursor` you got."""
 
 RELATED_WAIT = 10.0  # seconds a `related` question waits for the first pass at most
-# A pack's text and its description (a row per passage) in one answer below the page size.
-MAX_PACK_TOKENS = 15_000
 HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for in full
 HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
@@ -54,9 +53,7 @@ def _boolean(value: object) -> bool:
     # Lax validation took "yes", "on", 1 for true: an `overwrite` nobody meant.
     if isinstance(value, bool):
         return value
-    raise PydanticCustomError(
-        "boolean", "must be true or false (a JSON boolean), not {given}", {"given": repr(value)}
-    )
+    raise PydanticCustomError("boolean", "must be true or false (a JSON boolean)")
 
 
 Flag = Annotated[bool, PlainValidator(_boolean), WithJsonSchema({"type": "boolean"})]
@@ -128,11 +125,13 @@ class Tools:
         budget: Annotated[
             int,
             Field(
-                description="Most tokens the pack's text may take (estimated, never passed)",
+                description="Most tokens the pack's text may take (estimated, never "
+                f"passed); at most {MAX_PACK_TOKENS:,}, so that the pack and its description "
+                "fit one answer",
                 ge=1,
                 le=MAX_PACK_TOKENS,
             ),
-        ] = 2000,
+        ] = DEFAULT_BUDGET,
         index: Annotated[
             str, Field(description="The index note put first, trimmed to its share")
         ] = "MEMORY.md",
@@ -141,15 +140,23 @@ class Tools:
         ] = INDEX_SHARE,
     ) -> dict[str, Any]:
         live = self._ready()
-        pack = context_pack(
-            live.index,
-            live.text,
-            query,
-            budget,
-            index_note=index,
-            related=live.related(),  # the latest pass, if any: a pack never waits for one
-            index_share=index_share,
-        )
+        related = live.related()  # the latest pass, if any: a pack never waits for one
+
+        def pack_of(tokens: int) -> ContextPack:
+            return context_pack(
+                live.index,
+                live.text,
+                query,
+                tokens,
+                index_note=index,
+                related=related,
+                index_share=index_share,
+            )
+
+        pack = pack_of(budget)
+        refusal = too_small(pack, pack_of)
+        if refusal is not None:
+            raise ValueError(refusal)
         return pack.to_json()
 
     def index_health(
@@ -236,7 +243,7 @@ class Tools:
     def neighbors(
         self,
         note: NoteArg,
-        depth: Annotated[int, Field(description="1 or 2 hops", ge=1, le=2)] = 1,
+        depth: Annotated[int, Field(description="1, 2 or 3 hops", ge=1, le=3)] = 1,
         related: Annotated[
             Flag, Field(description="Also follow RELATED_TO edges (similar notes)")
         ] = True,
@@ -308,7 +315,7 @@ class Tools:
         since: Annotated[
             str, Field(description="ISO date or date-time (UTC when no zone), e.g. 2024-05-01")
         ],
-        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+        limit: Annotated[int, Field(description="At most this many notes", ge=1, le=1000)] = 50,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready()
@@ -403,7 +410,7 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     ),
     "neighbors": (
         READ_ONLY,
-        "The notes and concepts within 1 or 2 hops of a note: links both ways and RELATED_TO "
+        "The notes and concepts within 1 to 3 hops of a note: links both ways and RELATED_TO "
         "(similar) notes, each with the edge kinds and the note it is reached through.",
     ),
     "related": (
@@ -464,8 +471,22 @@ def build_server(tools: Tools) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
+    from pydantic import ValidationError
 
-    server = MCPServer(
+    class Server(MCPServer):
+        async def call_tool(self, name: str, arguments: dict[str, Any], *rest: Any) -> Any:
+            try:
+                return await super().call_tool(name, arguments, *rest)
+            except ToolError as exc:
+                # Arguments the schema refuses: the SDK says it in pydantic's words, over
+                # lines, with a documentation URL; one line naming the argument instead.
+                cause = exc.__cause__
+                if not isinstance(cause, ValidationError):
+                    raise
+                told = argument_errors(cause.errors(include_url=False))  # type: ignore[arg-type]
+                raise ToolError(f"Error executing tool {name}: {told}") from cause
+
+    server = Server(
         name="librarian", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING"
     )
     for name, (kind, description) in DESCRIPTIONS.items():

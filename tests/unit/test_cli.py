@@ -74,6 +74,7 @@ def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0
     assert json.loads(out) == [
         {
+            "note": "Alpha.md",
             "source": "Alpha.md",
             "line": 2,
             "column": 5,
@@ -81,6 +82,7 @@ def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
             "context": 'up: "[[Beta]]"',
         },
         {
+            "note": "Alpha.md",
             "source": "Alpha.md",
             "line": 4,
             "column": 4,
@@ -88,6 +90,7 @@ def test_backlinks(cli_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:
             "context": "See [[Beta|b]] and [ga](sub/Gamma.md).",
         },
         {
+            "note": "sub/Gamma.md",
             "source": "sub/Gamma.md",
             "line": 1,
             "column": 11,
@@ -130,7 +133,11 @@ def test_orphans_and_unresolved(cli_vault: Path, capsys: pytest.CaptureFixture[s
     assert json.loads(out) == ["x/Twin.md", "y/Twin.md"]
     _, out, _ = run(capsys, "unresolved", str(cli_vault), "--json")
     assert json.loads(out) == [
-        {"target": "Nowhere", "count": 2, "sources": [{"source": "Beta.md", "count": 2}]}
+        {
+            "target": "Nowhere",
+            "count": 2,
+            "sources": [{"note": "Beta.md", "source": "Beta.md", "count": 2}],
+        }
     ]
 
 

@@ -80,7 +80,8 @@ def note_node(index: VaultIndex, name: str, *, concepts: bool = True) -> str:
 def backlink_rows(index: VaultIndex, node: str) -> list[dict[str, Any]]:
     return [
         {
-            "source": b.source,
+            "note": b.source,
+            "source": b.source,  # the old key, kept for one release (README)
             "line": b.link.line,
             "column": b.link.column,
             "kind": b.link.kind,
@@ -105,7 +106,8 @@ def unlinked_rows(
 
     return [
         {
-            "source": m.source,
+            "note": m.source,
+            "source": m.source,  # the old key, kept for one release (README)
             "line": m.line,
             "column": m.column,
             "text": m.text,
@@ -212,7 +214,8 @@ def neighbour_steps(
 def neighbour_row(index: VaultIndex, step: Step) -> dict[str, Any]:
     other, distance, via, kinds = step
     return {
-        "node": other,
+        "note": other,
+        "node": other,  # the old key, kept for one release (README)
         "kind": node_kind(index, other),
         "label": node_label(index, other),
         "distance": distance,
@@ -351,10 +354,20 @@ def note_section(
         first, last = found.line, (after[0] - 1 if after else len(lines))
         section = found.text
     if start_line is not None or end_line is not None:
+        # Said in the note's own terms: how long it (or the section) is, not an empty range.
+        where = (
+            f"{rel} has {len(lines)} lines"
+            if section is None
+            else f"the section {section!r} of {rel} is lines {first}–{last}"
+        )
+        if start_line is not None and end_line is not None and start_line > end_line:
+            raise LookupError(f"start_line {start_line} is after end_line {end_line}")
+        if start_line is not None and start_line > last:
+            raise LookupError(f"{where}; start_line {start_line} is past its end")
+        if end_line is not None and end_line < first:
+            raise LookupError(f"{where}; end_line {end_line} is before it")
         first = max(first, start_line or 1)
         last = min(last, end_line or last)
-        if first > last:
-            raise LookupError(f"{rel} has {len(lines)} lines; lines {first}–{last} are empty")
     answer = {
         "note": rel,
         "title": record.title,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PySide6.QtCore import QSettings
@@ -192,3 +193,49 @@ def test_a_vault_without_memory_opens_its_front_page(
     qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
     assert pane.health.index == "pages/Start here.md"
     assert pane.index_edit.text() == "pages/Start here.md"
+
+
+def test_a_screenshot_of_a_note_not_found_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    vault = tmp_path / "v"
+    (vault / "a").mkdir(parents=True)
+    (vault / "b").mkdir()
+    (vault / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    (vault / "a" / "Twin.md").write_text("# A\n", encoding="utf-8")
+    (vault / "b" / "Twin.md").write_text("# B\n", encoding="utf-8")
+    out = tmp_path / "shot.png"
+    assert main([str(vault), "--note", "nosuch", "--screenshot", str(out)]) == 4
+    assert not out.exists()  # not a picture of another note
+    assert main([str(vault), "--note", "Twin", "--screenshot", str(out)]) == 5
+    assert not out.exists()
+    assert main([str(vault), "--concept", "nosuch", "--screenshot", str(out)]) == 4
+    assert not out.exists()
+    assert capsys.readouterr().err.count("librarian-gui: ") == 3
+
+
+def test_a_screenshot_keeps_what_the_user_cannot_act_on_off_stderr(
+    tmp_path: Path, qtlog: Any
+) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    assert main([str(vault), "--screenshot", str(tmp_path / "shot.png")]) == 0
+    said = [record.message for record in qtlog.records]
+    assert [m for m in said if "propagateSizeHints" in m] == []
+
+
+@pytest.mark.qt_log_ignore("A warning the user can act on")
+def test_the_screenshot_filter_lets_every_other_qt_message_through(qtlog: Any) -> None:
+    from PySide6.QtCore import qWarning
+
+    from librarian_gui.app import quiet_platform_messages
+
+    with quiet_platform_messages():
+        qWarning("This plugin does not support propagateSizeHints()")
+        qWarning("A warning the user can act on")
+    qWarning("This plugin does not support propagateSizeHints()")  # the filter is gone
+    assert [record.message for record in qtlog.records] == [
+        "A warning the user can act on",
+        "This plugin does not support propagateSizeHints()",
+    ]

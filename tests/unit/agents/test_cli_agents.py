@@ -81,3 +81,41 @@ def test_context_budget_must_be_positive(
 ) -> None:
     code, _, err = run(capsys, "context", str(agent_vault), "x", "--budget", "0")
     assert code == 2 and "--budget must be 1 token or more" in err
+
+
+def test_an_empty_query_is_a_usage_error_unless_a_filter_lists_notes(
+    agent_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for query in ("", "   "):
+        code, out, err = run(capsys, "search", str(agent_vault), query)
+        assert (code, out) == (2, "")
+        assert err == (
+            "librarian: QUERY is empty: give words to search for, or a filter (--tag, "
+            "--folder, --since, --until, --concept) to list its notes newest first\n"
+        )
+    # with a filter, an empty query lists the notes it keeps, newest first
+    code, out, _ = run(capsys, "search", str(agent_vault), "", "--folder", "b", "--json")
+    assert (code, [h["note"] for h in json.loads(out)["hits"]]) == (0, ["b/2026-02-10.md"])
+
+
+def test_a_budget_too_small_for_anything_is_a_usage_error(
+    agent_vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "context", str(agent_vault), "cinnamon", "--budget", "10")
+    assert (code, out) == (2, "")
+    assert err == (
+        "librarian: a budget of 10 tokens is too small for anything, not even the pack's "
+        "header; give more (2000 is the default)\n"
+    )
+    code, out, err = run(capsys, "context", str(agent_vault), "cinnamon", "--budget", "100")
+    assert (code, out) == (2, "")
+    assert err == (
+        "librarian: a budget of 100 tokens is too small for anything but the pack's header "
+        "(89 tokens); give more (2000 is the default)\n"
+    )
+    # a header is all there is to say when nothing answers and there is no index note
+    code, out, _ = run(
+        capsys, "context", str(agent_vault), "zebra", "--budget", "200", "--index", "none.md"
+    )
+    assert code == 0 and out.startswith("# Context for: zebra\nWarning: nothing in memory")
+    assert "\nWithin 200 tokens (estimated; 94 used): no index note; 0 passages" in out

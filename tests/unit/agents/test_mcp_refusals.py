@@ -44,9 +44,8 @@ def test_index_health_refuses_what_is_not_a_note_alike_whether_it_exists(
 
 def not_boolean(tool: str, name: str, given: object) -> str:
     return (
-        f"Error executing tool {tool}: 1 validation error for {tool}Arguments\n{name}\n"
-        f"  must be true or false (a JSON boolean), not {given!r} "
-        f"[type=boolean, input_value={given!r}, input_type={type(given).__name__}]"
+        f"Error executing tool {tool}: {name}: must be true or false (a JSON boolean), "
+        f"not {given!r}"
     )
 
 

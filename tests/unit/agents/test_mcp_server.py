@@ -65,7 +65,7 @@ def test_tools_are_listed_described_and_annotated(vault: Path) -> None:
             assert tool.annotations.destructive_hint is False
         schema = tools["neighbors"].input_schema
         assert schema["required"] == ["note"]
-        assert schema["properties"]["depth"]["maximum"] == 2
+        assert schema["properties"]["depth"]["maximum"] == 3  # as librarian neighbors --depth
 
     run_agent(vault, scenario)
 
