@@ -158,7 +158,8 @@ def _header(
     well: bool,
 ) -> str:
     q = query if len(query) <= QUERY_SHOWN else query[: QUERY_SHOWN - 1] + "…"
-    warning = "" if well else f"Warning: {NOT_ANSWERED}; the closest passages follow.\n"
+    follow = "the closest passages follow" if count else "no passage matches it"
+    warning = "" if well else f"Warning: {NOT_ANSWERED}; {follow}.\n"
     return (
         f"# Context for: {q}\n{warning}"
         f"Within {budget} tokens (estimated; {used} used): {index_part}; "

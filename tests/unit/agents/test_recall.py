@@ -126,6 +126,9 @@ def test_nothing_in_memory_says_so(demo: tuple[VaultIndex, object]) -> None:
     data = pack.to_json()
     assert (data["answers_well"], data["warning"]) == (False, NOT_ANSWERED)
     assert f"Warning: {NOT_ANSWERED}" in pack.text
+    # No word of it is in the demo vault: no passage follows, and the warning says so.
+    assert pack.passages == ()
+    assert f"Warning: {NOT_ANSWERED}; no passage matches it.\n" in pack.text
     found = search_notes(index, text_of, "quantum chromodynamics lecture")  # type: ignore[arg-type]
     assert found.to_json("q")["answers_well"] is False
     well = search_notes(index, text_of, "idempotent loaders")  # type: ignore[arg-type]
