@@ -64,7 +64,7 @@ PROGRESS_EVERY_S = 0.25
 # A tab's text with room under it: an unselected tab sits 2 px lower, and with Fusion's
 # own tight tabs the underscores of "2020_09_14" fell below the tab's edge.
 TAB_STYLE = "QTabBar::tab {{ padding: 4px {side}px 6px {side}px; min-width: 0px; }}"
-SIDEBAR_WIDTHS = (330, 340)  # left, right: pixels at first start (then as the user left them)
+SIDEBAR_WIDTHS = (330, 330)  # left, right: pixels at first start (then as the user left them)
 SWITCH_INTERVAL_S = 0.001
 
 
@@ -157,7 +157,7 @@ class MainWindow(QMainWindow):
         self.switcher = QuickSwitcher(self)
         self.preview = PreviewView()
         self.centre = QTabWidget()
-        self.centre.setStyleSheet(TAB_STYLE.format(side=10))
+        self.centre.setStyleSheet(TAB_STYLE.format(side=8))
         # The first tab: the main preview, and beside it, once asked for, a second note.
         self.preview_split = QSplitter(Qt.Orientation.Horizontal)
         self.preview_split.setChildrenCollapsible(False)
