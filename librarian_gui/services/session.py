@@ -745,9 +745,18 @@ def _linked(
 def _search(
     index: VaultIndex, store: TextStore, text: str, cancelled: Callable[[], bool]
 ) -> object:
+    from ..core.agents.search import note_relevance
     from ..core.search.search import search
 
-    return search(index, store, text, cancelled=cancelled)
+    def text_of(rel: str) -> str | None:
+        record = index.notes.get(rel)
+        return None if record is None else store.get(rel, record.stamp)
+
+    # Matches ranked as the agents' search ranks notes: one ranking in every front end.
+    def relevance(rels: list[str], words: str) -> dict[str, float]:
+        return note_relevance(index, text_of, rels, words)
+
+    return search(index, store, text, cancelled=cancelled, relevance=relevance)
 
 
 _preloaded = threading.Event()

@@ -242,3 +242,15 @@ __all__ = [
     "filtered_notes",
     "search_notes",
 ]
+
+
+def note_relevance(
+    index: VaultIndex, text_of: TextOf, rels: list[str], words: str
+) -> dict[str, float]:
+    """How well each note of ``rels`` answers ``words``, as agent search ranks notes
+    (``ranking.ranked_notes``): the window's search orders its matches by it, so the
+    window, the command line and the MCP server rank alike. Past ``PREFILTER_ABOVE``
+    notes only the ``CANDIDATES`` a quick count ranks first are scored."""
+    corpus = Corpus.build(index, text_of, rels, terms(words))
+    scores, _tops = ranked_notes(index, corpus, words)
+    return {corpus.notes[i]: score for i, score in scores.items()}

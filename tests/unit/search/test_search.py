@@ -319,3 +319,34 @@ def test_offsets_stay_right_when_lowercasing_changes_length() -> None:
 
 def test_query_equality_is_by_clauses() -> None:
     assert parse_query("a  b") == Query((Clause("term", "a"), Clause("term", "b")))
+
+
+def test_matches_rank_as_the_agents_search_ranks_them(tmp_path: Path) -> None:
+    """Issue 27 (9): the window's search and the agents' are one ranking. Both notes hold
+    "garden" and "water"; the long one says them 7 times among 200 other words, the short
+    one 4 times in 7 words. By count the long one came first; by BM25 (k1 1.2, b 0.75,
+    worked by hand: 2.36 × idf against 3.73 × idf) the short one does."""
+    from librarian_gui.core.agents.search import note_relevance
+
+    filler = " ".join(f"word{n}" for n in range(200))
+    write(tmp_path, "long.md", f"garden {filler} water water water water water water\n")
+    write(tmp_path, "short.md", "The garden needs water. Water the garden.\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    store = TextStore(index.root)
+
+    def text_of(rel: str) -> str | None:
+        return store.get(rel, index.notes[rel].stamp)
+
+    def relevance(paths: list[str], words: str) -> dict[str, float]:
+        return note_relevance(index, text_of, paths, words)
+
+    assert rels(search(index, store, "garden water")) == ["long.md", "short.md"]
+    assert rels(search(index, store, "garden water", relevance=relevance)) == [
+        "short.md",
+        "long.md",
+    ]
+    # A title holding the words still comes first, whatever the text.
+    write(tmp_path, "Garden water.md", "Nothing else.\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    store = TextStore(index.root)
+    assert rels(search(index, store, "garden water", relevance=relevance))[0] == "Garden water.md"

@@ -1,0 +1,25 @@
+"""The window's search ranks its matches as the agents' search ranks notes (issue 27, 9)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pytestqt.qtbot import QtBot
+
+from tests.conftest import write
+from tests.windows import MakeWindow
+
+
+def test_the_window_search_ranks_the_focused_note_first(
+    window_on: MakeWindow, tmp_path: Path, qtbot: QtBot
+) -> None:
+    """Both notes hold both words; the long one more often, the short one is about them
+    (see tests/unit/search/test_search.py for the BM25 worked by hand)."""
+    root = tmp_path / "v"
+    filler = " ".join(f"word{n}" for n in range(200))
+    write(root, "long.md", f"garden {filler} water water water water water water\n")
+    write(root, "short.md", "The garden needs water. Water the garden.\n")
+    window = window_on(root)
+    window.search.set_query("garden water")
+    qtbot.waitUntil(lambda: bool(window.search.hits), timeout=10_000)
+    assert [hit.rel for hit in window.search.hits] == ["short.md", "long.md"]
