@@ -474,7 +474,23 @@ def build_server(tools: Tools) -> Any:
     from pydantic import ValidationError
 
     class Server(MCPServer):
+        _arguments: dict[str, list[str]] | None = None  # each tool's, in schema order
+
         async def call_tool(self, name: str, arguments: dict[str, Any], *rest: Any) -> Any:
+            if self._arguments is None:
+                self._arguments = {
+                    tool.name: list(tool.input_schema.get("properties", {}))
+                    for tool in await self.list_tools()
+                }
+            known = self._arguments.get(name)
+            unknown = [a for a in arguments or {} if known is not None and a not in known]
+            if unknown:
+                # pydantic drops them without a word: a misspelt "limt" would answer as if
+                # no limit had been asked.
+                raise ToolError(
+                    f"Error executing tool {name}: unknown argument {', '.join(unknown)}; "
+                    f"{name} takes {', '.join(known or [])}"
+                )
             try:
                 return await super().call_tool(name, arguments, *rest)
             except ToolError as exc:

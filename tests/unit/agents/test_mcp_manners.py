@@ -125,3 +125,18 @@ def test_the_command_lines_limits_and_keys(vault: Path) -> None:
         assert pack["budget"] == 2000 and pack["passages"] != []
 
     run_agent(vault, scenario)
+
+
+def test_an_unknown_argument_is_refused_naming_it_and_the_known_ones(vault: Path) -> None:
+    """A misspelt argument (``limt=3``) was dropped without a word, so an agent took ten
+    hits for the three it asked."""
+
+    async def scenario(agent: Agent) -> None:
+        said = await failure(agent, "recent", since="2000-01-01", limt=3)
+        assert said == (
+            "Error executing tool recent: unknown argument limt; "
+            "recent takes since, limit, cursor"
+        )
+        assert (await agent.call("recent", since="2000-01-01", limit=1)) is not None
+
+    run_agent(vault, scenario)
