@@ -134,8 +134,7 @@ def test_an_unknown_argument_is_refused_naming_it_and_the_known_ones(vault: Path
     async def scenario(agent: Agent) -> None:
         said = await failure(agent, "recent", since="2000-01-01", limt=3)
         assert said == (
-            "Error executing tool recent: unknown argument limt; "
-            "recent takes since, limit, cursor"
+            "Error executing tool recent: unknown argument limt; recent takes since, limit, cursor"
         )
         assert (await agent.call("recent", since="2000-01-01", limit=1)) is not None
 
