@@ -1,1 +1,1 @@
-"""The concept dictionary's editor, detail page and suggestions."""
+"""The concept dictionary's editor, detail page and suggestions, and the concepts pane."""

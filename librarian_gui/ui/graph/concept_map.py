@@ -19,13 +19,13 @@ from PySide6.QtWidgets import (
 )
 
 from ...core.index.resolver import CONCEPT_PREFIX
+from .look import NEUTRAL, RGB, category_colours, overlay
 from .map_canvas import MapCanvas
 
 if TYPE_CHECKING:
     from ...core.insight.concept_map import ConceptMap
     from ...services.settings import Settings
 
-RGB = tuple[int, int, int]
 WEIGHT_CHOICES = (("lift", "Lift"), ("jaccard", "Jaccard"))
 # The slider's steps per unit of each weight, and its default: lift above 1 means more often
 # together than chance; Jaccard 0.1, a tenth of the notes of either shared.
@@ -82,13 +82,11 @@ class ConceptMapView(QWidget):
         bar.addWidget(self.threshold_label)
         bar.addStretch(1)
         bar.addWidget(self.fit)
-        from .view import _overlay  # the graph view's look for labels over a canvas
-
-        self.legend = _overlay(dark)
+        self.legend = overlay(dark)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.status = _overlay(dark)
+        self.status = overlay(dark)
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-        self.hint = _overlay(dark)
+        self.hint = overlay(dark)
         self.hint.setTextFormat(Qt.TextFormat.RichText)
         grid = QGridLayout(self)
         grid.setContentsMargins(0, 0, 0, 0)
@@ -229,12 +227,7 @@ class ConceptMapView(QWidget):
 def _fills(cmap: ConceptMap) -> tuple[np.ndarray, list[tuple[str, RGB]]]:
     """Each concept's colour by its category, as the graph view colours categories, and
     the legend."""
-    from .view import NEUTRAL, PALETTE, _hex
-
-    by_name = {
-        name: _hex(colour) or PALETTE[i % len(PALETTE)]
-        for i, (name, colour) in enumerate(cmap.category_colours)
-    }
+    by_name = category_colours(cmap.category_colours)
     fills = np.array([by_name.get(c, NEUTRAL) for c in cmap.categories], np.uint8).reshape(-1, 3)
     legend = list(by_name.items())
     if "" in cmap.categories:

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from .canvas import KIND_COLOURS, RELATED_COLOURS, GraphCanvas
 from .concept_map import ConceptMapView
+from .look import NEUTRAL, PALETTE, RGB, category_colours, overlay
 from .related import RelatedControls, RelatedLayer
 
 if TYPE_CHECKING:
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
     from ...services.settings import Settings
 
-RGB = tuple[int, int, int]
 CONCEPT_MAP = "conceptmap"  # the mode showing the concept map (services.graph_session's)
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole
 KINDS = ("note", "concept", "tag", "unresolved", "attachment")
@@ -48,20 +48,6 @@ _KIND_TEXT = {
     "attachment": "Files",
 }
 COLOUR_MODES = (("kind", "Kind"), ("category", "Category"), ("folder", "Folder"))
-# A qualitative palette (Tableau 10) for categories without a colour, and for folders.
-PALETTE: tuple[RGB, ...] = (
-    (78, 121, 167),
-    (242, 142, 43),
-    (225, 87, 89),
-    (118, 183, 178),
-    (89, 161, 79),
-    (237, 201, 72),
-    (176, 122, 161),
-    (255, 157, 167),
-    (156, 117, 95),
-    (186, 176, 172),
-)
-NEUTRAL: RGB = (150, 150, 150)
 # name, Layout.set_forces keyword, slider range, slider units per force unit, default
 FORCES = (
     ("Repel", "repel", (0, 300), 1.0, 30.0),
@@ -253,12 +239,12 @@ class GraphView(QWidget):
         grid = QGridLayout(self._stack)
         grid.setContentsMargins(0, 0, 0, 0)
         grid.addWidget(self.canvas, 0, 0)
-        self.isolated_label = _overlay(self._dark)
+        self.isolated_label = overlay(self._dark)
         self.isolated_label.setTextFormat(Qt.TextFormat.RichText)
         self.isolated_label.setToolTip("Click to show only the isolated concepts and their notes")
-        self.legend = _overlay(self._dark)
+        self.legend = overlay(self._dark)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
-        self.status = _overlay(self._dark)
+        self.status = overlay(self._dark)
         # The counts and the layout's state can be long: never let them widen the window.
         self.status.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         top, left, right = (
@@ -475,10 +461,7 @@ class GraphView(QWidget):
         if graph is None:
             pass
         elif mode == "category":
-            by_name = {
-                name: _hex(colour) or PALETTE[i % len(PALETTE)]
-                for i, (name, colour) in enumerate(graph.category_colours)
-            }
+            by_name = category_colours(graph.category_colours)
             colours = [by_name.get(c, NEUTRAL) for c in graph.categories]
             legend = [*by_name.items(), ("no category", NEUTRAL)]
         elif mode == "folder":
@@ -656,25 +639,3 @@ def _heading(text: str) -> QLabel:
     font.setBold(True)
     label.setFont(font)
     return label
-
-
-def _overlay(dark: bool) -> QLabel:
-    """A small label with a translucent backing, drawn over the canvas."""
-    label = QLabel()
-    back, fore = ("rgba(28,30,33,200)", "#ddd") if dark else ("rgba(250,250,248,210)", "#333")
-    label.setStyleSheet(
-        f"QLabel {{ background: {back}; color: {fore}; border-radius: 4px; padding: 3px 6px;"
-        " margin: 6px; font-size: 11px; }"
-    )
-    return label
-
-
-def _hex(colour: str) -> RGB | None:
-    text = colour.strip().lstrip("#")
-    if len(text) == 3:
-        text = "".join(ch * 2 for ch in text)
-    try:
-        value = int(text, 16) if len(text) == 6 else -1
-    except ValueError:
-        return None
-    return ((value >> 16) & 255, (value >> 8) & 255, value & 255) if value >= 0 else None

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ...services.index_health import IndexHealthService
-from ..panes.index_health import IndexFixDialog, IndexHealthPane
+from ..index_note.pane import IndexFixDialog, IndexHealthPane
 
 if TYPE_CHECKING:
     from ...core.insight.index_health import IndexHealth

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ...services.related import RelatedSession
 from ...services.thin_spots import ThinSpotsService
-from ..panes.thin_spots import ThinSpotsPane
+from ..thin_spots.pane import ThinSpotsPane
 from .index_note_tab import IndexNoteTab
 from .related_tab import RelatedTab
 

@@ -30,20 +30,20 @@ from ...services.settings import Settings
 from ...services.timeline import TimelineSession
 from ...services.vault_lists import VaultLists
 from .. import theme
+from ..backlinks.pane import BacklinksPane
+from ..concepts.pane import ConceptsPane
 from ..concepts.tabs import ConceptTabs
 from ..elided import tab_text
-from ..panes.backlinks import BacklinksPane
-from ..panes.concepts import ConceptsPane
 from ..panes.file_tree import FileTree
-from ..panes.hover import HoverPreviews
 from ..panes.outgoing import OutgoingPane
 from ..panes.outline import Outline
-from ..panes.preview import PreviewView
 from ..panes.recent import RecentChanges
-from ..panes.search import SearchPane
-from ..panes.switcher import QuickSwitcher
 from ..panes.tags import TagsPane
 from ..panes.warnings import WarningsDialog, WarningsIndicator
+from ..preview.hover import HoverPreviews
+from ..preview.view import PreviewView
+from ..search.pane import SearchPane
+from ..search.switcher import QuickSwitcher
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash
@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ...services.related import RelatedSession
     from ...services.thin_spots import ThinSpotsService
     from ..graph.view import GraphView
-    from ..panes.thin_spots import ThinSpotsPane
+    from ..thin_spots.pane import ThinSpotsPane
     from .related_tab import RelatedTab
 
 PROGRESS_EVERY_S = 0.25

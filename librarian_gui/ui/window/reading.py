@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from ..elided import tab_text
-from ..panes.preview import PreviewView
+from ..preview.view import PreviewView
 
 _IDS = itertools.count(1)
 

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
-from ..panes.related import RelatedPane
-from ..panes.related_link import RelatedLinkDialog
+from ..related.link_dialog import RelatedLinkDialog
+from ..related.pane import RelatedPane
 
 if TYPE_CHECKING:
     from ...services.related import RelatedSession

@@ -15,7 +15,7 @@ from .lazy_tab import LazyTab
 if TYPE_CHECKING:
     from ...services.settings import Settings
     from ...services.timeline import TimelineSession
-    from ..panes.timeline import TimelineView
+    from ..timeline.view import TimelineView
 
 TITLE = "Timeline"
 
@@ -72,7 +72,7 @@ class TimelineTab(LazyTab):
             self._wanted = None
 
     def _make_view(self) -> None:
-        from ..panes.timeline import TimelineView  # pyqtgraph: loaded by the import thread
+        from ..timeline.view import TimelineView  # pyqtgraph: loaded by the import thread
 
         view = self.view = TimelineView(dark=theme.resolve(self.settings.theme()))
         view.note_activated.connect(self.note_activated)

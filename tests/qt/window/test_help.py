@@ -144,7 +144,7 @@ def test_hovering_a_link_to_a_note_shows_its_start(window: MainWindow, qtbot: Qt
     from PySide6.QtCore import QUrl
     from PySide6.QtWidgets import QToolTip
 
-    from librarian_gui.ui.panes.hover import hovered_note
+    from librarian_gui.ui.preview.hover import hovered_note
 
     assert hovered_note("note:///a.md#top") == "a.md"
     assert hovered_note("open:///sub/My%20Note.md?line=3") == "sub/My Note.md"

@@ -11,7 +11,7 @@ from PySide6.QtCore import QUrl
 from PySide6.QtGui import QColor, QImage, QTextDocument
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.panes.preview import PreviewView
+from librarian_gui.ui.preview.view import PreviewView
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 from tests.windows import MakeWindow

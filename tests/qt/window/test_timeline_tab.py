@@ -211,7 +211,7 @@ def test_date_ticks_are_one_level_a_label_apart() -> None:
     """Issue 28: month labels ran into day ticks ("29Oct 04"). By hand: 28 Sep – 30 Nov
     2026 is 63 days; at 540 px a day is 8.6 px, a week 60 (under 64), a month at least 240:
     the firsts of October and November. At 700 px a week is 78 px: every Monday."""
-    from librarian_gui.ui.panes.timeline_plot import date_label, date_ticks, seconds
+    from librarian_gui.ui.timeline.plot import date_label, date_ticks, seconds
 
     start, end = seconds(D(2026, 9, 28)), seconds(D(2026, 11, 30))
     level, values = date_ticks(start, end, 540)
@@ -237,7 +237,7 @@ def test_date_ticks_are_one_level_a_label_apart() -> None:
 def test_neighbouring_date_ticks_are_never_closer_than_a_label(
     first: dt.date, days: int, pixels: float
 ) -> None:
-    from librarian_gui.ui.panes.timeline_plot import TICK_PX, date_ticks, seconds
+    from librarian_gui.ui.timeline.plot import TICK_PX, date_ticks, seconds
 
     start, end = seconds(first), seconds(first + dt.timedelta(days=days))
     _level, values = date_ticks(start, end, pixels)

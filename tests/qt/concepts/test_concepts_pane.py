@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index.summaries import ConceptLinks
-from librarian_gui.ui.panes.concepts import ConceptsPane
+from librarian_gui.ui.concepts.pane import ConceptsPane
 
 
 def child(pane: ConceptsPane, concept: str) -> QTreeWidgetItem:

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
+from ..mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 if TYPE_CHECKING:
     from ...core.related.explain import Explained

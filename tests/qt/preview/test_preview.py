@@ -11,8 +11,8 @@ from PySide6.QtGui import QColor, QImage, QTextCursor, QTextDocument
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.render.render import render_note
-from librarian_gui.ui.panes import preview as preview_module
-from librarian_gui.ui.panes.preview import PreviewView
+from librarian_gui.ui.preview import view as preview_module
+from librarian_gui.ui.preview.view import PreviewView
 
 pytestmark = pytest.mark.gui
 

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QTextBrowser, QVBoxLayout, QWid
 
 if TYPE_CHECKING:
     from ...core.backlinks.linked import MentionGroup
-from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
+from ..mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 MAX_GROUPS = 300  # a hub note linked from thousands of notes: the first ones, then a notice
 # A log linking the note on each of its 100,000 lines: each line shown costs the GUI thread

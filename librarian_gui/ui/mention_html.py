@@ -1,4 +1,4 @@
-"""HTML pieces shared by the lists of lines in the side panes (backlinks, search results)."""
+"""HTML pieces shared by the side panes' lists of lines: backlinks, search hits, related notes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import html
 from collections.abc import Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from ...core.vault.urls import path_of_url, url_path
+from ..core.vault.urls import path_of_url, url_path
 
 # QTextBrowser's CSS subset; palette(mid) follows the light or dark theme.
 LIST_CSS = """

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.panes.index_health import DATED, DEAD, TEXT, UNLISTED, IndexHealthPane
+from librarian_gui.ui.index_note.pane import DATED, DEAD, TEXT, UNLISTED, IndexHealthPane
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.index_vault import APPENDED, LONG, write_index_vault
 from tests.windows import MakeWindow

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from ...core.vault.urls import shown_path
 from ..items import path_data, path_of_data, tree_rows
-from .plan_dialog import PlanDialog
+from ..plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
     from ...core.insight.index_fix import IndexFixPlan

@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
-from ..tagging.diff import DiffView
+from .tagging.diff import DiffView
 
 
 class PlanDialog(QDialog):

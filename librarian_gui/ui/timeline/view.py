@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .timeline_plot import TimelinePlot, nice_day
+from .plot import TimelinePlot, nice_day
 
 if TYPE_CHECKING:
     from ...core.insight.timeline import DatedMention, Timeline

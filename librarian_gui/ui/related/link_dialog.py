@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtWidgets import QWidget
 
-from .plan_dialog import PlanDialog
+from ..plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
     from ...core.related.linking import RelatedLinkPlan

@@ -12,7 +12,7 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.related.vault import RelatedIndex
 from librarian_gui.services.settings import Settings
-from librarian_gui.ui.panes.thin_spots import ISOLATED, ORPHANS, UNRELATED, ThinSpotsPane
+from librarian_gui.ui.thin_spots.pane import ISOLATED, ORPHANS, UNRELATED, ThinSpotsPane
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 from tests.related_vault import LONELY, build_related, write_related_vault

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QLabel, QLineEdit, QTextBrowser, QVBoxLayout, QWid
 
 if TYPE_CHECKING:
     from ...core.search.search import SearchHit
-from .mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
+from ..mention_html import LIST_CSS, context_line, marked, parse_open_url, source_header
 
 HELP = (
     'Words must all appear; "a phrase" as written; tag:name, path:folder, file:name; '

@@ -1,0 +1,1 @@
+"""The backlinks pane: the open note's linked and unlinked mentions."""

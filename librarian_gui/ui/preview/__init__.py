@@ -1,0 +1,1 @@
+"""The note preview and the hover previews of the notes its links point to."""

@@ -1,0 +1,1 @@
+"""The Related pane (notes like the open one) and its Link dialog."""

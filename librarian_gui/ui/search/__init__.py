@@ -1,0 +1,1 @@
+"""Full-text search's pane and the quick switcher."""

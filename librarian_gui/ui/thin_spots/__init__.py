@@ -1,0 +1,1 @@
+"""The Thin spots pane: notes like no other, orphans, isolated concepts."""

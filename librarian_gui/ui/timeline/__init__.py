@@ -1,0 +1,1 @@
+"""The Timeline tab's view and its plot."""
