@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from librarian_gui.core.render.mdplugins import make_markdown, split_wiki
+from librarian_gui.core.parse.parser import split_wiki
+from librarian_gui.core.render.mdplugins import make_markdown
 
 MD = make_markdown()
 
