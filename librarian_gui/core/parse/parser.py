@@ -20,7 +20,7 @@ from urllib.parse import unquote
 from .masking import ITEM_MARKER, THEMATIC_BREAK, blank_spans, is_escaped, mask_text
 from .records import Heading, Link, ParsedNote, Tag
 
-__all__ = ["mask_note", "parse_date_text", "parse_note"]
+__all__ = ["mask_note", "parse_date_text", "parse_note", "split_wiki"]
 
 
 def _yaml() -> tuple[Any, Any]:
@@ -198,7 +198,7 @@ def _property_links(text: str, fm_text: str, fm_offset: int) -> list[Link]:
     for m in _PROPERTY_LINK.finditer(fm_text):
         inner = m.group(3)
         start = fm_offset + m.start(2)
-        target, fragment, label = _split_wiki(inner)
+        target, fragment, label = split_wiki(inner)
         line = text.count("\n", 0, start) + 1
         column = start - text.rfind("\n", 0, start) - 1
         out.append(
@@ -218,8 +218,14 @@ def mask_note(text: str) -> str:
 # ---------------------------------------------------------------- links
 
 
-def _split_wiki(inner: str) -> tuple[str, str | None, str | None]:
-    """``target#fragment|label`` → parts; ``\\|`` (a table cell's escaped pipe) splits too."""
+def split_wiki(inner: str) -> tuple[str, str | None, str | None]:
+    """The text between ``[[`` and ``]]``, ``target#fragment|label`` → (target, fragment, label).
+
+    The first ``|`` splits off the label; a ``\\|`` splits too, because a link written in a
+    table cell must escape its pipe. The first ``#`` then splits off the fragment. Target and
+    fragment are stripped, the label is kept as written; an absent part is ``None``. The
+    scanner here and the renderer's markdown-it plugin both split with this one function.
+    """
     label: str | None = None
     bar = inner.find("|")
     if bar >= 0:
@@ -260,7 +266,7 @@ def _body_links(
                     start = bracket - 1
             inner = m.group(1)
             if "|" in inner or "#" in inner:
-                target, fragment, label = _split_wiki(inner)
+                target, fragment, label = split_wiki(inner)
             else:
                 target = inner.strip()
                 if not target:

@@ -16,12 +16,13 @@ from markdown_it.rules_inline.state_inline import Delimiter
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..parse.parser import split_wiki
+
 __all__ = [
     "callout_plugin",
     "comment_plugin",
     "highlight_plugin",
     "make_markdown",
-    "split_wiki",
     "tasklist_plugin",
     "wikilink_plugin",
 ]
@@ -38,25 +39,6 @@ def make_markdown() -> MarkdownIt:
 
 
 # ---------------------------------------------------------------- wiki links
-
-
-def split_wiki(inner: str) -> tuple[str, str | None, str | None]:
-    """``target#fragment|label`` → (target, fragment, label).
-
-    The first ``|`` splits off the label; a ``\\|`` splits too, because a link written in a
-    table cell must escape its pipe. The first ``#`` then splits off the fragment.
-    """
-    label: str | None = None
-    bar = inner.find("|")
-    if bar >= 0:
-        label = inner[bar + 1 :]
-        inner = inner[: bar - 1] if inner.endswith("\\", 0, bar) else inner[:bar]
-    fragment: str | None = None
-    hash_ = inner.find("#")
-    if hash_ >= 0:
-        fragment = inner[hash_ + 1 :].strip()
-        inner = inner[:hash_]
-    return inner.strip(), fragment, label
 
 
 def wikilink_plugin(md: MarkdownIt) -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from librarian_gui.core.render.mdplugins import make_markdown, split_wiki
+from librarian_gui.core.render.mdplugins import make_markdown
 
 MD = make_markdown()
 
@@ -190,18 +190,3 @@ def test_render_defaults() -> None:
         '<p><a class="wikilink" href="a#b">c&lt;</a> '
         '<a class="wikiembed" href="i.png">i.png</a> </p>\n'
     )
-
-
-@pytest.mark.parametrize(
-    ("inner", "expected"),
-    [
-        ("Note", ("Note", None, None)),
-        (" Note # H | l ", ("Note", "H", " l ")),
-        ("a|b|c", ("a", None, "b|c")),
-        ("a\\|b", ("a", None, "b")),
-        ("#^id", ("", "^id", None)),
-        ("N#H#I", ("N", "H#I", None)),
-    ],
-)
-def test_split_wiki(inner: str, expected: tuple[str, str | None, str | None]) -> None:
-    assert split_wiki(inner) == expected
