@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from . import __version__, cli_agents, cli_concepts, cli_failures, cli_index, cli_related
-from .core.graph.export import dump_graphml, dump_json, graph_document
-from .core.index import cachefile
-from .core.index.index import VaultIndex
-from .core.index.queries import (
+from .. import __version__
+from ..core.graph.export import dump_graphml, dump_json, graph_document
+from ..core.index import cachefile
+from ..core.index.index import VaultIndex
+from ..core.index.queries import (
     AmbiguousNote,
     NoteNotFound,
     find_note,
@@ -23,9 +23,14 @@ from .core.index.queries import (
     node_label,
     unresolved,
 )
-from .core.writing.journal import Journal, JournalError
-from .core.writing.lock import VaultBusy
-from .core.writing.safewrite import WriteRefused
+from ..core.writing.journal import Journal, JournalError
+from ..core.writing.lock import VaultBusy
+from ..core.writing.safewrite import WriteRefused
+from . import agents as cli_agents
+from . import concepts as cli_concepts
+from . import failures as cli_failures
+from . import index as cli_index
+from . import related as cli_related
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -98,7 +103,7 @@ def _note_arg(index: VaultIndex, name: str) -> str:
     except AmbiguousNote as exc:
         raise _Failure(EXIT_AMBIGUOUS, str(exc) + "; give the path to choose one") from exc
     except NoteNotFound as exc:
-        from .core.agents.answers import closest_notes
+        from ..core.agents.answers import closest_notes
 
         close = closest_notes(index, name)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
@@ -177,7 +182,7 @@ def _repair(vault: Path, wait: float) -> list[str]:
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
-    from .core.agents.answers import backlink_rows
+    from ..core.agents.answers import backlink_rows
 
     index = _open_index(args)
     node = _note_arg(index, args.note)
@@ -192,7 +197,7 @@ def cmd_backlinks(args: argparse.Namespace) -> None:
 
 
 def cmd_links(args: argparse.Namespace) -> None:
-    from .core.agents.answers import link_rows
+    from ..core.agents.answers import link_rows
 
     index = _open_index(args)
     node = _note_arg(index, args.note)
@@ -218,7 +223,7 @@ def cmd_links(args: argparse.Namespace) -> None:
 
 
 def cmd_neighbors(args: argparse.Namespace) -> None:
-    from .core.agents.answers import neighbour_row, neighbour_steps
+    from ..core.agents.answers import neighbour_row, neighbour_steps
 
     index = _open_index(args)
     node = _note_arg(index, args.note)
@@ -278,8 +283,8 @@ def cmd_export(args: argparse.Namespace) -> None:
     index = _open_index(args)
     related = None
     if not args.no_related:
-        from .core.related.cached import vault_related
-        from .core.vault.files import read_note
+        from ..core.related.cached import vault_related
+        from ..core.vault.files import read_note
 
         # The cached model brought up to date (only notes changed since are read), as
         # ``librarian related`` and the window use it: a stale cache would export the
@@ -289,7 +294,7 @@ def cmd_export(args: argparse.Namespace) -> None:
         )
     table = None
     if args.cooccurrence:
-        from .core.insight.cooccurrence import pair_table
+        from ..core.insight.cooccurrence import pair_table
 
         with index.lock:
             table = pair_table(index)
@@ -315,7 +320,7 @@ def cmd_export(args: argparse.Namespace) -> None:
 
 
 def cmd_cooccur(args: argparse.Namespace) -> None:
-    from .core.insight.cooccurrence import cooccurring, counted_notes, found_in, pair_table
+    from ..core.insight.cooccurrence import cooccurring, counted_notes, found_in, pair_table
 
     if (args.concept is None) == (not args.all):
         raise _Failure(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
@@ -385,8 +390,8 @@ def _write_pair_rows(table: Any) -> None:
 
 
 def cmd_isolated(args: argparse.Namespace) -> None:
-    from .core.agents.answers import isolated_answer
-    from .core.vault.files import read_note
+    from ..core.agents.answers import isolated_answer
+    from ..core.vault.files import read_note
 
     if args.max_notes < 0:
         raise _Failure(EXIT_USAGE, "--max-notes must be 0 or more")
@@ -415,8 +420,8 @@ def cmd_isolated(args: argparse.Namespace) -> None:
 
 
 def cmd_timeline(args: argparse.Namespace) -> None:
-    from .core.insight.timeline import bin_mentions, concept_mentions, period_end, period_label
-    from .core.vault.files import read_note
+    from ..core.insight.timeline import bin_mentions, concept_mentions, period_end, period_label
+    from ..core.vault.files import read_note
 
     _check_dictionary(args)
     index = _open_index(args)
@@ -508,7 +513,7 @@ def cmd_related(args: argparse.Namespace) -> None:
 
 
 def cmd_mcp(args: argparse.Namespace) -> None:
-    from .mcp_server import serve
+    from ..mcp_server import serve
 
     vault = _vault_folder(args.vault)
     serve(
@@ -728,8 +733,9 @@ def _concept_command(
         [argparse.Namespace, Callable[[argparse.Namespace], VaultIndex]], cli_concepts.Result
     ],
 ) -> Callable[[argparse.Namespace], None]:
-    """A command of ``cli_concepts`` as this command line runs it: its failure is a clean
-    exit, its output JSON or text, and its findings an exit code after the output."""
+    """A command of ``cli/concepts.py`` or ``cli/index.py`` as this command line runs it: its
+    failure is a clean exit, its output JSON or text, and its findings an exit code after the
+    output."""
 
     def run(args: argparse.Namespace) -> None:
         try:
@@ -792,7 +798,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"librarian: {cli_failures.last_resort(exc, args)}", file=sys.stderr)
         return cli_failures.EXIT_STOPPED
     return EXIT_OK
-
-
-if __name__ == "__main__":
-    sys.exit(main())

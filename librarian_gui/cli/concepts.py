@@ -9,24 +9,24 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
-from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
-from .core.concepts.lint import lint_concepts
-from .core.courtesy import gc_paused
-from .core.index.index import VaultIndex
-from .core.index.queries import concept_notes, named_note
-from .core.tagging.run import (
+from ..core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
+from ..core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
+from ..core.concepts.lint import lint_concepts
+from ..core.courtesy import gc_paused
+from ..core.index.index import VaultIndex
+from ..core.index.queries import concept_notes, named_note
+from ..core.tagging.run import (
     apply_plan,
     concept_usage,
     plan_tagging,
     tag_candidates,
     undo_last_run,
 )
-from .core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
-from .core.vault.files import read_note
-from .core.writing.journal import Journal, JournalError
-from .core.writing.lock import WAIT, VaultBusy
-from .core.writing.safewrite import WriteRefused
+from ..core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
+from ..core.vault.files import read_note
+from ..core.writing.journal import Journal, JournalError
+from ..core.writing.lock import WAIT, VaultBusy
+from ..core.writing.safewrite import WriteRefused
 
 EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
 EXIT_USAGE = 2

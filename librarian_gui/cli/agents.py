@@ -8,9 +8,9 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
-from .core.index.index import VaultIndex
-from .core.vault.files import read_note
+from ..core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
+from ..core.index.index import VaultIndex
+from ..core.vault.files import read_note
 
 EXIT_USAGE = 2
 EXIT_NO_CONCEPT = 4
@@ -113,8 +113,8 @@ def _reader(index: VaultIndex) -> Callable[[str], str | None]:
 def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the human text of ``librarian search``."""
     # Imported here: the other commands start without what search and packs need.
-    from .core.agents.ranking import NOT_ANSWERED
-    from .core.agents.search import UnknownConcept, search_notes
+    from ..core.agents.ranking import NOT_ANSWERED
+    from ..core.agents.search import UnknownConcept, search_notes
 
     if args.limit < 1:
         raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
@@ -159,8 +159,8 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
 
 def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the text (the pack itself) of ``librarian context``."""
-    from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
-    from .core.agents.pack_budget import too_small
+    from ..core.agents.context import INDEX_SHARE, ContextPack, context_pack
+    from ..core.agents.pack_budget import too_small
 
     if args.index_share is None:
         args.index_share = INDEX_SHARE
@@ -171,7 +171,7 @@ def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, C
     index = open_index(args)
     related = None
     if not args.no_cache:
-        from .core.related.cached import load_cached  # numpy: only for this command
+        from ..core.related.cached import load_cached  # numpy: only for this command
 
         related = load_cached(index.root)
 
