@@ -31,13 +31,18 @@ from . import concepts as cli_concepts
 from . import failures as cli_failures
 from . import index as cli_index
 from . import related as cli_related
-
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_NO_VAULT = 3
-EXIT_NO_NOTE = 4
-EXIT_AMBIGUOUS = 5
-EXIT_BUSY = 6
+from .exits import (
+    EXIT_AMBIGUOUS,
+    EXIT_BUSY,
+    EXIT_FINDINGS,
+    EXIT_NO_NOTE,
+    EXIT_NO_VAULT,
+    EXIT_OK,
+    EXIT_STOPPED,
+    EXIT_USAGE,
+    CommandFailed,
+    Result,
+)
 
 _PROGRESS_MIN = 500  # notes; smaller scans finish before a bar would help
 
@@ -178,7 +183,7 @@ def _repair(vault: Path, wait: float) -> list[str]:
     except VaultBusy as exc:
         raise _Failure(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:
-        raise _Failure(1, str(exc)) from exc
+        raise _Failure(EXIT_STOPPED, str(exc)) from exc
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
@@ -504,7 +509,7 @@ def cmd_timeline(args: argparse.Namespace) -> None:
 def cmd_related(args: argparse.Namespace) -> None:
     try:
         data, human = cli_related.cmd_related(args, _open_index, _note_arg)
-    except cli_concepts.CommandFailed as exc:
+    except CommandFailed as exc:
         raise _Failure(exc.code, str(exc)) from exc
     if args.all and args.json:  # ten thousand notes: one a line
         cli_related.write_rows(data)
@@ -534,7 +539,7 @@ def cmd_undo(args: argparse.Namespace) -> None:
     except VaultBusy as exc:
         raise _Failure(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:  # the lock cannot be made, say
-        raise _Failure(1, str(exc)) from exc
+        raise _Failure(EXIT_STOPPED, str(exc)) from exc
     # A created note is not given bytes back: undone, it is gone (moved into the journal).
     created = {file.rel for file in entry.files if file.kind == "create"}
     removed = [rel for rel in result.restored if rel in created]
@@ -561,14 +566,14 @@ def cmd_undo(args: argparse.Namespace) -> None:
 
     _emit(args, data, human)
     if result.refused:
-        raise _Exit(1)
+        raise _Exit(EXIT_FINDINGS)
 
 
 def _check_dictionary(args: argparse.Namespace) -> None:
     """A dictionary that does not parse stops a concept command, saying where."""
     try:
         cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
-    except cli_concepts.CommandFailed as exc:
+    except CommandFailed as exc:
         raise _Failure(exc.code, str(exc)) from exc
 
 
@@ -729,9 +734,7 @@ def _common(p: argparse.ArgumentParser, *, note: bool = False, json_flag: bool =
 
 
 def _concept_command(
-    command: Callable[
-        [argparse.Namespace, Callable[[argparse.Namespace], VaultIndex]], cli_concepts.Result
-    ],
+    command: Callable[[argparse.Namespace, Callable[[argparse.Namespace], VaultIndex]], Result],
 ) -> Callable[[argparse.Namespace], None]:
     """A command of ``cli/concepts.py`` or ``cli/index.py`` as this command line runs it: its
     failure is a clean exit, its output JSON or text, and its findings an exit code after the
@@ -740,7 +743,7 @@ def _concept_command(
     def run(args: argparse.Namespace) -> None:
         try:
             data, text, code = command(args, _open_index)
-        except cli_concepts.CommandFailed as exc:
+        except CommandFailed as exc:
             raise _Failure(exc.code, str(exc)) from exc
         _emit(args, data, lambda: text.rstrip("\n"))
         if code:
@@ -792,9 +795,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     except (VaultBusy, WriteRefused, JournalError) as exc:  # a write's refusal, said in full
         print(f"librarian: {exc}", file=sys.stderr)
-        return EXIT_BUSY if isinstance(exc, VaultBusy) else cli_failures.EXIT_STOPPED
+        return EXIT_BUSY if isinstance(exc, VaultBusy) else EXIT_STOPPED
     except (OSError, MemoryError, RecursionError) as exc:
         # The last resort: what the system stopped and no command foresaw, in one line.
         print(f"librarian: {cli_failures.last_resort(exc, args)}", file=sys.stderr)
-        return cli_failures.EXIT_STOPPED
+        return EXIT_STOPPED
     return EXIT_OK

@@ -11,9 +11,7 @@ from typing import Any
 from ..core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
 from ..core.index.index import VaultIndex
 from ..core.vault.files import read_note
-
-EXIT_USAGE = 2
-EXIT_NO_CONCEPT = 4
+from .exits import EXIT_NO_CONCEPT, EXIT_USAGE
 
 OpenIndex = Callable[[argparse.Namespace], VaultIndex]
 Emit = Callable[[argparse.Namespace, Any, Callable[[], str]], None]

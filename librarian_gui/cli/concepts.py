@@ -27,18 +27,7 @@ from ..core.vault.files import read_note
 from ..core.writing.journal import Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.safewrite import WriteRefused
-
-EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
-EXIT_USAGE = 2
-EXIT_BUSY = 6  # another of Librarian's writers holds the vault (core/writing/lock.py)
-# What a command gives the command line: the JSON document, the human text, the exit code.
-Result = tuple[dict[str, Any], str, int]
-
-
-class CommandFailed(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 
 
 def positive(text: str) -> int:

@@ -28,9 +28,15 @@ from ..core.writing.journal import Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.place import deepest_folder
 from ..core.writing.safewrite import WriteRefused
-from .concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
+from .exits import (
+    EXIT_AMBIGUOUS,
+    EXIT_BUSY,
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    CommandFailed,
+    Result,
+)
 
-EXIT_AMBIGUOUS = 5
 SHOWN = 50  # rows per list in the human text; --json has them all
 
 

@@ -15,7 +15,7 @@ from ..core.index.index import VaultIndex
 from ..core.related.cached import vault_related
 from ..core.related.vault import DEFAULT_THRESHOLD, K
 from ..core.vault.files import read_note
-from .concepts import EXIT_USAGE, CommandFailed
+from .exits import EXIT_USAGE, CommandFailed
 
 
 def add_command(
