@@ -76,8 +76,8 @@ def _vault_folder(path: str | Path) -> Path:
     if vault.is_dir():
         return vault
     if vault.exists():
-        raise _Failure(EXIT_NO_VAULT, f"{vault}: is a file, not a vault folder")
-    raise _Failure(EXIT_NO_VAULT, f"{vault}: no such vault folder")
+        raise CommandFailed(EXIT_NO_VAULT, f"{vault}: is a file, not a vault folder")
+    raise CommandFailed(EXIT_NO_VAULT, f"{vault}: no such vault folder")
 
 
 def _open_index(args: argparse.Namespace) -> VaultIndex:
@@ -96,23 +96,17 @@ def _open_index(args: argparse.Namespace) -> VaultIndex:
         progress.close()
 
 
-class _Failure(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-
-
 def _note_arg(index: VaultIndex, name: str) -> str:
     try:
         return find_note(index, name)
     except AmbiguousNote as exc:
-        raise _Failure(EXIT_AMBIGUOUS, str(exc) + "; give the path to choose one") from exc
+        raise CommandFailed(EXIT_AMBIGUOUS, str(exc) + "; give the path to choose one") from exc
     except NoteNotFound as exc:
         from ..core.agents.answers import closest_notes
 
         close = closest_notes(index, name)
         hint = f"; did you mean {', '.join(close)}?" if close else ""
-        raise _Failure(EXIT_NO_NOTE, f"{exc}{hint}") from exc
+        raise CommandFailed(EXIT_NO_NOTE, f"{exc}{hint}") from exc
 
 
 def _emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
@@ -181,9 +175,9 @@ def _repair(vault: Path, wait: float) -> list[str]:
     try:
         return Journal(vault).repair(wait)
     except VaultBusy as exc:
-        raise _Failure(EXIT_BUSY, str(exc)) from exc
+        raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:
-        raise _Failure(EXIT_STOPPED, str(exc)) from exc
+        raise CommandFailed(EXIT_STOPPED, str(exc)) from exc
 
 
 def cmd_backlinks(args: argparse.Namespace) -> None:
@@ -208,7 +202,7 @@ def cmd_links(args: argparse.Namespace) -> None:
     node = _note_arg(index, args.note)
     if node not in index.notes:
         what = "an attachment" if node in index.attachments else "a concept"
-        raise _Failure(EXIT_NO_NOTE, f"{node_label(index, node)!r} is {what}, not a note")
+        raise CommandFailed(EXIT_NO_NOTE, f"{node_label(index, node)!r} is {what}, not a note")
     data = link_rows(index, node)
 
     def human() -> str:
@@ -282,9 +276,9 @@ def cmd_unresolved(args: argparse.Namespace) -> None:
 def cmd_export(args: argparse.Namespace) -> None:
     output = Path(args.output).expanduser() if args.output else None
     if output is not None and not output.parent.is_dir():  # before a long scan, not after
-        raise _Failure(EXIT_USAGE, f"{output.parent}: no such folder for --output")
+        raise CommandFailed(EXIT_USAGE, f"{output.parent}: no such folder for --output")
     if not 0.0 <= args.related_threshold <= 1.0:
-        raise _Failure(EXIT_USAGE, "--related-threshold must be between 0 and 1")
+        raise CommandFailed(EXIT_USAGE, "--related-threshold must be between 0 and 1")
     index = _open_index(args)
     related = None
     if not args.no_related:
@@ -317,7 +311,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     try:
         dump(document, output)
     except OSError as exc:
-        raise _Failure(
+        raise CommandFailed(
             EXIT_USAGE, f"{output}: cannot be written ({exc.strerror}); choose another --output"
         ) from exc
     nodes, edges = len(document["nodes"]), len(document["edges"])
@@ -328,7 +322,7 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
     from ..core.insight.cooccurrence import cooccurring, counted_notes, found_in, pair_table
 
     if (args.concept is None) == (not args.all):
-        raise _Failure(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
+        raise CommandFailed(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
     _check_dictionary(args)
     index = _open_index(args)
     found: dict[str, frozenset[str]] = {}
@@ -342,7 +336,9 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
         found = found_in(index, include_index=args.include_index)
         total = counted_notes(index, include_index=args.include_index)
         if args.concept not in found:
-            raise _Failure(EXIT_NO_NOTE, f"{args.concept!r}: no such concept in the dictionary")
+            raise CommandFailed(
+                EXIT_NO_NOTE, f"{args.concept!r}: no such concept in the dictionary"
+            )
         pairs = [p for p in cooccurring(found, args.concept, total) if p.count >= args.min_count]
 
     def row(pair: Any) -> dict[str, Any]:
@@ -399,7 +395,7 @@ def cmd_isolated(args: argparse.Namespace) -> None:
     from ..core.vault.files import read_note
 
     if args.max_notes < 0:
-        raise _Failure(EXIT_USAGE, "--max-notes must be 0 or more")
+        raise CommandFailed(EXIT_USAGE, "--max-notes must be 0 or more")
     _check_dictionary(args)
     index = _open_index(args)
     data = isolated_answer(
@@ -434,7 +430,7 @@ def cmd_timeline(args: argparse.Namespace) -> None:
     for name in args.concept:
         concept = index.concepts.get(name)
         if concept is None:
-            raise _Failure(EXIT_NO_NOTE, f"{name!r}: no such concept in the dictionary")
+            raise CommandFailed(EXIT_NO_NOTE, f"{name!r}: no such concept in the dictionary")
         if concept.id not in ids:
             ids.append(concept.id)
     mentions = concept_mentions(index, ids, lambda rel: read_note(index.root, rel).text)
@@ -507,10 +503,7 @@ def cmd_timeline(args: argparse.Namespace) -> None:
 
 
 def cmd_related(args: argparse.Namespace) -> None:
-    try:
-        data, human = cli_related.cmd_related(args, _open_index, _note_arg)
-    except CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
+    data, human = cli_related.cmd_related(args, _open_index, _note_arg)
     if args.all and args.json:  # ten thousand notes: one a line
         cli_related.write_rows(data)
         return
@@ -537,9 +530,9 @@ def cmd_undo(args: argparse.Namespace) -> None:
         result = journal.undo(args.entry, args.wait)
         entry = journal.entry(result.entry_id)
     except VaultBusy as exc:
-        raise _Failure(EXIT_BUSY, str(exc)) from exc
+        raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:  # the lock cannot be made, say
-        raise _Failure(EXIT_STOPPED, str(exc)) from exc
+        raise CommandFailed(EXIT_STOPPED, str(exc)) from exc
     # A created note is not given bytes back: undone, it is gone (moved into the journal).
     created = {file.rel for file in entry.files if file.kind == "create"}
     removed = [rel for rel in result.restored if rel in created]
@@ -571,10 +564,7 @@ def cmd_undo(args: argparse.Namespace) -> None:
 
 def _check_dictionary(args: argparse.Namespace) -> None:
     """A dictionary that does not parse stops a concept command, saying where."""
-    try:
-        cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
-    except CommandFailed as exc:
-        raise _Failure(exc.code, str(exc)) from exc
+    cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
 
 
 # ------------------------------------------------------------------ parser
@@ -709,7 +699,7 @@ def build_parser() -> argparse.ArgumentParser:
     undo = add("undo", cmd_undo, "undo the newest write in the vault's journal (or --entry ID)")
     undo.add_argument("--entry", metavar="ID", help="undo this journal entry (its folder name)")
     undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
-    cli_agents.add_commands(sub, _common, _open_index, _emit, _Failure)
+    cli_agents.add_commands(sub, _common, _open_index, _emit)
     cli_index.add_command(sub, _common).set_defaults(func=_concept_command(cli_index.cmd_index))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
@@ -741,10 +731,7 @@ def _concept_command(
     output."""
 
     def run(args: argparse.Namespace) -> None:
-        try:
-            data, text, code = command(args, _open_index)
-        except CommandFailed as exc:
-            raise _Failure(exc.code, str(exc)) from exc
+        data, text, code = command(args, _open_index)
         _emit(args, data, lambda: text.rstrip("\n"))
         if code:
             raise _Exit(code)
@@ -786,7 +773,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "vault", None) is not None:
             _vault_folder(args.vault)  # every command: a file or a typo said so at once
         args.func(args)
-    except _Failure as exc:
+    except CommandFailed as exc:
         print(f"librarian: {exc}", file=sys.stderr)
         return exc.code
     except _Exit as exc:
