@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.cli import _Progress, main
+from librarian_gui.cli import main
+from librarian_gui.cli.common import _Progress
 from tests.conftest import write
 
 

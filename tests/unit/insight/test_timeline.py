@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.cli import EXIT_NO_NOTE, main
+from librarian_gui.cli import main
+from librarian_gui.cli.exits import EXIT_NO_NOTE
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.timeline import (
     DatedMention,

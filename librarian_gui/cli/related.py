@@ -10,12 +10,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from .cli_concepts import EXIT_USAGE, CommandFailed
-from .core.agents.answers import related_row
-from .core.index.index import VaultIndex
-from .core.related.cached import vault_related
-from .core.related.vault import DEFAULT_THRESHOLD, K
-from .core.vault.files import read_note
+from ..core.agents.answers import related_row
+from ..core.index.index import VaultIndex
+from ..core.related.cached import vault_related
+from ..core.related.vault import DEFAULT_THRESHOLD, K
+from ..core.vault.files import read_note
+from .exits import EXIT_USAGE, CommandFailed
 
 
 def add_command(

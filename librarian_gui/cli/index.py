@@ -11,11 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .cli_concepts import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
-from .core.index.index import VaultIndex
-from .core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
-from .core.insight.index_fix import apply_index_fix, plan_index_fix
-from .core.insight.index_health import (
+from ..core.index.index import VaultIndex
+from ..core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
+from ..core.insight.index_fix import apply_index_fix, plan_index_fix
+from ..core.insight.index_health import (
     MAX_BYTES,
     MAX_LINES,
     DatedFolder,
@@ -25,12 +24,19 @@ from .core.insight.index_health import (
     index_health,
     index_note_named,
 )
-from .core.writing.journal import Journal, JournalError
-from .core.writing.lock import WAIT, VaultBusy
-from .core.writing.place import deepest_folder
-from .core.writing.safewrite import WriteRefused
+from ..core.writing.journal import Journal, JournalError
+from ..core.writing.lock import WAIT, VaultBusy
+from ..core.writing.place import deepest_folder
+from ..core.writing.safewrite import WriteRefused
+from .exits import (
+    EXIT_AMBIGUOUS,
+    EXIT_BUSY,
+    EXIT_FINDINGS,
+    EXIT_USAGE,
+    CommandFailed,
+    Result,
+)
 
-EXIT_AMBIGUOUS = 5
 SHOWN = 50  # rows per list in the human text; --json has them all
 
 

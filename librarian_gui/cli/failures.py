@@ -9,8 +9,6 @@ import argparse
 import errno
 from pathlib import Path
 
-EXIT_STOPPED = 1
-
 # What to do about an OSError, by its errno; a write adds how to clear what it left.
 _ADVICE = {
     errno.ENOSPC: "Free some space",

@@ -8,16 +8,13 @@ import datetime as _dt
 from collections.abc import Callable
 from typing import Any
 
-from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
-from .core.index.index import VaultIndex
-from .core.vault.files import read_note
-
-EXIT_USAGE = 2
-EXIT_NO_CONCEPT = 4
+from ..core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS
+from ..core.index.index import VaultIndex
+from ..core.vault.files import read_note
+from .exits import EXIT_NO_CONCEPT, EXIT_USAGE, CommandFailed
 
 OpenIndex = Callable[[argparse.Namespace], VaultIndex]
 Emit = Callable[[argparse.Namespace, Any, Callable[[], str]], None]
-Fail = Callable[[int, str], Exception]
 
 
 def add_commands(
@@ -25,11 +22,9 @@ def add_commands(
     common: Callable[..., None],
     open_index: OpenIndex,
     emit: Emit,
-    fail: Fail,
 ) -> None:
     """Add ``search`` and ``context`` to the command line: ``open_index`` scans the vault
-    as the other commands do, ``emit`` prints JSON or text, ``fail(code, message)`` makes
-    the exception the command line turns into a message and an exit code."""
+    as the other commands do, ``emit`` prints JSON or text."""
     help_ = "notes matching QUERY (text, titles, aliases), with their best lines"
     p = sub.add_parser("search", help=help_, description=help_)
     common(p)
@@ -46,7 +41,7 @@ def add_commands(
         metavar="N",
         help="at most N notes (10; the MCP tool stops at 200, to keep one answer small)",
     )
-    p.set_defaults(func=lambda args: _run(args, cmd_search, open_index, emit, fail))
+    p.set_defaults(func=lambda args: _run(args, cmd_search, open_index, emit))
 
     help_ = "the index note and the passages most relevant to QUERY, within a token budget"
     c = sub.add_parser("context", help=help_, description=help_)
@@ -74,13 +69,7 @@ def add_commands(
         metavar="SHARE",
         help="most of the budget the index note takes, 0 to 1 (a quarter by default)",
     )
-    c.set_defaults(func=lambda args: _run(args, cmd_context, open_index, emit, fail))
-
-
-class _Usage(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+    c.set_defaults(func=lambda args: _run(args, cmd_context, open_index, emit))
 
 
 def _run(
@@ -88,12 +77,8 @@ def _run(
     command: Callable[[argparse.Namespace, OpenIndex], tuple[Any, Callable[[], str]]],
     open_index: OpenIndex,
     emit: Emit,
-    fail: Fail,
 ) -> None:
-    try:
-        data, human = command(args, open_index)
-    except _Usage as exc:
-        raise fail(exc.code, str(exc)) from exc
+    data, human = command(args, open_index)
     emit(args, data, human)
 
 
@@ -103,7 +88,7 @@ def _date(text: str | None, flag: str) -> _dt.date | None:
     try:
         return _dt.date.fromisoformat(text)
     except ValueError:
-        raise _Usage(EXIT_USAGE, f"{flag} {text!r}: give a date as YYYY-MM-DD") from None
+        raise CommandFailed(EXIT_USAGE, f"{flag} {text!r}: give a date as YYYY-MM-DD") from None
 
 
 def _reader(index: VaultIndex) -> Callable[[str], str | None]:
@@ -113,15 +98,15 @@ def _reader(index: VaultIndex) -> Callable[[str], str | None]:
 def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the human text of ``librarian search``."""
     # Imported here: the other commands start without what search and packs need.
-    from .core.agents.ranking import NOT_ANSWERED
-    from .core.agents.search import UnknownConcept, search_notes
+    from ..core.agents.ranking import NOT_ANSWERED
+    from ..core.agents.search import UnknownConcept, search_notes
 
     if args.limit < 1:
-        raise _Usage(EXIT_USAGE, "--limit must be 1 or more")
+        raise CommandFailed(EXIT_USAGE, "--limit must be 1 or more")
     filters = (args.tag, args.folder, args.since, args.until, args.concept)
     if not args.query.strip() and all(f is None for f in filters):
         # Else it listed the ten newest notes, each scored 0: no answer to anything asked.
-        raise _Usage(
+        raise CommandFailed(
             EXIT_USAGE,
             "QUERY is empty: give words to search for, or a filter (--tag, --folder, "
             "--since, --until, --concept) to list its notes newest first",
@@ -141,7 +126,7 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
             limit=args.limit,
         )
     except UnknownConcept as exc:
-        raise _Usage(EXIT_NO_CONCEPT, str(exc)) from exc
+        raise CommandFailed(EXIT_NO_CONCEPT, str(exc)) from exc
     data = found.to_json(args.query)
     hits = found.hits
 
@@ -159,19 +144,19 @@ def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Ca
 
 def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:
     """The JSON document and the text (the pack itself) of ``librarian context``."""
-    from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
-    from .core.agents.pack_budget import too_small
+    from ..core.agents.context import INDEX_SHARE, ContextPack, context_pack
+    from ..core.agents.pack_budget import too_small
 
     if args.index_share is None:
         args.index_share = INDEX_SHARE
     if args.budget < 1:
-        raise _Usage(EXIT_USAGE, "--budget must be 1 token or more")
+        raise CommandFailed(EXIT_USAGE, "--budget must be 1 token or more")
     if not 0.0 <= args.index_share <= 1.0:
-        raise _Usage(EXIT_USAGE, "--index-share must be between 0 and 1")
+        raise CommandFailed(EXIT_USAGE, "--index-share must be between 0 and 1")
     index = open_index(args)
     related = None
     if not args.no_cache:
-        from .core.related.cached import load_cached  # numpy: only for this command
+        from ..core.related.cached import load_cached  # numpy: only for this command
 
         related = load_cached(index.root)
 
@@ -189,5 +174,5 @@ def cmd_context(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, C
     pack = pack_of(args.budget)
     refusal = too_small(pack, pack_of)
     if refusal is not None:
-        raise _Usage(EXIT_USAGE, refusal)
+        raise CommandFailed(EXIT_USAGE, refusal)
     return pack.to_json(), lambda: pack.text.rstrip("\n")

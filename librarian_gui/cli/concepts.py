@@ -9,36 +9,25 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from .core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
-from .core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
-from .core.concepts.lint import lint_concepts
-from .core.courtesy import gc_paused
-from .core.index.index import VaultIndex
-from .core.index.queries import concept_notes, named_note
-from .core.tagging.run import (
+from ..core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
+from ..core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
+from ..core.concepts.lint import lint_concepts
+from ..core.courtesy import gc_paused
+from ..core.index.index import VaultIndex
+from ..core.index.queries import concept_notes, named_note
+from ..core.tagging.run import (
     apply_plan,
     concept_usage,
     plan_tagging,
     tag_candidates,
     undo_last_run,
 )
-from .core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
-from .core.vault.files import read_note
-from .core.writing.journal import Journal, JournalError
-from .core.writing.lock import WAIT, VaultBusy
-from .core.writing.safewrite import WriteRefused
-
-EXIT_FINDINGS = 1  # lint errors; files refused by an apply or undo
-EXIT_USAGE = 2
-EXIT_BUSY = 6  # another of Librarian's writers holds the vault (core/writing/lock.py)
-# What a command gives the command line: the JSON document, the human text, the exit code.
-Result = tuple[dict[str, Any], str, int]
-
-
-class CommandFailed(Exception):
-    def __init__(self, code: int, message: str) -> None:
-        super().__init__(message)
-        self.code = code
+from ..core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
+from ..core.vault.files import read_note
+from ..core.writing.journal import Journal, JournalError
+from ..core.writing.lock import WAIT, VaultBusy
+from ..core.writing.safewrite import WriteRefused
+from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 
 
 def positive(text: str) -> int:
