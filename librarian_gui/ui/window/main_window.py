@@ -47,9 +47,9 @@ from ..search.switcher import QuickSwitcher
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash
-from .librarian_views import LibrarianViews
 from .local_graph_tab import LocalGraphTab
 from .reading import ReadingViews, opening_where
+from .related_views import RelatedViews
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
@@ -183,7 +183,7 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
         self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
-        self.librarian = LibrarianViews(
+        self.related = RelatedViews(
             self,
             self.left,
             self.centre,
@@ -210,7 +210,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
-        self.statusBar().addPermanentWidget(self.librarian.related_tab.status)
+        self.statusBar().addPermanentWidget(self.related.related_tab.status)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
@@ -242,8 +242,8 @@ class MainWindow(QMainWindow):
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
-        self.librarian.message.connect(self._on_session_message)
-        self.librarian.concept_opened.connect(self._on_concepts_concept_activated)
+        self.related.message.connect(self._on_session_message)
+        self.related.concept_opened.connect(self._on_concepts_concept_activated)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -286,7 +286,7 @@ class MainWindow(QMainWindow):
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
-        self.librarian.open_vault(self.model, self.session, use_cache=self._use_cache)
+        self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
@@ -327,7 +327,7 @@ class MainWindow(QMainWindow):
             self.local_graph_session.stop()
         if self.timeline_session is not None:
             self.timeline_session.stop()
-        self.librarian.close_vault()
+        self.related.close_vault()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -476,7 +476,7 @@ class MainWindow(QMainWindow):
             self._show_counts(self.model.index.summary)
         if self.lists is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.lists.refresh)
-        self.librarian.index_ready()
+        self.related.index_ready()
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -550,7 +550,7 @@ class MainWindow(QMainWindow):
         if self.local_graph_session is not None:
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)
-        self.librarian.show_place(place.kind, place.node)
+        self.related.show_place(place.kind, place.node)
         self.centre.setTabText(0, tab_text(rendered.title or "Preview"))
         self.place_rendered.emit(place)
 
@@ -615,31 +615,31 @@ class MainWindow(QMainWindow):
             self.session.open_node(kind, node, "")
             self.centre.setCurrentWidget(self.preview_split)
 
-    # ------------------------------------------------------------ the librarian
+    # ------------------------------------------------------------ related notes
 
     @property
     def thin_spots(self) -> ThinSpotsPane:
-        return self.librarian.thin_spots
+        return self.related.thin_spots
 
     @property
     def related_tab(self) -> RelatedTab:
-        return self.librarian.related_tab
+        return self.related.related_tab
 
     @property
     def related_session(self) -> RelatedSession | None:
-        return self.librarian.related_session
+        return self.related.related_session
 
     @property
     def thin_spots_service(self) -> ThinSpotsService | None:
-        return self.librarian.thin_spots_service
+        return self.related.thin_spots_service
 
     def show_related(self, related: RelatedIndex | None) -> None:
-        """Hand ``related`` to every view drawing related notes (see LibrarianViews)."""
-        self.librarian.show_related(related)
+        """Hand ``related`` to every view drawing related notes (see RelatedViews)."""
+        self.related.show_related(related)
 
     def set_related_threshold(self, threshold: float) -> None:
         """Set the threshold every view shows related notes at (kept in the settings)."""
-        self.librarian.set_related_threshold(threshold)
+        self.related.set_related_threshold(threshold)
 
     @Slot(str)
     def _on_local_graph_node_activated(self, node: str) -> None:
@@ -714,7 +714,7 @@ class MainWindow(QMainWindow):
         elif view == "timeline":
             self.timeline_tab.show_tab()
         elif view == "index-health":
-            self.librarian.index_note.show_tab()
+            self.related.index_note.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

@@ -1,4 +1,4 @@
-"""What the window shows of the librarian's findings: the Related tab, the Thin spots pane,
+"""What the window shows of the related notes: the Related tab, the Thin spots pane,
 the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
 related-notes session and thin-spots service. And the Index note tab (its health)."""
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .local_graph_tab import LocalGraphTab
 
 
-class LibrarianViews(QObject):
+class RelatedViews(QObject):
     """Makes the Thin spots pane (a tab of ``left``: vault-wide worklists live there, the
     right sidebar is about the open note) and the Related tab (of ``right``), and per vault
     the RelatedSession and ThinSpotsService; hands every new RelatedIndex to the graphs and
@@ -86,7 +86,7 @@ class LibrarianViews(QObject):
         QTimer.singleShot(0, self.index_note.index_ready)
 
     def close_vault(self) -> None:
-        """Stop the librarian (it waits for its current chunk) and let go of the services."""
+        """Stop the related-notes pass (it waits for its current chunk); let go of the services."""
         if self.related_session is not None:
             self.related_session.stop()
             self.related_session.deleteLater()
