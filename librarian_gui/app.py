@@ -41,7 +41,7 @@ VIEWS = (
     "warnings",
 )
 SCREENSHOT_SIZE = (1400, 860)
-# Views that draw related notes: their screenshot waits for the librarian's first pass
+# Views that draw related notes: their screenshot waits for the related-notes first pass
 # ("related" waits for the open note's answer, which comes after it).
 RELATED_VIEWS = ("thin-spots", "graph", "graph-global", "local-graph")
 

@@ -534,7 +534,7 @@ def serve(
 ) -> None:
     """Run the server on stdio until the client closes it. The index loads from its cache
     while the SDK is imported; the first question waits for it."""
-    # Answers and writes are short and wait on I/O; the index's updates and the librarian
+    # Answers and writes are short and wait on I/O; the index's updates and the related-notes passes
     # are long and hold the interpreter: a shorter switch interval lets the short ones in
     # (5 ms by default, paid at each of a write's system calls).
     sys.setswitchinterval(0.0005)

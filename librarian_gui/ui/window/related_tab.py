@@ -1,4 +1,4 @@
-"""The right sidebar's Related tab with its Link preview and the librarian's progress in the
+"""The right sidebar's Related tab with its Link preview and the related notes' progress in the
 status bar, wired to the open vault's related-notes session."""
 
 from __future__ import annotations

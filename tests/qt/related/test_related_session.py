@@ -1,4 +1,4 @@
-"""The librarian in the background: related notes found on their own thread after the
+"""Related notes in the background: found on their own thread after the
 first index, found again after a change, a stale pass cancelled without a trace."""
 
 from __future__ import annotations

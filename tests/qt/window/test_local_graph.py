@@ -48,7 +48,7 @@ def test_the_dock_follows_the_open_note_and_its_depth(window: MainWindow, qtbot:
     assert view is not None
     view.canvas.grab()
     assert view.canvas.labelled() == ["A", "B"]  # the note first, then its neighbour
-    # The related notes' count follows once the librarian has found them (on a single
+    # The related notes' count follows once the related-notes pass has found them (on a single
     # CPU, sometimes before the dock's first view): the links' part is what this checks.
     assert view.status.text().split(" · ")[:2] == ["1 linked", "2 nodes"]
     assert window.session is not None
