@@ -359,7 +359,7 @@ def _screenshot(
         window.thin_spots_service.thin_spots_found.connect(on_spots)
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
-    index_note = window.related.index_note
+    index_note = window.index_note
     if view == "index-health" and index_note.pane.health is None and index_note.service:
         index_note.service.health_found.connect(lambda _h: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)

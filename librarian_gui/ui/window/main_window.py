@@ -47,6 +47,7 @@ from ..search.switcher import QuickSwitcher
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash
+from .index_note_tab import IndexNoteTab
 from .local_graph_tab import LocalGraphTab
 from .reading import ReadingViews, opening_where
 from .related_views import RelatedViews
@@ -186,13 +187,13 @@ class MainWindow(QMainWindow):
         self.related = RelatedViews(
             self,
             self.left,
-            self.centre,
             self.right,
             self.graph_tab,
             self.local_graph,
             self.settings,
             self,
         )
+        self.index_note = IndexNoteTab(self.centre, self, self.settings, parent=self)
         # Five tabs in the sidebar too.
         self.right.setStyleSheet(TAB_STYLE.format(side=6))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -243,6 +244,7 @@ class MainWindow(QMainWindow):
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
         self.related.message.connect(self._on_session_message)
+        self.index_note.message.connect(self._on_session_message)
         self.related.concept_opened.connect(self._on_concepts_concept_activated)
 
     def _restore_layout(self) -> None:
@@ -287,6 +289,7 @@ class MainWindow(QMainWindow):
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
         self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
+        self.index_note.open_vault(self.model, self.session)
         self.preview.set_vault_root(root)
         self._connect_vault(self.model, self.session, self.graph_session, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
@@ -328,6 +331,7 @@ class MainWindow(QMainWindow):
         if self.timeline_session is not None:
             self.timeline_session.stop()
         self.related.close_vault()
+        self.index_note.close_vault()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -477,6 +481,7 @@ class MainWindow(QMainWindow):
         if self.lists is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.lists.refresh)
         self.related.index_ready()
+        QTimer.singleShot(0, self.index_note.index_ready)
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -714,7 +719,7 @@ class MainWindow(QMainWindow):
         elif view == "timeline":
             self.timeline_tab.show_tab()
         elif view == "index-health":
-            self.related.index_note.show_tab()
+            self.index_note.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

@@ -1,6 +1,6 @@
 """What the window shows of the related notes: the Related tab, the Thin spots pane,
 the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
-related-notes session and thin-spots service. And the Index note tab (its health)."""
+related-notes session and thin-spots service."""
 
 from __future__ import annotations
 
@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from ...services.related import RelatedSession
 from ...services.thin_spots import ThinSpotsService
 from ..thin_spots.pane import ThinSpotsPane
-from .index_note_tab import IndexNoteTab
 from .related_tab import RelatedTab
 
 if TYPE_CHECKING:
@@ -42,7 +41,6 @@ class RelatedViews(QObject):
         self,
         window: QWidget,
         left: QTabWidget,
-        centre: QTabWidget,
         right: QTabWidget,
         graph_tab: GraphTab,
         local_graph: LocalGraphTab,
@@ -55,12 +53,10 @@ class RelatedViews(QObject):
         self.local_graph = local_graph
         self.thin_spots = ThinSpotsPane()
         left.addTab(self.thin_spots, "Thin spots")
-        self.index_note = IndexNoteTab(centre, window, settings, parent=self)
         self.related_tab = RelatedTab(right, window, parent=self)
         self.related_session: RelatedSession | None = None
         self.thin_spots_service: ThinSpotsService | None = None
         self.related_tab.message.connect(self.message)
-        self.index_note.message.connect(self.message)
         self.thin_spots.concept_opened.connect(self.concept_opened)
         graph_tab.related_threshold_changed.connect(self._on_graph_tab_related_threshold_changed)
         graph_tab.related_shown_changed.connect(local_graph.set_related_shown)
@@ -78,12 +74,10 @@ class RelatedViews(QObject):
         self.related_session.related_ready.connect(self.show_related)
         self.related_session.threshold_changed.connect(self.set_related_threshold)
         self.thin_spots.note_opened.connect(session.open_note)  # gone with the session
-        self.index_note.open_vault(model, session)
 
     def index_ready(self) -> None:
         if self.thin_spots_service is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.thin_spots_service.refresh)
-        QTimer.singleShot(0, self.index_note.index_ready)
 
     def close_vault(self) -> None:
         """Stop the related-notes pass (it waits for its current chunk); let go of the services."""
@@ -96,7 +90,6 @@ class RelatedViews(QObject):
         self.related_session = None
         self.thin_spots_service = None
         self.related_tab.set_sessions(None, None)
-        self.index_note.close_vault()
 
     def show_place(self, kind: str, node: str) -> None:
         self.related_tab.show_place(kind, node)
