@@ -14,14 +14,14 @@ from typing import Any
 from ..core.index.index import VaultIndex
 from ..core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
 from ..core.insight.index_fix import apply_index_fix, plan_index_fix
-from ..core.insight.index_health import (
+from ..core.insight.index_note import (
     MAX_BYTES,
     MAX_LINES,
     DatedFolder,
-    IndexHealth,
+    IndexNoteHealth,
     NotAnIndexNote,
     health_json,
-    index_health,
+    index_note_health,
     index_note_named,
 )
 from ..core.writing.journal import Journal, JournalError
@@ -158,7 +158,7 @@ def cmd_index(
     else:
         rel = index_note_arg(index, args.index)
     patterns = tuple(args.exclude_pattern)
-    health = index_health(index, index_note=rel, exclude=patterns)
+    health = index_note_health(index, index_note=rel, exclude=patterns)
     data: dict[str, Any] = {**health_json(health), "fix": None}
     text = human_health(health)
     code = 0 if health.healthy else EXIT_FINDINGS
@@ -207,7 +207,7 @@ def cmd_index(
     return data, text + "\n" + said, EXIT_FINDINGS if rows else 0
 
 
-def human_health(health: IndexHealth) -> str:
+def human_health(health: IndexNoteHealth) -> str:
     if health.error is not None:
         return f"{health.index}: cannot be read ({health.error})"
     out: list[str] = []

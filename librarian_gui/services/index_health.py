@@ -30,7 +30,7 @@ class IndexHealthService(QObject):
     is now.
 
     Signals:
-        health_found(object): an IndexHealth.
+        health_found(object): an IndexNoteHealth.
         fix_planned(object): an IndexFixPlan, to preview.
         failed(str): a plan could not be made; what to tell the user.
     """
@@ -50,7 +50,7 @@ class IndexHealthService(QObject):
         self.model = model
         self.index_note = index_note
         self.exclude = tuple(exclude)
-        self.health: Any = None  # the last IndexHealth found
+        self.health: Any = None  # the last IndexNoteHealth found
         self._job: JobHandle | None = None
         self._closed = False
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
@@ -67,9 +67,9 @@ class IndexHealthService(QObject):
         note, exclude = self.index_note, self.exclude
 
         def check(_control: JobControl) -> Any:
-            from ..core.insight.index_health import index_health
+            from ..core.insight.index_note import index_note_health
 
-            return index_health(index, index_note=note or _home(index), exclude=exclude)
+            return index_note_health(index, index_note=note or _home(index), exclude=exclude)
 
         if self._job is not None:
             self._job.cancel()

@@ -1,4 +1,4 @@
-"""The index note's Fix: the entries ``index_health`` found missing, appended to the index
+"""The index note's Fix: the entries ``index_note_health`` found missing, appended to the index
 note (or a new one) as one previewed, journaled, undoable write (DESIGN §6).
 
 What is added, after the index note's last byte (nothing before it changes; its line
@@ -41,7 +41,7 @@ from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.lock import WAIT
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
-from .index_health import IndexHealth, MissingEntry, entry_lists, index_health, listed_by
+from .index_note import IndexNoteHealth, MissingEntry, entry_lists, index_note_health, listed_by
 
 DESCRIPTION_LIMIT = 80
 ROOT_HEADING = "Notes"
@@ -92,13 +92,13 @@ def plan_index_fix(
     *,
     index_note: str = INDEX_NOTE,
     exclude: tuple[str, ...] | list[str] = (),
-    health: IndexHealth | None = None,
+    health: IndexNoteHealth | None = None,
 ) -> IndexFixPlan:
     """Read the index note and make the text that adds every missing entry, without
     writing. Raises ``WriteRefused`` when the index note cannot be edited (binary, not
     UTF-8, not a regular file)."""
     if health is None:
-        health = index_health(index, index_note=index_note, exclude=tuple(exclude))
+        health = index_note_health(index, index_note=index_note, exclude=tuple(exclude))
     index_note = health.index  # as the vault spells it
     if health.error is not None:
         raise WriteRefused(index_note, health.error)

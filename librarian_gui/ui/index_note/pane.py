@@ -27,7 +27,7 @@ from ..plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
     from ...core.insight.index_fix import IndexFixPlan
-    from ...core.insight.index_health import DatedFolder, IndexHealth
+    from ...core.insight.index_note import DatedFolder, IndexNoteHealth
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the note to open (path_data)
 LINE_ROLE = Qt.ItemDataRole.UserRole + 2  # the line of it to open at, or None
@@ -70,7 +70,7 @@ class IndexHealthPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.health: IndexHealth | None = None
+        self.health: IndexNoteHealth | None = None
         self.figures = QLabel()
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)
@@ -125,7 +125,7 @@ class IndexHealthPane(QWidget):
         patterns = tuple(p.strip() for p in self.exclude_edit.text().split(",") if p.strip())
         return note, patterns
 
-    def show_health(self, health: IndexHealth) -> None:
+    def show_health(self, health: IndexNoteHealth) -> None:
         self.health = health
         self._fill()
 
@@ -172,7 +172,7 @@ class IndexHealthPane(QWidget):
             group.setExpanded(wanted)
         self.tree.resizeColumnToContents(0)
 
-    def _fill_groups(self, health: IndexHealth, groups: list[QTreeWidgetItem]) -> None:
+    def _fill_groups(self, health: IndexNoteHealth, groups: list[QTreeWidgetItem]) -> None:
         index = health.index
         unlisted = health.unlisted[:MAX_SHOWN]
         self._rows(
@@ -263,7 +263,7 @@ def _dated_state(folder: DatedFolder) -> str:
     return "listed"
 
 
-def _figures(health: IndexHealth | None) -> str:
+def _figures(health: IndexNoteHealth | None) -> str:
     if health is None:
         return "The index note: checking…"
     name = html.escape(health.index)

@@ -12,7 +12,7 @@ from ...services.index_health import IndexHealthService
 from ..index_note.pane import IndexFixDialog, IndexHealthPane
 
 if TYPE_CHECKING:
-    from ...core.insight.index_health import IndexHealth
+    from ...core.insight.index_note import IndexNoteHealth
     from ...services.model import VaultModel
     from ...services.session import VaultSession
     from ...services.settings import Settings
@@ -76,7 +76,7 @@ class IndexNoteTab(QObject):
 
     @Slot(str, object)
     @Slot(object)
-    def _on_service_health_found(self, health: IndexHealth) -> None:
+    def _on_service_health_found(self, health: IndexNoteHealth) -> None:
         if not self.pane.index_edit.text().strip():  # the note found for the vault: shown
             self.pane.index_edit.setText(health.index)
         self.pane.show_health(health)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.index_fix import apply_index_fix, plan_index_fix, trim
-from librarian_gui.core.insight.index_health import index_health
+from librarian_gui.core.insight.index_note import index_note_health
 from librarian_gui.core.writing.journal import Journal
 from librarian_gui.core.writing.safewrite import WriteRefused
 from tests.index_vault import APPENDED, EXCLUDE, write_index_vault
@@ -36,7 +36,7 @@ def test_fix_appends_exactly_the_entries_and_undo_restores(
     after = (tmp_path / "MEMORY.md").read_bytes()
     assert after == before + APPENDED.replace("\n", newline).encode("utf-8")
     # the vault read again: every note listed, the fix added nothing more to do
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert health.unlisted == () and health.missing == ()
     journal.undo()
     assert (tmp_path / "MEMORY.md").read_bytes() == before
@@ -172,7 +172,7 @@ def test_after_a_fix_every_note_is_listed_and_no_byte_before_changed(
         added = after[len(before) :].decode("utf-8")
         if newline == "\r\n":  # the file's own line endings, every one
             assert "\n" not in added.replace("\r\n", "")
-        health = index_health(scan(root))
+        health = index_note_health(scan(root))
         assert health.unlisted == () and health.missing == () and health.dead_links == ()
 
 
@@ -198,7 +198,7 @@ def test_the_index_note_spelled_in_another_case_is_that_note(tmp_path: Path) -> 
     (tmp_path / "memory.md").write_text("# Mine\n")
     (tmp_path / "a.md").write_text("# Alpha\n")
     index = scan(tmp_path)
-    health = index_health(index)  # asked for MEMORY.md
+    health = index_note_health(index)  # asked for MEMORY.md
     assert (health.index, health.exists, health.unlisted) == ("memory.md", True, ("a.md",))
     apply_index_fix(Journal(tmp_path), plan_index_fix(index))
     assert (tmp_path / "memory.md").read_text() == "# Mine\n\n## Notes\n\n- [[a]] — Alpha\n"

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.insight.index_fix import apply_index_fix, plan_index_fix
-from librarian_gui.core.insight.index_health import index_health
+from librarian_gui.core.insight.index_note import index_note_health
 from librarian_gui.core.writing.journal import Journal
 
 
@@ -56,7 +56,7 @@ def test_names_with_line_breaks_brackets_and_outer_spaces_are_listed_once(
         "- [trail ](trail%20.md)",
         "- [p q](sub/p%0Aq.md)",
     )
-    health = index_health(scan(tmp_path))
+    health = index_note_health(scan(tmp_path))
     assert health.unlisted == () and health.dead_links == ()
 
 
@@ -146,7 +146,7 @@ def test_a_second_fix_changes_nothing_whatever_the_names(names: list[str], neste
         again = plan_index_fix(scan(root))
         assert again.added == ()
         assert (root / "MEMORY.md").read_bytes() == written
-        health = index_health(scan(root))
+        health = index_note_health(scan(root))
         # each note is listed, or said once to be one that cannot be
         assert set(health.unlisted) == {rel for rel, _ in again.unlistable}
         assert health.dead_links == ()
