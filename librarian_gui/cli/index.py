@@ -13,7 +13,6 @@ from typing import Any
 
 from ..core.index.index import VaultIndex
 from ..core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
-from ..core.insight.index_fix import apply_index_fix, plan_index_fix
 from ..core.insight.index_note import (
     MAX_BYTES,
     MAX_LINES,
@@ -24,6 +23,7 @@ from ..core.insight.index_note import (
     index_note_health,
     index_note_named,
 )
+from ..core.insight.index_note_fix import apply_index_note_fix, plan_index_note_fix
 from ..core.writing.journal import Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.place import deepest_folder
@@ -165,7 +165,7 @@ def cmd_index(
     if not args.fix:
         return data, text, code
     try:
-        plan = plan_index_fix(index, index_note=rel, exclude=patterns, health=health)
+        plan = plan_index_note_fix(index, index_note=rel, exclude=patterns, health=health)
     except WriteRefused as exc:
         raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
     fix: dict[str, Any] = {
@@ -189,7 +189,7 @@ def cmd_index(
     if args.dry_run:
         return data, text + "\n\n" + plan.diff.rstrip("\n"), code
     try:
-        entry = apply_index_fix(Journal(index.root), plan, wait=args.wait)
+        entry = apply_index_note_fix(Journal(index.root), plan, wait=args.wait)
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:

@@ -26,12 +26,12 @@ def _home(index: Any) -> str:
 class IndexHealthService(QObject):
     """Checks the index note ``index_note`` ("": the vault's own, ``_home``) once the
     index is ready (``refresh``) and after changes; a newer check cancels the one still
-    running. ``plan_fix`` makes the Fix's plan (an IndexFixPlan) from the index note as it
+    running. ``plan_fix`` makes the Fix's plan (an IndexNoteFixPlan) from the index note as it
     is now.
 
     Signals:
         health_found(object): an IndexNoteHealth.
-        fix_planned(object): an IndexFixPlan, to preview.
+        fix_planned(object): an IndexNoteFixPlan, to preview.
         failed(str): a plan could not be made; what to tell the user.
     """
 
@@ -90,9 +90,9 @@ class IndexHealthService(QObject):
         note, exclude = self.index_note, self.exclude
 
         def plan(_control: JobControl) -> Any:
-            from ..core.insight.index_fix import plan_index_fix
+            from ..core.insight.index_note_fix import plan_index_note_fix
 
-            return plan_index_fix(index, index_note=note or _home(index), exclude=exclude)
+            return plan_index_note_fix(index, index_note=note or _home(index), exclude=exclude)
 
         handle = self.model.submit(plan, slow=True, name="index-fix plan")  # reads notes
         handle.finished.connect(self.fix_planned)

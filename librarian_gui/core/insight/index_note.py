@@ -1,6 +1,6 @@
 """The index note's health (DESIGN §6): which notes it does not list, its dead links, its
 length against what agents load at start, and the entries that hold text instead of
-pointing. ``index_fix`` turns the notes it does not list into entries.
+pointing. ``index_note_fix`` turns the notes it does not list into entries.
 
 The rules, as ``librarian index`` and the window's Index note panel report them:
 

@@ -26,8 +26,8 @@ from ..items import path_data, path_of_data, tree_rows
 from ..plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
-    from ...core.insight.index_fix import IndexFixPlan
     from ...core.insight.index_note import DatedFolder, IndexNoteHealth
+    from ...core.insight.index_note_fix import IndexNoteFixPlan
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the note to open (path_data)
 LINE_ROLE = Qt.ItemDataRole.UserRole + 2  # the line of it to open at, or None
@@ -288,15 +288,15 @@ def _figures(health: IndexNoteHealth | None) -> str:
     return figures
 
 
-class IndexFixDialog(PlanDialog):
-    """Shows one IndexFixPlan as a diff; "Add entries" confirms it (``confirmed``)."""
+class IndexNoteFixDialog(PlanDialog):
+    """Shows one IndexNoteFixPlan as a diff; "Add entries" confirms it (``confirmed``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(
             "Add the missing entries to the index note", 720, 480, "Add entries", parent
         )
 
-    def show_fix(self, plan: IndexFixPlan) -> None:
+    def show_fix(self, plan: IndexNoteFixPlan) -> None:
         count = len(plan.added)
         what = f"{count} {'entry' if count == 1 else 'entries'}"
         where = html.escape(plan.index)

@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ...services.index_health import IndexHealthService
-from ..index_note.pane import IndexFixDialog, IndexHealthPane
+from ..index_note.pane import IndexHealthPane, IndexNoteFixDialog
 
 if TYPE_CHECKING:
     from ...core.insight.index_note import IndexNoteHealth
@@ -42,7 +42,7 @@ class IndexNoteTab(QObject):
         self.centre = centre
         self.pane = IndexHealthPane()
         centre.addTab(self.pane, "Index note")
-        self.dialog = IndexFixDialog(window)
+        self.dialog = IndexNoteFixDialog(window)
         self.service: IndexHealthService | None = None
         self.pane.scope_changed.connect(self._on_pane_scope_changed)
         self.pane.note_opened.connect(self._on_pane_place_opened)
@@ -61,7 +61,7 @@ class IndexNoteTab(QObject):
         self.pane.fix_requested.connect(self.service.plan_fix)
         self.pane.note_opened.connect(session.open_note)
         self.pane.line_opened.connect(session.open_at_line)
-        self.dialog.confirmed.connect(session.fix_index)
+        self.dialog.confirmed.connect(session.fix_index_note)
 
     def index_ready(self) -> None:
         if self.service is not None:
