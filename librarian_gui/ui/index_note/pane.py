@@ -52,7 +52,7 @@ def _size(count: int) -> str:
     return f"{count:,} bytes" if count < 1024 else f"{count / 1024:.1f} KB"
 
 
-class IndexHealthPane(QWidget):
+class IndexNotePane(QWidget):
     """The figures, a Fix button and four groups (UNLISTED, DEAD, TEXT, DATED).
 
     Signals:

@@ -23,7 +23,7 @@ def _home(index: Any) -> str:
     return home_note(index, named_only=True) or INDEX_NOTE
 
 
-class IndexHealthService(QObject):
+class IndexNoteService(QObject):
     """Checks the index note ``index_note`` ("": the vault's own, ``_home``) once the
     index is ready (``refresh``) and after changes; a newer check cancels the one still
     running. ``plan_fix`` makes the Fix's plan (an IndexNoteFixPlan) from the index note as it

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.index_note.pane import DATED, DEAD, TEXT, UNLISTED, IndexHealthPane
+from librarian_gui.ui.index_note.pane import DATED, DEAD, TEXT, UNLISTED, IndexNotePane
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.index_vault import APPENDED, LONG, write_index_vault
 from tests.windows import MakeWindow
@@ -20,13 +20,13 @@ TEMPLATE_ENTRY = "## templates/\n\n- [[daily]] — {{date}}\n\n"
 APPENDED_ALL = APPENDED.replace("## topics/", TEMPLATE_ENTRY + "## topics/")
 
 
-def _pane(qtbot: QtBot, win: MainWindow) -> IndexHealthPane:
+def _pane(qtbot: QtBot, win: MainWindow) -> IndexNotePane:
     pane = win.index_note.pane
     qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
     return pane
 
 
-def _click(qtbot: QtBot, pane: IndexHealthPane, group: int, row: int) -> None:
+def _click(qtbot: QtBot, pane: IndexNotePane, group: int, row: int) -> None:
     parent = pane.group(group)
     rect = pane.tree.visualItemRect(parent.child(row))
     qtbot.mouseClick(pane.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
