@@ -245,9 +245,9 @@ def _wait_for_concept_map(window: MainWindow, loop: object) -> None:
     drawn."""
     from PySide6.QtCore import QTimer
 
-    assert window.graph_session is not None
+    assert window.graph_service is not None
     quit_ = loop.quit  # type: ignore[attr-defined]
-    window.graph_session.concept_map.map_ready.connect(lambda _m: QTimer.singleShot(300, quit_))
+    window.graph_service.concept_map.map_ready.connect(lambda _m: QTimer.singleShot(300, quit_))
 
     def choose() -> None:
         view = window.graph
@@ -379,19 +379,19 @@ def _screenshot(
         window.local_graph_session.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
-    if view in ("graph", "graph-global") and window.graph_session is not None:  # until settled
+    if view in ("graph", "graph-global") and window.graph_service is not None:  # until settled
 
         def on_positions(_p: object, settled: bool, _rate: float) -> None:
             if settled:
                 QTimer.singleShot(100, loop.quit)
 
-        window.graph_session.positions_ready.connect(on_positions)
+        window.graph_service.positions_ready.connect(on_positions)
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
         window.graph.canvas.fit()
         QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
         loop.exec()
-    if view == "conceptmap" and window.graph_session is not None:
+    if view == "conceptmap" and window.graph_service is not None:
         _wait_for_concept_map(window, loop)
     if view == "timeline" and window.timeline_session is not None:
         _wait_for_timeline(window, loop, query or concept or "")

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from ...services.graph_session import GraphSession
+from ...services.graph import GraphService
 from ...services.history import Place
 from ...services.linker import Update
 from ...services.local_graph import LocalGraphSession
@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
-        self.graph_session: GraphSession | None = None
+        self.graph_service: GraphService | None = None
         self.local_graph_session: LocalGraphSession | None = None
         self.timeline_session: TimelineSession | None = None
         self.concept_tabs: ConceptTabs | None = None
@@ -283,7 +283,7 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
-        self.graph_session = GraphSession(self.model, parent=self)
+        self.graph_service = GraphService(self.model, parent=self)
         self.local_graph_session = LocalGraphSession(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
@@ -291,7 +291,7 @@ class MainWindow(QMainWindow):
         self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
         self.index_note.open_vault(self.model, self.session)
         self.preview.set_vault_root(root)
-        self._connect_vault(self.model, self.session, self.graph_session, self.lists)
+        self._connect_vault(self.model, self.session, self.graph_service, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
             self.model,
@@ -324,8 +324,8 @@ class MainWindow(QMainWindow):
         current = self.session.current if self.session else None
         if current is not None and current.kind == "note":
             self.settings.set_last_note(root, current.node)
-        if self.graph_session is not None:
-            self.graph_session.stop()
+        if self.graph_service is not None:
+            self.graph_service.stop()
         if self.local_graph_session is not None:
             self.local_graph_session.stop()
         if self.timeline_session is not None:
@@ -343,7 +343,7 @@ class MainWindow(QMainWindow):
         self.model.close()
         for obj in (
             self.session,
-            self.graph_session,
+            self.graph_service,
             self.local_graph_session,
             self.timeline_session,
             self.lists,
@@ -353,7 +353,7 @@ class MainWindow(QMainWindow):
                 obj.deleteLater()
         self.model = None
         self.session = None
-        self.graph_session = None
+        self.graph_service = None
         self.local_graph_session = None
         self.timeline_session = None
         self.lists = None
@@ -411,7 +411,7 @@ class MainWindow(QMainWindow):
         self,
         model: VaultModel,
         session: VaultSession,
-        graph_session: GraphSession,
+        graph_service: GraphService,
         lists: VaultLists,
     ) -> None:
         """The parts to the open vault's services (disconnected when they are deleted)."""
@@ -442,7 +442,7 @@ class MainWindow(QMainWindow):
         lists.recent_listed.connect(self.recent.show_notes)
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
-        self.graph_tab.set_session(graph_session)
+        self.graph_tab.set_session(graph_service)
         if self.local_graph_session is not None:
             self.local_graph.set_session(self.local_graph_session)
         # widgets → session (disconnected from the previous session by deleteLater)
@@ -550,8 +550,8 @@ class MainWindow(QMainWindow):
                 self.preview.scroll_to_heading(place.fragment)
         if place.kind == "note":
             self.tree.select(place.node)
-        if self.graph_session is not None:
-            self.graph_session.set_centre(place.node)
+        if self.graph_service is not None:
+            self.graph_service.set_centre(place.node)
         if self.local_graph_session is not None:
             self.local_graph_session.set_centre(place.node)
         self.graph_tab.select(place.node)

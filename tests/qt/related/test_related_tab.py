@@ -95,10 +95,10 @@ def test_one_threshold_and_the_sessions_answer_reach_every_view(
 ) -> None:
     win = window_on(topics(vault))
     related = win.related_session
-    assert related is not None and win.graph_session is not None
+    assert related is not None and win.graph_service is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
     assert view is not None
@@ -162,14 +162,14 @@ def test_the_tab_and_the_graph_show_only_the_notes_at_the_threshold(
         write(vault, rel, text + "\n")
     win = window_on(vault)
     related = win.related_session
-    assert related is not None and win.session is not None and win.graph_session is not None
+    assert related is not None and win.session is not None and win.graph_service is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
     win.show_view("related")
     with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("a.md")):
         win.session.open_note("a.md")
     assert [e.related.note for e in win.related_tab.pane.shown] == ["b.md"]
-    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
     assert view is not None

@@ -85,15 +85,15 @@ def test_the_dock_builds_nothing_while_another_tab_is_in_front(
 def test_the_graph_tab_opened_from_a_note_starts_around_it(
     window: MainWindow, qtbot: QtBot
 ) -> None:
-    assert window.graph_session is not None
+    assert window.graph_service is not None
     with qtbot.waitSignal(
-        window.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
+        window.graph_service.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
     ):
         window.show_view("graph")
     assert window.graph is not None
     assert window.graph.scope()[0] == "local"
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md"]
-    with qtbot.waitSignal(window.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(window.graph_service.graph_ready, timeout=30_000):
         window.graph.set_mode("global")  # the next graph built is the whole vault's
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md", "C.md", "D.md"]
 

@@ -167,7 +167,7 @@ class _Stepper(QObject):
         return len(self._steps) / sum(self._steps) if self._steps else 0.0
 
 
-class GraphSession(QObject):
+class GraphService(QObject):
     """Builds the graph to show from the index (on the model's job thread) and hands it to
     the layout thread; passes positions on to the view. In the concept map's scope the
     vault's graph is neither built nor stepped: ``concept_map`` builds the map instead.
