@@ -375,8 +375,8 @@ def _screenshot(
         window.related_session.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(60_000, loop.quit)
         loop.exec()
-    if view == "local-graph" and window.local_graph_session is not None:
-        window.local_graph_session.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
+    if view == "local-graph" and window.local_graph_service is not None:
+        window.local_graph_service.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
     if view in ("graph", "graph-global") and window.graph_service is not None:  # until settled

@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from ...services.graph import GraphService
 from ...services.history import Place
 from ...services.linker import Update
-from ...services.local_graph import LocalGraphSession
+from ...services.local_graph import LocalGraphService
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
@@ -109,7 +109,7 @@ class MainWindow(QMainWindow):
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
         self.graph_service: GraphService | None = None
-        self.local_graph_session: LocalGraphSession | None = None
+        self.local_graph_service: LocalGraphService | None = None
         self.timeline_session: TimelineSession | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
@@ -284,7 +284,7 @@ class MainWindow(QMainWindow):
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
         self.graph_service = GraphService(self.model, parent=self)
-        self.local_graph_session = LocalGraphSession(self.model, parent=self)
+        self.local_graph_service = LocalGraphService(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
         self.timeline_session = TimelineSession(self.model, parent=self)
         self.timeline_tab.set_session(self.timeline_session)
@@ -326,8 +326,8 @@ class MainWindow(QMainWindow):
             self.settings.set_last_note(root, current.node)
         if self.graph_service is not None:
             self.graph_service.stop()
-        if self.local_graph_session is not None:
-            self.local_graph_session.stop()
+        if self.local_graph_service is not None:
+            self.local_graph_service.stop()
         if self.timeline_session is not None:
             self.timeline_session.stop()
         self.related.close_vault()
@@ -344,7 +344,7 @@ class MainWindow(QMainWindow):
         for obj in (
             self.session,
             self.graph_service,
-            self.local_graph_session,
+            self.local_graph_service,
             self.timeline_session,
             self.lists,
             self.model,
@@ -354,7 +354,7 @@ class MainWindow(QMainWindow):
         self.model = None
         self.session = None
         self.graph_service = None
-        self.local_graph_session = None
+        self.local_graph_service = None
         self.timeline_session = None
         self.lists = None
         self.graph_tab.set_session(None)
@@ -443,8 +443,8 @@ class MainWindow(QMainWindow):
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
         self.graph_tab.set_session(graph_service)
-        if self.local_graph_session is not None:
-            self.local_graph.set_session(self.local_graph_session)
+        if self.local_graph_service is not None:
+            self.local_graph.set_session(self.local_graph_service)
         # widgets → session (disconnected from the previous session by deleteLater)
         for signal, slot in (
             (self.tree.note_selected, session.open_note),
@@ -552,8 +552,8 @@ class MainWindow(QMainWindow):
             self.tree.select(place.node)
         if self.graph_service is not None:
             self.graph_service.set_centre(place.node)
-        if self.local_graph_session is not None:
-            self.local_graph_session.set_centre(place.node)
+        if self.local_graph_service is not None:
+            self.local_graph_service.set_centre(place.node)
         self.graph_tab.select(place.node)
         self.related.show_place(place.kind, place.node)
         self.centre.setTabText(0, tab_text(rendered.title or "Preview"))

@@ -39,7 +39,7 @@ def _dock_ids(window: MainWindow) -> list[str]:
 
 
 def test_the_dock_follows_the_open_note_and_its_depth(window: MainWindow, qtbot: QtBot) -> None:
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000):
         window.show_view("local-graph")
@@ -74,7 +74,7 @@ def test_the_dock_builds_nothing_while_another_tab_is_in_front(
     qtbot.wait(100)
     assert "local-graph" not in jobs
     assert window.local_graph.view is None  # not even made: its modules stay unloaded
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000):
         window.show_view("local-graph")
@@ -101,7 +101,7 @@ def test_the_graph_tab_opened_from_a_note_starts_around_it(
 def test_a_view_arriving_after_the_close_is_dropped(window: MainWindow, qtbot: QtBot) -> None:
     """The window closes the dock's canvas (its items deleted); a local view the session
     sent just before is not drawn on it."""
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000) as blocker:
         window.show_view("local-graph")
