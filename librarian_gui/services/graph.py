@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core.courtesy import courteous, gc_paused
-from .concept_map import ConceptMapSession
+from .concept_map import ConceptMapService
 from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
@@ -204,7 +204,7 @@ class GraphService(QObject):
         self.filters: GraphFilter | None = None  # None: the defaults
         self.centre: str | None = None
         self.active = False
-        self.concept_map = ConceptMapSession(model, parent=self)
+        self.concept_map = ConceptMapService(model, parent=self)
         self._user_paused = False
         self._build_job: JobHandle | None = None
         self._thread = QThread()
