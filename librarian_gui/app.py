@@ -266,7 +266,7 @@ def _wait_for_timeline(window: MainWindow, loop: object, concepts: str) -> None:
     is drawn, with its busiest period's notes listed."""
     from PySide6.QtCore import QTimer
 
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     quit_ = loop.quit  # type: ignore[attr-defined]
 
@@ -393,7 +393,7 @@ def _screenshot(
         loop.exec()
     if view == "conceptmap" and window.graph_service is not None:
         _wait_for_concept_map(window, loop)
-    if view == "timeline" and window.timeline_session is not None:
+    if view == "timeline" and window.timeline_service is not None:
         _wait_for_timeline(window, loop, query or concept or "")
     if view == "suggestions" and window.concept_tabs is not None:
         concepts = window.concept_tabs.service

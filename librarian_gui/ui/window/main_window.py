@@ -27,7 +27,7 @@ from ...services.local_graph import LocalGraphService
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
-from ...services.timeline import TimelineSession
+from ...services.timeline import TimelineService
 from ...services.vault_lists import VaultLists
 from .. import theme
 from ..backlinks.pane import BacklinksPane
@@ -110,7 +110,7 @@ class MainWindow(QMainWindow):
         self.lists: VaultLists | None = None
         self.graph_service: GraphService | None = None
         self.local_graph_service: LocalGraphService | None = None
-        self.timeline_session: TimelineSession | None = None
+        self.timeline_service: TimelineService | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -286,8 +286,8 @@ class MainWindow(QMainWindow):
         self.graph_service = GraphService(self.model, parent=self)
         self.local_graph_service = LocalGraphService(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
-        self.timeline_session = TimelineSession(self.model, parent=self)
-        self.timeline_tab.set_session(self.timeline_session)
+        self.timeline_service = TimelineService(self.model, parent=self)
+        self.timeline_tab.set_session(self.timeline_service)
         self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
         self.index_note.open_vault(self.model, self.session)
         self.preview.set_vault_root(root)
@@ -328,8 +328,8 @@ class MainWindow(QMainWindow):
             self.graph_service.stop()
         if self.local_graph_service is not None:
             self.local_graph_service.stop()
-        if self.timeline_session is not None:
-            self.timeline_session.stop()
+        if self.timeline_service is not None:
+            self.timeline_service.stop()
         self.related.close_vault()
         self.index_note.close_vault()
         if self.session is not None:
@@ -345,7 +345,7 @@ class MainWindow(QMainWindow):
             self.session,
             self.graph_service,
             self.local_graph_service,
-            self.timeline_session,
+            self.timeline_service,
             self.lists,
             self.model,
         ):
@@ -355,7 +355,7 @@ class MainWindow(QMainWindow):
         self.session = None
         self.graph_service = None
         self.local_graph_service = None
-        self.timeline_session = None
+        self.timeline_service = None
         self.lists = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
