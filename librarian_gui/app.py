@@ -342,7 +342,7 @@ def _screenshot(
         window.tags.counts_shown.connect(lambda: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
-    related = window.related_session
+    related = window.related_service
     if view in RELATED_VIEWS and related is not None and related.current is None:
         related.related_ready.connect(lambda _r: QTimer.singleShot(100, loop.quit))
         related.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
@@ -368,11 +368,11 @@ def _screenshot(
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
         loop.exec()
-    if view == "related" and window.related_session is not None:  # found, then explained
-        window.related_session.note_related.connect(
+    if view == "related" and window.related_service is not None:  # found, then explained
+        window.related_service.note_related.connect(
             lambda _n, _f: QTimer.singleShot(100, loop.quit)
         )
-        window.related_session.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
+        window.related_service.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(60_000, loop.quit)
         loop.exec()
     if view == "local-graph" and window.local_graph_service is not None:

@@ -195,7 +195,7 @@ class RelatedThread(QObject):
         self.thread.wait()
 
 
-class RelatedSession(QObject):
+class RelatedService(QObject):
     """Related notes of the open vault: found on ``RelatedThread`` once the index is ready
     and again after changes (a newer pass cancels the one under way), and the open note's
     related notes at the user's threshold, explained, made on the quick job thread.

@@ -177,7 +177,7 @@ def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]
 
     # 1b. the related notes' first pass (started after the first index): its
     # time and the GUI thread's worst lag meanwhile
-    related = window.related_session
+    related = window.related_service
     assert related is not None
     lag.start()
     found: list[float] = []

@@ -55,7 +55,7 @@ from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
-    from ...services.related import RelatedSession
+    from ...services.related import RelatedService
     from ...services.thin_spots import ThinSpotsService
     from ..graph.view import GraphView
     from ..thin_spots.pane import ThinSpotsPane
@@ -631,8 +631,8 @@ class MainWindow(QMainWindow):
         return self.related.related_tab
 
     @property
-    def related_session(self) -> RelatedSession | None:
-        return self.related.related_session
+    def related_service(self) -> RelatedService | None:
+        return self.related.related_service
 
     @property
     def thin_spots_service(self) -> ThinSpotsService | None:
