@@ -41,7 +41,7 @@ VIEWS = (
     "warnings",
 )
 SCREENSHOT_SIZE = (1400, 860)
-# Views that draw related notes: their screenshot waits for the librarian's first pass
+# Views that draw related notes: their screenshot waits for the related-notes first pass
 # ("related" waits for the open note's answer, which comes after it).
 RELATED_VIEWS = ("thin-spots", "graph", "graph-global", "local-graph")
 
@@ -245,9 +245,9 @@ def _wait_for_concept_map(window: MainWindow, loop: object) -> None:
     drawn."""
     from PySide6.QtCore import QTimer
 
-    assert window.graph_session is not None
+    assert window.graph_service is not None
     quit_ = loop.quit  # type: ignore[attr-defined]
-    window.graph_session.concept_map.map_ready.connect(lambda _m: QTimer.singleShot(300, quit_))
+    window.graph_service.concept_map.map_ready.connect(lambda _m: QTimer.singleShot(300, quit_))
 
     def choose() -> None:
         view = window.graph
@@ -266,7 +266,7 @@ def _wait_for_timeline(window: MainWindow, loop: object, concepts: str) -> None:
     is drawn, with its busiest period's notes listed."""
     from PySide6.QtCore import QTimer
 
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     quit_ = loop.quit  # type: ignore[attr-defined]
 
@@ -342,7 +342,7 @@ def _screenshot(
         window.tags.counts_shown.connect(lambda: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
-    related = window.related_session
+    related = window.related_service
     if view in RELATED_VIEWS and related is not None and related.current is None:
         related.related_ready.connect(lambda _r: QTimer.singleShot(100, loop.quit))
         related.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
@@ -359,7 +359,7 @@ def _screenshot(
         window.thin_spots_service.thin_spots_found.connect(on_spots)
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
-    index_note = window.librarian.index_note
+    index_note = window.index_note
     if view == "index-health" and index_note.pane.health is None and index_note.service:
         index_note.service.health_found.connect(lambda _h: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
@@ -368,32 +368,32 @@ def _screenshot(
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
         loop.exec()
-    if view == "related" and window.related_session is not None:  # found, then explained
-        window.related_session.note_related.connect(
+    if view == "related" and window.related_service is not None:  # found, then explained
+        window.related_service.note_related.connect(
             lambda _n, _f: QTimer.singleShot(100, loop.quit)
         )
-        window.related_session.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
+        window.related_service.failed.connect(lambda _m: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(60_000, loop.quit)
         loop.exec()
-    if view == "local-graph" and window.local_graph_session is not None:
-        window.local_graph_session.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
+    if view == "local-graph" and window.local_graph_service is not None:
+        window.local_graph_service.view_ready.connect(lambda _v: QTimer.singleShot(200, loop.quit))
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
-    if view in ("graph", "graph-global") and window.graph_session is not None:  # until settled
+    if view in ("graph", "graph-global") and window.graph_service is not None:  # until settled
 
         def on_positions(_p: object, settled: bool, _rate: float) -> None:
             if settled:
                 QTimer.singleShot(100, loop.quit)
 
-        window.graph_session.positions_ready.connect(on_positions)
+        window.graph_service.positions_ready.connect(on_positions)
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
         window.graph.canvas.fit()
         QTimer.singleShot(400, loop.quit)  # the canvas labels nodes once the camera rests
         loop.exec()
-    if view == "conceptmap" and window.graph_session is not None:
+    if view == "conceptmap" and window.graph_service is not None:
         _wait_for_concept_map(window, loop)
-    if view == "timeline" and window.timeline_session is not None:
+    if view == "timeline" and window.timeline_service is not None:
         _wait_for_timeline(window, loop, query or concept or "")
     if view == "suggestions" and window.concept_tabs is not None:
         concepts = window.concept_tabs.service

@@ -172,7 +172,7 @@ class Tools:
         ] = None,
         cursor: Cursor = None,
     ) -> dict[str, Any]:
-        from .core.insight.index_health import health_json, index_health, index_note_named
+        from .core.insight.index_note import health_json, index_note_health, index_note_named
 
         live = self._ready()
         # A note not there yet, where one may be, is named by its path: its health says so.
@@ -181,7 +181,7 @@ class Tools:
             index = index_note_named(live.index, index)
         except AmbiguousNote as exc:
             raise LookupError(f"{exc}; give the path to choose one") from None
-        answer = health_json(index_health(live.index, index_note=index, exclude=exclude))
+        answer = health_json(index_note_health(live.index, index_note=index, exclude=exclude))
         cut = {}
         for key in HEALTH_LISTS:
             if key != full_list and len(answer[key]) > HEALTH_ROWS:
@@ -534,7 +534,7 @@ def serve(
 ) -> None:
     """Run the server on stdio until the client closes it. The index loads from its cache
     while the SDK is imported; the first question waits for it."""
-    # Answers and writes are short and wait on I/O; the index's updates and the librarian
+    # Answers and writes are short and wait on I/O; the index's updates and the related-notes passes
     # are long and hold the interpreter: a shorter switch interval lets the short ones in
     # (5 ms by default, paid at each of a write's system calls).
     sys.setswitchinterval(0.0005)

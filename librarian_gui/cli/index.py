@@ -13,17 +13,17 @@ from typing import Any
 
 from ..core.index.index import VaultIndex
 from ..core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
-from ..core.insight.index_fix import apply_index_fix, plan_index_fix
-from ..core.insight.index_health import (
+from ..core.insight.index_note import (
     MAX_BYTES,
     MAX_LINES,
     DatedFolder,
-    IndexHealth,
+    IndexNoteHealth,
     NotAnIndexNote,
     health_json,
-    index_health,
+    index_note_health,
     index_note_named,
 )
+from ..core.insight.index_note_fix import apply_index_note_fix, plan_index_note_fix
 from ..core.writing.journal import Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.place import deepest_folder
@@ -158,14 +158,14 @@ def cmd_index(
     else:
         rel = index_note_arg(index, args.index)
     patterns = tuple(args.exclude_pattern)
-    health = index_health(index, index_note=rel, exclude=patterns)
+    health = index_note_health(index, index_note=rel, exclude=patterns)
     data: dict[str, Any] = {**health_json(health), "fix": None}
     text = human_health(health)
     code = 0 if health.healthy else EXIT_FINDINGS
     if not args.fix:
         return data, text, code
     try:
-        plan = plan_index_fix(index, index_note=rel, exclude=patterns, health=health)
+        plan = plan_index_note_fix(index, index_note=rel, exclude=patterns, health=health)
     except WriteRefused as exc:
         raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
     fix: dict[str, Any] = {
@@ -189,7 +189,7 @@ def cmd_index(
     if args.dry_run:
         return data, text + "\n\n" + plan.diff.rstrip("\n"), code
     try:
-        entry = apply_index_fix(Journal(index.root), plan, wait=args.wait)
+        entry = apply_index_note_fix(Journal(index.root), plan, wait=args.wait)
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:
@@ -207,7 +207,7 @@ def cmd_index(
     return data, text + "\n" + said, EXIT_FINDINGS if rows else 0
 
 
-def human_health(health: IndexHealth) -> str:
+def human_health(health: IndexNoteHealth) -> str:
     if health.error is not None:
         return f"{health.index}: cannot be read ({health.error})"
     out: list[str] = []

@@ -14,7 +14,7 @@ from .model import VaultModel
 REBUILD_AFTER_UPDATE_MS = 600  # a burst of saves: one map
 
 
-class ConceptMapSession(QObject):
+class ConceptMapService(QObject):
     """Builds the concept map (``core.insight.concept_map``) from the index on a job thread,
     only while it is shown; a change to the index while it is hidden builds it on the next
     showing. A rebuilt map starts from the positions of the last one.

@@ -14,7 +14,7 @@ from .model import VaultModel
 REBUILD_MS = 600  # after an index update: the vault's burst of changes comes to rest first
 
 
-class LocalGraphSession(QObject):
+class LocalGraphService(QObject):
     """Builds the local graph of the open note (``core.graph.local.local_view``) on the
     model's job thread whenever the note, the depth or the index changes while active.
 

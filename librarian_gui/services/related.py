@@ -1,4 +1,4 @@
-"""The librarian in the background: related notes found on a thread of their own after the
+"""Related notes in the background: found on a thread of their own after the
 first index and again after changes, never in the way of indexing or the window; and the
 open note's related notes, explained, for the Related pane."""
 
@@ -195,7 +195,7 @@ class RelatedThread(QObject):
         self.thread.wait()
 
 
-class RelatedSession(QObject):
+class RelatedService(QObject):
     """Related notes of the open vault: found on ``RelatedThread`` once the index is ready
     and again after changes (a newer pass cancels the one under way), and the open note's
     related notes at the user's threshold, explained, made on the quick job thread.
@@ -203,7 +203,7 @@ class RelatedSession(QObject):
     Signals:
         related_ready(object): the vault's RelatedIndex, new or updated.
         progressed(int, int): notes read, notes in the vault (for the status bar).
-        state_changed(str): what the librarian is doing, for the status bar ("" when idle).
+        state_changed(str): what the related-notes pass is doing, for the status bar ("" when idle).
         note_related(str, object): a note and its related notes (a list of Explained).
         threshold_changed(float): the threshold every view shows related notes at.
         link_planned(object): the previewed write of a Link click (a RelatedLinkPlan).

@@ -26,7 +26,7 @@ from .preload import preload
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.backlinks.unlinked import Mention
     from ..core.index.index import VaultIndex
-    from ..core.insight.index_fix import IndexFixPlan
+    from ..core.insight.index_note_fix import IndexNoteFixPlan
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
 
@@ -574,15 +574,15 @@ class VaultSession(QObject):
         self._write("related", plan, job)
 
     @Slot(object)
-    def fix_index(self, plan: IndexFixPlan) -> None:
+    def fix_index_note(self, plan: IndexNoteFixPlan) -> None:
         """Write a previewed index-note Fix (on the writer thread, through the journal:
         Edit → Undo reverts it); ``message`` says how it went."""
         journal = self.journal
 
         def job() -> object:
-            from ..core.insight.index_fix import apply_index_fix
+            from ..core.insight.index_note_fix import apply_index_note_fix
 
-            return apply_index_fix(journal, plan)
+            return apply_index_note_fix(journal, plan)
 
         self._write("index", plan, job)
 
@@ -602,7 +602,7 @@ class VaultSession(QObject):
         elif kind == "related":
             self._show_related_linked(what, result)
         elif kind == "index":
-            self._show_index_fixed(what, result)
+            self._show_index_note_fixed(what, result)
         else:
             self._show_undone(result)
         self.undo_changed.emit(self.can_undo())
@@ -629,7 +629,7 @@ class VaultSession(QObject):
             f"Linked [[{plan.name}]] under “Related” in {plan.source}. Edit → Undo reverts it."
         )
 
-    def _show_index_fixed(self, plan: IndexFixPlan, result: object) -> None:
+    def _show_index_note_fixed(self, plan: IndexNoteFixPlan, result: object) -> None:
         if isinstance(result, Exception):
             self.message.emit(f"Index note not fixed: {result}")
             return

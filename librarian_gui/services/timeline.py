@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 REBUILD_AFTER_UPDATE_MS = 800  # a burst of saves: one reading of the vault
 
 
-class TimelineSession(QObject):
+class TimelineService(QObject):
     """The timeline of the concepts asked for (``set_query``), built only while it is shown
     (``set_active``); a change to the index while it is hidden builds it on the next showing.
 

@@ -74,9 +74,9 @@ def one_run(vault: Path, wait_for_modules: bool = True) -> dict[str, float]:
         window.show_view("graph-global")
         # While the modules still load (--no-wait), the tab says so and the view comes after.
         spin(app, lambda: window.graph is not None, 60)
-        assert window.graph_session is not None and window.graph is not None
+        assert window.graph_service is not None and window.graph is not None
         settled: list[float] = []
-        window.graph_session.positions_ready.connect(
+        window.graph_service.positions_ready.connect(
             lambda _p, done, _r: settled.append(time.perf_counter() - started) if done else None
         )
         spin(app, lambda: bool(settled), 60)

@@ -1,5 +1,5 @@
 """The browser window's benchmark (DESIGN §8): save-to-backlinks latency, GUI-thread stalls
-while indexing, while the librarian finds related notes (alone, and with saves arriving
+while indexing, while related notes are found (alone, and with saves arriving
 meanwhile) and during a 2,000-file burst, and warm start to the first painted window.
 
 Run from the repository root (offscreen, about two minutes):
@@ -175,9 +175,9 @@ def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]
     result["index_worst_lag_ms"] = lag.worst * 1000
     result["index_lags_over_50ms"] = sum(1 for s in lag.samples if s > 0.05)
 
-    # 1b. the librarian's first pass (related notes, started after the first index): its
+    # 1b. the related notes' first pass (started after the first index): its
     # time and the GUI thread's worst lag meanwhile
-    related = window.related_session
+    related = window.related_service
     assert related is not None
     lag.start()
     found: list[float] = []
@@ -189,7 +189,7 @@ def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]
     result["related_lags_over_50ms"] = sum(1 for s in lag.samples if s > 0.05)
 
     # 2. save → backlinks pane: a note linking the open one appears in its linked mentions;
-    # first with the librarian idle (saves 50 ms apart hold its next pass back), then with
+    # first with the related-notes pass idle (saves 50 ms apart hold its next pass back), then with
     # a pass of it running all along (started again whenever one ends)
     session = window.session
     assert session is not None and session.current is not None
@@ -324,19 +324,19 @@ def main() -> int:
             f"max {ms(r['latency_max_ms'])}",
         ),
         (
-            "librarian's first pass (related notes), after the index",
+            "related notes' first pass, after the index",
             "—" if r["related_first_s"] is None else f"{r['related_first_s']:.2f} s",
             "—",
             "read every note, build, cache",
         ),
         (
-            "GUI-thread worst lag while the librarian runs",
+            "GUI-thread worst lag while related notes are found",
             ms(r["related_worst_lag_ms"]),
             "≤ 50 ms",
             f"{r['related_lags_over_50ms']} ticks > 50 ms",
         ),
         (
-            "save → backlinks pane, p95, the librarian running",
+            "save → backlinks pane, p95, a related-notes pass running",
             ms(r["busy_latency_p95_ms"]),
             "as idle",
             f"median {ms(r['busy_latency_median_ms'])}, max {ms(r['busy_latency_max_ms'])}, "

@@ -1,9 +1,9 @@
-"""A vault index kept live without Qt, for the MCP server: the watcher, the updates, the librarian.
+"""A vault index kept live without Qt, for the MCP server: the watcher, the updates, related notes.
 
 ``LiveVault`` starts from the index cache, then a watchdog observer queues every changed
 path. An updater thread applies them after a short debounce, and a question asked before
 that (``fresh``) applies what is queued first, so an answer never misses a change the
-server was told of — its own writes included (``changed``). A librarian thread keeps the
+server was told of — its own writes included (``changed``). A related-notes thread keeps the
 related notes: from their cache at start, then redone for changed notes a moment after the
 last change. Readers hold ``index.lock`` while they read (see ``VaultIndex``).
 

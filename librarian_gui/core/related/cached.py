@@ -1,4 +1,4 @@
-"""A pass of the librarian over a vault: the related notes brought up to date from the last
+"""A related-notes pass over a vault: the related notes brought up to date from the last
 pass (in memory, or cached beside the index), reading and redoing only the notes whose
 file or concepts changed since; built from scratch when there is neither."""
 

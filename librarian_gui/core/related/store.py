@@ -99,7 +99,7 @@ def save_model(model: RelatedModel, path: Path) -> ModelSeal:
 
     # Written into the file as it is made: through a buffer in memory, 50 MB at 10,000
     # notes were copied twice by calls that hold the interpreter lock (a 76 ms stall of the
-    # window while the librarian saved).
+    # window while the related notes were saved).
     atomic_write(path, write)
     return sealed[0]
 

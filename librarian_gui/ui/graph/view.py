@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
     from ...services.settings import Settings
 
-CONCEPT_MAP = "conceptmap"  # the mode showing the concept map (services.graph_session's)
+CONCEPT_MAP = "conceptmap"  # the mode showing the concept map (services.graph's)
 _TOOLTIP = Qt.ItemDataRole.ToolTipRole
 KINDS = ("note", "concept", "tag", "unresolved", "attachment")
 _KIND_TEXT = {

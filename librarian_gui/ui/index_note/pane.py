@@ -26,8 +26,8 @@ from ..items import path_data, path_of_data, tree_rows
 from ..plan_dialog import PlanDialog
 
 if TYPE_CHECKING:
-    from ...core.insight.index_fix import IndexFixPlan
-    from ...core.insight.index_health import DatedFolder, IndexHealth
+    from ...core.insight.index_note import DatedFolder, IndexNoteHealth
+    from ...core.insight.index_note_fix import IndexNoteFixPlan
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the note to open (path_data)
 LINE_ROLE = Qt.ItemDataRole.UserRole + 2  # the line of it to open at, or None
@@ -52,7 +52,7 @@ def _size(count: int) -> str:
     return f"{count:,} bytes" if count < 1024 else f"{count / 1024:.1f} KB"
 
 
-class IndexHealthPane(QWidget):
+class IndexNotePane(QWidget):
     """The figures, a Fix button and four groups (UNLISTED, DEAD, TEXT, DATED).
 
     Signals:
@@ -70,7 +70,7 @@ class IndexHealthPane(QWidget):
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.health: IndexHealth | None = None
+        self.health: IndexNoteHealth | None = None
         self.figures = QLabel()
         self.figures.setWordWrap(True)
         self.figures.setTextFormat(Qt.TextFormat.RichText)
@@ -125,7 +125,7 @@ class IndexHealthPane(QWidget):
         patterns = tuple(p.strip() for p in self.exclude_edit.text().split(",") if p.strip())
         return note, patterns
 
-    def show_health(self, health: IndexHealth) -> None:
+    def show_health(self, health: IndexNoteHealth) -> None:
         self.health = health
         self._fill()
 
@@ -172,7 +172,7 @@ class IndexHealthPane(QWidget):
             group.setExpanded(wanted)
         self.tree.resizeColumnToContents(0)
 
-    def _fill_groups(self, health: IndexHealth, groups: list[QTreeWidgetItem]) -> None:
+    def _fill_groups(self, health: IndexNoteHealth, groups: list[QTreeWidgetItem]) -> None:
         index = health.index
         unlisted = health.unlisted[:MAX_SHOWN]
         self._rows(
@@ -263,7 +263,7 @@ def _dated_state(folder: DatedFolder) -> str:
     return "listed"
 
 
-def _figures(health: IndexHealth | None) -> str:
+def _figures(health: IndexNoteHealth | None) -> str:
     if health is None:
         return "The index note: checking…"
     name = html.escape(health.index)
@@ -288,15 +288,15 @@ def _figures(health: IndexHealth | None) -> str:
     return figures
 
 
-class IndexFixDialog(PlanDialog):
-    """Shows one IndexFixPlan as a diff; "Add entries" confirms it (``confirmed``)."""
+class IndexNoteFixDialog(PlanDialog):
+    """Shows one IndexNoteFixPlan as a diff; "Add entries" confirms it (``confirmed``)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(
             "Add the missing entries to the index note", 720, 480, "Add entries", parent
         )
 
-    def show_fix(self, plan: IndexFixPlan) -> None:
+    def show_fix(self, plan: IndexNoteFixPlan) -> None:
         count = len(plan.added)
         what = f"{count} {'entry' if count == 1 else 'entries'}"
         where = html.escape(plan.index)

@@ -18,7 +18,7 @@ from .. import theme
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
-    from ...services.graph_session import GraphSession
+    from ...services.graph import GraphService
     from ...services.settings import Settings
     from ..graph.view import GraphView
 
@@ -58,7 +58,7 @@ class GraphTab(QObject):
         self.view: GraphView | None = None
         self.placeholder = QWidget()
         centre.addTab(self.placeholder, "Graph")
-        self._session: GraphSession | None = None
+        self._session: GraphService | None = None
         self._selected: str | None = None  # the place the preview shows
         self._related: RelatedIndex | None = None
         self._wanted_mode: str | None = None  # set by show_tab, applied once the view is made
@@ -82,7 +82,7 @@ class GraphTab(QObject):
         self._stopped = False  # the window closed
         centre.currentChanged.connect(self._on_centre_current_changed)
 
-    def set_session(self, session: GraphSession | None) -> None:
+    def set_session(self, session: GraphService | None) -> None:
         """The open vault's graph session (None: no vault open)."""
         self._session = session
         if session is None:
@@ -178,7 +178,7 @@ class GraphTab(QObject):
             start_graph_import()
             self._modules_poll.start()
 
-    def _connect_view(self, view: GraphView, session: GraphSession) -> None:
+    def _connect_view(self, view: GraphView, session: GraphService) -> None:
         """The graph tab's controls → its session (once both exist)."""
         for signal, slot in (
             (view.scope_changed, session.set_scope),

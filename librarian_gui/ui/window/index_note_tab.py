@@ -1,4 +1,4 @@
-"""The centre's Index note tab with its Fix preview, wired to the open vault's index-health
+"""The centre's Index note tab with its Fix preview, wired to the open vault's index-note
 service and to the session that opens notes and writes."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.index_health import IndexHealthService
-from ..index_note.pane import IndexFixDialog, IndexHealthPane
+from ...services.index_note import IndexNoteService
+from ..index_note.pane import IndexNoteFixDialog, IndexNotePane
 
 if TYPE_CHECKING:
-    from ...core.insight.index_health import IndexHealth
+    from ...core.insight.index_note import IndexNoteHealth
     from ...services.model import VaultModel
     from ...services.session import VaultSession
     from ...services.settings import Settings
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 class IndexNoteTab(QObject):
     """Owns the Index note pane (a tab of ``centre``, after the Timeline: the left sidebar's
     seven tabs would not fit its 300 pixels) and the Fix dialog, and per vault the
-    IndexHealthService. A row clicked opens the note in the preview, the centre's first
+    IndexNoteService. A row clicked opens the note in the preview, the centre's first
     tab, as the Timeline's rows do.
 
     Signals:
@@ -40,10 +40,10 @@ class IndexNoteTab(QObject):
         super().__init__(parent)
         self.settings = settings
         self.centre = centre
-        self.pane = IndexHealthPane()
+        self.pane = IndexNotePane()
         centre.addTab(self.pane, "Index note")
-        self.dialog = IndexFixDialog(window)
-        self.service: IndexHealthService | None = None
+        self.dialog = IndexNoteFixDialog(window)
+        self.service: IndexNoteService | None = None
         self.pane.scope_changed.connect(self._on_pane_scope_changed)
         self.pane.note_opened.connect(self._on_pane_place_opened)
         self.pane.line_opened.connect(self._on_pane_place_opened)
@@ -53,7 +53,7 @@ class IndexNoteTab(QObject):
         note = self.settings.index_note(root, "")  # "": the vault's own, found once indexed
         exclude = self.settings.index_excludes(root)
         self.pane.show_scope(note, exclude)
-        self.service = IndexHealthService(model, note, exclude, parent=self)
+        self.service = IndexNoteService(model, note, exclude, parent=self)
         self.service.health_found.connect(self._on_service_health_found)
         self.service.fix_planned.connect(self.dialog.show_fix)
         self.service.failed.connect(self.message)
@@ -61,7 +61,7 @@ class IndexNoteTab(QObject):
         self.pane.fix_requested.connect(self.service.plan_fix)
         self.pane.note_opened.connect(session.open_note)
         self.pane.line_opened.connect(session.open_at_line)
-        self.dialog.confirmed.connect(session.fix_index)
+        self.dialog.confirmed.connect(session.fix_index_note)
 
     def index_ready(self) -> None:
         if self.service is not None:
@@ -76,7 +76,7 @@ class IndexNoteTab(QObject):
 
     @Slot(str, object)
     @Slot(object)
-    def _on_service_health_found(self, health: IndexHealth) -> None:
+    def _on_service_health_found(self, health: IndexNoteHealth) -> None:
         if not self.pane.index_edit.text().strip():  # the note found for the vault: shown
             self.pane.index_edit.setText(health.index)
         self.pane.show_health(health)

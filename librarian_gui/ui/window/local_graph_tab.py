@@ -14,7 +14,7 @@ from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
-    from ...services.local_graph import LocalGraphSession
+    from ...services.local_graph import LocalGraphService
     from ...services.settings import Settings
     from ..graph.local_view import LocalGraphView
 
@@ -40,11 +40,11 @@ class LocalGraphTab(LazyTab):
         super().__init__(sidebar, graph_tab, "Graph", "Loading the graph…", parent)
         self.settings = settings
         self.view: LocalGraphView | None = None
-        self._local: LocalGraphSession | None = None
+        self._local: LocalGraphService | None = None
         self._related: RelatedIndex | None = None
         self._stopped = False  # the window closed: its canvas's items are gone
 
-    def set_session(self, session: LocalGraphSession | None) -> None:
+    def set_session(self, session: LocalGraphService | None) -> None:
         self._session = self._local = session
         if session is None:
             return

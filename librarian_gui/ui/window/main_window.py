@@ -20,14 +20,14 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from ...services.graph_session import GraphSession
+from ...services.graph import GraphService
 from ...services.history import Place
 from ...services.linker import Update
-from ...services.local_graph import LocalGraphSession
+from ...services.local_graph import LocalGraphService
 from ...services.model import VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
-from ...services.timeline import TimelineSession
+from ...services.timeline import TimelineService
 from ...services.vault_lists import VaultLists
 from .. import theme
 from ..backlinks.pane import BacklinksPane
@@ -47,14 +47,15 @@ from ..search.switcher import QuickSwitcher
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash
-from .librarian_views import LibrarianViews
+from .index_note_tab import IndexNoteTab
 from .local_graph_tab import LocalGraphTab
 from .reading import ReadingViews, opening_where
+from .related_views import RelatedViews
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
-    from ...services.related import RelatedSession
+    from ...services.related import RelatedService
     from ...services.thin_spots import ThinSpotsService
     from ..graph.view import GraphView
     from ..thin_spots.pane import ThinSpotsPane
@@ -107,9 +108,9 @@ class MainWindow(QMainWindow):
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
-        self.graph_session: GraphSession | None = None
-        self.local_graph_session: LocalGraphSession | None = None
-        self.timeline_session: TimelineSession | None = None
+        self.graph_service: GraphService | None = None
+        self.local_graph_service: LocalGraphService | None = None
+        self.timeline_service: TimelineService | None = None
         self.concept_tabs: ConceptTabs | None = None
         self._build_widgets()
         self.actions = WindowActions(self, self.settings)
@@ -183,16 +184,16 @@ class MainWindow(QMainWindow):
         self.right.addTab(self.outgoing, "Outgoing")
         self.right.addTab(self.outline, "Outline")
         self.local_graph = LocalGraphTab(self.right, self.graph_tab, self.settings, parent=self)
-        self.librarian = LibrarianViews(
+        self.related = RelatedViews(
             self,
             self.left,
-            self.centre,
             self.right,
             self.graph_tab,
             self.local_graph,
             self.settings,
             self,
         )
+        self.index_note = IndexNoteTab(self.centre, self, self.settings, parent=self)
         # Five tabs in the sidebar too.
         self.right.setStyleSheet(TAB_STYLE.format(side=6))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -210,7 +211,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.warnings_button = WarningsIndicator()
         self.warnings = WarningsDialog(self)
-        self.statusBar().addPermanentWidget(self.librarian.related_tab.status)
+        self.statusBar().addPermanentWidget(self.related.related_tab.status)
         self.statusBar().addPermanentWidget(self.progress)
         self.statusBar().addPermanentWidget(self.warnings_button)
         self.statusBar().addPermanentWidget(self.counts)
@@ -242,8 +243,9 @@ class MainWindow(QMainWindow):
         self.tags.tag_activated.connect(self._on_tags_tag_activated)
         self.concepts.dictionary_requested.connect(self._on_concepts_dictionary_requested)
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
-        self.librarian.message.connect(self._on_session_message)
-        self.librarian.concept_opened.connect(self._on_concepts_concept_activated)
+        self.related.message.connect(self._on_session_message)
+        self.index_note.message.connect(self._on_session_message)
+        self.related.concept_opened.connect(self._on_concepts_concept_activated)
 
     def _restore_layout(self) -> None:
         geometry, state = self.settings.window_state()
@@ -281,14 +283,15 @@ class MainWindow(QMainWindow):
             parent=self,
         )
         self.session = VaultSession(self.model, dark=dark, parent=self)
-        self.graph_session = GraphSession(self.model, parent=self)
-        self.local_graph_session = LocalGraphSession(self.model, parent=self)
+        self.graph_service = GraphService(self.model, parent=self)
+        self.local_graph_service = LocalGraphService(self.model, parent=self)
         self.lists = VaultLists(self.model, parent=self)
-        self.timeline_session = TimelineSession(self.model, parent=self)
-        self.timeline_tab.set_session(self.timeline_session)
-        self.librarian.open_vault(self.model, self.session, use_cache=self._use_cache)
+        self.timeline_service = TimelineService(self.model, parent=self)
+        self.timeline_tab.set_session(self.timeline_service)
+        self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
+        self.index_note.open_vault(self.model, self.session)
         self.preview.set_vault_root(root)
-        self._connect_vault(self.model, self.session, self.graph_session, self.lists)
+        self._connect_vault(self.model, self.session, self.graph_service, self.lists)
         self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
             self.model,
@@ -321,13 +324,14 @@ class MainWindow(QMainWindow):
         current = self.session.current if self.session else None
         if current is not None and current.kind == "note":
             self.settings.set_last_note(root, current.node)
-        if self.graph_session is not None:
-            self.graph_session.stop()
-        if self.local_graph_session is not None:
-            self.local_graph_session.stop()
-        if self.timeline_session is not None:
-            self.timeline_session.stop()
-        self.librarian.close_vault()
+        if self.graph_service is not None:
+            self.graph_service.stop()
+        if self.local_graph_service is not None:
+            self.local_graph_service.stop()
+        if self.timeline_service is not None:
+            self.timeline_service.stop()
+        self.related.close_vault()
+        self.index_note.close_vault()
         if self.session is not None:
             self.session.shutdown()
         if self.concept_tabs is not None:
@@ -339,9 +343,9 @@ class MainWindow(QMainWindow):
         self.model.close()
         for obj in (
             self.session,
-            self.graph_session,
-            self.local_graph_session,
-            self.timeline_session,
+            self.graph_service,
+            self.local_graph_service,
+            self.timeline_service,
             self.lists,
             self.model,
         ):
@@ -349,9 +353,9 @@ class MainWindow(QMainWindow):
                 obj.deleteLater()
         self.model = None
         self.session = None
-        self.graph_session = None
-        self.local_graph_session = None
-        self.timeline_session = None
+        self.graph_service = None
+        self.local_graph_service = None
+        self.timeline_service = None
         self.lists = None
         self.graph_tab.set_session(None)
         self.local_graph.set_session(None)
@@ -407,7 +411,7 @@ class MainWindow(QMainWindow):
         self,
         model: VaultModel,
         session: VaultSession,
-        graph_session: GraphSession,
+        graph_service: GraphService,
         lists: VaultLists,
     ) -> None:
         """The parts to the open vault's services (disconnected when they are deleted)."""
@@ -438,9 +442,9 @@ class MainWindow(QMainWindow):
         lists.recent_listed.connect(self.recent.show_notes)
         lists.tags_counted.connect(self.tags.show_counts)
         lists.concepts_counted.connect(self.concepts.show_concepts)
-        self.graph_tab.set_session(graph_session)
-        if self.local_graph_session is not None:
-            self.local_graph.set_session(self.local_graph_session)
+        self.graph_tab.set_session(graph_service)
+        if self.local_graph_service is not None:
+            self.local_graph.set_session(self.local_graph_service)
         # widgets → session (disconnected from the previous session by deleteLater)
         for signal, slot in (
             (self.tree.note_selected, session.open_note),
@@ -476,7 +480,8 @@ class MainWindow(QMainWindow):
             self._show_counts(self.model.index.summary)
         if self.lists is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.lists.refresh)
-        self.librarian.index_ready()
+        self.related.index_ready()
+        QTimer.singleShot(0, self.index_note.index_ready)
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.
@@ -545,12 +550,12 @@ class MainWindow(QMainWindow):
                 self.preview.scroll_to_heading(place.fragment)
         if place.kind == "note":
             self.tree.select(place.node)
-        if self.graph_session is not None:
-            self.graph_session.set_centre(place.node)
-        if self.local_graph_session is not None:
-            self.local_graph_session.set_centre(place.node)
+        if self.graph_service is not None:
+            self.graph_service.set_centre(place.node)
+        if self.local_graph_service is not None:
+            self.local_graph_service.set_centre(place.node)
         self.graph_tab.select(place.node)
-        self.librarian.show_place(place.kind, place.node)
+        self.related.show_place(place.kind, place.node)
         self.centre.setTabText(0, tab_text(rendered.title or "Preview"))
         self.place_rendered.emit(place)
 
@@ -615,31 +620,31 @@ class MainWindow(QMainWindow):
             self.session.open_node(kind, node, "")
             self.centre.setCurrentWidget(self.preview_split)
 
-    # ------------------------------------------------------------ the librarian
+    # ------------------------------------------------------------ related notes
 
     @property
     def thin_spots(self) -> ThinSpotsPane:
-        return self.librarian.thin_spots
+        return self.related.thin_spots
 
     @property
     def related_tab(self) -> RelatedTab:
-        return self.librarian.related_tab
+        return self.related.related_tab
 
     @property
-    def related_session(self) -> RelatedSession | None:
-        return self.librarian.related_session
+    def related_service(self) -> RelatedService | None:
+        return self.related.related_service
 
     @property
     def thin_spots_service(self) -> ThinSpotsService | None:
-        return self.librarian.thin_spots_service
+        return self.related.thin_spots_service
 
     def show_related(self, related: RelatedIndex | None) -> None:
-        """Hand ``related`` to every view drawing related notes (see LibrarianViews)."""
-        self.librarian.show_related(related)
+        """Hand ``related`` to every view drawing related notes (see RelatedViews)."""
+        self.related.show_related(related)
 
     def set_related_threshold(self, threshold: float) -> None:
         """Set the threshold every view shows related notes at (kept in the settings)."""
-        self.librarian.set_related_threshold(threshold)
+        self.related.set_related_threshold(threshold)
 
     @Slot(str)
     def _on_local_graph_node_activated(self, node: str) -> None:
@@ -714,7 +719,7 @@ class MainWindow(QMainWindow):
         elif view == "timeline":
             self.timeline_tab.show_tab()
         elif view == "index-health":
-            self.librarian.index_note.show_tab()
+            self.index_note.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

@@ -1,5 +1,5 @@
-"""The right sidebar's Related tab with its Link preview and the librarian's progress in the
-status bar, wired to the open vault's related-notes session."""
+"""The right sidebar's Related tab with its Link preview and the related notes' progress in the
+status bar, wired to the open vault's related-notes service."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from ..related.link_dialog import RelatedLinkDialog
 from ..related.pane import RelatedPane
 
 if TYPE_CHECKING:
-    from ...services.related import RelatedSession
+    from ...services.related import RelatedService
     from ...services.session import VaultSession
 
 
 class RelatedTab(QObject):
     """Owns the Related pane (a tab of ``tabs``), the Link dialog and a status-bar label;
-    connects them to a RelatedSession and the VaultSession that writes and opens notes.
+    connects them to a RelatedService and the VaultSession that writes and opens notes.
 
     Signals:
         message(str): something to tell the user in the status bar.
@@ -35,11 +35,11 @@ class RelatedTab(QObject):
         self.status = QLabel()
         self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.status.hide()
-        self.related: RelatedSession | None = None
+        self.related: RelatedService | None = None
         self.session: VaultSession | None = None
         self._note: str | None = None
 
-    def set_sessions(self, related: RelatedSession | None, session: VaultSession | None) -> None:
+    def set_sessions(self, related: RelatedService | None, session: VaultSession | None) -> None:
         """Follow another vault's sessions (None: no vault open). The connections to the
         last ones go with them (deleteLater), as the window's other parts' do."""
         self.related, self.session = related, session

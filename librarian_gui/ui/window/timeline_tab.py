@@ -14,7 +14,7 @@ from .lazy_tab import LazyTab
 
 if TYPE_CHECKING:
     from ...services.settings import Settings
-    from ...services.timeline import TimelineSession
+    from ...services.timeline import TimelineService
     from ..timeline.view import TimelineView
 
 TITLE = "Timeline"
@@ -40,10 +40,10 @@ class TimelineTab(LazyTab):
         super().__init__(centre, graph_tab, TITLE, "Loading the timeline…", parent)
         self.settings = settings
         self.view: TimelineView | None = None
-        self._timeline: TimelineSession | None = None
+        self._timeline: TimelineService | None = None
         self._wanted: tuple[str, ...] | None = None  # concepts to tick once the view is made
 
-    def set_session(self, session: TimelineSession | None) -> None:
+    def set_session(self, session: TimelineService | None) -> None:
         self._session = self._timeline = session
         if session is None:
             return

@@ -55,10 +55,10 @@ def window(vault: Path, settings: Settings, qtbot: QtBot) -> Iterator[MainWindow
     win.resize(1300, 820)
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
-    assert win.graph_session is not None
-    with qtbot.waitSignal(win.graph_session.positions_ready, timeout=30_000):
+    assert win.graph_service is not None
+    with qtbot.waitSignal(win.graph_service.positions_ready, timeout=30_000):
         win.show_view("graph")  # the tab is built when first shown
-    maps = win.graph_session.concept_map
+    maps = win.graph_service.concept_map
     with qtbot.waitSignal(maps.map_ready, timeout=30_000):
         win.graph.mode.setCurrentIndex(win.graph.mode.findData("conceptmap"))
     yield win
@@ -105,7 +105,7 @@ def test_the_map_mode_shows_every_concept_and_hides_the_graphs_controls(
     assert not window.graph.canvas.isVisible()
     assert not window.graph.pause.isVisible() and not window.graph.depth_box.isVisible()
     assert view.canvas.names == ["alpha", "beta", "gamma", "delta", "epsilon"]
-    assert window.graph_session is not None and window.graph_session.concept_map.active
+    assert window.graph_service is not None and window.graph_service.concept_map.active
 
 
 def test_never_linked_concepts_stand_apart_and_marked(window: MainWindow) -> None:
@@ -171,8 +171,8 @@ def test_the_threshold_hides_exactly_the_weaker_edges_and_is_remembered(
 
 
 def test_a_new_note_rebuilds_the_map(window: MainWindow, qtbot: QtBot) -> None:
-    assert window.graph_session is not None and window.model is not None
-    maps = window.graph_session.concept_map
+    assert window.graph_service is not None and window.model is not None
+    maps = window.graph_service.concept_map
     with qtbot.waitSignal(maps.map_ready, timeout=20_000) as ready:
         write(window.model.root, "n6.md", "[[epsilon]] with [[delta]]\n")
     cmap = ready.args[0]

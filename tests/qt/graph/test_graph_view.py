@@ -28,9 +28,9 @@ def window(tmp_path: Path, qtbot: QtBot) -> Iterator[MainWindow]:
     win.resize(1300, 820)
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
-    assert win.graph_session is not None
+    assert win.graph_service is not None
     with qtbot.waitSignal(
-        win.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
+        win.graph_service.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
     ):
         win.show_view("graph-global")  # the tab is built when first shown
     yield win
@@ -93,8 +93,8 @@ NEVER_LINKED_DEMO = tuple("//concept/" + c for c in demo_facts.NEVER_LINKED)
 
 def _wait_for_graph(window: MainWindow, qtbot: QtBot, change: object) -> None:
     """Make a change (a callable) and wait until the graph it asks for is shown."""
-    assert window.graph_session is not None
-    with qtbot.waitSignal(window.graph_session.graph_ready, timeout=15_000):
+    assert window.graph_service is not None
+    with qtbot.waitSignal(window.graph_service.graph_ready, timeout=15_000):
         change()  # type: ignore[operator]
 
 
@@ -141,8 +141,8 @@ def test_the_text_filter_counts_its_matches(window: MainWindow) -> None:
 
 
 def test_a_force_slider_reaches_the_layout(window: MainWindow, qtbot: QtBot) -> None:
-    assert window.graph_session is not None
-    with qtbot.waitSignal(window.graph_session.forces_applied, timeout=10_000) as blocker:
+    assert window.graph_service is not None
+    with qtbot.waitSignal(window.graph_service.forces_applied, timeout=10_000) as blocker:
         window.graph.force_sliders["repel"].setValue(120)
     forces = blocker.args[0]
     assert (forces.repel, forces.link_distance, forces.centre) == (120.0, 30.0, 0.01)
@@ -196,13 +196,13 @@ def test_opening_the_graph_builds_it_once(tmp_path: Path, qtbot: QtBot) -> None:
     qtbot.addWidget(win)
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
-    assert win.model is not None and win.graph_session is not None
+    assert win.model is not None and win.graph_service is not None
     builds: list[str] = []
     win.model.quick_jobs.job_submitted.connect(
         lambda name: builds.append(name) if name == "graph" else None
     )
     with qtbot.waitSignal(
-        win.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
+        win.graph_service.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
     ):
         win.show_view("graph")
     qtbot.wait(200)
@@ -217,7 +217,7 @@ def test_the_layout_steps_only_once_the_window_has_shown_a_new_graph(
     the interpreter lock and the window froze: the layout waits for them."""
     import time
 
-    session = window.graph_session
+    session = window.graph_service
     assert session is not None
     moved: list[bool] = []
 

@@ -171,15 +171,15 @@ def test_the_window_shares_the_related_notes_and_the_graphs_threshold(
     win.resize(1400, 860)
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
-    assert win.graph_session is not None and win.local_graph_session is not None
+    assert win.graph_service is not None and win.local_graph_service is not None
     _index, found = build_related(root)
     win.show_related(found)  # before the graph's view is made: handed to it when made
-    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
     assert view is not None
     assert _drawn(view) == _expected(found, set(view.canvas.ids), 0.15)
-    with qtbot.waitSignal(win.local_graph_session.view_ready, timeout=30_000):
+    with qtbot.waitSignal(win.local_graph_service.view_ready, timeout=30_000):
         win.show_view("local-graph")
     local = win.local_graph.view
     assert local is not None and local.related.related is found

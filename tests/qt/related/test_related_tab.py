@@ -28,7 +28,7 @@ def topics(vault: Path) -> Path:
 
 def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
     win = window_on(topics(vault))
-    related = win.related_session
+    related = win.related_service
     assert related is not None and win.session is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
@@ -73,7 +73,7 @@ def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: Qt
 
 def test_cancel_writes_nothing(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
     win = window_on(topics(vault))
-    related = win.related_session
+    related = win.related_service
     assert related is not None and win.session is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
@@ -94,11 +94,11 @@ def test_one_threshold_and_the_sessions_answer_reach_every_view(
     vault: Path, window_on: MakeWindow, qtbot: QtBot
 ) -> None:
     win = window_on(topics(vault))
-    related = win.related_session
-    assert related is not None and win.graph_session is not None
+    related = win.related_service
+    assert related is not None and win.graph_service is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
     assert view is not None
@@ -134,7 +134,7 @@ def test_a_shared_passage_is_named_and_highlighted(
         "# Rye\n\nFeed the starter with rye flour every morning, then wait for bubbles.\n",
     )
     win = window_on(vault)
-    related = win.related_session
+    related = win.related_service
     assert related is not None and win.session is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
@@ -161,15 +161,15 @@ def test_the_tab_and_the_graph_show_only_the_notes_at_the_threshold(
     for rel, text in SLOTS.items():
         write(vault, rel, text + "\n")
     win = window_on(vault)
-    related = win.related_session
-    assert related is not None and win.session is not None and win.graph_session is not None
+    related = win.related_service
+    assert related is not None and win.session is not None and win.graph_service is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
     win.show_view("related")
     with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("a.md")):
         win.session.open_note("a.md")
     assert [e.related.note for e in win.related_tab.pane.shown] == ["b.md"]
-    with qtbot.waitSignal(win.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
     assert view is not None

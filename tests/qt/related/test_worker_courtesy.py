@@ -1,5 +1,5 @@
 """The worker's courtesy pauses also wait while a save is on its way to the panes: at the
-entry of the librarian's own functions only, never while the worker holds the index's lock
+entry of the related-notes code's own functions only, never while the worker holds the index's lock
 (the update it would wait for needs that lock), and never from within another wait (which
 holds its Event's lock). Real threads, Events and an RLock; the worker's work is calls of a
 real function of ``core.related``."""
@@ -25,7 +25,7 @@ def _busy(counter: list[int], stop: threading.Event, seconds: float | None = Non
 
 
 def _plain(counter: list[int], seconds: float) -> None:
-    """Python calls that are not the librarian's (a library's, the standard library's)."""
+    """Python calls that are not the related-notes code's (a library's, the standard library's)."""
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         threading.current_thread()
@@ -86,7 +86,7 @@ def test_no_pause_waits_while_the_index_lock_is_held() -> None:
     assert not waited.is_set()  # but never for the update
 
 
-def test_no_pause_waits_outside_the_librarians_code() -> None:
+def test_no_pause_waits_outside_the_related_notes_code() -> None:
     quiet = threading.Event()
     waited = threading.Event()
 
@@ -138,7 +138,7 @@ def test_a_lock_that_cannot_tell_is_taken_as_held() -> None:
 
 
 def test_a_cancelled_pass_stops_waiting_for_updates_that_cannot_come(tmp_path: Path) -> None:
-    """The window stops the librarian from the GUI thread; an update on its way then never
+    """The window stops the related-notes pass from the GUI thread; an update on its way then never
     reaches the panes, so its wait never ends. Cancelled, the pass must stop waiting and
     end: it hung CI's run at a window's close (a pass took minutes of 0.3 s waits)."""
     from librarian_gui.core.index.index import VaultIndex

@@ -17,7 +17,7 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index import cache as index_cache
-from librarian_gui.services import graph_session, linker
+from librarian_gui.services import graph, linker
 from librarian_gui.services.model import VaultModel
 from tests.conftest import write
 
@@ -43,7 +43,7 @@ def made_off_gui(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             QTimer.singleShot(*args)
 
     monkeypatch.setattr(linker, "QTimer", RecordingTimer)
-    monkeypatch.setattr(graph_session, "QTimer", RecordingTimer)
+    monkeypatch.setattr(graph, "QTimer", RecordingTimer)
     return found
 
 
@@ -78,7 +78,7 @@ def test_the_layout_thread_makes_no_timer_and_its_stepper_outlives_it(
     vault: Path, qtbot: QtBot, made_off_gui: list[str]
 ) -> None:
     model = _ready_model(vault, qtbot, SMALL_VAULT)
-    session = graph_session.GraphSession(model)
+    session = graph.GraphService(model)
     try:
         with qtbot.waitSignal(session.positions_ready, timeout=30_000):
             session.set_active(True)  # builds the graph, loads it, steps it
@@ -103,7 +103,7 @@ def test_a_new_graph_waits_for_go_even_while_the_old_one_was_stepping(
     # Enough nodes that the layout is still stepping when reset.
     ring = {f"N{n}.md": f"[[Hub]] [[N{(n + 1) % 300}]] [[N{(n * 7) % 300}]]\n" for n in range(300)}
     model = _ready_model(vault, qtbot, {"Hub.md": "# Hub\n", **ring}, use_cache=False)
-    session = graph_session.GraphSession(model)
+    session = graph.GraphService(model)
     timer = session._stepper._timer
     try:
         with qtbot.waitSignal(

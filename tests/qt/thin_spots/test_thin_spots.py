@@ -30,7 +30,7 @@ def window(tmp_path: Path, qtbot: QtBot) -> Iterator[tuple[MainWindow, RelatedIn
     win.resize(1400, 860)
     with qtbot.waitSignal(win.place_rendered, timeout=20_000):
         win.show()
-    _index, related = build_related(root)  # as the related session will hand it over
+    _index, related = build_related(root)  # as the related service will hand it over
     yield win, related
     win.close()
 

@@ -189,7 +189,7 @@ def test_a_vault_without_memory_opens_its_front_page(
         lambda: window.session is not None and window.session.current is not None, timeout=20_000
     )
     assert window.session.current.node == "pages/Start here.md"  # type: ignore[union-attr]
-    pane = window.librarian.index_note.pane
+    pane = window.index_note.pane
     qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
     assert pane.health.index == "pages/Start here.md"
     assert pane.index_edit.text() == "pages/Start here.md"

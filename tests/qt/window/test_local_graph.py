@@ -39,7 +39,7 @@ def _dock_ids(window: MainWindow) -> list[str]:
 
 
 def test_the_dock_follows_the_open_note_and_its_depth(window: MainWindow, qtbot: QtBot) -> None:
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000):
         window.show_view("local-graph")
@@ -48,7 +48,7 @@ def test_the_dock_follows_the_open_note_and_its_depth(window: MainWindow, qtbot:
     assert view is not None
     view.canvas.grab()
     assert view.canvas.labelled() == ["A", "B"]  # the note first, then its neighbour
-    # The related notes' count follows once the librarian has found them (on a single
+    # The related notes' count follows once the related-notes pass has found them (on a single
     # CPU, sometimes before the dock's first view): the links' part is what this checks.
     assert view.status.text().split(" · ")[:2] == ["1 linked", "2 nodes"]
     assert window.session is not None
@@ -74,7 +74,7 @@ def test_the_dock_builds_nothing_while_another_tab_is_in_front(
     qtbot.wait(100)
     assert "local-graph" not in jobs
     assert window.local_graph.view is None  # not even made: its modules stay unloaded
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000):
         window.show_view("local-graph")
@@ -85,15 +85,15 @@ def test_the_dock_builds_nothing_while_another_tab_is_in_front(
 def test_the_graph_tab_opened_from_a_note_starts_around_it(
     window: MainWindow, qtbot: QtBot
 ) -> None:
-    assert window.graph_session is not None
+    assert window.graph_service is not None
     with qtbot.waitSignal(
-        window.graph_session.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
+        window.graph_service.positions_ready, timeout=30_000, check_params_cb=lambda p, s, r: s
     ):
         window.show_view("graph")
     assert window.graph is not None
     assert window.graph.scope()[0] == "local"
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md"]
-    with qtbot.waitSignal(window.graph_session.graph_ready, timeout=30_000):
+    with qtbot.waitSignal(window.graph_service.graph_ready, timeout=30_000):
         window.graph.set_mode("global")  # the next graph built is the whole vault's
     assert sorted(window.graph.canvas.ids) == ["A.md", "B.md", "C.md", "D.md"]
 
@@ -101,7 +101,7 @@ def test_the_graph_tab_opened_from_a_note_starts_around_it(
 def test_a_view_arriving_after_the_close_is_dropped(window: MainWindow, qtbot: QtBot) -> None:
     """The window closes the dock's canvas (its items deleted); a local view the session
     sent just before is not drawn on it."""
-    session = window.local_graph_session
+    session = window.local_graph_service
     assert session is not None
     with qtbot.waitSignal(session.view_ready, timeout=30_000) as blocker:
         window.show_view("local-graph")

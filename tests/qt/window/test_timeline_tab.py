@@ -43,7 +43,7 @@ def _timeline_with_alpha(window: MainWindow, qtbot: QtBot) -> object:
     assert view is not None
     qtbot.waitUntil(lambda: view.concept_list.count() == 2, timeout=10_000)
     assert [view.concept_list.item(i).text() for i in range(2)] == ["alpha", "beta"]
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
         view.concept_list.item(0).setCheckState(Qt.CheckState.Checked)
@@ -112,7 +112,7 @@ def test_by_month_the_same_notes_are_binned_again_without_reading_them(
 ) -> None:
     window = window_on(diary)
     view: object = _timeline_with_alpha(window, qtbot)
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None and window.model is not None
     jobs: list[str] = []
     window.model.slow_jobs.job_submitted.connect(jobs.append)
@@ -144,7 +144,7 @@ def test_a_new_diary_entry_reaches_the_shown_timeline(
 ) -> None:
     window = window_on(diary)
     view: object = _timeline_with_alpha(window, qtbot)
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
         write(diary, "diary/2026-03-10.md", "[[alpha]] midweek\n")  # 2026-W11
@@ -168,7 +168,7 @@ def test_nothing_is_read_while_the_tab_is_hidden(
         write(diary, "diary/2026-03-10.md", "[[alpha]] midweek\n")
     qtbot.wait(1200)  # past the timeline's debounce
     assert "timeline" not in jobs
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     with qtbot.waitSignal(session.timeline_ready, timeout=20_000):
         window.show_view("timeline")
@@ -191,7 +191,7 @@ def test_a_vault_without_a_dictionary_says_so_at_once(
     qtbot.waitUntil(lambda: window.timeline_tab.view is not None, timeout=60_000)
     view = window.timeline_tab.view
     assert view is not None
-    session = window.timeline_session
+    session = window.timeline_service
     assert session is not None
     qtbot.waitUntil(lambda: session.listed, timeout=10_000)
     assert session.known == ()

@@ -359,12 +359,12 @@ def test_the_graph_view_is_made_and_drawn_hidden_once_its_modules_are_loaded(
     made = window.graph
     assert window.centre.currentWidget() is before  # nothing switched tabs
     assert made is not None and not made.isVisible()
-    assert window.graph_session is not None and not window.graph_session.active
+    assert window.graph_service is not None and not window.graph_service.active
     qtbot.waitUntil(lambda: made.canvas.testAttribute(Qt.WidgetAttribute.WA_WState_Polished))
     window.show_view("graph")
     assert window.graph is made
     assert window.centre.currentWidget() is made
-    assert window.graph_session.active
+    assert window.graph_service.active
 
 
 def test_pyside_classes_are_made_a_slice_at_a_time_in_the_gui_thread() -> None:

@@ -124,7 +124,7 @@ def test_graphml_with_cooccurrence_loads_in_networkx(concept_vault: Path) -> Non
     ]
 
 
-def test_default_threshold_is_the_librarians() -> None:
+def test_default_threshold_is_the_related_notes_default() -> None:
     import inspect
 
     default = inspect.signature(graph_document).parameters["related_threshold"].default

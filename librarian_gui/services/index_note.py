@@ -23,15 +23,15 @@ def _home(index: Any) -> str:
     return home_note(index, named_only=True) or INDEX_NOTE
 
 
-class IndexHealthService(QObject):
+class IndexNoteService(QObject):
     """Checks the index note ``index_note`` ("": the vault's own, ``_home``) once the
     index is ready (``refresh``) and after changes; a newer check cancels the one still
-    running. ``plan_fix`` makes the Fix's plan (an IndexFixPlan) from the index note as it
+    running. ``plan_fix`` makes the Fix's plan (an IndexNoteFixPlan) from the index note as it
     is now.
 
     Signals:
-        health_found(object): an IndexHealth.
-        fix_planned(object): an IndexFixPlan, to preview.
+        health_found(object): an IndexNoteHealth.
+        fix_planned(object): an IndexNoteFixPlan, to preview.
         failed(str): a plan could not be made; what to tell the user.
     """
 
@@ -50,7 +50,7 @@ class IndexHealthService(QObject):
         self.model = model
         self.index_note = index_note
         self.exclude = tuple(exclude)
-        self.health: Any = None  # the last IndexHealth found
+        self.health: Any = None  # the last IndexNoteHealth found
         self._job: JobHandle | None = None
         self._closed = False
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
@@ -67,9 +67,9 @@ class IndexHealthService(QObject):
         note, exclude = self.index_note, self.exclude
 
         def check(_control: JobControl) -> Any:
-            from ..core.insight.index_health import index_health
+            from ..core.insight.index_note import index_note_health
 
-            return index_health(index, index_note=note or _home(index), exclude=exclude)
+            return index_note_health(index, index_note=note or _home(index), exclude=exclude)
 
         if self._job is not None:
             self._job.cancel()
@@ -90,9 +90,9 @@ class IndexHealthService(QObject):
         note, exclude = self.index_note, self.exclude
 
         def plan(_control: JobControl) -> Any:
-            from ..core.insight.index_fix import plan_index_fix
+            from ..core.insight.index_note_fix import plan_index_note_fix
 
-            return plan_index_fix(index, index_note=note or _home(index), exclude=exclude)
+            return plan_index_note_fix(index, index_note=note or _home(index), exclude=exclude)
 
         handle = self.model.submit(plan, slow=True, name="index-fix plan")  # reads notes
         handle.finished.connect(self.fix_planned)

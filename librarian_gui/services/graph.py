@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
 from ..core.courtesy import courteous, gc_paused
-from .concept_map import ConceptMapSession
+from .concept_map import ConceptMapService
 from .jobs import JobControl, JobHandle
 from .model import VaultModel
 
@@ -167,7 +167,7 @@ class _Stepper(QObject):
         return len(self._steps) / sum(self._steps) if self._steps else 0.0
 
 
-class GraphSession(QObject):
+class GraphService(QObject):
     """Builds the graph to show from the index (on the model's job thread) and hands it to
     the layout thread; passes positions on to the view. In the concept map's scope the
     vault's graph is neither built nor stepped: ``concept_map`` builds the map instead.
@@ -204,7 +204,7 @@ class GraphSession(QObject):
         self.filters: GraphFilter | None = None  # None: the defaults
         self.centre: str | None = None
         self.active = False
-        self.concept_map = ConceptMapSession(model, parent=self)
+        self.concept_map = ConceptMapService(model, parent=self)
         self._user_paused = False
         self._build_job: JobHandle | None = None
         self._thread = QThread()

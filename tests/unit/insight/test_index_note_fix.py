@@ -11,8 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.insight.index_fix import apply_index_fix, plan_index_fix, trim
-from librarian_gui.core.insight.index_health import index_health
+from librarian_gui.core.insight.index_note import index_note_health
+from librarian_gui.core.insight.index_note_fix import (
+    apply_index_note_fix,
+    plan_index_note_fix,
+    trim,
+)
 from librarian_gui.core.writing.journal import Journal
 from librarian_gui.core.writing.safewrite import WriteRefused
 from tests.index_vault import APPENDED, EXCLUDE, write_index_vault
@@ -28,15 +32,15 @@ def test_fix_appends_exactly_the_entries_and_undo_restores(
 ) -> None:
     before = write_index_vault(tmp_path, newline=newline, bom=bom)
     index = scan(tmp_path)
-    plan = plan_index_fix(index, exclude=EXCLUDE)
+    plan = plan_index_note_fix(index, exclude=EXCLUDE)
     assert not plan.creates and len(plan.added) == 6
     journal = Journal(tmp_path)
-    entry = apply_index_fix(journal, plan)
+    entry = apply_index_note_fix(journal, plan)
     assert entry.written == ("MEMORY.md",)
     after = (tmp_path / "MEMORY.md").read_bytes()
     assert after == before + APPENDED.replace("\n", newline).encode("utf-8")
     # the vault read again: every note listed, the fix added nothing more to do
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert health.unlisted == () and health.missing == ()
     journal.undo()
     assert (tmp_path / "MEMORY.md").read_bytes() == before
@@ -46,19 +50,19 @@ def test_an_index_without_a_final_line_ending_gets_one(tmp_path: Path) -> None:
     (tmp_path / "a.md").write_text("# A thing\n")
     (tmp_path / "MEMORY.md").write_bytes(b"# Index\n- [[b]]")
     (tmp_path / "b.md").write_text("")
-    plan = plan_index_fix(scan(tmp_path))
-    apply_index_fix(Journal(tmp_path), plan)
+    plan = plan_index_note_fix(scan(tmp_path))
+    apply_index_note_fix(Journal(tmp_path), plan)
     expected = b"# Index\n- [[b]]\n\n## Notes\n\n- [[a]] \xe2\x80\x94 A thing\n"
     assert (tmp_path / "MEMORY.md").read_bytes() == expected
 
 
 def test_fix_refused_when_the_index_changed_since_the_plan(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
-    plan = plan_index_fix(scan(tmp_path), exclude=EXCLUDE)
+    plan = plan_index_note_fix(scan(tmp_path), exclude=EXCLUDE)
     changed = b"# Someone else's edit\n"
     (tmp_path / "MEMORY.md").write_bytes(changed)
     with pytest.raises(WriteRefused, match="changed on disk"):
-        apply_index_fix(Journal(tmp_path), plan)
+        apply_index_note_fix(Journal(tmp_path), plan)
     assert (tmp_path / "MEMORY.md").read_bytes() == changed
 
 
@@ -67,11 +71,11 @@ def test_a_missing_index_note_is_created_and_undo_removes_it(tmp_path: Path) -> 
     (tmp_path / "log").mkdir()
     (tmp_path / "log" / "2024-01-01.md").write_text("x\n")
     (tmp_path / "log" / "2024-01-02.md").write_text("y\n")
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.creates
     assert plan.diff.startswith("--- /dev/null\n+++ b/MEMORY.md\n")
     journal = Journal(tmp_path)
-    apply_index_fix(journal, plan)
+    apply_index_note_fix(journal, plan)
     assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == (
         "# MEMORY\n"
         "\n"
@@ -89,20 +93,20 @@ def test_a_missing_index_note_is_created_and_undo_removes_it(tmp_path: Path) -> 
 
 def test_creation_refused_when_the_index_appeared_since_the_plan(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("b\n")
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     (tmp_path / "MEMORY.md").write_bytes(b"theirs\n")
     with pytest.raises(WriteRefused, match="created by another program"):
-        apply_index_fix(Journal(tmp_path), plan)
+        apply_index_note_fix(Journal(tmp_path), plan)
     assert (tmp_path / "MEMORY.md").read_bytes() == b"theirs\n"
 
 
 def test_nothing_to_add(tmp_path: Path) -> None:
     (tmp_path / "b.md").write_text("b\n")
     (tmp_path / "MEMORY.md").write_text("- [[b]]\n")
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.empty and plan.diff == "" and plan.after == plan.before
     with pytest.raises(WriteRefused, match="nothing to add"):
-        apply_index_fix(Journal(tmp_path), plan)
+        apply_index_note_fix(Journal(tmp_path), plan)
     assert not (tmp_path / ".librarian").exists()
 
 
@@ -114,7 +118,7 @@ def test_index_note_in_a_folder_links_relative_to_it(tmp_path: Path) -> None:
     (tmp_path / "log" / "2024-01-02.md").write_text("y\n")
     (tmp_path / "my notes").mkdir()
     (tmp_path / "my notes" / "c.md").write_text("# C (see)\n")
-    plan = plan_index_fix(scan(tmp_path), index_note="hub/Index.md")
+    plan = plan_index_note_fix(scan(tmp_path), index_note="hub/Index.md")
     assert plan.added == (
         "- [log/](../log/) — 2 dated notes, 2024-01-01 to 2024-01-02",
         "- [[c]] — C (see)",
@@ -163,16 +167,16 @@ def test_after_a_fix_every_note_is_listed_and_no_byte_before_changed(
         lines = ["# Index", *(f"- [[{rel[:-3]}]]" for rel in listed if "#" not in rel)]
         before = (b"\xef\xbb\xbf" if bom else b"") + newline.join(lines).encode("utf-8")
         (root / "MEMORY.md").write_bytes(before)
-        plan = plan_index_fix(scan(root))
+        plan = plan_index_note_fix(scan(root))
         if plan.empty:
             return
-        apply_index_fix(Journal(root), plan)
+        apply_index_note_fix(Journal(root), plan)
         after = (root / "MEMORY.md").read_bytes()
         assert after.startswith(before)
         added = after[len(before) :].decode("utf-8")
         if newline == "\r\n":  # the file's own line endings, every one
             assert "\n" not in added.replace("\r\n", "")
-        health = index_health(scan(root))
+        health = index_note_health(scan(root))
         assert health.unlisted == () and health.missing == () and health.dead_links == ()
 
 
@@ -185,7 +189,7 @@ def test_descriptions(tmp_path: Path) -> None:
     }
     for rel, text in notes.items():
         (tmp_path / rel).write_text(text)
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.added == (
         "- [[bare]] — First words here",
         "- [[empty]]",
@@ -198,8 +202,8 @@ def test_the_index_note_spelled_in_another_case_is_that_note(tmp_path: Path) -> 
     (tmp_path / "memory.md").write_text("# Mine\n")
     (tmp_path / "a.md").write_text("# Alpha\n")
     index = scan(tmp_path)
-    health = index_health(index)  # asked for MEMORY.md
+    health = index_note_health(index)  # asked for MEMORY.md
     assert (health.index, health.exists, health.unlisted) == ("memory.md", True, ("a.md",))
-    apply_index_fix(Journal(tmp_path), plan_index_fix(index))
+    apply_index_note_fix(Journal(tmp_path), plan_index_note_fix(index))
     assert (tmp_path / "memory.md").read_text() == "# Mine\n\n## Notes\n\n- [[a]] — Alpha\n"
     assert not (tmp_path / "MEMORY.md").exists()

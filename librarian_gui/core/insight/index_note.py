@@ -1,6 +1,6 @@
 """The index note's health (DESIGN §6): which notes it does not list, its dead links, its
 length against what agents load at start, and the entries that hold text instead of
-pointing. ``index_fix`` turns the notes it does not list into entries.
+pointing. ``index_note_fix`` turns the notes it does not list into entries.
 
 The rules, as ``librarian index`` and the window's Index note panel report them:
 
@@ -190,8 +190,8 @@ class MissingEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class IndexHealth:
-    """What ``index_health`` found; ``exists`` False: there is no index note (every note
+class IndexNoteHealth:
+    """What ``index_note_health`` found; ``exists`` False: there is no index note (every note
     is then not listed, and a fix creates it). ``error``: it cannot be read."""
 
     index: str
@@ -252,9 +252,9 @@ def dated_folders(notes: Iterable[str]) -> dict[str, tuple[str, ...]]:
     return dict(sorted(found.items()))
 
 
-def index_health(
+def index_note_health(
     index: VaultIndex, *, index_note: str = INDEX_NOTE, exclude: Sequence[str] = ()
-) -> IndexHealth:
+) -> IndexNoteHealth:
     """The health of the index note ``index_note`` (a vault path) in ``index``'s vault.
     Reads the index note from disk (not from the index), so it is current."""
     with index.lock:
@@ -265,7 +265,7 @@ def index_health(
     kept = sorted(rel for rel in every if not excluded_by(rel, exclude))
     excluded = len(every) - len(kept)
     if refused(index, index_note):
-        return IndexHealth(
+        return IndexNoteHealth(
             index_note, False, notes=len(kept), excluded=excluded, error=refusal(index_note)
         )
     dated = dated_folders(kept)
@@ -274,9 +274,11 @@ def index_health(
         gone = result.warning is not None and result.warning.kind == "vanished"
         if not gone:
             reason = result.warning.message if result.warning else "cannot be read"
-            return IndexHealth(index_note, True, error=reason, notes=len(kept), excluded=excluded)
+            return IndexNoteHealth(
+                index_note, True, error=reason, notes=len(kept), excluded=excluded
+            )
         missing = _missing(kept, dated, frozenset())
-        return IndexHealth(
+        return IndexNoteHealth(
             index_note,
             False,
             notes=len(kept),
@@ -288,13 +290,13 @@ def index_health(
         )
     if result.text is None:
         reason = result.warning.message if result.warning else "cannot be read"
-        return IndexHealth(index_note, True, error=reason, notes=len(kept), excluded=excluded)
+        return IndexNoteHealth(index_note, True, error=reason, notes=len(kept), excluded=excluded)
     text = result.text.removeprefix("\ufeff")
     seen = _coverage(index, index_note, text, kept, dated)
     unlisted = tuple(rel for rel in kept if rel not in seen.covered)
     size = result.stamp.size
     lines = _line_count(text)
-    health = IndexHealth(
+    health = IndexNoteHealth(
         index_note,
         True,
         lines=lines,
@@ -394,7 +396,7 @@ def entry_lists(index: VaultIndex, index_note: str, line: str, entry: MissingEnt
     return covered.issuperset(entry.notes)
 
 
-def listed_by(index: VaultIndex, health: IndexHealth, text: str) -> frozenset[str]:
+def listed_by(index: VaultIndex, health: IndexNoteHealth, text: str) -> frozenset[str]:
     """The notes ``text``, as the text of ``health``'s index note, would list of those
     ``health`` counts (listed or not): what a fix can check its new text against."""
     kept = sorted((*health.listed, *health.unlisted))
@@ -504,7 +506,7 @@ def _missing(
     return tuple(sorted(out.values(), key=lambda e: (e.group != "", e.group, e.path.lower())))
 
 
-def health_json(health: IndexHealth) -> dict[str, Any]:
+def health_json(health: IndexNoteHealth) -> dict[str, Any]:
     """``librarian index --json`` (and the MCP ``index_health`` tool): stable keys."""
     return {
         "index": health.index,

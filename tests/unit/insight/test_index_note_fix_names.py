@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.insight.index_fix import apply_index_fix, plan_index_fix
-from librarian_gui.core.insight.index_health import index_health
+from librarian_gui.core.insight.index_note import index_note_health
+from librarian_gui.core.insight.index_note_fix import apply_index_note_fix, plan_index_note_fix
 from librarian_gui.core.writing.journal import Journal
 
 
@@ -24,10 +24,10 @@ def scan(root: Path) -> VaultIndex:
 def fix_twice(root: Path) -> tuple[tuple[str, ...], bytes]:
     """Fix, then plan again on the vault read anew: the lines the first fix added and the
     index note after it; the second plan must add nothing."""
-    plan = plan_index_fix(scan(root))
-    apply_index_fix(Journal(root), plan)
+    plan = plan_index_note_fix(scan(root))
+    apply_index_note_fix(Journal(root), plan)
     written = (root / "MEMORY.md").read_bytes()
-    again = plan_index_fix(scan(root))
+    again = plan_index_note_fix(scan(root))
     assert again.added == (), again.added
     assert again.after == again.before
     return plan.added, written
@@ -56,7 +56,7 @@ def test_names_with_line_breaks_brackets_and_outer_spaces_are_listed_once(
         "- [trail ](trail%20.md)",
         "- [p q](sub/p%0Aq.md)",
     )
-    health = index_health(scan(tmp_path))
+    health = index_note_health(scan(tmp_path))
     assert health.unlisted == () and health.dead_links == ()
 
 
@@ -64,7 +64,7 @@ def test_an_index_note_in_a_folder_links_such_names_relative_to_it(tmp_path: Pat
     (tmp_path / "hub").mkdir()
     (tmp_path / "hub" / "Index.md").write_text("# Hub\n")
     (tmp_path / "x]]y.md").write_text("")
-    plan = plan_index_fix(scan(tmp_path), index_note="hub/Index.md")
+    plan = plan_index_note_fix(scan(tmp_path), index_note="hub/Index.md")
     assert plan.added == ("- [x&#93;&#93;y](../x%5D%5Dy.md)",)
 
 
@@ -73,7 +73,7 @@ def test_a_name_that_is_not_utf8_cannot_be_listed_and_is_said_once(tmp_path: Pat
     (tmp_path / "b.md").write_text("")
     with open(os.path.join(os.fsencode(tmp_path), b"caf\xe9.md"), "wb"):
         pass
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.added == ("- [[b]]",)
     assert plan.unlistable == (
         (
@@ -82,8 +82,8 @@ def test_a_name_that_is_not_utf8_cannot_be_listed_and_is_said_once(tmp_path: Pat
             "rename the file",
         ),
     )
-    apply_index_fix(Journal(tmp_path), plan)
-    again = plan_index_fix(scan(tmp_path))
+    apply_index_note_fix(Journal(tmp_path), plan)
+    again = plan_index_note_fix(scan(tmp_path))
     assert again.added == () and again.empty
     assert again.unlistable == plan.unlistable
 
@@ -93,7 +93,7 @@ def test_an_index_note_ending_inside_a_code_block_gets_no_entries(tmp_path: Path
     again on every run."""
     (tmp_path / "MEMORY.md").write_text("# Memory\n\n```\nsome code\n")
     (tmp_path / "a.md").write_text("")
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.empty and plan.added == () and plan.after == plan.before
     assert plan.unlistable == (
         (
@@ -139,14 +139,14 @@ def test_a_second_fix_changes_nothing_whatever_the_names(names: list[str], neste
         base.mkdir(exist_ok=True)
         for name in names:
             (base / f"{name}.md").write_text("text\n")
-        plan = plan_index_fix(scan(root))
+        plan = plan_index_note_fix(scan(root))
         if not plan.empty:
-            apply_index_fix(Journal(root), plan)
+            apply_index_note_fix(Journal(root), plan)
         written = (root / "MEMORY.md").read_bytes()
-        again = plan_index_fix(scan(root))
+        again = plan_index_note_fix(scan(root))
         assert again.added == ()
         assert (root / "MEMORY.md").read_bytes() == written
-        health = index_health(scan(root))
+        health = index_note_health(scan(root))
         # each note is listed, or said once to be one that cannot be
         assert set(health.unlisted) == {rel for rel, _ in again.unlistable}
         assert health.dead_links == ()
@@ -158,7 +158,7 @@ def test_dated_folders_with_such_names(tmp_path: Path) -> None:
         (tmp_path / folder).mkdir()
         for day in ("2024-01-01", "2024-01-02"):
             (tmp_path / folder / f"{day}.md").write_text("")
-    plan = plan_index_fix(scan(tmp_path))
+    plan = plan_index_note_fix(scan(tmp_path))
     assert plan.added == (
         "- [lo&#93;&#93;g/](lo%5D%5Dg/) — 2 dated notes, 2024-01-01 to 2024-01-02",
     )
@@ -166,6 +166,6 @@ def test_dated_folders_with_such_names(tmp_path: Path) -> None:
     assert plan.unlistable == (
         (" diary", "no link in MEMORY.md would be read as pointing to it; rename it"),
     )
-    apply_index_fix(Journal(tmp_path), plan)
-    again = plan_index_fix(scan(tmp_path))
+    apply_index_note_fix(Journal(tmp_path), plan)
+    again = plan_index_note_fix(scan(tmp_path))
     assert again.empty and again.unlistable == plan.unlistable

@@ -1,4 +1,4 @@
-"""The index note's Fix: the entries ``index_health`` found missing, appended to the index
+"""The index note's Fix: the entries ``index_note_health`` found missing, appended to the index
 note (or a new one) as one previewed, journaled, undoable write (DESIGN §6).
 
 What is added, after the index note's last byte (nothing before it changes; its line
@@ -20,7 +20,7 @@ An entry is only added if the index, reading the new text as it reads every note
 that it lists its note: else a second fix would add it again, and every fix after. A note
 that no link can name (a file name that is not UTF-8), or whose entry the index note's own
 text would hide (it ends inside a code block or comment), is left out and reported as one
-that cannot be listed, with the reason (``IndexFixPlan.unlistable``).
+that cannot be listed, with the reason (``IndexNoteFixPlan.unlistable``).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ from ..writing.additions import Addition
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.lock import WAIT
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
-from .index_health import IndexHealth, MissingEntry, entry_lists, index_health, listed_by
+from .index_note import IndexNoteHealth, MissingEntry, entry_lists, index_note_health, listed_by
 
 DESCRIPTION_LIMIT = 80
 ROOT_HEADING = "Notes"
@@ -62,7 +62,7 @@ _SPACES = re.compile(r"\s+")
 
 
 @dataclass(frozen=True, slots=True)
-class IndexFixPlan:
+class IndexNoteFixPlan:
     """The write a Fix asks for, as previewed: the index note as read (``snapshot``; None
     when it does not exist and the fix creates it), its new text, the lines added and the
     unified diff (applying writes exactly it)."""
@@ -87,18 +87,18 @@ class IndexFixPlan:
         return not self.entries
 
 
-def plan_index_fix(
+def plan_index_note_fix(
     index: VaultIndex,
     *,
     index_note: str = INDEX_NOTE,
     exclude: tuple[str, ...] | list[str] = (),
-    health: IndexHealth | None = None,
-) -> IndexFixPlan:
+    health: IndexNoteHealth | None = None,
+) -> IndexNoteFixPlan:
     """Read the index note and make the text that adds every missing entry, without
     writing. Raises ``WriteRefused`` when the index note cannot be edited (binary, not
     UTF-8, not a regular file)."""
     if health is None:
-        health = index_health(index, index_note=index_note, exclude=tuple(exclude))
+        health = index_note_health(index, index_note=index_note, exclude=tuple(exclude))
     index_note = health.index  # as the vault spells it
     if health.error is not None:
         raise WriteRefused(index_note, health.error)
@@ -133,7 +133,7 @@ def plan_index_fix(
             f"b/{index_note}",
         )
     )
-    return IndexFixPlan(
+    return IndexNoteFixPlan(
         index_note,
         snapshot,
         before,
@@ -320,7 +320,9 @@ def trim(text: str, limit: int = DESCRIPTION_LIMIT) -> str:
     return cut.rstrip(" ,;:—–-") + "…"
 
 
-def apply_index_fix(journal: Journal, plan: IndexFixPlan, wait: float = WAIT) -> JournalEntry:
+def apply_index_note_fix(
+    journal: Journal, plan: IndexNoteFixPlan, wait: float = WAIT
+) -> JournalEntry:
     """Write ``plan`` through the journal as one entry, unless the index note changed
     since it was read for the preview (``WriteRefused`` says so; nothing is written).
 

@@ -8,16 +8,16 @@ import pytest
 
 from librarian_gui.core.agents.tokens import estimate_tokens
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.insight.index_health import (
+from librarian_gui.core.insight.index_note import (
     MAX_BYTES,
     DeadLink,
-    IndexHealth,
+    IndexNoteHealth,
     NotAnIndexNote,
     date_named,
     dated_folders,
     excluded_by,
     health_json,
-    index_health,
+    index_note_health,
     index_note_named,
     text_entries,
 )
@@ -32,7 +32,7 @@ def scan(root: Path) -> VaultIndex:
 
 def test_findings_are_exactly_the_ones_known_by_hand(tmp_path: Path) -> None:
     data = write_index_vault(tmp_path)
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert health.exists and health.error is None
     assert health.unlisted == UNLISTED
     assert health.listed == LISTED
@@ -59,14 +59,14 @@ def test_findings_are_exactly_the_ones_known_by_hand(tmp_path: Path) -> None:
 
 def test_without_exclude_patterns_the_template_is_not_listed_either(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
-    health = index_health(scan(tmp_path))
+    health = index_note_health(scan(tmp_path))
     assert health.unlisted == tuple(sorted((*UNLISTED, "templates/daily.md")))
     assert health.excluded == 0 and health.notes == 17
 
 
 def test_crlf_and_bom_give_the_same_findings(tmp_path: Path) -> None:
     write_index_vault(tmp_path, newline="\r\n", bom=True)
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert health.unlisted == UNLISTED
     assert health.dead_links == (DeadLink(11, "Missing Note", "[[Missing Note]]"),)
     assert [t.line for t in health.text_entries] == [15]
@@ -76,7 +76,7 @@ def test_crlf_and_bom_give_the_same_findings(tmp_path: Path) -> None:
 def test_a_missing_index_note_is_a_finding_with_every_note_unlisted(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
     (tmp_path / "MEMORY.md").unlink()
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert not health.exists and not health.healthy
     assert health.unlisted == tuple(sorted((*UNLISTED, *LISTED)))
     assert health.warnings == ("there is no index note MEMORY.md: Fix creates it",)
@@ -89,7 +89,7 @@ def test_another_index_note_by_path(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
     (tmp_path / "hub").mkdir()
     (tmp_path / "hub" / "Index.md").write_text("- [all](../)\n- [[Alpha]]\n- [t](../topics/)\n")
-    health = index_health(scan(tmp_path), index_note="hub/Index.md", exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), index_note="hub/Index.md", exclude=EXCLUDE)
     # ``../`` is the vault root, not a folder entry: a dead link; ``../topics/`` is one.
     assert health.folder_entries == ("topics",)
     assert [d.text for d in health.dead_links] == ["[all](../)"]
@@ -100,7 +100,7 @@ def test_a_dated_folder_listed_note_by_note(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
     with (tmp_path / "MEMORY.md").open("a") as f:
         f.write("- [[diary/2024-01-01]]\n- [[diary/2024-01-03]]\n")
-    health = index_health(scan(tmp_path), exclude=EXCLUDE)
+    health = index_note_health(scan(tmp_path), exclude=EXCLUDE)
     assert [(d.folder, d.entries, d.note_by_note) for d in health.dated_folders] == [
         ("diary", 3, True),  # first, newest and one between: a list, not a range
         ("journal", 0, False),
@@ -111,15 +111,15 @@ def test_a_dated_folder_listed_note_by_note(tmp_path: Path) -> None:
 
 def test_length_warnings_past_200_lines_and_25_kb(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").write_text("x\n" * 200)
-    assert index_health(scan(tmp_path)).warnings == ()
+    assert index_note_health(scan(tmp_path)).warnings == ()
     (tmp_path / "MEMORY.md").write_text("x\n" * 201)
-    health = index_health(scan(tmp_path))
+    health = index_note_health(scan(tmp_path))
     assert health.too_long and health.lines == 201
     assert health.warnings == ("201 lines, over 200: agents load only the first 200",)
     (tmp_path / "MEMORY.md").write_text("y" * MAX_BYTES)
-    assert index_health(scan(tmp_path)).warnings == ()
+    assert index_note_health(scan(tmp_path)).warnings == ()
     (tmp_path / "MEMORY.md").write_text("y" * (MAX_BYTES + 1))
-    assert index_health(scan(tmp_path)).warnings == ("25.0 KB, over 25 KB: agents load less",)
+    assert index_note_health(scan(tmp_path)).warnings == ("25.0 KB, over 25 KB: agents load less",)
 
 
 def test_entries_holding_text() -> None:
@@ -171,7 +171,7 @@ def test_exclude_patterns_match_paths_and_folders() -> None:
 
 def test_json_keys_are_stable(tmp_path: Path) -> None:
     write_index_vault(tmp_path)
-    doc = health_json(index_health(scan(tmp_path), exclude=EXCLUDE))
+    doc = health_json(index_note_health(scan(tmp_path), exclude=EXCLUDE))
     assert list(doc) == [
         "index",
         "exists",
@@ -223,10 +223,10 @@ def test_what_is_not_a_note_of_the_vault_is_refused_alike_whether_it_exists(
     assert sorted(index.notes) == ["MEMORY.md", "a.md"]
     for there, gone in REFUSED_PAIRS:
         for rel in (there, gone):
-            health = index_health(index, index_note=rel)
-            assert health == IndexHealth(rel, False, notes=2, error=refusal(rel)), rel
+            health = index_note_health(index, index_note=rel)
+            assert health == IndexNoteHealth(rel, False, notes=2, error=refusal(rel)), rel
     for name in (str(tmp_path / "outside.md"), str(tmp_path / "gone.md")):  # absolute
-        assert index_health(index, index_note=name).error == refusal(name)
+        assert index_note_health(index, index_note=name).error == refusal(name)
 
 
 def test_index_note_named_refuses_before_reading_and_adds_md(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""What the window shows of the librarian's findings: the Related tab, the Thin spots pane,
+"""What the window shows of the related notes: the Related tab, the Thin spots pane,
 the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
-related-notes session and thin-spots service. And the Index note tab (its health)."""
+related-notes and thin-spots services."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.related import RelatedSession
+from ...services.related import RelatedService
 from ...services.thin_spots import ThinSpotsService
 from ..thin_spots.pane import ThinSpotsPane
-from .index_note_tab import IndexNoteTab
 from .related_tab import RelatedTab
 
 if TYPE_CHECKING:
@@ -24,10 +23,10 @@ if TYPE_CHECKING:
     from .local_graph_tab import LocalGraphTab
 
 
-class LibrarianViews(QObject):
+class RelatedViews(QObject):
     """Makes the Thin spots pane (a tab of ``left``: vault-wide worklists live there, the
     right sidebar is about the open note) and the Related tab (of ``right``), and per vault
-    the RelatedSession and ThinSpotsService; hands every new RelatedIndex to the graphs and
+    the RelatedService and ThinSpotsService; hands every new RelatedIndex to the graphs and
     the pane, and keeps one threshold (in the settings) for all of them.
 
     Signals:
@@ -42,7 +41,6 @@ class LibrarianViews(QObject):
         self,
         window: QWidget,
         left: QTabWidget,
-        centre: QTabWidget,
         right: QTabWidget,
         graph_tab: GraphTab,
         local_graph: LocalGraphTab,
@@ -55,12 +53,10 @@ class LibrarianViews(QObject):
         self.local_graph = local_graph
         self.thin_spots = ThinSpotsPane()
         left.addTab(self.thin_spots, "Thin spots")
-        self.index_note = IndexNoteTab(centre, window, settings, parent=self)
         self.related_tab = RelatedTab(right, window, parent=self)
-        self.related_session: RelatedSession | None = None
+        self.related_service: RelatedService | None = None
         self.thin_spots_service: ThinSpotsService | None = None
         self.related_tab.message.connect(self.message)
-        self.index_note.message.connect(self.message)
         self.thin_spots.concept_opened.connect(self.concept_opened)
         graph_tab.related_threshold_changed.connect(self._on_graph_tab_related_threshold_changed)
         graph_tab.related_shown_changed.connect(local_graph.set_related_shown)
@@ -68,35 +64,32 @@ class LibrarianViews(QObject):
     def open_vault(self, model: VaultModel, session: VaultSession, *, use_cache: bool) -> None:
         threshold = self.settings.related_threshold()
         self.thin_spots_service = ThinSpotsService(model, threshold, parent=self)
-        self.related_session = RelatedSession(
+        self.related_service = RelatedService(
             model, session.store, threshold=threshold, use_cache=use_cache, parent=self
         )
-        self.related_tab.set_sessions(self.related_session, session)
+        self.related_tab.set_sessions(self.related_service, session)
         # Not when the vault closes: on the window's close the graph canvases are gone.
         self.show_related(None)  # the previous vault's related notes
         self.thin_spots_service.thin_spots_found.connect(self.thin_spots.show_spots)
-        self.related_session.related_ready.connect(self.show_related)
-        self.related_session.threshold_changed.connect(self.set_related_threshold)
+        self.related_service.related_ready.connect(self.show_related)
+        self.related_service.threshold_changed.connect(self.set_related_threshold)
         self.thin_spots.note_opened.connect(session.open_note)  # gone with the session
-        self.index_note.open_vault(model, session)
 
     def index_ready(self) -> None:
         if self.thin_spots_service is not None:  # its own event-loop turn: no long stall
             QTimer.singleShot(0, self.thin_spots_service.refresh)
-        QTimer.singleShot(0, self.index_note.index_ready)
 
     def close_vault(self) -> None:
-        """Stop the librarian (it waits for its current chunk) and let go of the services."""
-        if self.related_session is not None:
-            self.related_session.stop()
-            self.related_session.deleteLater()
+        """Stop the related-notes pass (it waits for its current chunk); let go of the services."""
+        if self.related_service is not None:
+            self.related_service.stop()
+            self.related_service.deleteLater()
         if self.thin_spots_service is not None:
             self.thin_spots_service.close()
             self.thin_spots_service.deleteLater()
-        self.related_session = None
+        self.related_service = None
         self.thin_spots_service = None
         self.related_tab.set_sessions(None, None)
-        self.index_note.close_vault()
 
     def show_place(self, kind: str, node: str) -> None:
         self.related_tab.show_place(kind, node)
@@ -124,5 +117,5 @@ class LibrarianViews(QObject):
         self.local_graph.set_related_threshold(threshold)
         if self.thin_spots_service is not None:
             self.thin_spots_service.set_threshold(threshold)
-        if self.related_session is not None:  # the Related tab (a no-op when it moved)
-            self.related_session.set_threshold(threshold)
+        if self.related_service is not None:  # the Related tab (a no-op when it moved)
+            self.related_service.set_threshold(threshold)

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.ui.index_note.pane import DATED, DEAD, TEXT, UNLISTED, IndexHealthPane
+from librarian_gui.ui.index_note.pane import DATED, DEAD, TEXT, UNLISTED, IndexNotePane
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.index_vault import APPENDED, LONG, write_index_vault
 from tests.windows import MakeWindow
@@ -20,13 +20,13 @@ TEMPLATE_ENTRY = "## templates/\n\n- [[daily]] — {{date}}\n\n"
 APPENDED_ALL = APPENDED.replace("## topics/", TEMPLATE_ENTRY + "## topics/")
 
 
-def _pane(qtbot: QtBot, win: MainWindow) -> IndexHealthPane:
-    pane = win.librarian.index_note.pane
+def _pane(qtbot: QtBot, win: MainWindow) -> IndexNotePane:
+    pane = win.index_note.pane
     qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
     return pane
 
 
-def _click(qtbot: QtBot, pane: IndexHealthPane, group: int, row: int) -> None:
+def _click(qtbot: QtBot, pane: IndexNotePane, group: int, row: int) -> None:
     parent = pane.group(group)
     rect = pane.tree.visualItemRect(parent.child(row))
     qtbot.mouseClick(pane.tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
@@ -77,7 +77,7 @@ def test_fix_shows_the_diff_writes_and_undo_restores(
     before = write_index_vault(vault, newline="\r\n", bom=True)
     win = window_on(vault)
     pane = _pane(qtbot, win)
-    tab = win.librarian.index_note
+    tab = win.index_note
     assert tab.service is not None and win.session is not None
     with qtbot.waitSignal(tab.service.fix_planned, timeout=10_000):
         qtbot.mouseClick(pane.fix_button, Qt.MouseButton.LeftButton)
@@ -107,7 +107,7 @@ def test_fix_refused_when_the_index_changed_and_cancel_writes_nothing(
     write_index_vault(vault)
     win = window_on(vault)
     pane = _pane(qtbot, win)
-    tab = win.librarian.index_note
+    tab = win.index_note
     assert tab.service is not None and win.session is not None
     with qtbot.waitSignal(tab.service.fix_planned, timeout=10_000):
         pane.fix_button.click()
@@ -130,7 +130,7 @@ def test_leave_out_patterns_and_another_index_note_are_kept_per_vault(
     write_index_vault(vault)
     win = window_on(vault)
     pane = _pane(qtbot, win)
-    tab = win.librarian.index_note
+    tab = win.index_note
     assert tab.service is not None
     assert (pane.index_edit.text(), pane.exclude_edit.text()) == ("MEMORY.md", "")
     with qtbot.waitSignal(tab.service.health_found, timeout=10_000):
@@ -158,7 +158,7 @@ def test_a_missing_index_note_is_created_and_undo_removes_it(
     (vault / "a.md").write_text("# Alpha\n")
     win = window_on(vault)
     pane = _pane(qtbot, win)
-    tab = win.librarian.index_note
+    tab = win.index_note
     assert tab.service is not None and win.session is not None
     assert "MEMORY.md</b> does not exist" in pane.figures.text()
     with qtbot.waitSignal(tab.service.fix_planned, timeout=10_000):

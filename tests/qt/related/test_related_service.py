@@ -1,4 +1,4 @@
-"""The librarian in the background: related notes found on their own thread after the
+"""Related notes in the background: found on their own thread after the
 first index, found again after a change, a stale pass cancelled without a trace."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from librarian_gui.core.related.vault import related_index
 from librarian_gui.core.vault.files import read_note
 from librarian_gui.core.vault.textstore import TextStore
 from librarian_gui.services.model import VaultModel
-from librarian_gui.services.related import RelatedSession
+from librarian_gui.services.related import RelatedService
 from tests.conftest import write
 from tests.unit.related.test_model import NOTES
 
@@ -47,8 +47,8 @@ def model(vault: Path, qtbot: QtBot) -> Iterator[VaultModel]:
 
 
 @pytest.fixture
-def session(model: VaultModel) -> Iterator[RelatedSession]:
-    s = RelatedSession(model, TextStore(model.root), use_cache=False)
+def session(model: VaultModel) -> Iterator[RelatedService]:
+    s = RelatedService(model, TextStore(model.root), use_cache=False)
     yield s
     s.stop()
 
@@ -60,7 +60,7 @@ def fresh(model: VaultModel) -> object:
 
 
 def test_related_notes_come_after_the_first_index(
-    model: VaultModel, session: RelatedSession, qtbot: QtBot
+    model: VaultModel, session: RelatedService, qtbot: QtBot
 ) -> None:
     with qtbot.waitSignal(session.related_ready, timeout=20_000) as ready:
         pass  # started by the model's index (already ready: at once)
@@ -71,7 +71,7 @@ def test_related_notes_come_after_the_first_index(
 
 
 def test_a_changed_note_is_related_again(
-    model: VaultModel, session: RelatedSession, qtbot: QtBot
+    model: VaultModel, session: RelatedService, qtbot: QtBot
 ) -> None:
     qtbot.waitSignal(session.related_ready, timeout=20_000).wait()
     before = session.current
@@ -89,7 +89,7 @@ def test_a_changed_note_is_related_again(
 
 
 def test_a_pass_cancelled_midway_leaves_no_trace(
-    model: VaultModel, session: RelatedSession, qtbot: QtBot
+    model: VaultModel, session: RelatedService, qtbot: QtBot
 ) -> None:
     """Many notes, so the first pass is still reading when the second replaces it: only
     the second's answer arrives, and it is the answer of a full build."""
@@ -113,7 +113,7 @@ def test_a_pass_cancelled_midway_leaves_no_trace(
 
 
 def test_the_open_notes_related_notes_are_explained_at_the_threshold(
-    session: RelatedSession, qtbot: QtBot
+    session: RelatedService, qtbot: QtBot
 ) -> None:
     qtbot.waitSignal(session.related_ready, timeout=20_000).wait()
     with qtbot.waitSignal(session.note_related, timeout=10_000) as shown:
