@@ -9,7 +9,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -28,6 +28,16 @@ CACHE_VERSION = 8
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
+
+
+def changed_too_recently(mtimes_ns: Iterable[int], now_ns: int) -> bool:
+    """Whether one of these files was modified within ``MTIME_GRACE_NS`` of now, so that a
+    rewrite in the same tick could keep its stamp: a cache saved now would not be
+    trusted. A time further in the future (a clock ahead, files synced from another
+    machine) is not recent: a rewrite now gives the file now's time, which differs."""
+    return any(now_ns - MTIME_GRACE_NS < m <= now_ns + MTIME_GRACE_NS for m in mtimes_ns)
+
+
 # The version in the first line: a cache of another version is set aside without a word.
 _MAGIC = b"LIBRARIAN-INDEX %d\n" % CACHE_VERSION
 # A cache takes about 2 KB a note (half a generated note's size); this bound, loaded before

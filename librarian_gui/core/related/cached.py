@@ -10,7 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ..index import cachefile
-from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
+from ..index.cache import cache_dir, cache_file, changed_too_recently
 from ..index.index import VaultIndex
 from ..parse.records import FileStamp
 from ..writing.safewrite import atomic_write
@@ -121,8 +121,7 @@ def save_cached(index: VaultIndex, related: RelatedIndex) -> bool:
     when not kept. A cache that cannot be written is no error: it is a convenience."""
     from .store import save_model
 
-    newest = max((stamp.mtime_ns for stamp in related.stamps.values()), default=0)
-    if newest > time.time_ns() - MTIME_GRACE_NS:
+    if changed_too_recently((stamp.mtime_ns for stamp in related.stamps.values()), time.time_ns()):
         return False
     model_path, stamps_path = _files(index.root)
     data = {

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..concepts.dictionary import Concept
 from ..index import cachefile
-from ..index.cache import MTIME_GRACE_NS, cache_dir, cache_file
+from ..index.cache import cache_dir, cache_file, changed_too_recently
 from ..index.index import VaultIndex
 from ..writing.safewrite import atomic_write
 
@@ -69,8 +69,9 @@ def save_counts(index: VaultIndex, key: str, counts: Mapping[str, int]) -> bool:
     """Keep ``counts`` under ``key``, unless a note changed so recently that a rewrite in
     the same timestamp tick could go unseen (as the index cache does); False when not
     kept. Written atomically, as Librarian's other files are (hold ``index.lock``)."""
-    newest = max((record.stamp.mtime_ns for record in index.notes.values()), default=0)
-    if newest > time.time_ns() - MTIME_GRACE_NS:
+    if changed_too_recently(
+        (record.stamp.mtime_ns for record in index.notes.values()), time.time_ns()
+    ):
         return False
     path = counts_file(index.root)
     data = json.dumps({"key": key, "counts": dict(counts)}, ensure_ascii=True)

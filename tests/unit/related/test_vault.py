@@ -347,3 +347,26 @@ def test_the_slots_are_filled_in_the_models_order_not_by_cosine(vault: Path) -> 
     assert found == [("b.md", 0.6325, False), ("c.md", 0.1086, True)]
     # Listed weaker ones by score, as the threshold's own are.
     assert [r.note for r in related.top("a.md", 4)] == ["b.md", "g.md", "c.md", "d.md"]
+
+
+def test_a_note_dated_in_the_future_does_not_stop_the_cache(topics: Path) -> None:
+    """One note whose mtime is ahead of the clock (synced from another machine) kept the
+    related-notes cache from ever being saved: every start rebuilt the model (a 50,000-note
+    generated vault has 644 such diaries). Only a note changed within the last second
+    holds a save back."""
+    import time
+
+    future = time.time_ns() + 365 * 86_400 * 1_000_000_000
+    os.utime(topics / "bread/loaf.md", ns=(future, future))
+    vault_related(_scan(topics), Reader(topics))
+    assert load_cached(topics) is not None
+    reader = Reader(topics)
+    vault_related(_scan(topics), reader)
+    assert reader.read == []
+    from librarian_gui.core.index.cache import changed_too_recently
+
+    now = 10_000_000_000  # by hand, around a clock at 10 s: the grace is one second
+    assert changed_too_recently([now - 500_000_000], now)  # half a second ago
+    assert changed_too_recently([now + 500_000_000], now)  # a tick ahead: still racy
+    assert not changed_too_recently([now - 2_000_000_000], now)  # settled
+    assert not changed_too_recently([now + 400 * 86_400 * 10**9], now)  # a clock ahead
