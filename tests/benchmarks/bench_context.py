@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import sys
 import time
@@ -99,6 +100,59 @@ def run_vault(folder: Path, questions: list[dict[str, Any]]) -> list[dict[str, A
             row[f"base{budget}"] = _held(lines, evidence)
         rows.append(row)
     return rows
+
+
+_WIKI = re.compile(r"!?\[\[([^\]|#\n]*)(?:#[^\]|\n]*)?(?:\|([^\]\n]*))?\]\]")
+LINK_TASKS = 300  # questions per vault, the first in path order
+
+
+def link_task(vault: Path) -> str:
+    """Search on notes nobody here wrote: a line linking a note, with the link cut out, is
+    the question; the linked note is the answer. The vault is copied with every wiki link
+    replaced by its text (so neither side follows links) and both sides search the copy:
+    ours (``agent_search``, top 5) and bm25s over whole notes (top 5)."""
+    import tempfile
+
+    source = VaultIndex.scan(vault, use_cache=False)
+    questions: list[tuple[str, str]] = []
+    with source.lock:
+        for rel in sorted(source.notes):
+            lines = (read_note(source.root, rel).text or "").split("\n")
+            for link in source.notes[rel].parsed.links:
+                if link.kind != "wiki":
+                    continue
+                target = source.resolver.resolve(link, rel)
+                if target == rel or target not in source.notes:
+                    continue
+                question = _WIKI.sub(" ", lines[link.line - 1]).strip(" -*#>\t")
+                if len(terms(question)) >= 3:
+                    questions.append((question, target))
+    questions = questions[:LINK_TASKS]
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / vault.name
+        for rel in source.notes:
+            text = read_note(source.root, rel).text or ""
+            out = root / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(_WIKI.sub(lambda m: m.group(2) or m.group(1) or "", text), "utf-8")
+        index = VaultIndex.scan(root, use_cache=False)
+
+        def text_of(rel: str) -> str | None:
+            return read_note(index.root, rel).text
+
+        rels = sorted(index.notes)
+        base = bm25s.BM25()
+        base.index(_tok([text_of(r) or "" for r in rels]), show_progress=False)
+        ours = theirs = 0
+        for question, target in questions:
+            ours += any(h.note == target for h in agent_search(index, text_of, question, limit=5))
+            docs, _ = base.retrieve(_tok([question]), k=5, show_progress=False)
+            theirs += any(rels[d] == target for d in docs[0])
+    n = max(1, len(questions))
+    return (
+        f"{vault.name}: {len(questions)} lines linking a note, link cut out: the linked note "
+        f"in the top 5, ours {ours / n:.3f} / bm25s {theirs / n:.3f}"
+    )
 
 
 # Each part of a pack's ranking switched off in turn (--ablation): the constants that weigh it.
@@ -292,6 +346,9 @@ def main() -> None:
         f"ms, max {max(seconds) * 1000:.0f} ms"
     )
     print(abstention(args.vaults))
+    for name in ("foam-docs", "logseq-docs"):
+        if (args.vaults.parent / name).is_dir():
+            print(link_task(args.vaults.parent / name))
     if args.ablation:
         print(ablation(args.vaults))
     if args.big:
