@@ -4,7 +4,6 @@ match behind agent search and context packs."""
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 # Re-exported: agents code written before the analyzer moved to core/text imports them here.
@@ -17,19 +16,16 @@ B = 0.75
 
 
 class BM25:
-    """BM25 scores of a query against fixed documents (each given as its terms)."""
+    """BM25 scores of a query against fixed documents, each given as its terms counted
+    (``Counter(terms)``: counted once where the documents are kept)."""
 
-    def __init__(
-        self, docs: Sequence[Sequence[str]], counts: Sequence[Mapping[str, int]] | None = None
-    ) -> None:
-        """``docs`` as their terms; ``counts``, when given, are each doc's term counts
-        (``Counter(doc)``), counted once where the docs are kept."""
-        self.size = len(docs)
-        self.lengths = [len(d) for d in docs]
+    def __init__(self, counts: Sequence[Mapping[str, int]]) -> None:
+        self.size = len(counts)
+        self.lengths = [sum(c.values()) for c in counts]
         self.mean_length = (sum(self.lengths) / self.size) if self.size else 0.0
         self.postings: dict[str, list[tuple[int, int]]] = {}
-        for i, doc in enumerate(docs):
-            for term, tf in (Counter(doc) if counts is None else counts[i]).items():
+        for i, doc in enumerate(counts):
+            for term, tf in doc.items():
                 self.postings.setdefault(term, []).append((i, tf))
 
     def idf(self, term: str) -> float:

@@ -63,8 +63,8 @@ class Corpus:
         if len(records) > PREFILTER_ABOVE and not query:
             # No word to look for (none given, or stop words only): the newest notes, and
             # the ones named, as a reader of a diary would start; never the whole vault.
-            newest = sorted(records, key=lambda r: (-r.date.toordinal(), r.path))[:CANDIDATES]
-            wanted = {r.path for r in newest} | set(keep)
+            newest = newest_first([(r.date, r.path) for r in records])[:CANDIDATES]
+            wanted = set(newest) | set(keep)
             records = [r for r in records if r.path in wanted]
         texts = [_read(text_of, r.path) for r in records]
         if len(records) > PREFILTER_ABOVE and query:
@@ -75,7 +75,6 @@ class Corpus:
         rels = [r.path for r in records]
         passages: list[Passage] = []
         note_of: list[int] = []
-        note_terms: list[list[str]] = []
         note_counts: list[Counter[str]] = []
         passage_terms: list[list[str]] = []
         passage_counts: list[Counter[str]] = []
@@ -87,7 +86,6 @@ class Corpus:
             passage_terms.extend(note.terms)
             passage_counts.extend(note.counts)
             passage_speakers.extend(note.speakers)
-            note_terms.append(note.whole)
             note_counts.append(note.whole_counts)
         return cls(
             rels,
@@ -96,8 +94,8 @@ class Corpus:
             [r.date_source for r in records],
             passages,
             note_of,
-            BM25(note_terms, note_counts),
-            BM25(passage_terms, passage_counts),
+            BM25(note_counts),
+            BM25(passage_counts),
             passage_terms,
             passage_speakers,
             frozenset().union(*passage_speakers),
@@ -118,8 +116,7 @@ class Analysed:
     passages: tuple[Passage, ...]
     terms: tuple[list[str], ...]  # each passage's: its heading's and its own, labels cut
     counts: tuple[Counter[str], ...]  # each passage's terms counted
-    whole: list[str]  # the note's: its title's twice, then its passages'
-    whole_counts: Counter[str]
+    whole_counts: Counter[str]  # the note's terms: its title's twice, then its passages'
     speakers: tuple[frozenset[str], ...]  # who speaks in each passage: its labels' terms
 
 
@@ -144,10 +141,14 @@ def analysed(rel: str, title: str, text: str) -> Analysed:
         split,
         tuple(split_terms),
         tuple(Counter(t) for t in split_terms),
-        whole,
         Counter(whole),
         tuple(said),
     )
+
+
+def newest_first(dated: Sequence[tuple[_dt.date, str]]) -> list[str]:
+    """The paths of (date, path) pairs, newest first, then by path (the same order always)."""
+    return [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))]
 
 
 def prefilter(texts: Sequence[str], query: Sequence[str], limit: int) -> list[int]:

@@ -13,7 +13,7 @@ from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
 from ..search.search import has_tag
 from ..text.analyzer import terms
-from .corpus import Corpus, TextOf
+from .corpus import Corpus, TextOf, newest_first
 from .ranking import NOT_ANSWERED, answers_well, name_scores, ranked_notes
 
 LINES_SHOWN = 3
@@ -168,16 +168,16 @@ def search_notes(
     if not query.strip():  # the newest first: only they are read
         with index.lock:
             dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
-        notes = [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))[:limit]]
-    named = name_scores(index, notes, query)
-    corpus = Corpus.build(index, text_of, notes, q_terms, keep={notes[i] for i in named})
+        notes = newest_first(dated)[:limit]
+    named = {notes[i] for i in name_scores(index, notes, query)}
+    corpus = Corpus.build(index, text_of, notes, q_terms, keep=named)
     scores, tops = ranked_notes(index, corpus, query)
     evidence = corpus.split_names(q_terms)[0]
-    named_here = name_scores(index, corpus.notes, query)
     if not query.strip():
-        order = sorted(
-            range(len(corpus.notes)), key=lambda i: (-corpus.dates[i].toordinal(), corpus.notes[i])
-        )
+        row = {rel: i for i, rel in enumerate(corpus.notes)}
+        order = [
+            row[rel] for rel in newest_first(list(zip(corpus.dates, corpus.notes, strict=True)))
+        ]
     else:
         order = sorted(
             (i for i in scores if scores[i] > 0), key=lambda i: (-scores[i], corpus.notes[i])
@@ -195,7 +195,7 @@ def search_notes(
                 corpus.dates[i],
                 corpus.date_sources[i],
                 best_lines(corpus.texts[i], evidence, corpus) or _passage_lines(corpus, tops, i),
-                tops[i][1] if i in tops else ("note named",) if i in named_here else (),
+                tops[i][1] if i in tops else ("note named",) if rel in named else (),
             )
         )
     return SearchResult(tuple(hits), answers_well(index, corpus, query))
