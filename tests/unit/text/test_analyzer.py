@@ -200,3 +200,29 @@ def test_word_spans_are_raw_words_where_they_stand(text: str) -> None:
     spans = word_spans(text)
     assert [w for w, _, _ in spans] == raw_words(text)
     assert [text[s:e].casefold().replace("’", "'") for _, s, e in spans] == raw_words(text)
+
+
+ASCII = st.sampled_from([*"aAzZ09 _'-.,\t\n\r#*[]|/\\`\"éé", "ing", "ies", "ed", "'s", "s"])
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(ASCII, max_size=40).map("".join))
+def test_terms_of_ascii_split_in_c_are_the_stemmed_words(text: str) -> None:
+    """The fast path (ASCII split in C, each piece's terms kept) gives exactly the stemmed
+    ``words``, apostrophes, underscores and digits included; the "é" keeps some texts on
+    the plain path, so both meet."""
+    assert terms(text) == [stem(w) for w in words(text)]
+    assert terms(text) == [stem(w) for w in words(text)]  # the kept pieces, read back
+
+
+def test_terms_of_ascii_by_hand() -> None:
+    # "don't" and "the" are stop words, "42" digits only, "c" one letter
+    assert terms("Don't 'tis dogs' a'b'c snake_case 42 x2 The RUNNING") == [
+        "tis",
+        "dog",
+        "a'b",
+        "snake",
+        "case",
+        "x2",
+        "run",
+    ]
