@@ -125,19 +125,24 @@ def _section_passages(
     first = heading_line if heading_line is not None else blocks[0].first
     last = blocks[-1].first + len(blocks[-1].lines) - 1
     whole = "\n".join(lines[first : last + 1])
-    if estimate_tokens(whole) <= SECTION_TOKENS:
+    size = estimate_tokens(whole)
+    if size <= SECTION_TOKENS:
         return [Passage(note, heading, first + 1, last + 1, whole)]
+    # A section that is one block and no heading line is that block: priced already.
+    alone = size if len(blocks) == 1 and first == blocks[0].first else None
     out: list[Passage] = []
     for block in blocks:
-        for start, chunk in _cut(block):
+        for start, chunk in _cut(block, alone):
             out.append(Passage(note, heading, start + 1, start + len(chunk), "\n".join(chunk)))
     return out
 
 
-def _cut(block: _Block) -> list[tuple[int, list[str]]]:
+def _cut(block: _Block, size: int | None = None) -> list[tuple[int, list[str]]]:
     """A block as one piece, or a long paragraph as runs of whole lines (a code block and
-    a single long line stay whole)."""
-    if block.code or estimate_tokens("\n".join(block.lines)) <= PARAGRAPH_TOKENS:
+    a single long line stay whole). ``size``: the block's estimate, when known."""
+    if size is None and not block.code:
+        size = estimate_tokens("\n".join(block.lines))
+    if block.code or (size is not None and size <= PARAGRAPH_TOKENS):
         return [(block.first, block.lines)]
     pieces: list[tuple[int, list[str]]] = []
     run: list[str] = []
