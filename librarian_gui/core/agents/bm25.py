@@ -5,11 +5,22 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Protocol
 
 # Re-exported: agents code written before the analyzer moved to core/text imports them here.
 from ..text.analyzer import stem, terms
 
-__all__ = ["BM25", "K1", "B", "stem", "terms"]
+__all__ = ["BM25", "K1", "B", "DocumentStats", "stem", "terms"]
+
+
+class DocumentStats(Protocol):
+    """A larger set of documents, for BM25 over a few of them (see ``BM25``)."""
+
+    size: int
+    mean_length: float
+
+    def df(self, term: str) -> int: ...
+
 
 K1 = 1.2
 B = 0.75
@@ -19,10 +30,20 @@ class BM25:
     """BM25 scores of a query against fixed documents, each given as its terms counted
     (``Counter(terms)``: counted once where the documents are kept)."""
 
-    def __init__(self, counts: Sequence[Mapping[str, int]]) -> None:
-        self.size = len(counts)
+    def __init__(
+        self, counts: Sequence[Mapping[str, int]], vault: DocumentStats | None = None
+    ) -> None:
+        """``vault``: the documents are some of a larger set, scored as in it (its size,
+        mean length and document frequencies), not as if they were all there is."""
         self.lengths = [sum(c.values()) for c in counts]
+        self.size = len(counts)
         self.mean_length = (sum(self.lengths) / self.size) if self.size else 0.0
+        self._vault = vault
+        self._df: dict[str, int] = {}
+        if vault is not None and vault.size >= self.size:
+            self.size, self.mean_length = vault.size, vault.mean_length
+        else:
+            self._vault = None
         self.postings: dict[str, list[tuple[int, int]]] = {}
         for i, doc in enumerate(counts):
             for term, tf in doc.items():
@@ -30,6 +51,11 @@ class BM25:
 
     def idf(self, term: str) -> float:
         df = len(self.postings.get(term, ()))
+        if self._vault is not None:
+            known = self._df.get(term)
+            if known is None:
+                known = self._df[term] = self._vault.df(term)
+            df = max(df, known)
         return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
 
     def scores(

@@ -5,21 +5,25 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
-import math
+import threading
+import weakref
 from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 from ..index.index import VaultIndex
+from ..search.postings import NoteTerms, VaultStats
 from ..text.analyzer import terms
-from .bm25 import BM25, K1, B
+from .bm25 import BM25
 from .passages import Passage, split_passages
 from .speakers import speakers, unlabelled
 
-# Past this many notes a question reads every note but splits and scores only the
-# CANDIDATES that a quick count of its terms ranks first.
+# Past this many notes a question splits and scores only the CANDIDATES notes whose
+# whole text matches its terms best (``candidates``); a search, which shows a few notes,
+# SEARCH_CANDIDATES times the notes it shows (at least CANDIDATES / 2).
 PREFILTER_ABOVE = 400
 CANDIDATES = 100
+SEARCH_CANDIDATES = 5
 KEPT_NOTES = 512  # notes whose passages and terms are kept for the next question
 
 TextOf = Callable[[str], "str | None"]
@@ -53,10 +57,11 @@ class Corpus:
         notes: Sequence[str],
         query: Sequence[str] = (),
         keep: Collection[str] = (),
+        limit: int = CANDIDATES,
     ) -> Corpus:
         """The corpus of ``notes``; past ``PREFILTER_ABOVE`` notes and with query terms,
-        only the ``CANDIDATES`` notes a quick count of the terms ranks first (and ``keep``,
-        notes matched by name) are split and scored; without terms, the ``CANDIDATES``
+        only the ``limit`` notes whose whole text matches the terms best (``candidates``;
+        and ``keep``, notes matched by name) are split and scored; without terms, the ``CANDIDATES``
         newest (and ``keep``)."""
         with index.lock:
             records = [index.notes[rel] for rel in notes if rel in index.notes]
@@ -66,12 +71,15 @@ class Corpus:
             newest = newest_first([(r.date, r.path) for r in records])[:CANDIDATES]
             wanted = set(newest) | set(keep)
             records = [r for r in records if r.path in wanted]
-        texts = [_read(text_of, r.path) for r in records]
+        vault: VaultStats | None = None
         if len(records) > PREFILTER_ABOVE and query:
-            chosen = set(prefilter(texts, query, CANDIDATES))
-            chosen.update(i for i, r in enumerate(records) if r.path in keep)
-            records = [r for i, r in enumerate(records) if i in chosen]
-            texts = [t for i, t in enumerate(texts) if i in chosen]
+            chosen = set(candidates(index, text_of, [r.path for r in records], query, limit))
+            chosen.update(keep)
+            records = [r for r in records if r.path in chosen]
+            # whole notes scored as in the vault: the candidates all hold the query's
+            # words, so counted among themselves those words would weigh next to nothing
+            vault = note_terms(index).stats()
+        texts = [_read(text_of, r.path) for r in records]
         rels = [r.path for r in records]
         passages: list[Passage] = []
         note_of: list[int] = []
@@ -94,7 +102,7 @@ class Corpus:
             [r.date_source for r in records],
             passages,
             note_of,
-            BM25(note_counts),
+            BM25(note_counts, vault),
             BM25(passage_counts),
             passage_terms,
             passage_speakers,
@@ -151,28 +159,32 @@ def newest_first(dated: Sequence[tuple[_dt.date, str]]) -> list[str]:
     return [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))]
 
 
-def prefilter(texts: Sequence[str], query: Sequence[str], limit: int) -> list[int]:
-    """The ``limit`` texts (their indexes, in order) with the best BM25 by substring counts
-    of the query's terms in the case-folded text — a pass in C over each text per term,
-    where ``terms`` would cut every word of the vault in Python (10,000 notes: under a
-    second, against most of a minute)."""
-    stems = [t[:-1] if t.endswith("y") and len(t) > 4 else t for t in dict.fromkeys(query)]
-    folded = [t.casefold() for t in texts]
-    lengths = [len(t) / 6.0 + 1.0 for t in folded]  # about six characters a word
-    mean = sum(lengths) / len(lengths)
-    score = [0.0] * len(texts)
-    for term in stems:
-        counts = [t.count(term) for t in folded]
-        df = sum(1 for c in counts if c)
-        if not df:
-            continue
-        idf = math.log(1.0 + (len(texts) - df + 0.5) / (df + 0.5))
-        for i, tf in enumerate(counts):
-            if tf:
-                norm = K1 * (1.0 - B + B * lengths[i] / mean)
-                score[i] += idf * tf * (K1 + 1.0) / (tf + norm)
-    ranked = sorted((i for i in range(len(texts)) if score[i] > 0), key=lambda i: -score[i])
-    return sorted(ranked[:limit])
+_POSTINGS: weakref.WeakKeyDictionary[VaultIndex, NoteTerms] = weakref.WeakKeyDictionary()
+_POSTINGS_LOCK = threading.Lock()
+
+
+def note_terms(index: VaultIndex) -> NoteTerms:
+    """The postings of the notes of ``index`` (made empty at the first question)."""
+    with _POSTINGS_LOCK:
+        postings = _POSTINGS.get(index)
+        if postings is None:
+            postings = _POSTINGS[index] = NoteTerms()
+        return postings
+
+
+def candidates(
+    index: VaultIndex,
+    text_of: TextOf,
+    among: Sequence[str],
+    query: Sequence[str],
+    limit: int = CANDIDATES,
+) -> list[str]:
+    """The ``limit`` notes of ``among`` whose whole text (title twice) matches the
+    query's terms best by BM25 over the vault, from postings kept per open index
+    (``NoteTerms``: the first question counts every note, later ones the notes changed)."""
+    with index.lock:
+        stamps = {rel: (r.stamp, r.title) for rel, r in index.notes.items()}
+    return note_terms(index).best(stamps, lambda rel: _read(text_of, rel), set(among), query, limit)
 
 
 def _read(text_of: TextOf, rel: str) -> str:

@@ -13,7 +13,7 @@ from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
 from ..search.search import has_tag
 from ..text.analyzer import terms
-from .corpus import Corpus, TextOf, newest_first
+from .corpus import CANDIDATES, SEARCH_CANDIDATES, Corpus, TextOf, newest_first
 from .ranking import NOT_ANSWERED, answers_well, name_scores, ranked_notes
 
 LINES_SHOWN = 3
@@ -170,7 +170,8 @@ def search_notes(
             dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
         notes = newest_first(dated)[:limit]
     named = {notes[i] for i in name_scores(index, notes, query)}
-    corpus = Corpus.build(index, text_of, notes, q_terms, keep=named)
+    wide = max(CANDIDATES // 2, SEARCH_CANDIDATES * limit)
+    corpus = Corpus.build(index, text_of, notes, q_terms, keep=named, limit=wide)
     scores, tops = ranked_notes(index, corpus, query)
     evidence = corpus.split_names(q_terms)[0]
     if not query.strip():
@@ -250,7 +251,7 @@ def note_relevance(
     """How well each note of ``rels`` answers ``words``, as agent search ranks notes
     (``ranking.ranked_notes``): the window's search orders its matches by it, so the
     window, the command line and the MCP server rank alike. Past ``PREFILTER_ABOVE``
-    notes only the ``CANDIDATES`` a quick count ranks first are scored."""
+    notes only the ``CANDIDATES`` whose whole text matches best are scored."""
     corpus = Corpus.build(index, text_of, rels, terms(words))
     scores, _tops = ranked_notes(index, corpus, words)
     return {corpus.notes[i]: score for i, score in scores.items()}

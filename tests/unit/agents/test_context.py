@@ -188,8 +188,9 @@ def test_related_note_of_a_best_note_is_raised(vault: Path) -> None:
 
 
 def test_large_vault_scores_only_the_candidates(vault: Path) -> None:
-    # past PREFILTER_ABOVE (400) notes, the notes holding the query's words are found by
-    # a substring count; a note named like the query is kept although its text is not
+    # past PREFILTER_ABOVE (400) notes, the notes holding the query's words are found in
+    # postings of whole notes (``candidates``); a note named like the query is kept
+    # although its text is not
     for i in range(420):
         write(vault, f"n/{i:03}.md", f"filler text number {i}\n")
     write(vault, "n/quince.md", "A quince jelly recipe.\n")

@@ -187,3 +187,28 @@ def test_an_empty_search_lists_the_newest_notes_first_past_the_candidates(tmp_pa
 
 def _text_of(index: VaultIndex):  # type: ignore[no-untyped-def]
     return lambda rel: read_note(index.root, rel).text
+
+
+def test_candidates_are_scored_with_the_whole_vaults_word_weights(tmp_path: Path) -> None:
+    """Past PREFILTER_ABOVE notes only the candidates are split, but a word is weighed
+    by how many notes of the vault hold it: "jelly" is in 300 of 460 notes and "quince"
+    in 3, so among the few candidates (all holding a question word) "jelly" must not
+    weigh as a rare word (it did: logseq-docs' known-item search fell 0.302 → 0.274)."""
+    import math
+
+    from librarian_gui.core.agents.bm25 import terms
+    from librarian_gui.core.agents.corpus import Corpus
+
+    for i in range(460):
+        words = (
+            ["filler", "text"] + (["jelly"] if i < 300 else []) + (["quince"] if i >= 457 else [])
+        )
+        write(tmp_path, f"n/{i:03}.md", " ".join(words) + "\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    corpus = Corpus.build(index, _text_of(index), sorted(index.notes), terms("quince jelly"))
+    assert len(corpus.notes) == 100  # CANDIDATES: the three quince notes first
+    assert {"n/457.md", "n/458.md", "n/459.md"} <= set(corpus.notes)
+    bm25 = corpus.note_bm25
+    assert bm25.size == 460
+    assert math.isclose(bm25.idf("jelly"), math.log(1 + (460 - 300 + 0.5) / (300 + 0.5)))
+    assert math.isclose(bm25.idf("quince"), math.log(1 + (460 - 3 + 0.5) / (3 + 0.5)))

@@ -102,3 +102,27 @@ def test_demo_vault_question_finds_its_note_first(
 ) -> None:
     hits = agent_search(demo_index, lambda rel: read_note(demo_index.root, rel).text, question)
     assert hits[0].note == expected
+
+
+class _Vault:
+    """The figures of a larger set of documents, as ``DocumentStats`` asks them."""
+
+    size = 10
+    mean_length = 2.0
+
+    def df(self, term: str) -> int:
+        return {"cat": 5}.get(term, 0)
+
+
+def test_bm25_over_some_documents_scores_them_as_in_the_larger_set() -> None:
+    import math
+
+    from librarian_gui.core.agents.bm25 import BM25
+
+    alone = BM25([{"cat": 1}])
+    assert alone.size == 1 and alone.mean_length == 1.0
+    within = BM25([{"cat": 1}], _Vault())
+    # by hand: N 10, df 5 → idf ln(1 + 5.5/5.5); length 1 of mean 2 → norm 1.2·(0.25 + 0.375)
+    assert math.isclose(within.scores(["cat"])[0], math.log(2) * 2.2 / (1 + 1.2 * 0.625))
+    # a word the set never counted weighs by the few documents' own count
+    assert math.isclose(BM25([{"dog": 1}], _Vault()).idf("dog"), math.log(1 + 9.5 / 1.5))

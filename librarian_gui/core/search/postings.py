@@ -1,0 +1,211 @@
+"""Every note's searchable terms as postings: the notes holding a question's terms, found
+without reading every note (issue 30: each question read and counted every text of the
+vault, a third of a question's time at 10,000 notes).
+
+A note's terms are its title's twice and its text's (``analyzer.terms``), as agent search
+counts a whole note. The postings of the notes counted at the last packing sit in arrays
+(term → notes, their counts); a note changed since is counted again at the next question
+and kept apart until the next packing, its packed row set aside. Scores are BM25 over
+every note, exactly as the arrays and the fresh rows stand together."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections import Counter
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ..text.analyzer import terms
+
+if TYPE_CHECKING:  # numpy loads with the first question, not with the package
+    import numpy as np
+    import numpy.typing as npt
+
+K1 = 1.2
+B = 0.75
+FRESH_SHARE = 0.05  # notes counted since the packing, past this share of all: pack again
+FRESH_LEAST = 256  # … and never for fewer than this many
+
+Text = Callable[[str], str]
+
+
+class NoteTerms:
+    """The postings of a vault's notes (see the module's docstring). Thread-safe: a
+    question brings it up to date and reads it under one lock."""
+
+    def __init__(self) -> None:
+        import numpy as np
+
+        self._lock = threading.Lock()
+        self._vocab: dict[str, int] = {}
+        self._stamps: dict[str, Hashable] = {}  # note → the stamp it was counted at
+        # Packed: row → note, term → rows (CSR: ``_ptr[t]:_ptr[t + 1]`` of ``_rows``, ``_tfs``)
+        self._paths: list[str] = []
+        self._row: dict[str, int] = {}
+        self._ptr: npt.NDArray[np.int64] = np.zeros(1, np.int64)
+        self._rows: npt.NDArray[np.int32] = np.zeros(0, np.int32)
+        self._tfs: npt.NDArray[np.float32] = np.zeros(0, np.float32)
+        self._lengths: npt.NDArray[np.float64] = np.zeros(0)
+        self._live: npt.NDArray[np.bool_] = np.zeros(0, bool)  # False: changed or gone
+        # Counted since the packing: note → (term ids, counts, length)
+        self._fresh: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._stamps)
+
+    def best(
+        self,
+        stamps: Mapping[str, tuple[Hashable, str]],
+        text_of: Text,
+        among: Collection[str],
+        query: Sequence[str],
+        limit: int,
+    ) -> list[str]:
+        """The ``limit`` notes of ``among`` with the best BM25 for ``query``'s terms (each
+        distinct term once), best first, ties by path; only notes holding a term.
+        ``stamps`` is every note of the vault → (its stamp, its title): notes whose stamp
+        changed are counted again from ``text_of`` first, so idf and lengths are the
+        vault's as it stands."""
+        with self._lock:
+            self._sync(stamps, text_of)
+            scores = self._scores(query)
+        wanted = [(-s, rel) for rel, s in scores.items() if rel in among]
+        wanted.sort()
+        return [rel for _, rel in wanted[:limit]]
+
+    def stats(self) -> VaultStats:
+        """The vault's size, mean note length and document frequencies, as the last
+        ``best`` left them: whole-note BM25 over a few candidates, scored as over the vault."""
+        with self._lock:
+            size = int(self._live.sum()) + len(self._fresh)
+            total = float(self._lengths[self._live].sum()) + sum(f[2] for f in self._fresh.values())
+        return VaultStats(self, size, total / size if size else 0.0)
+
+    def df(self, term: str) -> int:
+        """How many notes hold ``term``."""
+        with self._lock:
+            t = self._vocab.get(term)
+            if t is None:
+                return 0
+            held = 0
+            if t < len(self._ptr) - 1:
+                held = int(self._live[self._rows[self._ptr[t] : self._ptr[t + 1]]].sum())
+            return held + sum(1 for f in self._fresh.values() if t in f[0])
+
+    def _sync(self, stamps: Mapping[str, tuple[Hashable, str]], text_of: Text) -> None:
+        gone = [rel for rel in self._stamps if rel not in stamps]
+        for rel in gone:
+            del self._stamps[rel]
+            self._forget(rel)
+        for rel, (stamp, title) in stamps.items():
+            if self._stamps.get(rel, _NEVER) != stamp:
+                self._forget(rel)
+                self._fresh[rel] = self._counted(title, text_of(rel))
+                self._stamps[rel] = stamp
+        if len(self._fresh) > max(FRESH_LEAST, FRESH_SHARE * len(self._stamps)):
+            self._pack()
+
+    def _forget(self, rel: str) -> None:
+        self._fresh.pop(rel, None)
+        row = self._row.get(rel)
+        if row is not None:
+            self._live[row] = False
+
+    def _counted(
+        self, title: str, text: str
+    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]:
+        import numpy as np
+
+        name = terms(title)
+        counts = Counter(name + name + terms(text))
+        vocab = self._vocab
+        ids = [vocab.setdefault(t, len(vocab)) for t in counts]
+        return (
+            np.array(ids, np.int64),
+            np.array(list(counts.values()), np.float32),
+            sum(counts.values()),
+        )
+
+    def _pack(self) -> None:
+        """The live packed rows and the fresh ones as new arrays, sorted by term."""
+        import numpy as np
+
+        keep = np.flatnonzero(self._live)
+        renumber = np.full(len(self._live), -1, np.int64)
+        renumber[keep] = np.arange(len(keep))
+        term_of = np.repeat(np.arange(len(self._ptr) - 1), np.diff(self._ptr))
+        held = self._live[self._rows]
+        fresh = sorted(self._fresh)
+        paths = [self._paths[i] for i in keep] + fresh
+        first = len(keep)
+        sizes = [len(self._fresh[rel][0]) for rel in fresh]
+        all_terms = np.concatenate([term_of[held], *(self._fresh[rel][0] for rel in fresh)])
+        all_rows = np.concatenate(
+            [renumber[self._rows[held]], np.repeat(np.arange(first, len(paths)), sizes)]
+        )
+        all_tfs = np.concatenate([self._tfs[held], *(self._fresh[rel][1] for rel in fresh)])
+        order = np.argsort(all_terms, kind="stable")
+        self._ptr = np.zeros(len(self._vocab) + 1, np.int64)
+        np.cumsum(np.bincount(all_terms, minlength=len(self._vocab)), out=self._ptr[1:])
+        self._rows = all_rows[order].astype(np.int32)
+        self._tfs = all_tfs[order]
+        self._lengths = np.concatenate(
+            [self._lengths[keep], np.array([self._fresh[rel][2] for rel in fresh], float)]
+        )
+        self._live = np.ones(len(paths), bool)
+        self._paths = paths
+        self._row = {rel: i for i, rel in enumerate(paths)}
+        self._fresh = {}
+
+    def _scores(self, query: Sequence[str]) -> dict[str, float]:
+        import numpy as np
+
+        size = int(self._live.sum()) + len(self._fresh)
+        if not size:
+            return {}
+        total = float(self._lengths[self._live].sum()) + sum(f[2] for f in self._fresh.values())
+        mean = total / size or 1.0
+        packed = np.zeros(len(self._paths))
+        fresh: dict[str, float] = {}
+        norm = K1 * (1.0 - B + B * self._lengths / mean)
+        for term in dict.fromkeys(query):
+            t = self._vocab.get(term)
+            if t is None:
+                continue
+            span = slice(self._ptr[t], self._ptr[t + 1]) if t < len(self._ptr) - 1 else slice(0)
+            rows, tfs = self._rows[span], self._tfs[span]
+            live = self._live[rows]
+            found = {rel: f[1][f[0] == t] for rel, f in self._fresh.items() if t in f[0]}
+            df = int(live.sum()) + len(found)
+            if not df:
+                continue
+            idf = math.log(1.0 + (size - df + 0.5) / (df + 0.5))
+            rows, tfs = rows[live], tfs[live]
+            packed[rows] += idf * tfs * (K1 + 1.0) / (tfs + norm[rows])
+            for rel, tf in found.items():
+                n = K1 * (1.0 - B + B * self._fresh[rel][2] / mean)
+                fresh[rel] = fresh.get(rel, 0.0) + idf * float(tf[0]) * (K1 + 1.0) / (
+                    float(tf[0]) + n
+                )
+        out = {self._paths[i]: float(packed[i]) for i in np.flatnonzero(packed > 0)}
+        out.update(fresh)
+        return out
+
+
+_NEVER = object()
+
+
+class VaultStats:
+    """What BM25 needs of the whole vault to score some of its notes as the vault would:
+    its size, mean length, and each term's document frequency (asked when needed)."""
+
+    __slots__ = ("_terms", "mean_length", "size")
+
+    def __init__(self, terms: NoteTerms, size: int, mean_length: float) -> None:
+        self._terms = terms
+        self.size = size
+        self.mean_length = mean_length
+
+    def df(self, term: str) -> int:
+        return self._terms.df(term)
