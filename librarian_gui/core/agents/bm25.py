@@ -4,7 +4,9 @@ match behind agent search and context packs."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from itertools import chain
 from typing import Protocol
 
 # Re-exported: agents code written before the analyzer moved to core/text imports them here.
@@ -35,26 +37,39 @@ class BM25:
     ) -> None:
         """``vault``: the documents are some of a larger set, scored as in it (its size,
         mean length and document frequencies), not as if they were all there is."""
+        self._counts = counts
         self.lengths = [sum(c.values()) for c in counts]
         self.size = len(counts)
         self.mean_length = (sum(self.lengths) / self.size) if self.size else 0.0
+        # Document frequencies counted in C; a term's postings listed when first asked
+        # (a question asks a few dozen of the thousands of terms its corpus holds).
+        self._held = Counter(chain.from_iterable(counts))
+        self._postings: dict[str, list[tuple[int, int]]] = {}
         self._vault = vault
-        self._df: dict[str, int] = {}
+        self._vault_df: dict[str, int] = {}
         if vault is not None and vault.size >= self.size:
             self.size, self.mean_length = vault.size, vault.mean_length
         else:
             self._vault = None
-        self.postings: dict[str, list[tuple[int, int]]] = {}
-        for i, doc in enumerate(counts):
-            for term, tf in doc.items():
-                self.postings.setdefault(term, []).append((i, tf))
+
+    def postings(self, term: str) -> list[tuple[int, int]]:
+        """(document, term frequency) of the documents holding ``term``, in order."""
+        found = self._postings.get(term)
+        if found is None:
+            found = (
+                [(i, c[term]) for i, c in enumerate(self._counts) if term in c]
+                if term in self._held
+                else []
+            )
+            self._postings[term] = found
+        return found
 
     def idf(self, term: str) -> float:
-        df = len(self.postings.get(term, ()))
+        df = self._held.get(term, 0)
         if self._vault is not None:
-            known = self._df.get(term)
+            known = self._vault_df.get(term)
             if known is None:
-                known = self._df[term] = self._vault.df(term)
+                known = self._vault_df[term] = self._vault.df(term)
             df = max(df, known)
         return math.log(1.0 + (self.size - df + 0.5) / (df + 0.5))
 
@@ -66,7 +81,7 @@ class BM25:
         out: dict[int, float] = {}
         mean = self.mean_length or 1.0
         for term in dict.fromkeys(query):  # each distinct term once, in query order
-            found = self.postings.get(term)
+            found = self.postings(term)
             if not found:
                 continue
             idf = self.idf(term) * (weights.get(term, 1.0) if weights else 1.0)
