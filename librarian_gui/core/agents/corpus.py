@@ -183,8 +183,8 @@ def candidates(
     query's terms best by BM25 over the vault, from postings kept per open index
     (``NoteTerms``: the first question counts every note, later ones the notes changed)."""
     with index.lock:
-        stamps = {rel: (r.stamp, r.title) for rel, r in index.notes.items()}
-    return note_terms(index).best(stamps, lambda rel: _read(text_of, rel), set(among), query, limit)
+        notes = dict(index.notes)
+    return note_terms(index).best(notes, lambda rel: _read(text_of, rel), set(among), query, limit)
 
 
 def _read(text_of: TextOf, rel: str) -> str:

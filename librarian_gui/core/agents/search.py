@@ -69,6 +69,9 @@ def filtered_notes(
     prefix, whole folder names), ``since``/``until`` (the note's date, inclusive),
     ``concept`` (a concept id, or its node ``//concept/<id>``: notes linking the concept or
     its note, or mentioning one of its aliases where the tagger would link it)."""
+    if (tag, folder, since, until, concept) == (None, None, None, None, None):
+        with index.lock:
+            return sorted(index.notes)
     with index.lock:
         records = sorted(index.notes.items())
         known = {c.id for c in index.concepts.concepts}

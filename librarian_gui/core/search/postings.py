@@ -14,7 +14,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..text.analyzer import terms
 
@@ -28,6 +28,16 @@ FRESH_SHARE = 0.05  # notes counted since the packing, past this share of all: p
 FRESH_LEAST = 256  # … and never for fewer than this many
 
 Text = Callable[[str], str]
+
+
+class Note(Protocol):
+    """What the postings read of a note's record: ``stamp`` changes with its file."""
+
+    @property
+    def stamp(self) -> Hashable: ...
+
+    @property
+    def title(self) -> str: ...
 
 
 class NoteTerms:
@@ -56,7 +66,7 @@ class NoteTerms:
 
     def best(
         self,
-        stamps: Mapping[str, tuple[Hashable, str]],
+        notes: Mapping[str, Note],
         text_of: Text,
         among: Collection[str],
         query: Sequence[str],
@@ -64,11 +74,11 @@ class NoteTerms:
     ) -> list[str]:
         """The ``limit`` notes of ``among`` with the best BM25 for ``query``'s terms (each
         distinct term once), best first, ties by path; only notes holding a term.
-        ``stamps`` is every note of the vault → (its stamp, its title): notes whose stamp
-        changed are counted again from ``text_of`` first, so idf and lengths are the
-        vault's as it stands."""
+        ``notes`` is every note of the vault (path → record): notes whose stamp changed
+        are counted again from ``text_of`` first, so idf and lengths are the vault's as it
+        stands."""
         with self._lock:
-            self._sync(stamps, text_of)
+            self._sync(notes, text_of)
             scores = self._scores(query)
         wanted = [(-s, rel) for rel, s in scores.items() if rel in among]
         wanted.sort()
@@ -93,16 +103,17 @@ class NoteTerms:
                 held = int(self._live[self._rows[self._ptr[t] : self._ptr[t + 1]]].sum())
             return held + sum(1 for f in self._fresh.values() if t in f[0])
 
-    def _sync(self, stamps: Mapping[str, tuple[Hashable, str]], text_of: Text) -> None:
-        gone = [rel for rel in self._stamps if rel not in stamps]
-        for rel in gone:
+    def _sync(self, notes: Mapping[str, Note], text_of: Text) -> None:
+        for rel in self._stamps.keys() - notes.keys():
             del self._stamps[rel]
             self._forget(rel)
-        for rel, (stamp, title) in stamps.items():
-            if self._stamps.get(rel, _NEVER) != stamp:
+        counted = self._stamps
+        for rel, note in notes.items():
+            stamp = note.stamp
+            if counted.get(rel, _NEVER) != stamp:
                 self._forget(rel)
-                self._fresh[rel] = self._counted(title, text_of(rel))
-                self._stamps[rel] = stamp
+                self._fresh[rel] = self._counted(note.title, text_of(rel))
+                counted[rel] = stamp
         if len(self._fresh) > max(FRESH_LEAST, FRESH_SHARE * len(self._stamps)):
             self._pack()
 

@@ -212,3 +212,25 @@ def test_candidates_are_scored_with_the_whole_vaults_word_weights(tmp_path: Path
     assert bm25.size == 460
     assert math.isclose(bm25.idf("jelly"), math.log(1 + (460 - 300 + 0.5) / (300 + 0.5)))
     assert math.isclose(bm25.idf("quince"), math.log(1 + (460 - 3 + 0.5) / (3 + 0.5)))
+
+
+def test_a_notes_new_name_or_alias_is_matched_at_the_next_question(tmp_path: Path) -> None:
+    """The note names a question is matched against are kept per index: an alias added,
+    a note renamed or deleted since the last question must show at the next one."""
+    from librarian_gui.core.agents.ranking import name_scores
+
+    write(tmp_path, "Quince jelly.md", "Sweet.\n")
+    write(tmp_path, "Other.md", "Plain.\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    notes = sorted(index.notes)
+    assert notes == ["Other.md", "Quince jelly.md"]
+    assert name_scores(index, notes, "quince jelly") == {1: 1.0}
+    assert name_scores(index, notes, "membrillo") == {}
+    write(tmp_path, "Other.md", "---\naliases: [Membrillo]\n---\nPlain.\n")
+    (tmp_path / "Quince jelly.md").rename(tmp_path / "Jam.md")
+    index.update(["Other.md", "Quince jelly.md", "Jam.md"])
+    notes = sorted(index.notes)
+    assert notes == ["Jam.md", "Other.md"]
+    assert name_scores(index, notes, "membrillo") == {1: 1.0}
+    assert name_scores(index, notes, "quince jelly") == {}
+    assert name_scores(index, notes, "jam") == {0: 1.0}

@@ -5,6 +5,7 @@ words written in each note (titles count twice)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -38,6 +39,14 @@ def _order(scores: dict[str, float]) -> list[str]:
     return sorted(scores, key=lambda rel: (-scores[rel], rel))
 
 
+@dataclass(frozen=True)
+class Record:
+    """What the postings read of a note's index record."""
+
+    stamp: int
+    title: str
+
+
 class Vault:
     """Notes as (stamp, title, text); each write gets a new stamp, as a file's changes."""
 
@@ -46,8 +55,8 @@ class Vault:
         self.reads: list[str] = []
         self.writes = 0
 
-    def stamps(self) -> dict[str, tuple[int, str]]:
-        return {rel: (stamp, title) for rel, (stamp, title, _t) in self.notes.items()}
+    def stamps(self) -> dict[str, Record]:
+        return {rel: Record(stamp, title) for rel, (stamp, title, _t) in self.notes.items()}
 
     def text_of(self, rel: str) -> str:
         self.reads.append(rel)
