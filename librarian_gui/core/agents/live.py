@@ -39,6 +39,7 @@ from ..vault.files import is_relevant_change, read_note, stamp_of
 from ..vault.textstore import TextStore
 from ..vault.watch import VaultWatches
 from .answers import related_adjacency
+from .corpus import count_candidates
 
 _log = logging.getLogger(__name__)
 _CHANGES = frozenset({"created", "modified", "moved", "deleted"})
@@ -299,6 +300,10 @@ class _Opening:
             for rel in list(self.index.notes):
                 self._read_words(rel)
             self.words.complete = True
+        try:  # the words' index held every text: count them for questions' candidates
+            count_candidates(self.index, self.text)
+        except Exception:  # a question counts them itself then; say why in the log
+            _log.exception("counting the notes' terms ahead of the first question failed")
         _settle_heap()
         while not self._stop.is_set():
             wake.wait()

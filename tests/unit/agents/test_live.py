@@ -185,3 +185,12 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     live.changed(["small.md"])
     assert live.fresh() == ()  # a small change: read before the question is answered
     assert "small.md" in live.index.notes
+
+
+def test_the_notes_terms_are_counted_before_the_first_question(live: LiveVault) -> None:
+    """The update thread counts every note into the candidates' postings once the words
+    are read: the first question does not read the whole vault (10,000 notes: 3 s)."""
+    from librarian_gui.core.agents.corpus import note_terms
+
+    eventually(lambda: len(note_terms(live.index)) == 3, "every note counted")
+    assert note_terms(live.index).stats().df("old") == 3  # "old" is in the three notes
