@@ -39,25 +39,14 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+
+# bench_context --big's questions (its words; a few miss every note, one is all stop words)
+from bench_context import BIG_QUERIES as QUESTIONS
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 REPO = Path(__file__).resolve().parents[2]
 VAULT = REPO.parent / "shared" / "vaults" / "interconnected-10k"
-# Questions an agent might ask of interconnected-10k (its words), as bench_context --big
-# asks them: a few miss every note, one is all stop words.
-QUESTIONS = (
-    "how does the graph layout handle large vaults",
-    "what did the marshal discover about the crime",
-    "when was the golden specimen seized",
-    "who threatened the office",
-    "something during",
-    "why were the pipes declined",
-    "what countries did the bird visit in April",
-    "the extraordinary duties of the member",
-    "cousin",
-    "where did they hear the infinite phrase",
-)
 
 
 def pct(values: list[float], q: float) -> float:
