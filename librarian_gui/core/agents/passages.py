@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ..parse.parser import split_front_matter
-from .tokens import estimate_tokens
+from .tokens import from_tenths, joined_tenths, tenths
 
 # A section up to this many tokens stays one passage; a longer one is cut into paragraphs.
 SECTION_TOKENS = 160
@@ -124,32 +124,30 @@ def _section_passages(
         return []
     first = heading_line if heading_line is not None else blocks[0].first
     last = blocks[-1].first + len(blocks[-1].lines) - 1
-    whole = "\n".join(lines[first : last + 1])
-    size = estimate_tokens(whole)
-    if size <= SECTION_TOKENS:
-        return [Passage(note, heading, first + 1, last + 1, whole)]
-    # A section that is one block and no heading line is that block: priced already.
-    alone = size if len(blocks) == 1 and first == blocks[0].first else None
+    # Each line priced once: the section's, its blocks' and its lines' estimates are sums
+    # of these (``joined_tenths``), exactly as if each text were priced whole.
+    priced = [tenths(line) for line in lines[first : last + 1]]
+    if from_tenths(joined_tenths(lines[first : last + 1], priced)) <= SECTION_TOKENS:
+        return [Passage(note, heading, first + 1, last + 1, "\n".join(lines[first : last + 1]))]
     out: list[Passage] = []
     for block in blocks:
-        for start, chunk in _cut(block, alone):
-            out.append(Passage(note, heading, start + 1, start + len(chunk), "\n".join(chunk)))
+        start = block.first - first
+        for begin, chunk in _cut(block, priced[start : start + len(block.lines)]):
+            out.append(Passage(note, heading, begin + 1, begin + len(chunk), "\n".join(chunk)))
     return out
 
 
-def _cut(block: _Block, size: int | None = None) -> list[tuple[int, list[str]]]:
+def _cut(block: _Block, priced: list[int]) -> list[tuple[int, list[str]]]:
     """A block as one piece, or a long paragraph as runs of whole lines (a code block and
-    a single long line stay whole). ``size``: the block's estimate, when known."""
-    if size is None and not block.code:
-        size = estimate_tokens("\n".join(block.lines))
-    if block.code or (size is not None and size <= PARAGRAPH_TOKENS):
+    a single long line stay whole). ``priced``: each line's ``tenths``."""
+    if block.code or from_tenths(joined_tenths(block.lines, priced)) <= PARAGRAPH_TOKENS:
         return [(block.first, block.lines)]
     pieces: list[tuple[int, list[str]]] = []
     run: list[str] = []
     run_start = block.first
     size = 0
     for offset, line in enumerate(block.lines):
-        cost = estimate_tokens(line) + 1
+        cost = from_tenths(priced[offset]) + 1
         if run and size + cost > PARAGRAPH_TOKENS:
             pieces.append((run_start, run))
             run, size, run_start = [], 0, block.first + offset

@@ -50,12 +50,15 @@ ending with a newline, can be reserved one by one.
 from __future__ import annotations
 
 import re
+import string
+from collections.abc import Sequence
 
 _CJK = (  # Hangul jamo, kana, Hangul compatibility jamo, CJK ideographs, Hangul, half-width
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
 _PUNCT = r"!-/:-@\[-`{-~"  # ASCII punctuation
+_PUNCT_CHARS = frozenset(string.punctuation)
 # A word's extra tenths for each letter past a length, by what comes before it and its case.
 LOWER_PAST, LOWER_TENTHS = 6, 2  # after a blank, all lower case
 CAPITAL_PAST, CAPITAL_TENTHS = 4, 5  # after a blank, a capital in it
@@ -88,8 +91,6 @@ _ASCII_DIGITS = re.compile(rf"[0-9]{{1,{DIGITS_PER_TOKEN}}}")  # a run of digits
 _ASCII_ODD_SPACE = re.compile(r"[\r\x0b\x0c\x1c-\x1f]")
 _ASCII_RARE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # an odd space or a control character
 _DIGITS = re.compile(rf"\d{{1,{DIGITS_PER_TOKEN}}}")
-# A word after a blank, all lower case and long enough to cost more (with its blank).
-_SPACED_LOWER_LONG = re.compile(rf"[ \t\n][a-z]{{{LOWER_PAST + 1},}}(?![A-Za-z])")
 _ODD_SPACE = re.compile(r"[^\S \n\t]")  # also no-break, ideographic and other spaces
 _CJK_CHAR = re.compile(f"[{_CJK}]")
 _LETTER = re.compile(rf"[^\W\d_\x00-\x7f{_CJK}]")
@@ -99,7 +100,17 @@ _SYMBOL_3 = re.compile(r"[^\w\s\x00-\uffff]")
 
 
 def estimate_tokens(text: str) -> int:
-    """An upper estimate of the tokens ``text`` takes (see the module's docstring).
+    """An upper estimate of the tokens ``text`` takes (see the module's docstring)."""
+    return from_tenths(tenths(text))
+
+
+def from_tenths(count: int) -> int:
+    """The estimate of a text priced ``count`` tenths of a token: the margin, rounded up."""
+    return -(-count * MARGIN_PERCENT // 1000)
+
+
+def tenths(text: str) -> int:
+    """What ``text`` costs in tenths of a token before the margin (``estimate_tokens``).
 
     The pieces are counted kind by kind over the whole text: each kind's characters are
     its own, so a kind's runs are its pieces, whatever lies between them. In tenths of a
@@ -111,9 +122,10 @@ def estimate_tokens(text: str) -> int:
     lined = "\n" + text
     spaced = _SPACED_LONG.findall(lined)  # each with its blank: one letter fewer
     lower = list(filter(str.islower, spaced))
-    lower_long = _SPACED_LOWER_LONG.findall(lined)
+    # the lower-case words long enough to cost more (``_SPACED_LONG`` takes whole words)
+    lower_long = [w for w in lower if len(w) > LOWER_PAST + 1]
     bare = _BARE_LONG.findall(lined)
-    tenths = (
+    count = (
         10 * len(_WORD.findall(text))
         + LOWER_TENTHS * (sum(map(len, lower_long)) - (LOWER_PAST + 1) * len(lower_long))
         + CAPITAL_TENTHS
@@ -141,12 +153,26 @@ def estimate_tokens(text: str) -> int:
         pieces += len(_ODD_SPACE.findall(text)) + len(_CONTROL.findall(text))
     elif _ASCII_RARE.search(text):
         pieces += len(_ASCII_ODD_SPACE.findall(text)) + len(_CONTROL.findall(text))
-    tenths += 10 * pieces
+    count += 10 * pieces
     if not ascii_text:
-        tenths += CJK_TENTHS * len(_CJK_CHAR.findall(text)) + 10 * (
+        count += CJK_TENTHS * len(_CJK_CHAR.findall(text)) + 10 * (
             len(_LETTER.findall(text))
             + len(_SYMBOL_1.findall(text))
             + 2 * len(_SYMBOL_2.findall(text))
             + 3 * len(_SYMBOL_3.findall(text))
         )
-    return -(-tenths * MARGIN_PERCENT // 1000)
+    return count
+
+
+def joined_tenths(lines: Sequence[str], priced: Sequence[int]) -> int:
+    """``tenths("\\n".join(lines))`` from each line's own ``tenths`` (``priced``), without
+    reading the lines again: no piece but a run of newlines spans a newline, and every
+    line starts as a text does (after a blank). A run of newlines is one piece, and none
+    after punctuation; a blank line continues the run before it."""
+    count = sum(priced)
+    for i, line in enumerate(lines[:-1]):
+        if line:
+            count += 0 if line[-1] in _PUNCT_CHARS else 10
+        elif i == 0:
+            count += 10  # the text opens with a newline: a run of its own
+    return count

@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from librarian_gui.core.agents.tokens import estimate_tokens
+from librarian_gui.core.agents.tokens import estimate_tokens, from_tenths, joined_tenths, tenths
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -187,3 +187,12 @@ def test_it_agrees_on_real_notes() -> None:
 @given(st.text(alphabet=st.characters(max_codepoint=127), max_size=300))
 def test_the_ascii_way_agrees_too(text: str) -> None:
     assert estimate_tokens(text) == _by_pieces(text)
+
+
+@given(st.text(alphabet=st.sampled_from(TRICKY) | st.characters(), max_size=300))
+def test_a_text_priced_line_by_line_costs_what_it_costs_whole(text: str) -> None:
+    """Passages are cut by pricing each line once and summing (``joined_tenths``): the sum
+    must be the whole text's price, newlines and all (blank lines, lines ending in
+    punctuation, a text opening with a newline)."""
+    lines = text.split("\n")
+    assert from_tenths(joined_tenths(lines, [tenths(line) for line in lines])) == _by_pieces(text)
