@@ -5,6 +5,7 @@ and a pack or a search says when nothing answers well."""
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -194,7 +195,6 @@ def test_candidates_are_scored_with_the_whole_vaults_word_weights(tmp_path: Path
     by how many notes of the vault hold it: "jelly" is in 300 of 460 notes and "quince"
     in 3, so among the few candidates (all holding a question word) "jelly" must not
     weigh as a rare word (it did: logseq-docs' known-item search fell 0.302 → 0.274)."""
-    import math
 
     from librarian_gui.core.agents.bm25 import terms
     from librarian_gui.core.agents.corpus import Corpus
@@ -234,3 +234,30 @@ def test_a_notes_new_name_or_alias_is_matched_at_the_next_question(tmp_path: Pat
     assert name_scores(index, notes, "membrillo") == {1: 1.0}
     assert name_scores(index, notes, "quince jelly") == {}
     assert name_scores(index, notes, "jam") == {0: 1.0}
+
+
+def test_names_as_long_as_the_floor_allows_are_matched_and_no_longer(tmp_path: Path) -> None:
+    """Only names whose length lets fuzz.ratio reach the floor (80) are compared: the ratio
+    is 2 × common letters / both lengths, so against an 8-letter query a 12-letter name
+    holding it is at 2 × 8 / 20 = 80 (matched, score 0.5) and a 13-letter one at
+    16 / 21 = 76 (not); a 10-letter one at 16 / 18 = 88.9 (score 0.5 + 0.5 × 8.9 / 20)."""
+    from librarian_gui.core.agents.ranking import name_scores
+
+    for title in ("abcdefgh", "abcdefghij", "abcdefghijkl", "abcdefghijklm", "abcd"):
+        write(tmp_path, f"{title}.md", "Text.\n")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    notes = sorted(index.notes)
+    found = name_scores(index, notes, "abcdefgh")
+    assert {notes[i] for i in found} == {"abcdefgh.md", "abcdefghij.md", "abcdefghijkl.md"}
+    assert found[notes.index("abcdefgh.md")] == 1.0
+    assert math.isclose(found[notes.index("abcdefghij.md")], 0.5 + 0.5 * (16 / 18 - 0.8) / 0.2)
+    assert math.isclose(found[notes.index("abcdefghijkl.md")], 0.5)
+    # the other way: a 12-letter query reaches an 8-letter name at the floor, not a 4-letter one
+    found = name_scores(index, notes, "abcdefghijkl")
+    assert {notes[i] for i in found} == {
+        "abcdefgh.md",
+        "abcdefghij.md",
+        "abcdefghijkl.md",
+        "abcdefghijklm.md",
+    }
+    assert math.isclose(found[notes.index("abcdefgh.md")], 0.5)
