@@ -61,14 +61,14 @@ class Corpus:
     ) -> Corpus:
         """The corpus of ``notes``; past ``PREFILTER_ABOVE`` notes and with query terms,
         only the ``limit`` notes whose whole text matches the terms best (``candidates``;
-        and ``keep``, notes matched by name) are split and scored; without terms, the ``CANDIDATES``
+        and ``keep``, notes matched by name) are split and scored; without terms, the ``limit``
         newest (and ``keep``)."""
         with index.lock:
             records = [index.notes[rel] for rel in notes if rel in index.notes]
         if len(records) > PREFILTER_ABOVE and not query:
             # No word to look for (none given, or stop words only): the newest notes, and
             # the ones named, as a reader of a diary would start; never the whole vault.
-            newest = newest_first([(r.date, r.path) for r in records])[:CANDIDATES]
+            newest = newest_first([(r.date, r.path) for r in records])[:limit]
             wanted = set(newest) | set(keep)
             records = [r for r in records if r.path in wanted]
         vault: VaultStats | None = None
