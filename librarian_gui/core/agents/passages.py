@@ -4,7 +4,7 @@ section too long for one passage cut into its paragraphs; each with its line ran
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..parse.parser import split_front_matter
 from .tokens import from_tenths, joined_tenths, tenths
@@ -30,6 +30,8 @@ class Passage:
     first: int
     last: int
     text: str
+    # ``tokens.tenths(text)``, from the lines priced when the note was cut (None: unknown)
+    tenths: int | None = field(default=None, compare=False, repr=False)
 
     @property
     def heading_text(self) -> str:
@@ -127,13 +129,21 @@ def _section_passages(
     # Each line priced once: the section's, its blocks' and its lines' estimates are sums
     # of these (``joined_tenths``), exactly as if each text were priced whole.
     priced = [tenths(line) for line in lines[first : last + 1]]
-    if from_tenths(joined_tenths(lines[first : last + 1], priced)) <= SECTION_TOKENS:
-        return [Passage(note, heading, first + 1, last + 1, "\n".join(lines[first : last + 1]))]
+    whole = joined_tenths(lines[first : last + 1], priced)
+    if from_tenths(whole) <= SECTION_TOKENS:
+        text = "\n".join(lines[first : last + 1])
+        return [Passage(note, heading, first + 1, last + 1, text, whole)]
     out: list[Passage] = []
     for block in blocks:
         start = block.first - first
         for begin, chunk in _cut(block, priced[start : start + len(block.lines)]):
-            out.append(Passage(note, heading, begin + 1, begin + len(chunk), "\n".join(chunk)))
+            own = priced[begin - first : begin - first + len(chunk)]
+            text = "\n".join(chunk)
+            out.append(
+                Passage(
+                    note, heading, begin + 1, begin + len(chunk), text, joined_tenths(chunk, own)
+                )
+            )
     return out
 
 

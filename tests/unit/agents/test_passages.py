@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from librarian_gui.core.agents import passages
 from librarian_gui.core.agents.passages import Passage, split_passages
+from librarian_gui.core.agents.tokens import estimate_tokens, tenths
 
 NOTE = """---
 tags: [x]
@@ -67,3 +71,19 @@ def test_long_paragraph_cut_at_lines_but_not_code() -> None:
     got = split_passages("big.md", text)
     assert [(p.first, p.last) for p in got] == [(1, 3), (4, 4), (6, 11)]
     assert passages.PARAGRAPH_TOKENS == 400  # the figure the ranges above were worked with
+
+
+_LINE = st.text(alphabet=st.sampled_from(list("ab Z9.,*'#`[]-\t中é")), max_size=120)
+
+
+@given(st.lists(_LINE | st.sampled_from(["", "# H", "## Sub", "```", "- item."]), max_size=40))
+def test_each_passage_knows_its_price_and_its_blocks_cost_what_they_print(
+    lines: list[str],
+) -> None:
+    """A passage carries its text's price from the cut (each line priced once), and a
+    pack's reservation for its block built from it is the block's own estimate."""
+    from librarian_gui.core.agents.context import _passage_block, _passage_cost
+
+    for p in split_passages("n.md", "\n".join(lines)):
+        assert p.tenths == tenths(p.text)
+        assert _passage_cost(p) == estimate_tokens(_passage_block(p, True))
