@@ -285,6 +285,13 @@ class _Opening:
         wake = self._inbox.wake
         with contextlib.suppress(Exception):
             self.index.save_cache()  # a cold scan's cache, off the answering threads
+        # Questions (search, context_pack) pick their candidates from every note's terms:
+        # count them first, ahead of the first question, which otherwise counts them
+        # itself while the words below are read (10,000 notes: the first search took 15 s).
+        try:
+            count_candidates(self.index, self.text)
+        except Exception:  # a question counts them itself then; say why in the log
+            _log.exception("counting the notes' terms ahead of the first question failed")
         # Unlinked mentions and concepts read every note: read them once, ahead of the
         # first question, and from then on only the notes that change.
         for rel in list(self.index.notes):
@@ -300,10 +307,6 @@ class _Opening:
             for rel in list(self.index.notes):
                 self._read_words(rel)
             self.words.complete = True
-        try:  # the words' index held every text: count them for questions' candidates
-            count_candidates(self.index, self.text)
-        except Exception:  # a question counts them itself then; say why in the log
-            _log.exception("counting the notes' terms ahead of the first question failed")
         _settle_heap()
         while not self._stop.is_set():
             wake.wait()
