@@ -32,7 +32,6 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ..backlinks.word_index import WordIndex
-from ..concepts.dictionary import load_dictionary
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
 from ..vault.files import is_relevant_change, read_note, stamp_of
@@ -177,9 +176,14 @@ class _Opening:
         # Taken before the scan: a folder replaced while it is read is seen at the next
         # question, not taken for the one read.
         self.identity = _identity(root)
-        dictionary = load_dictionary(options.concepts) if options.concepts is not None else None
+        # The index reads the dictionary itself (``--concepts`` or the vault's own), and
+        # again when it changes: in the vault, with the notes; outside, when the watch on
+        # its folder below says so (``reload_dictionary``), as the window does.
         self.index = VaultIndex.scan(
-            root, use_cache=options.use_cache, concepts=dictionary, excluded=options.excluded
+            root,
+            use_cache=options.use_cache,
+            excluded=options.excluded,
+            dictionary=options.concepts,
         )
         self.root = self.index.root
         self._use_cache = options.use_cache
@@ -197,6 +201,12 @@ class _Opening:
         self._last_update = 0.0
         self._observer = Observer()
         VaultWatches(self._observer, _Handler(self._inbox), str(self.root)).schedule()
+        if not self.index.dictionary_path.is_relative_to(self.root):
+            # outside the vault: its folder (an atomic save replaces the file itself)
+            folder = self.index.dictionary_path.parent
+            if folder.is_dir():
+                handler = _DictionaryHandler(self._inbox, self.index.dictionary_path)
+                self._observer.schedule(handler, str(folder), recursive=False)
         self._observer.name = "live-watch"
         self._observer.daemon = True
         self._observer.start()
@@ -239,23 +249,29 @@ class _Opening:
     def _apply(self) -> None:
         with self._updating:
             paths = self._inbox.take()
-            if not paths:
+            reload = self._inbox.take_dictionary()
+            if not paths and not reload:
                 return
             self._applying = tuple(paths)
+            deltas = []
             try:
-                delta = self.index.update(paths)
+                if paths:
+                    deltas.append(self.index.update(paths))
+                if reload:
+                    deltas.append(self.index.reload_dictionary())
             except Exception:  # one bad batch must not stop the server; say so in its log
                 _log.exception("updating the index for %d paths failed", len(paths))
                 return
             finally:
                 self._applying = ()
-            if not delta.empty:
-                self._last_update = time.monotonic()
-                self._related_wanted.set()
-            for rel in delta.notes_removed:
-                self.words.remove(rel)
-            for rel in (*delta.notes_added, *delta.notes_changed):
-                self._read_words(rel)
+            for delta in deltas:
+                if not delta.empty:
+                    self._last_update = time.monotonic()
+                    self._related_wanted.set()
+                for rel in delta.notes_removed:
+                    self.words.remove(rel)
+                for rel in (*delta.notes_added, *delta.notes_changed):
+                    self._read_words(rel)
             _settle_heap()
 
     def text(self, rel: str) -> str | None:
@@ -382,6 +398,7 @@ class _Inbox:
         self.root = str(root)
         self._prefix = self.root + "/"
         self._pending: dict[str, None] = {}
+        self._dictionary = False  # the dictionary outside the vault changed
         self._lock = threading.Lock()
         self.wake = threading.Event()
         self.lost = threading.Event()  # the folder was deleted, or the opening closed
@@ -394,9 +411,20 @@ class _Inbox:
             self._pending.update(dict.fromkeys(taken))
         self.wake.set()
 
+    def dictionary_changed(self) -> None:
+        """The concept dictionary kept outside the vault changed: read it again."""
+        with self._lock:
+            self._dictionary = True
+        self.wake.set()
+
+    def take_dictionary(self) -> bool:
+        with self._lock:
+            changed, self._dictionary = self._dictionary, False
+        return changed
+
     def waiting(self) -> bool:
         with self._lock:
-            return bool(self._pending)
+            return bool(self._pending) or self._dictionary
 
     def peek(self) -> tuple[str, ...]:
         with self._lock:
@@ -432,6 +460,24 @@ class _Handler(FileSystemEventHandler):
         if event.event_type == "moved":
             paths.append(self._inbox.relative(event.dest_path))
         self._inbox.put([p for p in paths if p is not None])
+
+
+class _DictionaryHandler(FileSystemEventHandler):
+    """Runs in watchdog's thread: tells the inbox when the dictionary outside the vault
+    was written, replaced, made or removed (its folder's other files are no concern)."""
+
+    def __init__(self, inbox: _Inbox, path: Path) -> None:
+        self._inbox = inbox
+        self._path = os.fsdecode(path)
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type not in _CHANGES or event.is_directory:
+            return
+        touched = {os.fsdecode(event.src_path)}
+        if event.event_type == "moved":
+            touched.add(os.fsdecode(event.dest_path))
+        if self._path in touched:
+            self._inbox.dictionary_changed()
 
 
 def _settle_heap() -> None:

@@ -194,3 +194,26 @@ def test_the_notes_terms_are_counted_before_the_first_question(live: LiveVault) 
 
     eventually(lambda: len(note_terms(live.index)) == 3, "every note counted")
     assert note_terms(live.index).stats().df("old") == 3  # "old" is in the three notes
+
+
+def test_a_chosen_dictionary_in_the_vault_is_read_again_when_it_changes(vault: Path) -> None:
+    """``concepts=`` naming a file of the vault (not its concepts.json): a change to it is
+    a change of the dictionary, read again with the next update, as the window reads it."""
+    write(vault, "a.md", "# A\n\nThe pgsql driver.\n")
+    write(vault, "meta/dict.json", '{"postgres": {"aliases": ["Postgres"], "category": "t"}}\n')
+    opened = LiveVault(vault, concepts=vault / "meta" / "dict.json")
+    try:
+        assert [c.aliases for c in opened.index.concepts.concepts] == [("Postgres",)]
+        write(
+            vault,
+            "meta/dict.json",
+            '{"postgres": {"aliases": ["Postgres", "pgsql"], "category": "t"}}\n',
+        )
+
+        def grown() -> bool:
+            opened.fresh()
+            return [c.aliases for c in opened.index.concepts.concepts] == [("Postgres", "pgsql")]
+
+        eventually(grown, "the dictionary read again")
+    finally:
+        opened.close()

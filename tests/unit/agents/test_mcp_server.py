@@ -358,3 +358,34 @@ def test_a_paged_answer_reassembles_to_the_whole(vault: Path) -> None:
         assert sources == ["alpha.md"] + [f"n{n:03d}.md" for n in range(600)]
 
     run_agent(vault, scenario)
+
+
+def test_a_dictionary_kept_outside_the_vault_is_read_again_when_it_changes(
+    tmp_path: Path,
+) -> None:
+    """``--concepts PATH`` outside the vault: the server reads it again when it changes
+    (an editor's atomic save replaces the file), as the window does; the next ``concept``
+    answer has the new alias, and the note that writes it is found."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "diary.md").write_text("# Diary\n\nWe tried the pgsql driver today.\n")
+    outside = tmp_path / "dictionaries" / "mine.json"
+    outside.parent.mkdir()
+    outside.write_text('{"postgres": {"aliases": ["Postgres"], "category": "tool"}}\n')
+
+    async def scenario(agent: Agent) -> None:
+        first = await agent.call("concept", name="postgres")
+        assert (first["aliases"], first["mentioned_unlinked_in"]) == (["Postgres"], [])
+        grown = '{"postgres": {"aliases": ["Postgres", "pgsql"], "category": "tool"}}\n'
+        saved = outside.with_name("mine.json.tmp")
+        saved.write_text(grown)
+        saved.replace(outside)  # as an editor saves: a new file under the old name
+        answer = first
+        with anyio.fail_after(10):
+            while answer["aliases"] != ["Postgres", "pgsql"]:
+                await anyio.sleep(0.05)
+                answer = await agent.call("concept", name="postgres")
+        assert answer["mentioned_unlinked_in"] == ["diary.md"]
+        assert (await agent.call("concept", name="pgsql"))["concept"] == "postgres"
+
+    run_agent(root, scenario, "--concepts", str(outside))
