@@ -1,0 +1,63 @@
+"""The word index's arrays against the plain definition: a note can hold a name when it holds
+every word of it. Puts, puts again and removals in any order, packing at any point."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from librarian_gui.core.backlinks import word_index
+from librarian_gui.core.backlinks.word_index import WordIndex
+from librarian_gui.core.parse.records import FileStamp
+
+WORDS = ["red", "green", "blue", "Red", "sky", "the", "a-b", "über", "x1"]
+NOTES = ["a.md", "b.md", "dir/c.md", "d.md", "e.md"]
+NAMES = ["red", "green blue", "sky the", "über", "a-b", "nothing", "red sky blue"]
+
+texts = st.lists(st.sampled_from(WORDS), max_size=6).map(" ".join)
+ops = st.lists(
+    st.tuples(st.sampled_from(["put", "remove"]), st.sampled_from(NOTES), texts), max_size=25
+)
+
+
+@pytest.fixture(autouse=True)
+def _pack_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(word_index, "FRESH_LEAST", 2)
+
+
+def _by_definition(held: dict[str, str], name: str) -> set[str]:
+    wanted = set(name.lower().split())
+    return {rel for rel, text in held.items() if wanted <= set(text.lower().split())}
+
+
+@given(before=ops, after=ops)
+@settings(max_examples=200, deadline=None)
+def test_the_notes_holding_a_name_are_those_holding_all_its_words(
+    before: list[tuple[str, str, str]], after: list[tuple[str, str, str]]
+) -> None:
+    index = WordIndex()
+    held: dict[str, str] = {}
+
+    def apply(op: str, rel: str, text: str, n: int) -> None:
+        if op == "put":
+            index.put(rel, FileStamp(n, n, n), text)
+            held[rel] = text
+        else:
+            index.remove(rel)
+            held.pop(rel, None)
+
+    for n, (op, rel, text) in enumerate(before):
+        apply(op, rel, text, n)
+    assert index.holding(["red"]) is None  # not complete yet: cannot narrow
+    index.complete = True  # packs what was put
+    for n, (op, rel, text) in enumerate(after, start=len(before)):
+        apply(op, rel, text, n)
+        for name in NAMES:
+            assert index.holding([name]) == _by_definition(held, name), (name, held)
+    assert index.holding(["red", "über"]) == _by_definition(held, "red") | _by_definition(
+        held, "über"
+    )
+    for rel in held:
+        assert index.stamp(rel) is not None
+    assert index.holding(["中文"]) is None  # an unspaced script: every note is looked in
