@@ -184,9 +184,10 @@ def _note_block(corpus: Corpus, n: int) -> str:
     return f"\n## {corpus.notes[n]} ({d}{src})\n"
 
 
-@functools.lru_cache(maxsize=1 << 16)
+@functools.lru_cache(maxsize=8192)
 def _passage_cost(p: Passage) -> int:
-    """A passage's block, label shown, as estimated (kept: questions reuse passages). From
+    """A passage's block, label shown, as estimated (the last 8,192 kept: questions reuse
+    passages, and each holds its text). From
     the passage's own price when it was cut (``Passage.tenths``): only the label is priced
     here, exactly as the whole block would be (``joined_tenths``); pricing every scored
     passage's text again was a quarter of a pack at 10,000 notes."""

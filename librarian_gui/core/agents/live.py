@@ -37,7 +37,7 @@ from ..related.vault import RelatedIndex
 from ..vault.files import is_relevant_change, read_note, stamp_of
 from ..vault.textstore import TextStore
 from ..vault.watch import VaultWatches
-from .answers import related_adjacency
+from .answers import Adjacency, related_adjacency
 from .corpus import count_candidates
 
 _log = logging.getLogger(__name__)
@@ -49,6 +49,10 @@ RELATED_DELAY = 1.5  # seconds after the last update before related notes are re
 # git pull of notes); more (an agent's 50 MB note) is read by the update thread while
 # questions are answered, and the answers say which notes they do not see yet.
 FRESH_BYTES = 2_000_000
+# Characters of note texts kept in memory, the most recently read first; past it a text is
+# read again from its file (the system's page cache keeps it: about 50 µs a note). Keeping
+# every text was 80 MB at 20,000 notes, 400 MB at 100,000 (issue 30).
+KEPT_TEXT_CHARS = 32_000_000
 
 
 class VaultGone(LookupError):
@@ -148,7 +152,7 @@ class LiveVault:
         seconds at most)."""
         return self._opening.related(wait)
 
-    def related_edges(self) -> dict[str, list[tuple[str, float]]] | None:
+    def related_edges(self) -> Adjacency | None:
         """Each note's RELATED_TO neighbours (``answers.related_adjacency``) of the latest
         pass; None before the first."""
         return self._opening.related_edges()
@@ -187,7 +191,7 @@ class _Opening:
         )
         self.root = self.index.root
         self._use_cache = options.use_cache
-        self.texts = TextStore(self.root)
+        self.texts = TextStore(self.root, max_chars=KEPT_TEXT_CHARS)
         self.words = WordIndex()  # complete once every note was read (the warm-up)
         self._inbox = _Inbox(self.root)
         self.lost = self._inbox.lost
@@ -195,7 +199,7 @@ class _Opening:
         self._applying: tuple[str, ...] = ()  # the paths of the update under way
         self._stop = threading.Event()
         self._related: RelatedIndex | None = None
-        self._adjacency: dict[str, list[tuple[str, float]]] = {}
+        self._adjacency: Adjacency = {}
         self._related_ready = threading.Event()
         self._related_wanted = threading.Event()
         self._last_update = 0.0
@@ -338,7 +342,7 @@ class _Opening:
             self._related_ready.wait(wait)
         return self._related
 
-    def related_edges(self) -> dict[str, list[tuple[str, float]]] | None:
+    def related_edges(self) -> Adjacency | None:
         return self._adjacency if self._related is not None else None
 
     def _run_related(self) -> None:
