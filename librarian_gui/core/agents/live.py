@@ -50,9 +50,11 @@ RELATED_DELAY = 1.5  # seconds after the last update before related notes are re
 # questions are answered, and the answers say which notes they do not see yet.
 FRESH_BYTES = 2_000_000
 # Characters of note texts kept in memory, the most recently read first; past it a text is
-# read again from its file (the system's page cache keeps it: about 50 µs a note). Keeping
-# every text was 80 MB at 20,000 notes, 400 MB at 100,000 (issue 30).
-KEPT_TEXT_CHARS = 32_000_000
+# read again from its file (from the system's page cache: 0.1–0.2 ms a note). Keeping every
+# text was 80 MB at 20,000 notes, 400 MB at 100,000 (issue 30); at 32 M characters a 10,000-
+# note vault of 5 KB notes did not fit, and unlinked mentions, which read every note holding
+# a name's words, took 80 ms p95 instead of 40.
+KEPT_TEXT_CHARS = 64_000_000
 
 
 class VaultGone(LookupError):
