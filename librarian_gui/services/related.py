@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
 from ..core import related as related_package
 from ..core.courtesy import Courtesy, gc_paused
-from ..core.related.vault import DEFAULT_THRESHOLD
+from ..core.related.vault import DEFAULT_THRESHOLD, REDO_AFTER_CHANGES
 from ..core.vault.textstore import TextStore
 from .jobs import JobCancelled, JobControl, JobHandle
 from .model import VaultModel
@@ -36,7 +36,7 @@ START_AFTER_INDEX_MS = 1200  # the window fills its panes first
 # model (50 MB, checksummed in one call that holds the interpreter lock) after every saved
 # note stalled the window; a restart reads the notes changed since the last save.
 SAVE_EVERY_S = 120.0
-REDO_AFTER_UPDATE_MS = 1500  # a burst of saves: one pass
+REDO_AFTER_UPDATE_MS = round(REDO_AFTER_CHANGES * 1000)  # a burst of saves: one pass
 CHUNK = 64  # notes read between checks for cancellation and for updates under way
 
 

@@ -11,11 +11,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from ..core.vault.files import is_relevant_change as relevant
-from ..core.vault.watch import VaultWatches
-
-# watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
-# the others would wake the linker again on its own reads.
-_CHANGES = frozenset({"created", "modified", "moved", "deleted"})
+from ..core.vault.watch import VaultWatches, changed_paths
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +30,9 @@ class _Handler(FileSystemEventHandler):
         self._watcher = watcher
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _CHANGES:
-            return
-        if event.is_directory and event.event_type == "modified":
-            return  # a folder's mtime moves with every child event, reported separately
-        src = self._watcher.relative(event.src_path)
-        dest = self._watcher.relative(event.dest_path) if event.event_type == "moved" else None
-        self._watcher.take(src, dest)
+        found = changed_paths(event, str(self._watcher.root))
+        if found is not None:
+            self._watcher.take(*found)
 
 
 class VaultWatcher(QObject):
@@ -72,7 +64,6 @@ class VaultWatcher(QObject):
     ) -> None:
         super().__init__(parent)
         self.root = root.resolve()
-        self._prefix = str(self.root) + "/"
         self._lock = threading.Lock()
         self._paths: dict[str, None] = {}  # ordered set
         self._moves: list[tuple[str, str]] = []
@@ -86,12 +77,6 @@ class VaultWatcher(QObject):
         self._event_taken.connect(self._on_event_taken)
 
     # -- watchdog's thread -------------------------------------------------------------
-
-    def relative(self, path: str | bytes) -> str | None:
-        text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
-        if not text.startswith(self._prefix):
-            return None
-        return text[len(self._prefix) :]
 
     def take(self, src: str | None, dest: str | None) -> None:
         paths = [p for p in (src, dest) if p is not None and relevant(p)]

@@ -33,18 +33,16 @@ from watchdog.observers import Observer
 
 from ..backlinks.word_index import WordIndex
 from ..index.index import VaultIndex
-from ..related.vault import RelatedIndex
+from ..related.vault import REDO_AFTER_CHANGES, RelatedIndex
 from ..vault.files import is_relevant_change, read_note, stamp_of
 from ..vault.textstore import TextStore
-from ..vault.watch import VaultWatches
+from ..vault.watch import CHANGES, VaultWatches, changed_paths
 from .answers import Adjacency, related_adjacency
 from .corpus import count_candidates
 
 _log = logging.getLogger(__name__)
-_CHANGES = frozenset({"created", "modified", "moved", "deleted"})
 DEBOUNCE = 0.05  # seconds without a change before the updater applies what came
 MAX_WAIT = 1.0  # seconds at most a change waits for a burst to end (a question waits none)
-RELATED_DELAY = 1.5  # seconds after the last update before related notes are redone
 # Bytes of changed files a question reads itself before it is answered (a diary entry, a
 # git pull of notes); more (an agent's 50 MB note) is read by the update thread while
 # questions are answered, and the answers say which notes they do not see yet.
@@ -352,7 +350,7 @@ class _Opening:
             self._related_wanted.wait()
             if self._stop.is_set():
                 return
-            quiet = self._last_update + RELATED_DELAY - time.monotonic()
+            quiet = self._last_update + REDO_AFTER_CHANGES - time.monotonic()
             if self._related is not None and quiet > 0:
                 self._stop.wait(quiet)  # redo once the changes stop, not after each one
                 continue
@@ -402,7 +400,6 @@ class _Inbox:
 
     def __init__(self, root: Path) -> None:
         self.root = str(root)
-        self._prefix = self.root + "/"
         self._pending: dict[str, None] = {}
         self._dictionary = False  # the dictionary outside the vault changed
         self._lock = threading.Lock()
@@ -441,10 +438,6 @@ class _Inbox:
             paths, self._pending = list(self._pending), {}
         return paths
 
-    def relative(self, path: str | bytes) -> str | None:
-        text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
-        return text[len(self._prefix) :] if text.startswith(self._prefix) else None
-
 
 class _Handler(FileSystemEventHandler):
     """Runs in watchdog's thread: hands the changed vault paths over, nothing else."""
@@ -453,19 +446,14 @@ class _Handler(FileSystemEventHandler):
         self._inbox = inbox
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _CHANGES:
-            return
-        if event.is_directory and event.event_type == "modified":
-            return
         if event.event_type == "deleted" and os.fsdecode(event.src_path) == self._inbox.root:
             # The watch died with the folder. A new folder made at the path may get the
             # same inode (ext4 hands freed ones out again): this tells them apart.
             self._inbox.lost.set()
             return
-        paths = [self._inbox.relative(event.src_path)]
-        if event.event_type == "moved":
-            paths.append(self._inbox.relative(event.dest_path))
-        self._inbox.put([p for p in paths if p is not None])
+        found = changed_paths(event, self._inbox.root)
+        if found is not None:
+            self._inbox.put([p for p in found if p is not None])
 
 
 class _DictionaryHandler(FileSystemEventHandler):
@@ -477,7 +465,7 @@ class _DictionaryHandler(FileSystemEventHandler):
         self._path = os.fsdecode(path)
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in _CHANGES or event.is_directory:
+        if event.event_type not in CHANGES or event.is_directory:
             return
         touched = {os.fsdecode(event.src_path)}
         if event.event_type == "moved":

@@ -19,6 +19,9 @@ if TYPE_CHECKING:  # numpy loads with the model, not with the package
 
 K = 10  # neighbours kept per note (each note's top k; edges are stored both ways)
 DEFAULT_THRESHOLD = 0.15  # the cosine a pair needs to be shown (user-adjustable)
+# Seconds after the last change before related notes are redone (a burst of saves, a git
+# pull: one pass), in the window and the MCP server alike.
+REDO_AFTER_CHANGES = 1.5
 SHOWN_TERMS = 5
 LINK_CHUNK = 4096  # pairs looked up between two chances for the GUI thread
 

@@ -31,6 +31,9 @@ from watchdog.events import (
 )
 
 MAX_FOLDERS = 64
+# watchdog ≥ 2.3 also reports opens and closes; only these change the vault, and acting on
+# the others would wake the updates again on their own reads.
+CHANGES = frozenset({"created", "modified", "moved", "deleted"})
 # Frames a watch's start may already use below the walk (the observer's thread, our calls):
 # a folder deeper than the recursion limit less these is not walked by watchdog.
 _FRAMES_IN_USE = 200
@@ -181,3 +184,24 @@ def _held(folder: str) -> list[FileSystemEvent]:
             else:
                 events.append(FileCreatedEvent(entry.path))
     return events
+
+
+def changed_paths(event: FileSystemEvent, root: str) -> tuple[str | None, str | None] | None:
+    """What a watchdog event changed in the vault at ``root``: (the path, the path it moved
+    to), each relative to the vault and None when it lies outside it; None for an event
+    that changes nothing (an open, a close, a folder's own modification time, which moves
+    with every event of its files, reported on their own)."""
+    if event.event_type not in CHANGES:
+        return None
+    if event.is_directory and event.event_type == "modified":
+        return None
+    dest = relative(event.dest_path, root) if event.event_type == "moved" else None
+    return relative(event.src_path, root), dest
+
+
+def relative(path: str | bytes, root: str) -> str | None:
+    """``path`` relative to the vault folder ``root`` (no trailing slash); None outside it.
+    A name that is not UTF-8 keeps its bytes (surrogate escapes), as the scan reads it."""
+    text = path.decode("utf-8", "surrogateescape") if isinstance(path, bytes) else path
+    prefix = root + "/"
+    return text[len(prefix) :] if text.startswith(prefix) else None
