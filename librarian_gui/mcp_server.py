@@ -3,7 +3,7 @@
 Built on the official SDK's ``MCPServer``. Every tool answers as the command line's
 ``--json`` does; a long answer comes in pages (``cursor``) below the 25,000 tokens a client
 accepts; an unknown note is an error naming the closest notes. The index starts from its
-cache and stays live (``core.agents.live``). Writes (``--allow-writes``) go through the
+cache and stays live (``core.live.runtime``). Writes (``--allow-writes``) go through the
 vault's journal and return as soon as the file is written.
 """
 
@@ -23,12 +23,12 @@ from pydantic_core import PydanticCustomError
 from . import __version__
 from .core.agents import answers, paging
 from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
-from .core.agents.live import LiveVault
 from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS, too_small
 from .core.agents.search import search_notes
 from .core.agents.writes import append_to_note, write_note
 from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
+from .core.live.runtime import LiveVault
 from .core.related.vault import DEFAULT_THRESHOLD, K
 from .mcp_errors import ReadOnly, argument_errors, failing_as
 

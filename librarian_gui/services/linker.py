@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt, QThread, QTimer, Signal, Slot
 
+from ..core.live.batches import FileBatch, chunks, merge
 from ..core.vault.filetree import FileTreeData
-from .watcher import FileBatch
 
 if TYPE_CHECKING:  # loaded on the linker thread, after the window is up
     from ..core.concepts.dictionary import Concept
@@ -156,7 +156,7 @@ class Linker(QObject):
         self._prepare_timer.start()
         early, self._early = self._early, []
         if early:
-            self.apply_batch(_merge(early))
+            self.apply_batch(merge(early))
 
     @Slot()
     def _on_save_timer_timeout(self) -> None:
@@ -202,7 +202,7 @@ class Linker(QObject):
         if self.index is None:
             self._early.append(batch)
             return
-        for paths in _chunks(batch):
+        for paths in chunks(batch):
             started = time.perf_counter()
             try:
                 delta = self.index.update(paths)
@@ -230,51 +230,8 @@ class Linker(QObject):
                 self.updated.emit(_update(self.index, delta, renamed, batch.events, seconds))
 
 
-CHUNK_PATHS = 150
-
-
 def _describe(exc: Exception) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-
-
-def _chunks(batch: FileBatch) -> list[tuple[str, ...]]:
-    """A big batch in pieces: the index holds its lock while it applies one, and the GUI
-    thread waits for that lock when it reads. Both ends of a move stay in one piece, so the
-    index still sees it as a rename."""
-    if len(batch.paths) <= CHUNK_PATHS:
-        return [batch.paths]
-    partner = {}
-    for src, dest in batch.moves:
-        partner[src], partner[dest] = dest, src
-    chunks: list[tuple[str, ...]] = []
-    current: list[str] = []
-    placed: set[str] = set()
-    for path in batch.paths:
-        if path in placed:
-            continue
-        group = [path]
-        other = partner.get(path)
-        if other is not None and other not in placed:
-            group.append(other)
-        placed.update(group)
-        current.extend(group)
-        if len(current) >= CHUNK_PATHS:
-            chunks.append(tuple(current))
-            current = []
-    if current:
-        chunks.append(tuple(current))
-    return chunks
-
-
-def _merge(batches: Iterable[FileBatch]) -> FileBatch:
-    paths: dict[str, None] = {}
-    moves: list[tuple[str, str]] = []
-    events = 0
-    for batch in batches:
-        paths.update(dict.fromkeys(batch.paths))
-        moves.extend(batch.moves)
-        events += batch.events
-    return FileBatch(tuple(paths), tuple(moves), events)
 
 
 class LinkerThread(QObject):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gc
 import sys
-import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal, Slot
 
 from ..core.concepts.dictionary import dictionary_place
+from ..core.live.quiet import UpdateQuiet
 from ..core.parse.records import FileStamp
 from ..core.vault.files import stamp_of
 from .jobs import JobControl, JobHandle, JobRunner
@@ -28,11 +28,6 @@ def _stamp(path: Path) -> FileStamp | None:
         return stamp_of(path.stat())
     except OSError:
         return None
-
-
-QUIET_AFTER_BATCH_MS = 1000  # the longest a batch holds back background loops
-QUIET_AFTER_UPDATE_MS = 150  # after its update: the backlinks job's head start
-PAUSE_MAX_S = 0.3
 
 
 class VaultModel(QObject):
@@ -96,14 +91,10 @@ class VaultModel(QObject):
             self._dictionary_watch.fileChanged.connect(self._on_dictionary_watch_changed)
             self._dictionary_watch.directoryChanged.connect(self._on_dictionary_watch_changed)
         self._use_cache = use_cache
-        # Cleared from a file batch's arrival until shortly after its update: background
+        # Not quiet from a file batch's arrival until shortly after its update: background
         # loops on the slow job thread hold back meanwhile (pause_for_updates), so a save
         # reaches the backlinks without fighting them for the interpreter lock.
-        self._quiet = threading.Event()
-        self._quiet.set()
-        self._pausing_stopped = False  # set by stop_pausing: _quiet stays set
-        self._quiet_timer = QTimer(self, singleShot=True, interval=QUIET_AFTER_BATCH_MS)
-        self._quiet_timer.timeout.connect(self._quiet.set)
+        self._quiet = UpdateQuiet()
         self.index: VaultIndex | None = None
         self.last_update: Update | None = None
         self._linker = LinkerThread(self)
@@ -137,15 +128,13 @@ class VaultModel(QObject):
     def stop_pausing(self) -> None:
         """The vault is closing: background loops stop waiting for updates now (the GUI
         thread, about to wait for their threads, will not let one through)."""
-        self._pausing_stopped = True
-        self._quiet.set()
+        self._quiet.stop()
 
     def close(self) -> None:
         if self._closed:
             return
         self._closed = True
-        self._quiet_timer.stop()
-        self._quiet.set()  # no background loop waits for an update that will not come
+        self._quiet.stop()  # no background loop waits for an update that will not come
         self._dictionary_timer.stop()
         if self._dictionary_watch is not None:
             self._dictionary_watch.removePaths(self._dictionary_watch.files())
@@ -215,9 +204,7 @@ class VaultModel(QObject):
     def _on_watcher_batch_ready(self, batch: FileBatch) -> None:
         if self._closed:
             return
-        if not self._pausing_stopped:
-            self._quiet.clear()
-        self._quiet_timer.start(QUIET_AFTER_BATCH_MS)  # if no update comes of it
+        self._quiet.arrived()
         self._linker.batch_arrived.emit(batch)
         if self._dictionary_rel is not None and self._dictionary_rel in batch.paths:
             self.dictionary_changed.emit()
@@ -259,11 +246,9 @@ class VaultModel(QObject):
         gc.freeze()
         self.last_update = update
         self.index_updated.emit(update)
-        if not self._quiet.is_set():  # its backlinks and render jobs are queued now
-            self._quiet_timer.start(QUIET_AFTER_UPDATE_MS)
+        self._quiet.applied()  # its backlinks and render jobs are queued now
 
     def pause_for_updates(self) -> None:
         """Called by long loops on the slow job thread: while a file change is on its way
-        to the index and the panes, wait (at most PAUSE_MAX_S at a time)."""
-        if not self._quiet.is_set():
-            self._quiet.wait(PAUSE_MAX_S)
+        to the index and the panes, wait (``UpdateQuiet.pause``)."""
+        self._quiet.pause()

@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from ..core.live.batches import FileBatch
 from ..core.vault.files import is_relevant_change as relevant
 from ..core.vault.watch import VaultWatches, changed_paths
-
-
-@dataclass(frozen=True, slots=True)
-class FileBatch:
-    """Vault-relative paths that changed (files or folders), and the moves among them."""
-
-    paths: tuple[str, ...]
-    moves: tuple[tuple[str, str], ...] = ()
-    events: int = 0  # raw events coalesced into this batch
 
 
 class _Handler(FileSystemEventHandler):

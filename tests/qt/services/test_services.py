@@ -109,19 +109,6 @@ def test_paths_that_cannot_matter_are_dropped() -> None:
     assert not relevant("notes/a.md~")
 
 
-def test_big_batches_are_applied_in_pieces_that_keep_moves_whole() -> None:
-    from librarian_gui.services.linker import CHUNK_PATHS, _chunks
-
-    paths = tuple(f"n{i:04}.md" for i in range(2 * CHUNK_PATHS))
-    moves = ((paths[CHUNK_PATHS - 1], paths[-1]),)  # the two ends fall in different halves
-    chunks = _chunks(FileBatch(paths, moves, events=len(paths)))
-    assert sorted(p for c in chunks for p in c) == list(paths)  # each path once
-    assert all(len(c) <= CHUNK_PATHS + 1 for c in chunks)
-    holder = next(c for c in chunks if paths[-1] in c)
-    assert paths[CHUNK_PATHS - 1] in holder
-    assert _chunks(FileBatch(paths[:3])) == [paths[:3]]
-
-
 def test_nothing_arrives_from_the_linker_after_close(model: VaultModel, qtbot: QtBot) -> None:
     """An update the linker finished just before close() is queued to the GUI thread; it
     must not reach the views after close (they have let go of the model by then)."""

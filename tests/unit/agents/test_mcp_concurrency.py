@@ -45,3 +45,46 @@ def test_a_read_is_answered_while_a_big_write_is_processed(tmp_path: Path) -> No
         assert (vault / "big.md").stat().st_size == len(big)
 
     run_agent(vault, scenario, "--allow-writes")
+
+
+BURST = 2_000
+
+
+def test_questions_are_answered_while_a_checkout_of_2000_files_is_read(tmp_path: Path) -> None:
+    """A ``git checkout`` writes thousands of notes at once. The server reads them in pieces
+    (``batches.chunks``) on its update thread; a question asked meanwhile does not read them
+    all itself first: it is answered from what is read so far and says which changed notes
+    it does not see yet (``still_indexing``). Once the burst is read, every note is found."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "MEMORY.md").write_text("# Memory\n\n- [[a]]\n")
+    (vault / "a.md").write_text("# A\n\nThe first note, before the checkout.\n")
+    burst = [f"burst/n{n:04d}.md" for n in range(BURST)]
+    answers: list[dict[str, object]] = []
+
+    async def scenario(agent: Agent) -> None:
+        await agent.call("search", query="first note")  # the server is up and warm
+        (vault / "burst").mkdir()
+        for n, rel in enumerate(burst):
+            (vault / rel).write_text(f"# Burst {n}\n\nA checked out note, tagword{n:04d}.\n")
+        while True:
+            answers.append(await agent.call("search", query="checked out note", limit=5))
+            health = await agent.call("index_health")  # its notes: all but MEMORY.md
+            if health["notes"] == BURST + 1 and "still_indexing" not in health:
+                break
+            await anyio.sleep(0.02)
+        found = await agent.call("search", query="tagword1234")
+        assert [hit["note"] for hit in found["hits"]][:1] == ["burst/n1234.md"]
+
+    run_agent(vault, scenario)
+    told = [a["still_indexing"] for a in answers if "still_indexing" in a]
+    assert told, "no question was answered while the burst was read"
+    known = set(burst)
+    for paths in told:
+        assert isinstance(paths, list)
+        assert paths == sorted(paths) and 0 < len(paths) <= 50
+        assert set(paths) <= known | {"burst"}  # the files, and the folder made for them
+    for answer in answers:
+        hits = answer["hits"]
+        assert isinstance(hits, list)
+        assert {hit["note"] for hit in hits} <= known | {"a.md"}

@@ -102,7 +102,7 @@ def test_a_folder_named_like_the_dictionary(tmp_path: Path) -> None:
 
 
 def test_the_index_and_the_mcp_servers_vault_say_so_and_go_on(vault: Path) -> None:
-    from librarian_gui.core.agents.live import LiveVault
+    from librarian_gui.core.live.runtime import LiveVault
 
     gigabyte(vault / "concepts.json")
     index = VaultIndex.scan(vault, use_cache=False)

@@ -18,6 +18,7 @@ its related notes found again.
 from __future__ import annotations
 
 import contextlib
+import functools
 import gc
 import logging
 import os
@@ -27,18 +28,24 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from ..backlinks.word_index import WordIndex
+from ..agents.answers import Adjacency, related_adjacency
+from ..agents.corpus import count_candidates
 from ..index.index import VaultIndex
 from ..related.vault import REDO_AFTER_CHANGES, RelatedIndex
 from ..vault.files import is_relevant_change, read_note, stamp_of
 from ..vault.textstore import TextStore
 from ..vault.watch import CHANGES, VaultWatches, changed_paths
-from .answers import Adjacency, related_adjacency
-from .corpus import count_candidates
+from .batches import CHUNK_PATHS, FileBatch, chunks
+from .quiet import UpdateQuiet
+from .words import VaultWords
+
+if TYPE_CHECKING:
+    from ..index.delta import IndexDelta
 
 _log = logging.getLogger(__name__)
 DEBOUNCE = 0.05  # seconds without a change before the updater applies what came
@@ -47,6 +54,9 @@ MAX_WAIT = 1.0  # seconds at most a change waits for a burst to end (a question 
 # git pull of notes); more (an agent's 50 MB note) is read by the update thread while
 # questions are answered, and the answers say which notes they do not see yet.
 FRESH_BYTES = 2_000_000
+# Changed files a question reads itself at most: more (a ``git checkout``) are read by the
+# update thread in pieces (``batches.chunks``), questions answered between them.
+FRESH_PATHS = CHUNK_PATHS
 # Characters of note texts kept in memory, the most recently read first; past it a text is
 # read again from its file (from the system's page cache: 0.1–0.2 ms a note). Keeping every
 # text was 80 MB at 20,000 notes, 400 MB at 100,000 (issue 30); at 32 M characters a 10,000-
@@ -192,9 +202,13 @@ class _Opening:
         self.root = self.index.root
         self._use_cache = options.use_cache
         self.texts = TextStore(self.root, max_chars=KEPT_TEXT_CHARS)
-        self.words = WordIndex()  # complete once every note was read (the warm-up)
+        # Complete after the warm-up. Reads with a function of the index and texts, not
+        # the opening's own method: a cycle would keep a closed opening (frozen) alive.
+        self.words = VaultWords(self.index, functools.partial(_text, self.index, self.texts))
         self._inbox = _Inbox(self.root)
         self.lost = self._inbox.lost
+        # Background work (related notes) holds back while changes are on their way.
+        self._quiet = self._inbox.quiet
         self._updating = threading.Lock()  # one writer of the index at a time
         self._applying: tuple[str, ...] = ()  # the paths of the update under way
         self._stop = threading.Event()
@@ -230,7 +244,12 @@ class _Opening:
     def fresh(self) -> tuple[str, ...]:
         if not self._inbox.waiting():
             return self._applying
-        if self._applying or self._unread_bytes(self._inbox.peek()) > FRESH_BYTES:
+        waiting = self._inbox.peek()
+        if (
+            self._applying
+            or len(waiting) > FRESH_PATHS
+            or self._unread_bytes(waiting) > FRESH_BYTES
+        ):
             self._inbox.wake.set()  # the update thread reads them; the question goes on
             return tuple(dict.fromkeys((*self._applying, *self._inbox.peek())))
         self._apply()
@@ -257,38 +276,43 @@ class _Opening:
             if not paths and not reload:
                 return
             self._applying = tuple(paths)
-            deltas = []
             try:
-                if paths:
-                    deltas.append(self.index.update(paths))
+                # A big batch in pieces: the index's lock is let go between them, and a
+                # question waits for one piece at most, not for the whole checkout.
+                pieces = chunks(FileBatch(tuple(paths))) if paths else []
+                for done, piece in enumerate(pieces):
+                    self._changed_by(self._update(piece))
+                    self._applying = tuple(p for rest in pieces[done + 1 :] for p in rest)
                 if reload:
-                    deltas.append(self.index.reload_dictionary())
-            except Exception:  # one bad batch must not stop the server; say so in its log
-                _log.exception("updating the index for %d paths failed", len(paths))
-                return
+                    self._changed_by(self._update(None))
             finally:
                 self._applying = ()
-            for delta in deltas:
-                if not delta.empty:
-                    self._last_update = time.monotonic()
-                    self._related_wanted.set()
-                for rel in delta.notes_removed:
-                    self.words.remove(rel)
-                for rel in (*delta.notes_added, *delta.notes_changed):
-                    self._read_words(rel)
+                self._quiet.applied()
             _settle_heap()
 
-    def text(self, rel: str) -> str | None:
-        record = self.index.notes.get(rel)
-        return None if record is None else self.texts.get(rel, record.stamp)
+    def _update(self, paths: tuple[str, ...] | None) -> IndexDelta | None:
+        """Apply ``paths`` (None: the dictionary) to the index; None when that raised: one
+        bad batch must not stop the server (its log says why)."""
+        try:
+            if paths is None:
+                return self.index.reload_dictionary()
+            return self.index.update(paths)
+        except Exception:
+            what = "the dictionary" if paths is None else f"{len(paths)} paths"
+            _log.exception("updating the index for %s failed", what)
+            return None
 
-    def _read_words(self, rel: str) -> None:
-        record = self.index.notes.get(rel)
-        text = None if record is None else self.texts.get(rel, record.stamp)
-        if record is None or text is None:
-            self.words.remove(rel)
-        elif self.words.stamp(rel) != record.stamp:
-            self.words.put(rel, record.stamp, text)
+    def _changed_by(self, delta: IndexDelta | None) -> None:
+        if delta is None:
+            return
+        if not delta.empty:
+            self._last_update = time.monotonic()
+            self._related_wanted.set()
+        self.words.changed_by(delta)
+        self.words.catch_up()
+
+    def text(self, rel: str) -> str | None:
+        return _text(self.index, self.texts, rel)
 
     def _wait_for_quiet(self) -> None:
         """Return once no change came for DEBOUNCE seconds, or MAX_WAIT after the first: a
@@ -312,21 +336,20 @@ class _Opening:
             count_candidates(self.index, self.text)
         except Exception:  # a question counts them itself then; say why in the log
             _log.exception("counting the notes' terms ahead of the first question failed")
+
         # Unlinked mentions and concepts read every note: read them once, ahead of the
         # first question, and from then on only the notes that change.
-        for rel in list(self.index.notes):
+        def step() -> None:
             if self._stop.is_set():
-                return
+                raise _Stopped
             if wake.is_set():
                 wake.clear()
                 self._apply()  # changes first; the words of what they touch are read
-            with self._updating:
-                self._read_words(rel)
-        with self._updating:
-            # A note added meanwhile was read by _apply; one removed is out of the index.
-            for rel in list(self.index.notes):
-                self._read_words(rel)
-            self.words.complete = True
+
+        try:
+            self.words.warm(step)
+        except _Stopped:
+            return
         _settle_heap()
         while not self._stop.is_set():
             wake.wait()
@@ -360,6 +383,8 @@ class _Opening:
                 self._adjacency = related_adjacency(related)
                 self._related = related
                 _settle_heap()
+            except _Stopped:
+                return
             except Exception:
                 _log.exception("finding related notes failed")
             self._related_ready.set()
@@ -367,11 +392,17 @@ class _Opening:
     def _pass(self, previous: RelatedIndex | None) -> RelatedIndex:
         from ..related.cached import vault_related
 
+        def check() -> None:
+            if self._stop.is_set():
+                raise _Stopped
+            self._quiet.pause()  # a change on its way to the index goes first
+
         return vault_related(
             self.index,
             lambda rel: read_note(self.root, rel).text,
             previous=previous,
             use_cache=self._use_cache,
+            check=check,
             second_process=False,
         )
 
@@ -382,6 +413,7 @@ class _Opening:
         instance, 128 a user); the opening is lost from then on."""
         self.lost.set()
         self._stop.set()
+        self._quiet.stop()
         self._inbox.wake.set()
         self._related_wanted.set()
         self._observer.stop()
@@ -390,6 +422,16 @@ class _Opening:
         for thread in self._threads:
             thread.join(timeout=10)
         self.index.wait_saved()
+
+
+def _text(index: VaultIndex, texts: TextStore, rel: str) -> str | None:
+    """A note's text as ``index`` last saw it (None: not a readable note)."""
+    record = index.notes.get(rel)
+    return None if record is None else texts.get(rel, record.stamp)
+
+
+class _Stopped(Exception):
+    """The opening is closing: a background loop ends."""
 
 
 class _Inbox:
@@ -405,6 +447,7 @@ class _Inbox:
         self._lock = threading.Lock()
         self.wake = threading.Event()
         self.lost = threading.Event()  # the folder was deleted, or the opening closed
+        self.quiet = UpdateQuiet()  # not while paths wait, until shortly after they are read
 
     def put(self, paths: Iterable[str]) -> None:
         taken = [p for p in paths if is_relevant_change(p)]
@@ -412,12 +455,14 @@ class _Inbox:
             return
         with self._lock:
             self._pending.update(dict.fromkeys(taken))
+        self.quiet.arrived()
         self.wake.set()
 
     def dictionary_changed(self) -> None:
         """The concept dictionary kept outside the vault changed: read it again."""
         with self._lock:
             self._dictionary = True
+        self.quiet.arrived()
         self.wake.set()
 
     def take_dictionary(self) -> bool:

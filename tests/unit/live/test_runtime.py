@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from librarian_gui.core.agents.live import LiveVault
+from librarian_gui.core.live.runtime import LiveVault
 from tests.conftest import write
 
 DEADLINE = 10.0  # seconds an eventual condition may take on a loaded 2-core machine
@@ -156,7 +156,7 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     """An agent's 3 MB note: the question does not read it first (nor wait for the update
     thread reading it), it is answered from the index as it stands and told which note it
     does not see yet; then the note is read, and the next question sees it."""
-    from librarian_gui.core.agents.live import FRESH_BYTES
+    from librarian_gui.core.live.runtime import FRESH_BYTES
 
     text = "".join(f"[[alpha]] line {n}\n" for n in range(150_000))
     assert len(text) > FRESH_BYTES
