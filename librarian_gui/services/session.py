@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from ..core.courtesy import Courtesy
 from ..core.index.queries import node_kind, outgoing_summary
 from ..core.index.resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX
+from ..core.live.words import VaultWords
 from ..core.render.pages import note_page, place_page
 from ..core.vault.filetree import FileTreeData
 from ..core.vault.textstore import TextStore
@@ -115,6 +116,9 @@ class VaultSession(QObject):
         # while that job runs (then any changed note may be one of them).
         self._linking: frozenset[str] | None = None
         self._embeds: frozenset[str] = frozenset()  # notes the open one shows inline
+        # Which notes hold each word: unlinked mentions look only in the notes holding a
+        # name's words (as the MCP server does), once the warm-up has read every note.
+        self.words: VaultWords | None = None
         model.files_listed.connect(self._on_model_files_listed)
         model.index_ready.connect(self._on_model_index_ready)
         model.index_updated.connect(self._on_model_index_updated)
@@ -384,13 +388,15 @@ class VaultSession(QObject):
     def _unlinked(
         self, rel: str, reader: Callable[[str], str | None]
     ) -> tuple[list[Mention], frozenset[str]]:
-        index = self._index()
+        from ..core.backlinks.unlinked import mention_names, unlinked_mentions
+
+        index, words = self._index(), self.words
         with index.lock:
             if rel not in index.notes:
                 return [], frozenset()
-        from ..core.backlinks.unlinked import unlinked_mentions
-
-        mentions = unlinked_mentions(index, rel, reader)
+            names = mention_names(index, rel)
+        among = words.holding(names) if words is not None else None
+        mentions = unlinked_mentions(index, rel, reader, among)
         with index.lock:  # read with replacement characters: the writer refuses them
             lossy = {m.source for m in mentions if _is_lossy(index, m.source)}
         return mentions, frozenset(lossy)
@@ -491,7 +497,26 @@ class VaultSession(QObject):
         handle.finished.connect(self._on_tree_job_finished)
         self._switcher_timer.start()
         self._on_warnings_timer_timeout()
+        self.words = VaultWords(index, self._reader())
+        self._warm_words(self.words)
         QTimer.singleShot(0, self._on_index_ready_show)  # after the window's own handlers
+
+    def _warm_words(self, words: VaultWords) -> None:
+        """Read the next WARM_NOTES notes' words on the slow job thread; then the next, each
+        piece a job of its own, so unlinked mentions asked meanwhile wait for one piece."""
+        if words is not self.words:
+            return  # the vault was scanned again: a new warm-up runs
+        pause = self.model.pause_for_updates
+
+        def warm(control: JobControl) -> bool:
+            def step() -> None:
+                control.check()
+                pause()  # a save on its way to the panes goes first
+
+            return words.warm(step, budget=WARM_NOTES)
+
+        handle = self.model.submit(warm, slow=True, name="words")
+        handle.finished.connect(lambda done: done or self._warm_words(words))
 
     @Slot()
     def _on_index_ready_show(self) -> None:
@@ -505,6 +530,8 @@ class VaultSession(QObject):
             self._check_undo()  # an agent's write, journaled by another process, is undoable
         for rel in (*delta.notes_changed, *delta.notes_removed):
             self.store.forget(rel)
+        if self.words is not None:
+            self.words.changed_by(delta)
         self._warnings_timer.start()
         if delta.notes_added or delta.notes_removed or delta.notes_changed:
             self._switcher_timer.start()  # aliases may have changed; rebuilt once settled
@@ -670,6 +697,9 @@ class VaultSession(QObject):
     def _on_undo_checked(self, result: object) -> None:
         if isinstance(result, bool):
             self.undo_changed.emit(result)
+
+
+WARM_NOTES = 500  # notes whose words one warm-up job reads (2,000 a second or so)
 
 
 def _deliver(handle: JobHandle, slot: Callable[[object], None]) -> None:

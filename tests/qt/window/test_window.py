@@ -216,6 +216,27 @@ def test_unlinked_mentions_leave_out_file_names_and_headings(
     assert lines == [14, 18]
 
 
+def test_unlinked_mentions_follow_changes_once_the_words_are_read(
+    window: MainWindow, demo: Path, qtbot: QtBot
+) -> None:
+    """Unlinked mentions look only in the notes holding a name's words (as the MCP server
+    does), once every note's words are read: a note written or edited after that must be
+    found, one that stops mentioning the name must go."""
+    session = window.session
+    assert session is not None
+    qtbot.waitUntil(lambda: session.words is not None and session.words.complete, timeout=20_000)
+    with qtbot.waitSignal(window.place_rendered, timeout=10_000):
+        session.open_note("projects/Memory Hygiene.md")  # every mention of it is linked
+
+    def sources() -> set[str]:
+        return {m.source for m in window.backlinks._mentions}
+
+    write(demo, "inbox/new-thought.md", "# New thought\n\nRead up on memory hygiene again.\n")
+    qtbot.waitUntil(lambda: "inbox/new-thought.md" in sources(), timeout=10_000)
+    write(demo, "inbox/new-thought.md", "# New thought\n\nNothing about that any more.\n")
+    qtbot.waitUntil(lambda: "inbox/new-thought.md" not in sources(), timeout=10_000)
+
+
 def test_quick_switcher_finds_a_note_by_alias_with_a_typo(window: MainWindow, qtbot: QtBot) -> None:
     qtbot.waitUntil(lambda: window.switcher._index is not None, timeout=10_000)
     window.switcher.open_switcher()
