@@ -1,7 +1,7 @@
 """Services: the vault model, its worker threads and the jobs the window asks for.
 
 Threads, and one rule PySide imposes on them. Only the GUI thread connects or disconnects
-signals, makes QObjects or QTimers, or deletes them; a worker thread (the linker's, the
+signals, makes QObjects or QTimers, or deletes them; a worker thread (the updater's, the
 layout's, the related notes', a job's) only emits, and starts or stops timers made for it in
 the GUI thread. Why: PySide holds the interpreter lock through ``connect`` while Qt takes its
 signal-slot mutex (one of a small pool, shared by unrelated objects), and Qt deleting an

@@ -107,7 +107,7 @@ class JobRunner(QObject):
         super().__init__(parent)
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=thread_name)
         # The thread starts now: started by a first job, it kept the GUI thread waiting
-        # until it ran, behind the linker for the interpreter lock (up to 20 ms).
+        # until it ran, behind the updater for the interpreter lock (up to 20 ms).
         self._pool.submit(lambda: None)
         self._live: dict[int, JobHandle] = {}  # submitted and not ended: kept alive here
         self._numbers = itertools.count(1)

@@ -20,8 +20,7 @@ from ..core.vault.textstore import TextStore
 from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
 from .history import History, Place
 from .jobs import JobControl, JobHandle, JobRunner
-from .linker import Update
-from .model import VaultModel
+from .model import Update, VaultModel
 from .preload import preload
 
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
@@ -279,7 +278,7 @@ class VaultSession(QObject):
 
     def _send_sidebars(self, place: Place) -> JobHandle:
         """The outline and the outgoing links, read on the quick job thread: after an
-        update, the index's lock may be the linker's, busy with the next batch."""
+        update, the index's lock may be the updater's, busy with the next batch."""
         index = self._index()
 
         def sidebars(_control: JobControl) -> tuple[tuple[Any, ...], tuple[Any, ...]]:

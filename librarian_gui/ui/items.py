@@ -3,7 +3,7 @@
 An item constructed from Python (``QListWidgetItem("x")``, ``QStandardItem(...)``) is a
 Shiboken wrapper class. The first time Qt calls each of its virtual methods — ``data()``,
 which a view's layout and paint call for every row — the wrapper takes the interpreter lock
-to look for a Python override. The event loop runs without the lock, so while the linker,
+to look for a Python override. The event loop runs without the lock, so while the updater,
 the layout or a job thread holds it, each of those calls waits up to the switch interval
 (5 ms): 3,000 tree rows took 2.4 s to paint next to one busy Python thread, against 80 ms
 for rows the model made itself.

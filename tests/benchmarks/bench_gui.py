@@ -242,7 +242,7 @@ def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]
     written = time.perf_counter() - t0
 
     def settled() -> bool:
-        # Never wait for the index's lock here: the linker holds it while it applies a
+        # Never wait for the index's lock here: the updater holds it while it applies a
         # batch, and this check runs on the GUI thread being measured (it made the burst's
         # worst lags, 57-75 ms, itself). Busy: not settled yet, look again next turn.
         index = window.model.index  # type: ignore[union-attr]

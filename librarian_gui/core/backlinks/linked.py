@@ -35,7 +35,7 @@ def linked_mentions(
     """Every note linking to ``node`` (itself excluded), sorted by path, with the lines that
     hold the links. Link positions come from the index; the lines from ``read_text`` (the
     file as it is now). A file that changed since it was indexed may show shifted lines
-    until the linker catches up; spans are clipped to the line."""
+    until the updater catches up; spans are clipped to the line."""
     with index.lock:
         sources = sorted(s for s in index.in_edges.get(node, {}) if s != node and s in index.notes)
         wanted = {

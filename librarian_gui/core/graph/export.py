@@ -59,7 +59,7 @@ def graph_document(
     ``cooccurrence``: pairs of concepts found in the same notes, as ``cooccurs`` edges.
     Without them the document has neither kind."""
     when = generated or _dt.datetime.now(_dt.UTC)
-    # the lock: a consistent snapshot while the linker thread updates the index; the
+    # the lock: a consistent snapshot while the updater's thread updates the index; the
     # collector paused: hundreds of thousands of new dicts would make it re-walk the index
     with index.lock, gc_paused():
         nodes, edges = _nodes_and_edges(index)

@@ -88,7 +88,7 @@ class GraphData:
 class _Snapshot:
     """What a graph is built from, taken from the index under its lock in a few tens of
     milliseconds; the build itself (half a second at 10,000 notes) then runs without the
-    lock, so the GUI thread and the linker never wait for it. Records are immutable and an
+    lock, so the GUI thread and the updater never wait for it. Records are immutable and an
     update replaces a note's outgoing map rather than changing it, so shallow copies do;
     incoming maps change in place, so those the build reads (concepts, concept pages) are
     copied."""

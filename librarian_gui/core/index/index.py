@@ -36,7 +36,7 @@ class VaultIndex:
     """The parsed notes of one vault and the graph of their links.
 
     Built by ``scan``; kept current by ``update(paths)``, which re-reads only the given paths
-    and returns an ``IndexDelta``. One owner (the linker thread) mutates it; it holds ``lock``
+    and returns an ``IndexDelta``. One owner (the updater's thread) mutates it; it holds ``lock``
     while it changes the maps (not while it reads files), so another thread that holds
     ``lock`` while it reads sees a consistent index.
     """

@@ -99,7 +99,7 @@ def concept_map(
 ) -> ConceptMap:
     """The map of the index's dictionary, not laid out. The index's lock is taken only to
     read each concept's notes: the pairs (a second on a densely tagged vault) are counted
-    after, so the linker never waits for them."""
+    after, so the updater never waits for them."""
     with index.lock:
         found = found_in(index, include_index=include_index)
         total = counted_notes(index, include_index=include_index)

@@ -1,9 +1,12 @@
-"""A vault index kept live without Qt, for the MCP server: the watcher, the updates, related notes.
+"""A vault kept live for questions (the MCP server): its index, words and related notes.
 
-``LiveVault`` starts from the index cache, then a watchdog observer queues every changed
-path. An updater thread applies them after a short debounce, and a question asked before
-that (``fresh``) applies what is queued first, so an answer never misses a change the
-server was told of — its own writes included (``changed``). A related-notes thread keeps the
+``LiveVault`` watches the vault, starts from the index cache, and keeps the index current
+with a ``VaultUpdater`` (``updater``, the window's too): its thread applies the changes
+after a short debounce, and a question asked before that (``fresh``) applies what waits
+first, so an answer never misses a change the server was told of — its own writes included
+(``changed``) — unless it is too big to read first (``FRESH_BYTES``, ``FRESH_PATHS``): then
+the answer says what it does not see yet. A warm-up thread reads every note's words once,
+and the terms questions pick candidates by. A related-notes thread keeps the
 related notes: from their cache at start, then redone for changed notes a moment after the
 last change. Readers hold ``index.lock`` while they read (see ``VaultIndex``).
 
@@ -17,7 +20,6 @@ its related notes found again.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
 import logging
@@ -28,28 +30,18 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
-from watchdog.observers import Observer
 
 from ..agents.answers import Adjacency, related_adjacency
 from ..agents.corpus import count_candidates
 from ..index.index import VaultIndex
 from ..related.vault import REDO_AFTER_CHANGES, RelatedIndex
-from ..vault.files import is_relevant_change, read_note, stamp_of
+from ..vault.files import read_note, stamp_of
 from ..vault.textstore import TextStore
-from ..vault.watch import CHANGES, VaultWatches, changed_paths
-from .batches import CHUNK_PATHS, FileBatch, chunks
-from .quiet import UpdateQuiet
+from .batches import CHUNK_PATHS
+from .updater import Listener, Update, VaultUpdater
 from .words import VaultWords
 
-if TYPE_CHECKING:
-    from ..index.delta import IndexDelta
-
 _log = logging.getLogger(__name__)
-DEBOUNCE = 0.05  # seconds without a change before the updater applies what came
-MAX_WAIT = 1.0  # seconds at most a change waits for a burst to end (a question waits none)
 # Bytes of changed files a question reads itself before it is answered (a diary entry, a
 # git pull of notes); more (an agent's 50 MB note) is read by the update thread while
 # questions are answered, and the answers say which notes they do not see yet.
@@ -183,55 +175,51 @@ def _identity(root: Path) -> tuple[int, int] | None:
 
 
 class _Opening:
-    """One opening of the vault's folder: its index, the texts and words read from it, its
-    related notes, and the watcher and threads keeping them current until ``close``."""
+    """One opening of the vault's folder: its index (scanned and kept current by a
+    ``VaultUpdater``), the texts and words read from it, its related notes, and the threads
+    keeping them current until ``close``."""
 
     def __init__(self, root: Path, options: _Options) -> None:
         # Taken before the scan: a folder replaced while it is read is seen at the next
         # question, not taken for the one read.
         self.identity = _identity(root)
+        self._told = _Told()
         # The index reads the dictionary itself (``--concepts`` or the vault's own), and
-        # again when it changes: in the vault, with the notes; outside, when the watch on
-        # its folder below says so (``reload_dictionary``), as the window does.
-        self.index = VaultIndex.scan(
+        # again when it changes: in the vault, with the notes; outside, when the updater's
+        # watch on its folder says so, as in the window.
+        self.updater = VaultUpdater(
             root,
-            use_cache=options.use_cache,
+            self._told,
             excluded=options.excluded,
+            use_cache=options.use_cache,
             dictionary=options.concepts,
+            name="live",
         )
+        try:
+            self.updater.watch()  # before the scan: a change in between is not lost
+            self.index = self.updater.scan()
+        except BaseException:
+            self.updater.close()
+            raise
         self.root = self.index.root
         self._use_cache = options.use_cache
         self.texts = TextStore(self.root, max_chars=KEPT_TEXT_CHARS)
         # Complete after the warm-up. Reads with a function of the index and texts, not
         # the opening's own method: a cycle would keep a closed opening (frozen) alive.
         self.words = VaultWords(self.index, functools.partial(_text, self.index, self.texts))
-        self._inbox = _Inbox(self.root)
-        self.lost = self._inbox.lost
-        # Background work (related notes) holds back while changes are on their way.
-        self._quiet = self._inbox.quiet
-        self._updating = threading.Lock()  # one writer of the index at a time
-        self._applying: tuple[str, ...] = ()  # the paths of the update under way
+        self._told.words = self.words
+        self.lost = self.updater.lost
+        # Background work (the warm-up, related notes) holds back while changes come.
+        self._quiet = self.updater.quiet
         self._stop = threading.Event()
         self._related: RelatedIndex | None = None
         self._adjacency: Adjacency = {}
         self._related_ready = threading.Event()
-        self._related_wanted = threading.Event()
-        self._last_update = 0.0
-        self._observer = Observer()
-        VaultWatches(self._observer, _Handler(self._inbox), str(self.root)).schedule()
-        if not self.index.dictionary_path.is_relative_to(self.root):
-            # outside the vault: its folder (an atomic save replaces the file itself)
-            folder = self.index.dictionary_path.parent
-            if folder.is_dir():
-                handler = _DictionaryHandler(self._inbox, self.index.dictionary_path)
-                self._observer.schedule(handler, str(folder), recursive=False)
-        self._observer.name = "live-watch"
-        self._observer.daemon = True
-        self._observer.start()
-        self._threads = [threading.Thread(target=self._run_updates, name="live-updates")]
+        self._threads = [threading.Thread(target=self._warm, name="live-warm")]
         if options.related:
             self._threads.append(threading.Thread(target=self._run_related, name="live-related"))
-            self._related_wanted.set()
+            self._told.related_wanted.set()
+        self.updater.start()
         for thread in self._threads:
             thread.daemon = True
             thread.start()
@@ -239,20 +227,18 @@ class _Opening:
     # ------------------------------------------------------------ changes
 
     def changed(self, paths: Iterable[str]) -> None:
-        self._inbox.put(paths)
+        self.updater.put(paths)
 
     def fresh(self) -> tuple[str, ...]:
-        if not self._inbox.waiting():
-            return self._applying
-        waiting = self._inbox.peek()
-        if (
-            self._applying
-            or len(waiting) > FRESH_PATHS
-            or self._unread_bytes(waiting) > FRESH_BYTES
-        ):
-            self._inbox.wake.set()  # the update thread reads them; the question goes on
-            return tuple(dict.fromkeys((*self._applying, *self._inbox.peek())))
-        self._apply()
+        updater = self.updater
+        if not updater.inbox.waiting():
+            return updater.applying
+        waiting = updater.inbox.peek()
+        applying = updater.applying
+        if applying or len(waiting) > FRESH_PATHS or self._unread_bytes(waiting) > FRESH_BYTES:
+            updater.flush()  # the update thread reads them now; the question goes on
+            return tuple(dict.fromkeys((*applying, *waiting)))
+        updater.apply()
         return ()
 
     def _unread_bytes(self, paths: Iterable[str]) -> int:
@@ -269,66 +255,10 @@ class _Opening:
                 total += st.st_size
         return total
 
-    def _apply(self) -> None:
-        with self._updating:
-            paths = self._inbox.take()
-            reload = self._inbox.take_dictionary()
-            if not paths and not reload:
-                return
-            self._applying = tuple(paths)
-            try:
-                # A big batch in pieces: the index's lock is let go between them, and a
-                # question waits for one piece at most, not for the whole checkout.
-                pieces = chunks(FileBatch(tuple(paths))) if paths else []
-                for done, piece in enumerate(pieces):
-                    self._changed_by(self._update(piece))
-                    self._applying = tuple(p for rest in pieces[done + 1 :] for p in rest)
-                if reload:
-                    self._changed_by(self._update(None))
-            finally:
-                self._applying = ()
-                self._quiet.applied()
-            _settle_heap()
-
-    def _update(self, paths: tuple[str, ...] | None) -> IndexDelta | None:
-        """Apply ``paths`` (None: the dictionary) to the index; None when that raised: one
-        bad batch must not stop the server (its log says why)."""
-        try:
-            if paths is None:
-                return self.index.reload_dictionary()
-            return self.index.update(paths)
-        except Exception:
-            what = "the dictionary" if paths is None else f"{len(paths)} paths"
-            _log.exception("updating the index for %s failed", what)
-            return None
-
-    def _changed_by(self, delta: IndexDelta | None) -> None:
-        if delta is None:
-            return
-        if not delta.empty:
-            self._last_update = time.monotonic()
-            self._related_wanted.set()
-        self.words.changed_by(delta)
-        self.words.catch_up()
-
     def text(self, rel: str) -> str | None:
         return _text(self.index, self.texts, rel)
 
-    def _wait_for_quiet(self) -> None:
-        """Return once no change came for DEBOUNCE seconds, or MAX_WAIT after the first: a
-        burst of writes (an agent's) is applied once, after it, not between its writes."""
-        wake = self._inbox.wake
-        deadline = time.monotonic() + MAX_WAIT
-        while not self._stop.is_set():
-            wake.clear()
-            left = deadline - time.monotonic()
-            if left <= 0 or not wake.wait(min(DEBOUNCE, left)):
-                return
-
-    def _run_updates(self) -> None:
-        wake = self._inbox.wake
-        with contextlib.suppress(Exception):
-            self.index.save_cache()  # a cold scan's cache, off the answering threads
+    def _warm(self) -> None:
         # Questions (search, context_pack) pick their candidates from every note's terms:
         # count them first, ahead of the first question, which otherwise counts them
         # itself while the words below are read (10,000 notes: the first search took 15 s).
@@ -342,21 +272,13 @@ class _Opening:
         def step() -> None:
             if self._stop.is_set():
                 raise _Stopped
-            if wake.is_set():
-                wake.clear()
-                self._apply()  # changes first; the words of what they touch are read
+            self._quiet.pause()  # changes first; the words of what they touch are read
 
         try:
             self.words.warm(step)
         except _Stopped:
             return
         _settle_heap()
-        while not self._stop.is_set():
-            wake.wait()
-            if self._stop.is_set():
-                return
-            self._wait_for_quiet()
-            self._apply()
 
     # ------------------------------------------------------------ related notes
 
@@ -369,15 +291,16 @@ class _Opening:
         return self._adjacency if self._related is not None else None
 
     def _run_related(self) -> None:
+        wanted = self._told.related_wanted
         while not self._stop.is_set():
-            self._related_wanted.wait()
+            wanted.wait()
             if self._stop.is_set():
                 return
-            quiet = self._last_update + REDO_AFTER_CHANGES - time.monotonic()
+            quiet = self._told.last_update + REDO_AFTER_CHANGES - time.monotonic()
             if self._related is not None and quiet > 0:
                 self._stop.wait(quiet)  # redo once the changes stop, not after each one
                 continue
-            self._related_wanted.clear()
+            wanted.clear()
             try:
                 related = self._pass(self._related)
                 self._adjacency = related_adjacency(related)
@@ -413,15 +336,32 @@ class _Opening:
         instance, 128 a user); the opening is lost from then on."""
         self.lost.set()
         self._stop.set()
-        self._quiet.stop()
-        self._inbox.wake.set()
-        self._related_wanted.set()
-        self._observer.stop()
-        if self._observer.is_alive():
-            self._observer.join(timeout=5)
+        self.updater.close()
+        self._told.related_wanted.set()
         for thread in self._threads:
             thread.join(timeout=10)
         self.index.wait_saved()
+
+
+class _Told(Listener):
+    """What the updater tells an opening, on the thread that applied a batch: the words of
+    the notes it changed are read, related notes are wanted again. It holds no reference
+    to the opening or the updater: no cycle keeps a closed opening alive."""
+
+    def __init__(self) -> None:
+        self.words: VaultWords | None = None
+        self.related_wanted = threading.Event()
+        self.last_update = 0.0
+
+    def updated(self, update: Update) -> None:
+        self.last_update = time.monotonic()
+        self.related_wanted.set()
+        if self.words is not None:
+            self.words.changed_by(update.delta)
+            self.words.catch_up()
+
+    def batch_done(self) -> None:
+        _settle_heap()
 
 
 def _text(index: VaultIndex, texts: TextStore, rel: str) -> str | None:
@@ -432,91 +372,6 @@ def _text(index: VaultIndex, texts: TextStore, rel: str) -> str | None:
 
 class _Stopped(Exception):
     """The opening is closing: a background loop ends."""
-
-
-class _Inbox:
-    """What watchdog's thread hands an opening: the paths to read again, and the loss of the
-    folder. It holds no reference to the opening, so the watcher's objects make no cycle
-    with it: a closed opening (its index, millions of objects ``gc.freeze`` put out of the
-    collector's sight) is freed as soon as the last reader lets it go."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = str(root)
-        self._pending: dict[str, None] = {}
-        self._dictionary = False  # the dictionary outside the vault changed
-        self._lock = threading.Lock()
-        self.wake = threading.Event()
-        self.lost = threading.Event()  # the folder was deleted, or the opening closed
-        self.quiet = UpdateQuiet()  # not while paths wait, until shortly after they are read
-
-    def put(self, paths: Iterable[str]) -> None:
-        taken = [p for p in paths if is_relevant_change(p)]
-        if not taken:
-            return
-        with self._lock:
-            self._pending.update(dict.fromkeys(taken))
-        self.quiet.arrived()
-        self.wake.set()
-
-    def dictionary_changed(self) -> None:
-        """The concept dictionary kept outside the vault changed: read it again."""
-        with self._lock:
-            self._dictionary = True
-        self.quiet.arrived()
-        self.wake.set()
-
-    def take_dictionary(self) -> bool:
-        with self._lock:
-            changed, self._dictionary = self._dictionary, False
-        return changed
-
-    def waiting(self) -> bool:
-        with self._lock:
-            return bool(self._pending) or self._dictionary
-
-    def peek(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(self._pending)
-
-    def take(self) -> list[str]:
-        with self._lock:
-            paths, self._pending = list(self._pending), {}
-        return paths
-
-
-class _Handler(FileSystemEventHandler):
-    """Runs in watchdog's thread: hands the changed vault paths over, nothing else."""
-
-    def __init__(self, inbox: _Inbox) -> None:
-        self._inbox = inbox
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type == "deleted" and os.fsdecode(event.src_path) == self._inbox.root:
-            # The watch died with the folder. A new folder made at the path may get the
-            # same inode (ext4 hands freed ones out again): this tells them apart.
-            self._inbox.lost.set()
-            return
-        found = changed_paths(event, self._inbox.root)
-        if found is not None:
-            self._inbox.put([p for p in found if p is not None])
-
-
-class _DictionaryHandler(FileSystemEventHandler):
-    """Runs in watchdog's thread: tells the inbox when the dictionary outside the vault
-    was written, replaced, made or removed (its folder's other files are no concern)."""
-
-    def __init__(self, inbox: _Inbox, path: Path) -> None:
-        self._inbox = inbox
-        self._path = os.fsdecode(path)
-
-    def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type not in CHANGES or event.is_directory:
-            return
-        touched = {os.fsdecode(event.src_path)}
-        if event.event_type == "moved":
-            touched.add(os.fsdecode(event.dest_path))
-        if self._path in touched:
-            self._inbox.dictionary_changed()
 
 
 def _settle_heap() -> None:

@@ -221,7 +221,7 @@ def search(
     plan = _Plan.of(q)
     exact_title = " ".join(plan.needles)
     ranked: list[tuple[float, str, int, NoteRecord]] = []
-    with index.lock:  # a consistent snapshot; the linker thread may update the index
+    with index.lock:  # a consistent snapshot; the updater's thread may update the index
         notes = list(index.notes.items())
     for rel, record in notes:
         if cancelled is not None and cancelled():

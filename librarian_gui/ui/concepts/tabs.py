@@ -11,8 +11,7 @@ from PySide6.QtWidgets import QTabWidget
 
 from ...core.tagging.run import TagPlan, tag_candidates
 from ...services.concepts import ConceptService
-from ...services.linker import Update
-from ...services.model import VaultModel
+from ...services.model import Update, VaultModel
 from ...services.tagging import TaggingService
 from ..tagging.view import TaggingView
 from .editor import ConceptEditor
@@ -98,7 +97,7 @@ class ConceptTabs(QObject):
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
-        """Only what changed, as the update carries it (the index's lock is the linker's
+        """Only what changed, as the update carries it (the index's lock is the updater's
         while it applies the next batch): refilling the tagging tab's concept list costs
         10 ms at 1,000 concepts, and most updates are a note written, not the dictionary."""
         if update.notes is not None:

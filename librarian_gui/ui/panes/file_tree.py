@@ -1,13 +1,13 @@
 """The vault's file tree: folders first, natural sort, changed row by row from deltas.
 
 The rows are QStandardItems made by the model itself (``insertRows``; see ``items`` for why
-never from Python), so painting the tree runs no Python: while the linker and job
+never from Python), so painting the tree runs no Python: while the updater and job
 threads hold the GIL, a model implemented in Python would make every paint wait for it once
 per visible cell. A new tree's items are created a few milliseconds' worth per event-loop
 turn, in a model the view does not show yet: shown, every batch of rows made the view lay
 out all its rows again (35-55 ms per turn at 10,000 notes, while the vault indexed). The
 view takes the model once it is full. The order and the rows of changes come from
-``core.filetree`` (built on the linker thread).
+``core.filetree`` (built on the updater's thread).
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ def _age(seconds: float) -> str:
 class _RecentModel(QStandardItemModel):
     """(mtime, path) rows. The items are made by the model (``insertRows``): a model
     written in Python would take the interpreter lock for every cell of every paint, which
-    waits behind the linker and job threads (see ``items``)."""
+    waits behind the updater and job threads (see ``items``)."""
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(0, 1, parent)

@@ -22,9 +22,8 @@ from PySide6.QtWidgets import (
 
 from ...services.graph import GraphService
 from ...services.history import Place
-from ...services.linker import Update
 from ...services.local_graph import LocalGraphService
-from ...services.model import VaultModel
+from ...services.model import Update, VaultModel
 from ...services.session import VaultSession
 from ...services.settings import Settings
 from ...services.timeline import TimelineService
@@ -92,7 +91,7 @@ class MainWindow(QMainWindow):
         open_note: str | None = None,
     ) -> None:
         super().__init__()
-        # Background threads (linker, jobs, layout) run Python while this thread paints:
+        # Background threads (updater, jobs, layout) run Python while this thread paints:
         # every paint calls into Python, and each call waits up to the switch interval
         # for the interpreter lock. 1 ms instead of 5 keeps those waits short.
         sys.setswitchinterval(SWITCH_INTERVAL_S)
@@ -525,7 +524,7 @@ class MainWindow(QMainWindow):
         self.statusBar().showMessage(f"Cannot read the vault: {message}")
 
     def _show_counts(self, summary: tuple[int, int, int, int]) -> None:
-        """The counts the linker took after its last scan or update (walking 10,000 notes
+        """The counts the updater took after its last scan or update (walking 10,000 notes
         here took 5-10 ms of the GUI thread at every update)."""
         notes, links, ghosts, concepts = summary
         self.counts.setText(

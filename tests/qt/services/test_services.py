@@ -1,4 +1,4 @@
-"""The live pipeline with the real watcher and the real linker thread: files changed on disk
+"""The live pipeline with the real watcher and the real updater thread: files changed on disk
 by someone else reach the model, coalesced, and leave the index equal to a fresh scan."""
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index.queries import backlinks
+from librarian_gui.core.live.batches import FileBatch
+from librarian_gui.core.vault.files import is_relevant_change as relevant
 from librarian_gui.core.vault.files import stamp_of
-from librarian_gui.services.linker import Update
-from librarian_gui.services.model import VaultModel
-from librarian_gui.services.watcher import FileBatch, relevant
+from librarian_gui.services.model import Update, VaultModel
 from tests.conftest import assert_same_as_fresh_scan, write
 
 
@@ -37,7 +37,7 @@ def sources_of(model: VaultModel, rel: str) -> list[str]:
         return sorted({b.source for b in backlinks(index, rel)})
 
 
-def test_scan_builds_the_index_on_the_linker_thread(model: VaultModel) -> None:
+def test_scan_builds_the_index_on_the_updater_thread(model: VaultModel) -> None:
     with model.read() as index:
         assert sorted(index.notes) == ["A.md", "Hub.md", "sub/B.md"]
     assert sources_of(model, "Hub.md") == ["A.md", "sub/B.md"]
@@ -70,7 +70,8 @@ def test_a_burst_of_2000_events_is_coalesced_and_ends_equal_to_a_fresh_scan(
     model: VaultModel, qtbot: QtBot
 ) -> None:
     batches: list[FileBatch] = []
-    model._watcher.batch_ready.connect(batches.append)
+    # Heard on the updater's thread (a direct connection): each batch as it is taken.
+    model._signals.batch_taken.connect(batches.append, Qt.ConnectionType.DirectConnection)
     root = model.root
     for i in range(1000):  # like a git checkout: many files created, then rewritten
         write(root, f"burst/n{i:04}.md", f"note {i} links [[Hub]] and [[n{(i + 1) % 1000:04}]]\n")
@@ -80,7 +81,7 @@ def test_a_burst_of_2000_events_is_coalesced_and_ends_equal_to_a_fresh_scan(
     qtbot.waitUntil(lambda: _settled(model, root), timeout=30_000)
     events = sum(b.events for b in batches)
     assert events >= 1000  # watchdog saw the burst ...
-    assert len(batches) <= 12  # ... and the watcher handed it over in a handful of batches
+    assert len(batches) <= 12  # ... and the updater took it in a handful of batches
     with model.read() as index:
         assert_same_as_fresh_scan(index)
 
@@ -109,23 +110,20 @@ def test_paths_that_cannot_matter_are_dropped() -> None:
     assert not relevant("notes/a.md~")
 
 
-def test_nothing_arrives_from_the_linker_after_close(model: VaultModel, qtbot: QtBot) -> None:
-    """An update the linker finished just before close() is queued to the GUI thread; it
+def test_nothing_arrives_from_the_updater_after_close(model: VaultModel, qtbot: QtBot) -> None:
+    """An update the updater finished just before close() is queued to the GUI thread; it
     must not reach the views after close (they have let go of the model by then)."""
     arrived: list[object] = []
     model.index_updated.connect(arrived.append)
     model.scan_progressed.connect(lambda *a: arrived.append(a))
-    write(model.root, "Late.md", "about [[Hub]]\n")
-    model._watcher.start()  # already watching; a second start is a no-op
-    qtbot.waitUntil(lambda: len(model._watcher._paths) > 0, timeout=10_000)
     applied = threading.Event()
-    # Heard on the linker's thread (a direct connection), so its answer stays queued for
+    # Heard on the updater's thread (a direct connection), so its answer stays queued for
     # the GUI thread, which does not run its event loop until close().
-    model._linker.linker.updated.connect(
+    model._signals.updated.connect(
         lambda _update: applied.set(), Qt.ConnectionType.DirectConnection
     )
-    model.flush_events()
-    assert applied.wait(10)  # the linker applied the batch; its answer waits in the GUI queue
+    write(model.root, "Late.md", "about [[Hub]]\n")
+    assert applied.wait(10)  # the updater applied the change; its answer waits in the queue
     model.close()
     model.rescan()  # after close: ignored, not a scan on a stopped thread
     qtbot.wait(300)

@@ -17,15 +17,15 @@ from PySide6.QtCore import QTimer
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index import cache as index_cache
-from librarian_gui.services import graph, linker
+from librarian_gui.services import graph
 from librarian_gui.services.model import VaultModel
 from tests.conftest import write
 
 
 @pytest.fixture
 def made_off_gui(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Each QTimer the linker and the layout modules make, and each single shot they ask
-    for, on a thread other than the GUI thread."""
+    """Each QTimer the layout modules make, and each single shot they ask for, on a thread
+    other than the GUI thread."""
     found: list[str] = []
 
     def note(what: str) -> None:
@@ -42,7 +42,6 @@ def made_off_gui(monkeypatch: pytest.MonkeyPatch) -> list[str]:
             note("QTimer.singleShot")
             QTimer.singleShot(*args)
 
-    monkeypatch.setattr(linker, "QTimer", RecordingTimer)
     monkeypatch.setattr(graph, "QTimer", RecordingTimer)
     return found
 
@@ -61,13 +60,13 @@ def _ready_model(
     return model
 
 
-def test_the_linker_thread_makes_no_timer_and_still_saves_the_cache(
+def test_the_updater_thread_makes_no_timer_and_still_saves_the_cache(
     vault: Path, qtbot: QtBot, made_off_gui: list[str]
 ) -> None:
     model = _ready_model(vault, qtbot, SMALL_VAULT)
     try:
         # The cache is written after the scan, once the window had time to fill its panes
-        # (the linker's timer, started on its thread).
+        # (the updater's thread, Qt-free, keeps the time itself).
         qtbot.waitUntil(lambda: index_cache.cache_file(vault).is_file(), timeout=10_000)
     finally:
         model.close()

@@ -163,7 +163,7 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     write(live.root, "big.md", text)
     opening = live._opening
     answered: list[tuple[str, ...]] = []
-    with opening._updating:  # the update thread busy with an earlier batch
+    with opening.updater._updating:  # the update thread busy with an earlier batch
         live.changed(["big.md"])
         asking = threading.Thread(target=lambda: answered.append(live.fresh()))
         asking.start()
@@ -178,7 +178,7 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     # The watcher's own events for the big write may still be applied by the update
     # thread (a question then names what is under way, as it should): let them settle.
     eventually(
-        lambda: not opening._applying and not opening._inbox.waiting(),
+        lambda: not opening.updater.applying and not opening.updater.inbox.waiting(),
         "the update thread idle",
     )
     write(live.root, "small.md", "# Small\n[[alpha]]\n")

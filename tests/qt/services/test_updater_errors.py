@@ -1,5 +1,5 @@
-"""The linker thread on hostile input: a dictionary nested too deeply is a warning of an
-indexed vault, and a job that raises is reported while later jobs are still served."""
+"""The updater on hostile input: a dictionary nested too deeply is a warning of an indexed
+vault, and a scan or a batch that raises is reported while later ones are still served."""
 
 from __future__ import annotations
 
@@ -10,10 +10,11 @@ import pytest
 from PySide6.QtCore import QObject, QSettings, Signal
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.services.linker import LinkerThread, ScanRequest, Update
+from librarian_gui.core.index.index import VaultIndex
+from librarian_gui.core.live.updater import Listener, Update, VaultUpdater
+from librarian_gui.core.vault import watch
 from librarian_gui.services.model import VaultModel
 from librarian_gui.services.settings import Settings
-from librarian_gui.services.watcher import FileBatch
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 
@@ -40,8 +41,8 @@ def deep_vault(vault: Path) -> Path:
 
 
 class Relay(QObject):
-    """The linker's signals, re-emitted in the GUI thread (a queued signal-to-signal
-    connection): qtbot waits on these, as a view would receive them."""
+    """What the updater tells, as signals emitted on its thread and delivered in the GUI
+    thread (queued): qtbot waits on these, as the window's model receives them."""
 
     scan_finished = Signal(object)
     scan_failed = Signal(str)
@@ -49,17 +50,41 @@ class Relay(QObject):
     update_failed = Signal(str)
 
 
+class Told(Listener):
+    def __init__(self, relay: Relay) -> None:
+        self.relay = relay
+
+    def scan_finished(self, index: VaultIndex) -> None:
+        self.relay.scan_finished.emit(index)
+
+    def scan_failed(self, message: str) -> None:
+        self.relay.scan_failed.emit(message)
+
+    def updated(self, update: Update) -> None:
+        self.relay.updated.emit(update)
+
+    def update_failed(self, message: str) -> None:
+        self.relay.update_failed.emit(message)
+
+
 @pytest.fixture
-def linker(qtbot: QtBot) -> Iterator[tuple[LinkerThread, Relay]]:
-    thread = LinkerThread()
-    relay = Relay()
-    worker = thread.linker
-    worker.scan_finished.connect(relay.scan_finished)
-    worker.scan_failed.connect(relay.scan_failed)
-    worker.updated.connect(relay.updated)
-    worker.update_failed.connect(relay.update_failed)
-    yield thread, relay
-    thread.stop()
+def relay(qtbot: QtBot) -> Relay:
+    return Relay()
+
+
+@pytest.fixture
+def driven(vault: Path, relay: Relay) -> Iterator[VaultUpdater]:
+    """An updater whose index the test scans and whose changes the test hands over (no
+    watch: what a batch holds is the test's alone)."""
+    updater = VaultUpdater(vault, Told(relay), use_cache=False)
+    yield updater
+    updater.close()
+
+
+def scanned(updater: VaultUpdater) -> VaultUpdater:
+    updater.scan()
+    updater.start()
+    return updater
 
 
 def test_the_model_indexes_a_vault_whose_dictionary_is_nested_too_deeply(
@@ -97,7 +122,7 @@ def test_the_window_shows_the_vault_and_the_dictionary_error(
         # reaches the window.
         assert window.model is not None
         with qtbot.waitSignal(window.model.update_failed, timeout=10_000):
-            window.model._linker.batch_arrived.emit(FileBatch(("bad\x00.md",), (), 1))
+            window.model._updater.put(["bad\x00.md"])
         assert window.statusBar().currentMessage() == NUL_FAILURE
         write(deep_vault, "c.md", "see [[a]]\n")
         qtbot.waitUntil(lambda: window.counts.text().startswith("3 notes · 2 links"))
@@ -106,37 +131,44 @@ def test_the_window_shows_the_vault_and_the_dictionary_error(
 
 
 def test_a_scan_that_raises_is_reported_and_the_next_scan_is_served(
-    vault: Path, linker: tuple[LinkerThread, Relay], qtbot: QtBot
+    vault: Path, relay: Relay, qtbot: QtBot, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    thread, relay = linker
     write(vault, "a.md", "see [[b]]\n")
+    schedule = watch.VaultWatches.schedule
+    calls: list[int] = []
 
-    def fail_to_watch() -> None:  # what starting the file watch raises when it goes wrong
-        raise RuntimeError("no watch left")
+    def fail_to_watch_once(self: watch.VaultWatches) -> None:
+        calls.append(1)
+        if len(calls) == 1:  # what starting the file watch raises when it goes wrong
+            raise RuntimeError("no watch left")
+        schedule(self)
 
-    with qtbot.waitSignal(relay.scan_failed, timeout=10_000) as failed:
-        thread.scan_requested.emit(ScanRequest(vault, use_cache=False, before=fail_to_watch))
-    assert failed.args == [
-        f"{vault}: indexing stopped by an unexpected error (RuntimeError: no watch left)"
-    ]
-    with qtbot.waitSignal(relay.scan_finished, timeout=10_000) as finished:
-        thread.scan_requested.emit(ScanRequest(vault, use_cache=False))
-    assert sorted(finished.args[0].notes) == ["a.md"]
+    monkeypatch.setattr(watch.VaultWatches, "schedule", fail_to_watch_once)
+    updater = VaultUpdater(vault, Told(relay), use_cache=False)
+    try:
+        with qtbot.waitSignal(relay.scan_failed, timeout=10_000) as failed:
+            updater.start()
+        assert failed.args == [
+            f"{vault}: indexing stopped by an unexpected error (RuntimeError: no watch left)"
+        ]
+        with qtbot.waitSignal(relay.scan_finished, timeout=10_000) as finished:
+            updater.rescan()
+        assert sorted(finished.args[0].notes) == ["a.md"]
+    finally:
+        updater.close()
 
 
 def test_a_batch_that_raises_is_reported_and_later_batches_are_applied(
-    vault: Path, linker: tuple[LinkerThread, Relay], qtbot: QtBot
+    vault: Path, driven: VaultUpdater, relay: Relay, qtbot: QtBot
 ) -> None:
-    thread, relay = linker
     write(vault, "a.md", "see [[b]]\n")
-    with qtbot.waitSignal(relay.scan_finished, timeout=10_000):
-        thread.scan_requested.emit(ScanRequest(vault, use_cache=False))
+    scanned(driven)
     with qtbot.waitSignal(relay.update_failed, timeout=10_000) as failed:
-        thread.batch_arrived.emit(FileBatch(("bad\x00.md",), (), 1))
+        driven.put(["bad\x00.md"])
     assert failed.args == [NUL_FAILURE]
     write(vault, "b.md", "# b\n")
     with qtbot.waitSignal(relay.updated, timeout=10_000) as updated:
-        thread.batch_arrived.emit(FileBatch(("b.md",), (), 1))
+        driven.put(["b.md"])
     update = updated.args[0]
     assert isinstance(update, Update)
     assert update.delta.notes_added == ("b.md",)
@@ -166,21 +198,19 @@ def test_the_window_indexes_a_dictionary_holding_lone_surrogates(
 
 
 def test_an_update_carries_the_stamps_counts_notes_and_concepts_the_panes_show(
-    vault: Path, linker: tuple[LinkerThread, Relay], qtbot: QtBot
+    vault: Path, driven: VaultUpdater, relay: Relay, qtbot: QtBot
 ) -> None:
     """The panes take these from the update instead of reading the index under its lock."""
     import os
 
     from librarian_gui.core.vault.files import stamp_of
 
-    thread, relay = linker
     write(vault, "a.md", "see [[b]] and [[ghost]]\n")
     write(vault, "concepts.json", '{"alpha": {"aliases": ["Alpha"]}}')
-    with qtbot.waitSignal(relay.scan_finished, timeout=10_000):
-        thread.scan_requested.emit(ScanRequest(vault, use_cache=False))
+    scanned(driven)
     write(vault, "b.md", "# b\nback to [[a]]\n")
     with qtbot.waitSignal(relay.updated, timeout=10_000) as updated:
-        thread.batch_arrived.emit(FileBatch(("b.md",), (), 1))
+        driven.put(["b.md"])
     update = updated.args[0]
     assert update.stamps == (("b.md", stamp_of(os.stat(vault / "b.md"))),)
     # 2 notes; a.md's two links and b.md's one; "ghost" unresolved; one concept
@@ -190,7 +220,7 @@ def test_an_update_carries_the_stamps_counts_notes_and_concepts_the_panes_show(
     write(vault, "a.md", "see [[b]]\n")
     write(vault, "concepts.json", '{"alpha": {"aliases": ["Alpha"]}, "beta": {"aliases": []}}')
     with qtbot.waitSignal(relay.updated, timeout=10_000) as updated:
-        thread.batch_arrived.emit(FileBatch(("a.md", "concepts.json"), (), 2))
+        driven.inbox.put(["a.md", "concepts.json"])  # one event with both: one batch
     update = updated.args[0]
     assert update.stamps == (("a.md", stamp_of(os.stat(vault / "a.md"))),)
     assert update.summary == (2, 2, 0, 2)
