@@ -3,11 +3,13 @@ question looks at, scored, with the reasons it is there.
 
 A passage's score is its BM25 match (the query's words, grown by pseudo-relevance feedback
 from the best passages' words, and the concepts it names spelled by any of their aliases),
-raised by its note's match (whole note, name); a passage next to a match takes part of the
-match's score, more when it answers the match's question or points back to it; speaker
-names are not evidence but prefer that speaker's lines; the best notes lift the notes they
-link, share a concept with or are related to; and a question about time lifts passages
-saying when, the lines that are only a date above a match, and notes dated as asked."""
+half its own and half that of the runs of adjacent passages holding it (proximity: a
+question's words spread over consecutive turns count together), raised by its note's match
+(whole note, name); a passage next to a match takes part of the match's score, more when it
+answers the match's question or points back to it; speaker names are not evidence but
+prefer that speaker's lines; the best notes lift the notes they link, share a concept with
+or are related to; and a question about time lifts passages saying when, the lines that
+are only a date above a match, and notes dated as asked."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
 from ..text.analyzer import terms
 from .aliases import concept_scores
+from .bm25 import K1, B
 from .corpus import Corpus
 from .passages import Passage
 from .speakers import line_label
@@ -60,6 +63,12 @@ CONCEPT_WEIGHT = 1.0  # a concept the query names, spelled by any alias, weighs 
 SPEAKER_BOOST = 0.3  # a question naming a speaker: that speaker's passages grow by this share
 SPEAKER_ONLY = 0.05  # … and those matching by the name alone, this much, to fill a budget
 GRAPH_SEEDS = 3  # the best notes whose neighbours are boosted
+# Proximity: a matching passage's score is half its own BM25 and half the mean, over these
+# sizes, of the best BM25 of a window of that many adjacent passages holding it (same note,
+# same heading, no date line), the window scored as one text: the words of a question
+# spread over two or three turns of a conversation count together.
+WINDOW_SIZES = (2, 3)
+WINDOW_WEIGHT = 0.5
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _MONTH = (
@@ -117,7 +126,9 @@ def score_passages(
     }
     plain = corpus.passage_bm25.scores(q_terms)
     asked = _added(plain, spelled)
-    base = _added(_feedback(corpus, q_terms, asked), spelled)
+    grown, words, weights = _feedback(corpus, q_terms, asked)
+    matched = _added(grown, spelled)
+    base = _windowed(corpus, matched, words, weights)
     top = max(base.values(), default=0.0)
     base = {p: s / top for p, s in base.items()} if top > 0 else {}
     named = name_scores(index, corpus.notes, query)
@@ -138,10 +149,10 @@ def score_passages(
             score = own * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
             if p in plain:
                 reasons.append("text match")
+            elif p in spelled:
+                reasons.append("names a concept asked")
             else:
-                reasons.append(
-                    "names a concept asked" if p in spelled else "words of the best matches"
-                )
+                reasons.append("words of the best matches")
         beside, why = 0.0, "next to a match"
         for q in (p - 1, p + 1):
             if 0 <= q < len(corpus.passages) and corpus.note_of[q] == n and q in base:
@@ -240,15 +251,18 @@ def _note_concepts(index: VaultIndex, corpus: Corpus, query: str) -> dict[int, f
     return {n: CONCEPT_WEIGHT * s for n, s in found.items()}
 
 
-def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dict[int, float]:
+def _feedback(
+    corpus: Corpus, q_terms: list[str], base: dict[int, float]
+) -> tuple[dict[int, float], list[str], dict[str, float]]:
     """Pseudo-relevance feedback: when no passage holds every word of the query (the
     answer may say it in other words), the query grown by the words that weigh most in
     its best passages (tf × idf), each at most ``FEEDBACK_WEIGHT`` of a query word. The
-    scores returned are the words' alone (a caller adds what else it matched)."""
+    scores returned are the words' alone (a caller adds what else it matched), with the
+    words and their weights (1 when absent)."""
     best = sorted(base, key=lambda p: (-base[p], p))[:FEEDBACK_PASSAGES]
     wanted = set(q_terms)
     if not best or any(wanted <= set(corpus.passage_terms[p]) for p in best):
-        return corpus.passage_bm25.scores(q_terms)
+        return corpus.passage_bm25.scores(q_terms), list(q_terms), {}
     weight: dict[str, float] = {}
     asked = set(q_terms)
     top = base[best[0]]
@@ -259,10 +273,76 @@ def _feedback(corpus: Corpus, q_terms: list[str], base: dict[int, float]) -> dic
                 weight[t] = weight.get(t, 0.0) + share * corpus.passage_bm25.idf(t)
     grown = sorted(weight, key=lambda t: (-weight[t], t))[:FEEDBACK_TERMS]
     if not grown:
-        return corpus.passage_bm25.scores(q_terms)
+        return corpus.passage_bm25.scores(q_terms), list(q_terms), {}
     most = weight[grown[0]]
     weights = {t: FEEDBACK_WEIGHT * weight[t] / most for t in grown}
-    return corpus.passage_bm25.scores([*q_terms, *grown], weights)
+    words = [*q_terms, *grown]
+    return corpus.passage_bm25.scores(words, weights), words, weights
+
+
+def _windowed(
+    corpus: Corpus, own: dict[int, float], words: list[str], weights: dict[str, float]
+) -> dict[int, float]:
+    """Passage → its match with proximity, for the passages that match (``own``):
+    ``1 - WINDOW_WEIGHT`` of its own score and ``WINDOW_WEIGHT`` of the mean, over
+    ``WINDOW_SIZES``, of the best window of that size holding it (``_windows``). A passage
+    without a whole window of a size (a short note or section) takes its own score for it.
+    A passage matching nothing gets nothing here: only the neighbour rules bring it in."""
+    if not WINDOW_SIZES or WINDOW_WEIGHT <= 0:
+        return own
+    found = [_windows(corpus, words, weights, size) for size in WINDOW_SIZES]
+    out: dict[int, float] = {}
+    for p, mine in own.items():
+        near = sum(f.get(p, mine) for f in found) / len(found)
+        out[p] = (1.0 - WINDOW_WEIGHT) * mine + WINDOW_WEIGHT * near
+    return out
+
+
+def _windows(
+    corpus: Corpus, words: list[str], weights: dict[str, float], size: int
+) -> dict[int, float]:
+    """Passage → the best BM25 of ``words`` over a window of ``size`` adjacent passages
+    holding it, all of one note and heading, scored as one text (term counts and lengths
+    added, the mean length ``size`` times the passages'). Only windows holding a word;
+    a passage without a whole window of that size is left out."""
+    bm25 = corpus.passage_bm25
+    held: dict[int, dict[str, int]] = {}
+    for t in dict.fromkeys(words):
+        for doc, times in bm25.postings(t):
+            held.setdefault(doc, {})[t] = times
+    idf = {t: bm25.idf(t) * weights.get(t, 1.0) for t in dict.fromkeys(words)}
+    mean = size * (bm25.mean_length or 1.0)
+    count = len(corpus.passages)
+    starts = {a for p in held for a in range(max(0, p - size + 1), p + 1)}
+    out: dict[int, float] = {}
+    for a in sorted(starts):
+        b = a + size  # the window: passages a .. b - 1
+        if b > count or not _one_unit(corpus, a, b):
+            continue
+        counts: dict[str, int] = {}
+        for q in range(a, b):
+            for t, n in held.get(q, {}).items():
+                counts[t] = counts.get(t, 0) + n
+        length = sum(bm25.lengths[a:b])
+        norm = K1 * (1.0 - B + B * length / mean)
+        score = sum(idf[t] * n * (K1 + 1.0) / (n + norm) for t, n in counts.items())
+        for q in range(a, b):
+            if score > out.get(q, 0.0):
+                out[q] = score
+    return out
+
+
+def _one_unit(corpus: Corpus, a: int, b: int) -> bool:
+    """Whether passages ``a`` .. ``b - 1`` are all of one note and under one heading, and
+    none is a line that is only a date (``_is_dateline``): such a line opens the next
+    entry of a journal, and whether it joins a pack is for a question about time to say."""
+    note, heading = corpus.note_of[a], corpus.passages[a].heading
+    return all(
+        corpus.note_of[q] == note
+        and corpus.passages[q].heading == heading
+        and not _is_dateline(corpus.passages[q].text)
+        for q in range(a, b)
+    )
 
 
 def _continues(before: Passage, after: Passage) -> tuple[float, str | None]:

@@ -170,12 +170,21 @@ def stem(word: str) -> str:
     """A light English suffix fold, the same for the query and the text ("paints",
     "painted", "painting" → "paint"; "stories" → "story"); short words stay as they are.
     Folded until it stays, so a word and its forms meet: "paintings" → "painting" →
-    "paint", as "painting" does (once, "paintings" stopped at "painting")."""
+    "paint", as "painting" does (once, "paintings" stopped at "painting").
+
+    "-ing" and "-ed" come off as in Porter's stemmer (Porter 1980, step 1b): only where a
+    vowel is left ("string", "spring", "speed" stay), and the silent "e" they took comes
+    back after "at", "bl", "iz" and a short consonant-vowel-consonant stem ("hiking",
+    "hiked" → "hike", as "hike"; "making" → "make"; "caring" → "care", not "car";
+    "created" → "create"); "-ied" is "-y" as "-ies" is ("married" → "marry"). Porter's
+    step 5 (an "e" off longer words: "decide" as "decided") is not taken: measured, it let
+    "decide" match every "decided" of a vault's logs, and the demo vault's decision record
+    fell out of a 1,000-token pack."""
     while True:
         folded = _fold(word)
         if folded == word:
             return word
-        word = folded  # each fold shortens the word: this ends
+        word = folded  # each fold shortens the word (an "e" given back, by less): this ends
 
 
 def _fold(word: str) -> str:
@@ -184,14 +193,15 @@ def _fold(word: str) -> str:
         return word
     if word.endswith("'s"):
         word = word[:-2]
-    if word.endswith("ies") and len(word) > 4:
+    if word.endswith(("ies", "ied")) and len(word) > 4:
         return word[:-3] + "y"
     if word.endswith("sses"):
         return word[:-2]
-    if word.endswith("ing") and len(word) > 5:
-        return _undouble(word[:-3])
-    if word.endswith("ed") and len(word) > 4:
-        return _undouble(word[:-2])
+    if word.endswith("eed"):  # "agreed" as "agree"; "speed", "need" stay
+        return word[:-1] if _measure(word[:-3]) > 0 else word
+    for suffix in ("ing", "ed"):
+        if word.endswith(suffix) and len(word) > len(suffix) + 2:
+            return _restored(word, word[: -len(suffix)])
     if word.endswith("ly") and len(word) > 5:
         return word[:-2]
     if word.endswith("s") and not word.endswith(("ss", "us", "is")):
@@ -199,10 +209,54 @@ def _fold(word: str) -> str:
     return word
 
 
-def _undouble(base: str) -> str:
+def _restored(word: str, base: str) -> str:
+    """``word`` without "-ing" or "-ed" (``base``), as Porter's step 1b leaves it: an "e"
+    given back after "at", "bl", "iz" and a short consonant-vowel-consonant stem, a doubled
+    consonant undoubled; the word as it is when no vowel is left."""
+    if not any(not _consonant(base, i) for i in range(len(base))):
+        return word
+    if base.endswith(("at", "bl", "iz")):
+        return base + "e"
     if len(base) > 3 and base[-1] == base[-2] and base[-1] not in "lsz":
         return base[:-1]
+    if _measure(base) == 1 and _cvc(base):
+        return base + "e"
     return base
+
+
+def _consonant(word: str, i: int) -> bool:
+    """Whether ``word[i]`` is a consonant ("y" after a consonant is a vowel)."""
+    c = word[i]
+    if c in "aeiou":
+        return False
+    if c == "y":
+        return i == 0 or not _consonant(word, i - 1)
+    return True
+
+
+def _measure(base: str) -> int:
+    """Porter's m: how many vowel-then-consonant runs ``base`` holds."""
+    m = 0
+    vowel = False
+    for i in range(len(base)):
+        consonant = _consonant(base, i)
+        if consonant and vowel:
+            m += 1
+        vowel = not consonant
+    return m
+
+
+def _cvc(base: str) -> bool:
+    """Whether ``base`` ends consonant, vowel, consonant, the last not "w", "x" or "y"
+    (Porter's *o: "hik", "car", not "paint")."""
+    n = len(base)
+    return (
+        n >= 3
+        and base[-1] not in "wxy"
+        and _consonant(base, n - 1)
+        and not _consonant(base, n - 2)
+        and _consonant(base, n - 3)
+    )
 
 
 def terms(text: str) -> list[str]:
