@@ -255,6 +255,7 @@ class RelatedService(QObject):
         """Cancel the pass under way and stop the thread (waits for its current chunk)."""
         self._timer.stop()
         self._cancel.set()
+        self.model.related_running.clear()
         if self._note_job is not None:
             self._note_job.cancel()
         self._thread.stop()
@@ -269,6 +270,7 @@ class RelatedService(QObject):
         self._cancel = threading.Event()
         self._generation += 1
         self.running = True
+        self.model.related_running.set()
         self.state_changed.emit(
             "Finding related notes…" if self.current is None else "Updating related notes…"
         )
@@ -389,6 +391,7 @@ class RelatedService(QObject):
         if generation != self._generation:
             return
         self.running = False
+        self.model.related_running.clear()
         self.current = related  # type: ignore[assignment]
         self.state_changed.emit("")
         self.related_ready.emit(related)
@@ -399,5 +402,6 @@ class RelatedService(QObject):
         if generation != self._generation:
             return
         self.running = False
+        self.model.related_running.clear()
         self.state_changed.emit("")
         self.failed.emit(message)

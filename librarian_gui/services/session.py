@@ -503,8 +503,13 @@ class VaultSession(QObject):
     def _warm_words(self, words: VaultWords) -> None:
         """Read the next WARM_NOTES notes' words on the slow job thread; then the next, each
         piece a job of its own, so unlinked mentions asked meanwhile wait for one piece."""
-        if words is not self.words:
-            return  # the vault was scanned again: a new warm-up runs
+        if words is not self.words or self.model.closed:
+            return  # the vault was scanned again (a new warm-up runs), or closed
+        if self.model.related_running.is_set():
+            # After the pass of related notes, not beside it: both are Python reading
+            # every note, and the pass is what the user waits for.
+            QTimer.singleShot(WARM_RETRY_MS, self, partial(self._warm_words, words))
+            return
         pause = self.model.pause_for_updates
 
         def warm(control: JobControl) -> bool:
@@ -699,6 +704,7 @@ class VaultSession(QObject):
 
 
 WARM_NOTES = 500  # notes whose words one warm-up job reads (2,000 a second or so)
+WARM_RETRY_MS = 1000  # while related notes are found: look again this much later
 
 
 def _deliver(handle: JobHandle, slot: Callable[[object], None]) -> None:

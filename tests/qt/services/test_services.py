@@ -198,3 +198,57 @@ def test_once_the_vault_is_closing_no_loop_waits_for_a_change(
     write(model.root, "D.md", "more\n")  # and one more arrives while closing
     qtbot.wait(300)
     assert model._quiet.is_set()  # still: nothing waits
+
+
+def test_the_words_warm_up_waits_for_a_pass_of_related_notes(vault: Path, qtbot: QtBot) -> None:
+    """Both read every note in Python: the warm-up of the vault's words starts once the
+    pass of related notes is done, not beside it (bench_gui: the first pass at 10,000
+    notes took 14-17 s instead of 10 with the two sharing the interpreter lock)."""
+    from librarian_gui.services.session import VaultSession
+
+    write(vault, "Hub.md", "# Hub\n")
+    write(vault, "A.md", "about the hub\n")
+    model = VaultModel(vault, use_cache=False)
+    session = VaultSession(model, dark=False)
+    model.related_running.set()  # as RelatedService sets it while its pass runs
+    try:
+        with qtbot.waitSignal(model.index_ready, timeout=10_000):
+            model.start()
+        qtbot.wait(1500)  # a warm-up of two notes would be done many times over
+        assert session.words is not None and not session.words.complete
+        model.related_running.clear()
+        qtbot.waitUntil(
+            lambda: session.words is not None and session.words.complete, timeout=10_000
+        )
+        assert session.words.holding(["Hub"]) == {"Hub.md", "A.md"}
+    finally:
+        session.shutdown()
+        session.deleteLater()
+        model.close()
+
+
+def test_background_loops_hold_back_until_the_last_piece_of_a_checkout(
+    model: VaultModel, qtbot: QtBot
+) -> None:
+    """A checkout is applied in pieces (CHUNK_PATHS), each its own update: background loops
+    hold back until the last piece is out, not only until the first (then they went on 150
+    ms later, beside the rest of the checkout: bench_gui's burst lag 96-147 ms)."""
+    import time
+
+    from librarian_gui.core.live.quiet import HOLD_AFTER_BATCH, HOLD_AFTER_UPDATE
+
+    updates: list[Update] = []
+    model.index_updated.connect(updates.append)
+    write(model.root, "C.md", "about [[Hub]]\n")
+    qtbot.waitUntil(lambda: bool(updates), timeout=10_000)
+    qtbot.waitUntil(model._quiet.is_set, timeout=10_000)
+    quiet, updater = model._quiet, model._updater
+    # As the updater leaves things between two pieces: one applied, more to apply.
+    quiet.arrived()
+    updater._applying = ("co-150.md", "co-151.md")
+    model._on_updater_updated(updates[0])
+    assert quiet._until - time.monotonic() > HOLD_AFTER_BATCH / 2  # still held back
+    # The last piece is out: loops go on shortly.
+    updater._applying = ()
+    model._on_updater_updated(updates[0])
+    assert quiet._until - time.monotonic() <= HOLD_AFTER_UPDATE
