@@ -21,6 +21,7 @@ import logging
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 from watchdog.events import (
@@ -45,6 +46,7 @@ class VaultWatches:
     started), every event handed to ``handler``."""
 
     def __init__(self, observer: Any, handler: FileSystemEventHandler, root: str) -> None:
+        _walks_without_recursion()
         self._observer = observer
         self._handler = handler
         self._root = root.rstrip("/") or "/"
@@ -162,6 +164,66 @@ def _deeper_than(folder: str, levels: int) -> bool:
         except OSError:
             continue
     return False
+
+
+def walk(
+    top: Any, topdown: bool = True, onerror: Any = None, followlinks: bool = False
+) -> Iterator[tuple[Any, list[Any], list[Any]]]:
+    """``os.walk`` with a stack of its own (as Python 3.12's is): top-down, ``str`` or
+    ``bytes`` paths, folders listed before what they hold, ``dirnames`` pruned in place
+    by the caller, ``onerror`` told of a folder it cannot list. Python 3.11's is a chain of
+    generators, one a level: RecursionError past about 1,000 folders down."""
+    if not topdown:  # nobody here walks bottom-up
+        yield from os.walk(top, topdown, onerror, followlinks)
+        return
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError as error:
+            if onerror is not None:
+                onerror(error)
+            continue
+        dirs: list[Any] = []
+        files: list[Any] = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                is_dir = False
+            (dirs if is_dir else files).append(entry.name)
+        yield folder, dirs, files
+        for name in reversed(dirs):  # os.walk's order: the first folder walked first
+            path = os.path.join(folder, name)
+            if followlinks or not os.path.islink(path):
+                stack.append(path)
+
+
+class _OsWalkingWithoutRecursion:
+    """The ``os`` module as watchdog's inotify observer sees it, with ``walk`` above."""
+
+    walk = staticmethod(walk)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name)
+
+
+def _walks_without_recursion() -> None:
+    """Have watchdog's inotify observer walk new folders with a stack of its own. It walks
+    every folder made in a watched one, in the thread that hands out every event; a folder
+    made under it one level at a time (an agent's note 1,100 folders down) can be deep by
+    the time the thread comes to it, and Python 3.11's recursive ``os.walk`` raised
+    RecursionError there, which ended that thread: nothing was reported from then on."""
+    if sys.version_info >= (3, 12):
+        return  # os.walk keeps its own stack
+    try:
+        from watchdog.observers import inotify
+    except ImportError:  # not Linux: another observer
+        return
+    if getattr(inotify, "os", None) is os:
+        inotify.os = _OsWalkingWithoutRecursion()  # type: ignore[attr-defined,assignment]
 
 
 def _held(folder: str) -> list[FileSystemEvent]:

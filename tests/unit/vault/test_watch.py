@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
@@ -169,3 +171,51 @@ def test_a_vault_holding_a_folder_too_deep_to_walk_is_watched(vault: Path) -> No
             observer.join(5)
     finally:
         remove_deep(vault)
+
+
+def test_watchdog_walks_a_folder_too_deep_for_a_recursive_walk(vault: Path) -> None:
+    """The observer's thread walks each new folder (to watch and report what it holds);
+    a folder deep by the time it comes to it made Python 3.11's recursive os.walk raise
+    RecursionError there, ending the thread (the flaky failure of the test above)."""
+    from watchdog.observers import inotify
+
+    VaultWatches(Observer(), Seen(vault), str(vault))  # the observer's walks: ours
+    deep = deep_folder(vault)
+    try:
+        walked = list(inotify.os.walk(os.fsencode(vault / "d")))
+        assert len(walked) == DEPTH  # d, d/d, … down to the deepest, each once
+        assert walked[0] == (os.fsencode(vault / "d"), [b"d"], [])
+        assert walked[-1] == (os.fsencode(deep), [], [])
+    finally:
+        remove_deep(vault)
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    tree=st.lists(
+        st.tuples(st.lists(st.sampled_from("abc"), min_size=1, max_size=4), st.booleans()),
+        max_size=12,
+    )
+)
+def test_the_walk_lists_what_os_walk_lists(
+    tmp_path_factory: pytest.TempPathFactory, tree: list[tuple[list[str], bool]]
+) -> None:
+    """Folders and files of any small tree, in the same order, str and bytes alike."""
+    root = tmp_path_factory.mktemp("t")
+    for parts, is_file in tree:
+        path = root.joinpath(*parts)
+        if path.exists():
+            continue
+        if is_file and not any(p.is_file() for p in [*path.parents][: len(parts) - 1]):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text("x")
+        elif not any(p.is_file() for p in [path, *path.parents]):
+            path.mkdir(parents=True, exist_ok=True)
+    os.symlink(root / "nowhere", root / "link")  # a link is listed as a file, not followed
+    for top in (str(root), os.fsencode(root)):
+        ours = [(r, sorted(d), sorted(f)) for r, d, f in watch.walk(top)]
+        theirs = [(r, sorted(d), sorted(f)) for r, d, f in os.walk(top)]
+        assert sorted(ours) == sorted(theirs)
+        assert [r for r, _, _ in watch.walk(top)] == [r for r, _, _ in os.walk(top)]
