@@ -203,8 +203,8 @@ class Tools:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready()
-        with live.index.lock:
-            rel = answers.note_node(live.index, note, concepts=False)
+        view = live.index.snapshot()
+        rel = answers.note_node(view, note, concepts=False)
         text = live.text(rel)
         if text is None:
             raise LookupError(f"{rel} cannot be read as text (binary, too large or unreadable)")
@@ -222,9 +222,9 @@ class Tools:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready()
-        with live.index.lock:
-            node = answers.note_node(live.index, note)
-            linked = answers.backlink_rows(live.index, node)
+        view = live.index.snapshot()
+        node = answers.note_node(view, note)
+        linked = answers.backlink_rows(view, node)
         answer: dict[str, Any] = {"note": node, "linked": linked}
         if unlinked and node in live.index.notes:
             rows = answers.unlinked_rows(live.index, node, live.text, live.mention_sources)
@@ -235,9 +235,9 @@ class Tools:
 
     def outgoing_links(self, note: NoteArg, cursor: Cursor = None) -> dict[str, Any]:
         live = self._ready()
-        with live.index.lock:
-            rel = answers.note_node(live.index, note, concepts=False)
-            rows = answers.link_rows(live.index, rel)
+        view = live.index.snapshot()
+        rel = answers.note_node(view, note, concepts=False)
+        rows = answers.link_rows(view, rel)
         return paging.page_list({"note": rel, "links": rows}, "links", cursor)
 
     def neighbors(
@@ -254,21 +254,21 @@ class Tools:
     ) -> dict[str, Any]:
         live = self._ready()
         edges = live.related_edges() if related else None
-        with live.index.lock:
-            node = answers.note_node(live.index, note)
-            steps = answers.neighbour_steps(live.index, node, depth, edges, threshold)
-            answer = {
-                "note": node,
-                "depth": depth,
-                "related_included": edges is not None,
-                "neighbors": steps,
-            }
-            return paging.page_list(
-                answer,
-                "neighbors",
-                cursor,
-                render=lambda step: answers.neighbour_row(live.index, step),
-            )
+        view = live.index.snapshot()
+        node = answers.note_node(view, note)
+        steps = answers.neighbour_steps(view, node, depth, edges, threshold)
+        answer = {
+            "note": node,
+            "depth": depth,
+            "related_included": edges is not None,
+            "neighbors": steps,
+        }
+        return paging.page_list(
+            answer,
+            "neighbors",
+            cursor,
+            render=lambda step: answers.neighbour_row(view, step),
+        )
 
     def related(
         self,
@@ -285,8 +285,8 @@ class Tools:
         k: Annotated[int, Field(description="At most this many", ge=1, le=50)] = K,
     ) -> dict[str, Any]:
         live = self._ready()
-        with live.index.lock:
-            rel = answers.note_node(live.index, note, concepts=False)
+        view = live.index.snapshot()
+        rel = answers.note_node(view, note, concepts=False)
         found = live.related(wait=RELATED_WAIT)
         if found is None:
             raise LookupError("related notes are still being found; ask again in a moment")
@@ -325,8 +325,8 @@ class Tools:
             raise ValueError(f"since: {since!r} is not an ISO date such as 2024-05-01") from None
         if when.tzinfo is None:
             when = when.replace(tzinfo=_dt.UTC)
-        with live.index.lock:
-            rows = answers.recent_rows(live.index, when, limit)
+        view = live.index.snapshot()
+        rows = answers.recent_rows(view, when, limit)
         return paging.page_list({"since": when.isoformat(), "notes": rows}, "notes", cursor)
 
     def write_note(

@@ -90,12 +90,11 @@ def _check(
     if not args.no_usage:
         index = open_index(args)
         linked, mentioned = concept_usage(index, concepts, _reader(index.root))
-        with index.lock:
-            missing = [
-                LintIssue(c.id, "warning", "no-note", _no_note(c.note))
-                for c in concepts
-                if c.note.strip() and named_note(index, c.note) is None
-            ]
+        missing = [
+            LintIssue(c.id, "warning", "no-note", _no_note(c.note))
+            for c in concepts
+            if c.note.strip() and named_note(index, c.note) is None
+        ]
     issues = dictionary_issues(doc, linked, mentioned) + missing
     errors = sum(1 for i in issues if i.severity == "error")
     data = {
@@ -224,9 +223,8 @@ def cmd_tag(
     if unknown:
         raise CommandFailed(EXIT_FINDINGS, f"no concept {', '.join(unknown)} in the dictionary")
     index = open_index(args)
-    with index.lock:
-        rels = tag_candidates(index.notes, include_index=args.include_index)
-        pages = concept_notes(index)
+    rels = tag_candidates(index.notes, include_index=args.include_index)
+    pages = concept_notes(index)
     plan = plan_tagging(
         index.root,
         rels,

@@ -184,8 +184,7 @@ def cmd_export(args: argparse.Namespace) -> None:
     if args.cooccurrence:
         from ..core.insight.cooccurrence import pair_table
 
-        with index.lock:
-            table = pair_table(index)
+        table = pair_table(index)
     document = graph_document(
         index, related=related, related_threshold=args.related_threshold, cooccurrence=table
     )

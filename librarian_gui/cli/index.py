@@ -13,6 +13,7 @@ from typing import Any
 
 from ..core.index.index import VaultIndex
 from ..core.index.queries import INDEX_NOTE, AmbiguousNote, home_note
+from ..core.index.snapshot import IndexView
 from ..core.insight.index_note import (
     MAX_BYTES,
     MAX_LINES,
@@ -77,7 +78,7 @@ def add_command(
     return p
 
 
-def index_note_arg(index: VaultIndex, name: str) -> str:
+def index_note_arg(index: IndexView, name: str) -> str:
     """The index note a NOTE argument names (``index_note_named``): an existing note
     resolved like a link, or else the vault path it spells (``.md`` added), which a fix
     creates."""

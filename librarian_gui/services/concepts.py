@@ -64,13 +64,13 @@ class ConceptService(QObject):
         def usage(control: JobControl) -> object:
             from ..core.vault.files import read_note
 
-            with model.read() as index:
-                concepts = index.concepts.concepts
+            index = model.snapshot()
+            concepts = index.concepts.concepts
             linked, mentioned = concept_usage(
                 index, concepts, lambda rel: read_note(root, rel).text, control.cancelled
             )
-            with model.read() as index:
-                found = found_in(index)
+            index = model.snapshot()
+            found = found_in(index)
             return linked, mentioned, found
 
         if self._usage_job is not None:
@@ -107,8 +107,8 @@ class ConceptService(QObject):
         root = model.root
 
         def relink(_control: JobControl) -> object:
-            with model.read() as index:
-                rels = sorted(index.notes)
+            index = model.snapshot()
+            rels = sorted(index.notes)
             return plan_relink(root, rels, old, new), f"Rewrite links [[{old}]] → [[{new}]]"
 
         handle = model.submit(relink, slow=True, name="relink")

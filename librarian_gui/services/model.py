@@ -5,8 +5,7 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +18,7 @@ from .jobs import JobControl, JobHandle, JobRunner
 
 if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the updater's thread
     from ..core.index.index import VaultIndex
+    from ..core.index.snapshot import IndexSnapshot
 
 __all__ = ["Update", "VaultModel"]  # Update: what index_updated carries (ui reads it here)
 
@@ -77,8 +77,8 @@ class VaultModel(QObject):
     runtime that keeps it current (``core.live.updater.VaultUpdater``, the MCP server's
     too), re-emitting what it tells on the GUI thread.
 
-    The index itself is built and changed on the updater's thread; views read it through
-    ``read()``, which holds the index's lock, and are told what changed by the signals.
+    The index itself is built and changed on the updater's thread; views read its latest
+    snapshot (``snapshot()``), without a lock, and are told what changed by the signals.
     Heavier questions (context lines of hundreds of backlinks, unlinked mentions across the
     vault, search) run through ``submit`` on a background thread; each answer comes on the
     ``JobHandle`` it returned.
@@ -191,14 +191,13 @@ class VaultModel(QObject):
             self.excluded = excluded
         self._updater.rescan(self.excluded)
 
-    @contextmanager
-    def read(self) -> Iterator[VaultIndex]:
-        """The index, consistent while the block runs (the updater waits for it)."""
+    def snapshot(self) -> IndexSnapshot:
+        """The index as its updater last published it: read it without a lock, as long as
+        you like (``IndexSnapshot``)."""
         index = self.index
         if index is None:
             raise LookupError("the vault is still being indexed")
-        with index.lock:
-            yield index
+        return index.snapshot()
 
     @property
     def closed(self) -> bool:

@@ -26,6 +26,7 @@ from .preload import preload
 if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job threads
     from ..core.backlinks.unlinked import Mention
     from ..core.index.index import VaultIndex
+    from ..core.index.snapshot import IndexView
     from ..core.insight.index_note_fix import IndexNoteFixPlan
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
@@ -146,9 +147,9 @@ class VaultSession(QObject):
         """A link of the preview: a note link may lead to an attachment, which opens as
         the note kind does (its page)."""
         if kind == "note" and self.model.ready:
-            with self.model.read() as index:
-                if node in index.notes or node in index.attachments:
-                    kind = node_kind(index, node)
+            index = self.model.snapshot()
+            if node in index.notes or node in index.attachments:
+                kind = node_kind(index, node)
         self.open_node("note" if kind == "attachment" else kind, node, fragment)
 
     def open_named(self, name: str) -> tuple[str, int] | None:
@@ -158,15 +159,15 @@ class VaultSession(QObject):
         from ..core.agents.answers import closest_notes
         from ..core.index.queries import AmbiguousNote, NoteNotFound, find_note
 
-        with self.model.read() as index:
-            try:
-                rel = find_note(index, name)
-            except AmbiguousNote as exc:
-                return f"{exc}; give the path to choose one", 5
-            except NoteNotFound as exc:
-                close = closest_notes(index, name)
-                hint = f"; did you mean {', '.join(close)}?" if close else ""
-                return f"{exc}{hint}", 4
+        index = self.model.snapshot()
+        try:
+            rel = find_note(index, name)
+        except AmbiguousNote as exc:
+            return f"{exc}; give the path to choose one", 5
+        except NoteNotFound as exc:
+            close = closest_notes(index, name)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            return f"{exc}{hint}", 4
         self.open_note(rel)
         return None
 
@@ -174,8 +175,8 @@ class VaultSession(QObject):
         """Open the vault's home note (``queries.home_note``), if it has a note."""
         from ..core.index.queries import home_note
 
-        with self.model.read() as index:
-            first = home_note(index)
+        index = self.model.snapshot()
+        first = home_note(index)
         if first is not None:
             self.open_note(first)
 
@@ -277,15 +278,15 @@ class VaultSession(QObject):
         _deliver(handle, partial(self._on_unlinked_job_ended, self._generation))
 
     def _send_sidebars(self, place: Place) -> JobHandle:
-        """The outline and the outgoing links, read on the quick job thread: after an
-        update, the index's lock may be the updater's, busy with the next batch."""
+        """The outline and the outgoing links, read on the quick job thread from the
+        index's latest snapshot."""
         index = self._index()
 
         def sidebars(_control: JobControl) -> tuple[tuple[Any, ...], tuple[Any, ...]]:
-            with index.lock:
-                record = index.notes.get(place.node) if place.kind == "note" else None
-                headings = record.parsed.headings if record is not None else ()
-                links = outgoing_summary(index, place.node) if record is not None else []
+            view = index.snapshot()
+            record = view.notes.get(place.node) if place.kind == "note" else None
+            headings = record.parsed.headings if record is not None else ()
+            links = outgoing_summary(view, place.node) if record is not None else []
             return tuple(headings), tuple(links)
 
         handle = self.model.submit(sidebars, name="sidebars")
@@ -329,9 +330,8 @@ class VaultSession(QObject):
         if not self.model.ready:
             return
         index, reader = self._index(), self._reader()
-        with index.lock:
-            record = index.notes.get(rel)
-            title = record.title if record is not None else None
+        record = index.notes.get(rel)
+        title = record.title if record is not None else None
         if title is None:
             return
 
@@ -361,8 +361,7 @@ class VaultSession(QObject):
 
         def read(rel: str) -> str | None:
             courtesy.tick()
-            with index.lock:
-                record = index.notes.get(rel)
+            record = index.notes.get(rel)
             return store.get(rel, record.stamp) if record is not None else None
 
         return read
@@ -389,15 +388,14 @@ class VaultSession(QObject):
     ) -> tuple[list[Mention], frozenset[str]]:
         from ..core.backlinks.unlinked import mention_names, unlinked_mentions
 
-        index, words = self._index(), self.words
-        with index.lock:
-            if rel not in index.notes:
-                return [], frozenset()
-            names = mention_names(index, rel)
+        view, words = self._index().snapshot(), self.words
+        if rel not in view.notes:
+            return [], frozenset()
+        names = mention_names(view, rel)
         among = words.holding(names) if words is not None else None
-        mentions = unlinked_mentions(index, rel, reader, among)
-        with index.lock:  # read with replacement characters: the writer refuses them
-            lossy = {m.source for m in mentions if _is_lossy(index, m.source)}
+        mentions = unlinked_mentions(view, rel, reader, among)
+        # read with replacement characters: the writer refuses them
+        lossy = {m.source for m in mentions if _is_lossy(view, m.source)}
         return mentions, frozenset(lossy)
 
     @Slot(str)
@@ -490,7 +488,7 @@ class VaultSession(QObject):
         start_preload()
 
     @Slot(object)
-    def _on_model_index_ready(self, index: VaultIndex) -> None:
+    def _on_model_index_ready(self, index: IndexView) -> None:
         listed = self._listed
         handle = self.model.submit(lambda _c: _tree_if_changed(index, listed), name="tree")
         handle.finished.connect(self._on_tree_job_finished)
@@ -713,28 +711,26 @@ def _deliver(handle: JobHandle, slot: Callable[[object], None]) -> None:
     handle.failed.connect(slot)
 
 
-def _vault_warnings(index: VaultIndex) -> tuple[tuple[ScanWarning, ...], frozenset[str]]:
+def _vault_warnings(index: IndexView) -> tuple[tuple[ScanWarning, ...], frozenset[str]]:
     """Every warning of the vault (one pass over the notes: on a job thread), and which
     of their paths can be opened."""
-    with index.lock:
-        found = tuple(index.warnings())
-        files = frozenset(
-            w.path for w in found if w.path in index.notes or w.path in index.attachments
-        )
+    index = index.snapshot()
+    found = tuple(index.warnings())
+    files = frozenset(w.path for w in found if w.path in index.notes or w.path in index.attachments)
     return found, files
 
 
-def _is_lossy(index: VaultIndex, rel: str) -> bool:
+def _is_lossy(index: IndexView, rel: str) -> bool:
     record = index.notes.get(rel)
     return record is not None and record.lossy
 
 
-def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTreeData | None:
+def _tree_if_changed(index: IndexView, listed: FileTreeData | None) -> FileTreeData | None:
     """The vault's file tree if files came or went since ``listed`` was made (while the
     notes were parsed, or a rescan without a listing); None if the view shows them all.
     On a job thread: the two sets of 10,000 paths took 30 ms of the GUI thread."""
-    with index.lock:
-        notes, attachments = list(index.notes), list(index.attachments)
+    index = index.snapshot()
+    notes, attachments = list(index.notes), list(index.attachments)
     if listed is not None and {*notes, *attachments} == {
         p for p in listed.nodes if not p.endswith("/")
     }:
@@ -742,34 +738,32 @@ def _tree_if_changed(index: VaultIndex, listed: FileTreeData | None) -> FileTree
     return FileTreeData.build(notes, attachments)
 
 
-def _build_switcher(index: VaultIndex) -> object:
+def _build_switcher(index: IndexView) -> object:
     from ..core.courtesy import gc_paused
     from ..core.search.switcher import SwitcherIndex
 
     with gc_paused():  # its candidates live as long as the index: frozen with it
-        return SwitcherIndex.build(index)  # copies what it needs under the index's lock
+        return SwitcherIndex.build(index)  # from the index's latest snapshot
 
 
 def _linked(
-    index: VaultIndex, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
+    index: IndexView, node: str, reader: Callable[[str], str | None], cancelled: Callable[[], bool]
 ) -> tuple[object, frozenset[str]]:
     """The linked mentions of ``node``, and every note linking it (by the index). For a
     concept, the links to its note count too (DESIGN §2)."""
     from ..core.backlinks.linked import linked_mentions
 
-    with index.lock:
-        sources = set(index.in_edges.get(node, {}))
-        concept = (
-            index.concepts.get(node[len(CONCEPT_PREFIX) :])
-            if node.startswith(CONCEPT_PREFIX)
-            else None
-        )
-        if concept is not None:
-            from ..core.index.queries import concept_notes
+    index = index.snapshot()
+    sources = set(index.in_edges.get(node, {}))
+    concept = (
+        index.concepts.get(node[len(CONCEPT_PREFIX) :]) if node.startswith(CONCEPT_PREFIX) else None
+    )
+    if concept is not None:
+        from ..core.index.queries import concept_notes
 
-            note = concept_notes(index).get(concept.id)
-            if note is not None:
-                sources.update(index.in_edges.get(note, {}))
+        note = concept_notes(index).get(concept.id)
+        if note is not None:
+            sources.update(index.in_edges.get(note, {}))
     if concept is not None:
         from ..core.render.concept_page import linking_groups
 
@@ -777,9 +771,7 @@ def _linked(
     return linked_mentions(index, node, reader, cancelled), frozenset(sources)
 
 
-def _search(
-    index: VaultIndex, store: TextStore, text: str, cancelled: Callable[[], bool]
-) -> object:
+def _search(index: IndexView, store: TextStore, text: str, cancelled: Callable[[], bool]) -> object:
     from ..core.agents.search import note_relevance
     from ..core.search.search import search
 

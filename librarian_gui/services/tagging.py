@@ -103,8 +103,8 @@ class TaggingService(QObject):
 def _concept_notes(model: VaultModel | None) -> dict[str, str] | None:
     if model is None or model.index is None:
         return None
-    with model.read() as index:
-        return concept_notes(index)
+    index = model.snapshot()
+    return concept_notes(index)
 
 
 def failure_text(kind: str, error: object) -> str:

@@ -131,8 +131,7 @@ class TimelineService(QObject):
             return
 
         def ids(_control: JobControl) -> tuple[str, ...]:
-            with index.lock:
-                return tuple(c.id for c in index.concepts.concepts)
+            return tuple(c.id for c in index.concepts.concepts)
 
         self.model.submit(ids, name="timeline concepts").finished.connect(
             self._on_concepts_job_finished

@@ -47,8 +47,8 @@ class VaultLists(QObject):
             return
 
         def mtimes(_control: JobControl) -> list[tuple[str, float]]:
-            with model.read() as index:
-                return [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
+            index = model.snapshot()
+            return [(rel, r.stamp.mtime_ns / 1e9) for rel, r in index.notes.items()]
 
         model.submit(mtimes, name="recent").finished.connect(self._on_recent_job_finished)
 
@@ -81,8 +81,8 @@ class VaultLists(QObject):
         def count_concepts(_control: JobControl) -> tuple[list[ConceptLinks], str]:
             from ..core.index.summaries import concept_links
 
-            with index.lock:
-                return concept_links(index), index.concepts.error or ""
+            view = index.snapshot()
+            return concept_links(view), view.concepts.error or ""
 
         def count_tags(control: JobControl) -> Counter[str]:
             from ..core.index.summaries import vault_tag_counts

@@ -114,20 +114,19 @@ def link_task(vault: Path) -> str:
     ours (``agent_search``, top 5) and bm25s over whole notes (top 5)."""
     import tempfile
 
-    source = VaultIndex.scan(vault, use_cache=False)
+    source = VaultIndex.scan(vault, use_cache=False).snapshot()
     questions: list[tuple[str, str]] = []
-    with source.lock:
-        for rel in sorted(source.notes):
-            lines = (read_note(source.root, rel).text or "").split("\n")
-            for link in source.notes[rel].parsed.links:
-                if link.kind != "wiki":
-                    continue
-                target = source.resolver.resolve(link, rel)
-                if target == rel or target not in source.notes:
-                    continue
-                question = _WIKI.sub(" ", lines[link.line - 1]).strip(" -*#>\t")
-                if len(terms(question)) >= 3:
-                    questions.append((question, target))
+    for rel in sorted(source.notes):
+        lines = (read_note(source.root, rel).text or "").split("\n")
+        for link in source.notes[rel].parsed.links:
+            if link.kind != "wiki":
+                continue
+            target = source.resolver.resolve(link, rel)
+            if target == rel or target not in source.notes:
+                continue
+            question = _WIKI.sub(" ", lines[link.line - 1]).strip(" -*#>\t")
+            if len(terms(question)) >= 3:
+                questions.append((question, target))
     questions = questions[:LINK_TASKS]
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / vault.name

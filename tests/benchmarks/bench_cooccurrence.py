@@ -134,12 +134,11 @@ def main() -> int:
         rels = sorted(index.notes)
 
         def ours() -> object:
-            with index.lock:
-                return pair_table(index)
+            return pair_table(index.snapshot())
 
-        with index.lock:
-            found = found_in(index)
-            total = counted_notes(index)
+        view = index.snapshot()
+        found = found_in(view)
+        total = counted_notes(view)
         pairs = all_pairs(found, total)
         table = pair_table(index)
         assert list(table.rows()) == list(pairs.rows()), "the two ways differ"

@@ -242,16 +242,14 @@ def measure(vault: Path, work: Path, saves_only: bool = False) -> dict[str, Any]
     written = time.perf_counter() - t0
 
     def settled() -> bool:
-        # Never wait for the index's lock here: the updater holds it while it applies a
-        # batch, and this check runs on the GUI thread being measured (it made the burst's
-        # worst lags, 57-75 ms, itself). Busy: not settled yet, look again next turn.
+        # The index's latest snapshot: read without waiting for the updater.
         index = window.model.index  # type: ignore[union-attr]
-        if index is None or not index.lock.acquire(blocking=False):
+        if index is None:
             return False
-        try:
-            return all(index.notes[n].stamp.size == (copy / n).stat().st_size for n in names[-50:])
-        finally:
-            index.lock.release()
+        notes = index.snapshot().notes
+        return all(
+            n in notes and notes[n].stamp.size == (copy / n).stat().st_size for n in names[-50:]
+        )
 
     spin(app, settled, 120)
     caught_up = time.perf_counter() - t0

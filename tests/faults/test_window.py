@@ -93,8 +93,8 @@ def test_a_burst_of_2000_files_at_once_reaches_the_window(
         assert model is not None
 
         def all_arrived() -> bool:
-            with model.read() as index:
-                return len(index.in_edges.get("good/A.md", {})) == 2001  # good/B and 2,000
+            index = model.snapshot()
+            return len(index.in_edges.get("good/A.md", {})) == 2001  # good/B and 2,000
 
         qtbot.waitUntil(all_arrived, timeout=60_000)
         # The open note's backlinks follow: one linking line in each of 2,001 notes.

@@ -7,7 +7,6 @@ import datetime as _dt
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..index.index import VaultIndex
 from ..index.queries import (
     AmbiguousNote,
     NoteNotFound,
@@ -17,6 +16,7 @@ from ..index.queries import (
     node_label,
 )
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 
 if TYPE_CHECKING:
     from ..related.vault import RelatedIndex, RelatedNote
@@ -34,7 +34,7 @@ class UnknownNote(LookupError):
         self.candidates = candidates
 
 
-def closest_notes(index: VaultIndex, name: str, limit: int = CLOSEST) -> list[str]:
+def closest_notes(index: IndexView, name: str, limit: int = CLOSEST) -> list[str]:
     """The notes whose title, alias or path comes closest to ``name`` (the switcher's
     matcher: exact, prefix, word, substring, then typos)."""
     from rapidfuzz import fuzz, process
@@ -57,7 +57,7 @@ def closest_notes(index: VaultIndex, name: str, limit: int = CLOSEST) -> list[st
     return found[:limit]
 
 
-def note_node(index: VaultIndex, name: str, *, concepts: bool = True) -> str:
+def note_node(index: IndexView, name: str, *, concepts: bool = True) -> str:
     """The node a NOTE argument names (a note's path; a concept's ``//concept/<id>`` when
     ``concepts``); ``UnknownNote`` naming the candidates or the closest notes."""
     try:
@@ -77,7 +77,7 @@ def note_node(index: VaultIndex, name: str, *, concepts: bool = True) -> str:
     raise UnknownNote(f"{name!r} is {node_kind(index, node)} {node}, not a note", [])
 
 
-def backlink_rows(index: VaultIndex, node: str) -> list[dict[str, Any]]:
+def backlink_rows(index: IndexView, node: str) -> list[dict[str, Any]]:
     return [
         {
             "note": b.source,
@@ -92,7 +92,7 @@ def backlink_rows(index: VaultIndex, node: str) -> list[dict[str, Any]]:
 
 
 def unlinked_rows(
-    index: VaultIndex,
+    index: IndexView,
     rel: str,
     read: ReadText,
     sources: Callable[[tuple[str, ...]], Collection[str] | None] = lambda names: None,
@@ -101,8 +101,8 @@ def unlinked_rows(
     ``sources(names)``: the notes that can hold one of the names (None: all of them)."""
     from ..backlinks.unlinked import mention_names, unlinked_mentions
 
-    with index.lock:
-        among = sources(mention_names(index, rel))
+    index = index.snapshot()
+    among = sources(mention_names(index, rel))
 
     return [
         {
@@ -117,7 +117,7 @@ def unlinked_rows(
     ]
 
 
-def link_rows(index: VaultIndex, rel: str) -> list[dict[str, Any]]:
+def link_rows(index: IndexView, rel: str) -> list[dict[str, Any]]:
     rows = []
     for link, target in index.links_of(rel):
         kind = node_kind(index, target)
@@ -198,7 +198,7 @@ class RelatedAdjacency(Mapping[str, Sequence[tuple[str, float]]]):
 
 
 def neighbour_steps(
-    index: VaultIndex,
+    index: IndexView,
     node: str,
     depth: int,
     related: Adjacency | None = None,
@@ -208,7 +208,7 @@ def neighbour_steps(
     both ways, and RELATED_TO edges at or above ``threshold`` when ``related`` (see
     ``related_adjacency``) is given. Each with how it is reached: ``via`` (the node one hop
     nearer; ``node`` itself at distance 1) and the kinds of edge between the two
-    (``EDGE_KINDS``). Hold ``index.lock``."""
+    (``EDGE_KINDS``). Pass a snapshot (``index.snapshot()``)."""
     if not 1 <= depth <= 3:
         raise ValueError("depth must be 1, 2 or 3")
     notes = index.notes
@@ -241,7 +241,7 @@ def neighbour_steps(
     return out
 
 
-def neighbour_row(index: VaultIndex, step: Step) -> dict[str, Any]:
+def neighbour_row(index: IndexView, step: Step) -> dict[str, Any]:
     other, distance, via, kinds = step
     return {
         "note": other,
@@ -254,7 +254,7 @@ def neighbour_row(index: VaultIndex, step: Step) -> dict[str, Any]:
     }
 
 
-def recent_rows(index: VaultIndex, since: _dt.datetime, limit: int) -> list[dict[str, Any]]:
+def recent_rows(index: IndexView, since: _dt.datetime, limit: int) -> list[dict[str, Any]]:
     """Notes whose file changed at or after ``since`` (aware), newest first."""
     floor = int(since.timestamp() * 1_000_000_000)
     found = sorted(
@@ -282,7 +282,7 @@ def recent_rows(index: VaultIndex, since: _dt.datetime, limit: int) -> list[dict
 
 
 def concept_answer(
-    index: VaultIndex, name: str, read: ReadText, *, most: int = 10
+    index: IndexView, name: str, read: ReadText, *, most: int = 10
 ) -> dict[str, Any]:
     """A concept (its id, an alias, or its note's name): aliases, category, the notes it is
     found in (linked) and mentioned in without a link, the concepts sharing most notes
@@ -291,9 +291,9 @@ def concept_answer(
     from ..insight.timeline import concept_mentions
 
     concept = _concept_named(index, name)
-    with index.lock:
-        found = found_in(index)
-        total = counted_notes(index)
+    index = index.snapshot()
+    found = found_in(index)
+    total = counted_notes(index)
     pairs = cooccurring(found, concept.id, total)[:most]
     mentions = concept_mentions(index, [concept.id], read)
     dated = [m for m in mentions if not m.by_file_time]
@@ -327,7 +327,7 @@ def concept_answer(
     }
 
 
-def _concept_named(index: VaultIndex, name: str) -> Any:
+def _concept_named(index: IndexView, name: str) -> Any:
     """The concept ``name`` names: its id or an alias (any case), or ``//concept/<id>``."""
     from ..index.queries import concept_pages
 
@@ -339,8 +339,8 @@ def _concept_named(index: VaultIndex, name: str) -> Any:
     for candidate in index.concepts.concepts:
         if low == candidate.id.casefold() or low in (a.casefold() for a in candidate.aliases):
             return candidate
-    with index.lock:
-        pages = concept_pages(index)
+    index = index.snapshot()
+    pages = concept_pages(index)
     for rel, candidate in pages.items():
         if low in (
             rel.casefold(),
@@ -357,7 +357,7 @@ def _concept_named(index: VaultIndex, name: str) -> Any:
 
 
 def note_section(
-    index: VaultIndex,
+    index: IndexView,
     rel: str,
     text: str,
     heading: str | None = None,
@@ -412,7 +412,7 @@ def note_section(
 
 
 def isolated_answer(
-    index: VaultIndex,
+    index: IndexView,
     read: ReadText,
     *,
     max_notes: int = 2,
@@ -428,10 +428,10 @@ def isolated_answer(
     from ..tagging.mention_cache import load_counts, mention_key, save_counts
     from ..tagging.run import mention_counts
 
-    with index.lock:
-        # Only the concepts found in few enough notes are listed: only their notes are read.
-        found = found_in(index, include_index=include_index, at_most=max_notes)
-        pages = concept_notes(index)
+    index = index.snapshot()
+    # Only the concepts found in few enough notes are listed: only their notes are read.
+    found = found_in(index, include_index=include_index, at_most=max_notes)
+    pages = concept_notes(index)
     concepts = index.concepts.concepts
 
     def counted(rel: str) -> str | None:

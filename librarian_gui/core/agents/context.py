@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.parser import split_front_matter
 from ..text.analyzer import terms
 from .aliases import alias_terms
@@ -86,7 +86,7 @@ class ContextPack:
 
 
 def context_pack(
-    index: VaultIndex,
+    index: IndexView,
     text_of: TextOf,
     query: str,
     budget: int,
@@ -106,9 +106,9 @@ def context_pack(
     the question names. Printed grouped by note, in line order. Ties go to the path and
     line, so the same index and question always give the same pack."""
     budget = max(int(budget), 0)
-    with index.lock:
-        index_rel = _find(index, index_note)
-        rels = sorted(r for r in index.notes if r != index_rel)
+    index = index.snapshot()
+    index_rel = _find(index, index_note)
+    rels = sorted(r for r in index.notes if r != index_rel)
     named = name_scores(index, rels, query)
     wanted = [*terms(query), *alias_terms(index.concepts, query)]
     corpus = Corpus.build(index, text_of, rels, wanted, keep={rels[i] for i in named})
@@ -128,7 +128,7 @@ def context_pack(
     return dataclasses.replace(pack, answers_well=well)
 
 
-def _find(index: VaultIndex, name: str) -> str | None:
+def _find(index: IndexView, name: str) -> str | None:
     """The index note: its vault path, in any case, ``.md`` optional."""
     if name in index.notes:
         return name

@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexIdentity, IndexView
 from ..search.postings import NoteTerms, VaultStats
 from ..text.analyzer import terms
 from .bm25 import BM25
@@ -52,7 +52,7 @@ class Corpus:
     @classmethod
     def build(
         cls,
-        index: VaultIndex,
+        index: IndexView,
         text_of: TextOf,
         notes: Sequence[str],
         query: Sequence[str] = (),
@@ -63,8 +63,8 @@ class Corpus:
         only the ``limit`` notes whose whole text matches the terms best (``candidates``;
         and ``keep``, notes matched by name) are split and scored; without terms, the ``limit``
         newest (and ``keep``)."""
-        with index.lock:
-            records = [index.notes[rel] for rel in notes if rel in index.notes]
+        index = index.snapshot()
+        records = [index.notes[rel] for rel in notes if rel in index.notes]
         if len(records) > PREFILTER_ABOVE and not query:
             # No word to look for (none given, or stop words only): the newest notes, and
             # the ones named, as a reader of a diary would start; never the whole vault.
@@ -159,21 +159,21 @@ def newest_first(dated: Sequence[tuple[_dt.date, str]]) -> list[str]:
     return [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))]
 
 
-_POSTINGS: weakref.WeakKeyDictionary[VaultIndex, NoteTerms] = weakref.WeakKeyDictionary()
+_POSTINGS: weakref.WeakKeyDictionary[IndexIdentity, NoteTerms] = weakref.WeakKeyDictionary()
 _POSTINGS_LOCK = threading.Lock()
 
 
-def note_terms(index: VaultIndex) -> NoteTerms:
+def note_terms(index: IndexView) -> NoteTerms:
     """The postings of the notes of ``index`` (made empty at the first question)."""
     with _POSTINGS_LOCK:
-        postings = _POSTINGS.get(index)
+        postings = _POSTINGS.get(index.identity)
         if postings is None:
-            postings = _POSTINGS[index] = NoteTerms()
+            postings = _POSTINGS[index.identity] = NoteTerms()
         return postings
 
 
 def candidates(
-    index: VaultIndex,
+    index: IndexView,
     text_of: TextOf,
     among: Sequence[str],
     query: Sequence[str],
@@ -182,16 +182,16 @@ def candidates(
     """The ``limit`` notes of ``among`` whose whole text (title twice) matches the
     query's terms best by BM25 over the vault, from postings kept per open index
     (``NoteTerms``: the first question counts every note, later ones the notes changed)."""
-    with index.lock:
-        notes = dict(index.notes)
+    index = index.snapshot()
+    notes = dict(index.notes)
     return note_terms(index).best(notes, lambda rel: _read(text_of, rel), set(among), query, limit)
 
 
-def count_candidates(index: VaultIndex, text_of: TextOf) -> None:
+def count_candidates(index: IndexView, text_of: TextOf) -> None:
     """Count every note of ``index`` into its postings (``candidates``) now, ahead of the
     first question, which would otherwise read the whole vault (10,000 notes: 3 s)."""
-    with index.lock:
-        notes = dict(index.notes)
+    index = index.snapshot()
+    notes = dict(index.notes)
     note_terms(index).best(notes, lambda rel: _read(text_of, rel), (), (), 0)
 
 

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz, process
 
-from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexIdentity, IndexView
 from ..text.analyzer import terms
 from .aliases import concept_scores
 from .bm25 import K1, B
@@ -110,7 +110,7 @@ _MONTH_NAME = re.compile(rf"\b({_MONTH})\b", re.IGNORECASE)
 
 
 def score_passages(
-    index: VaultIndex,
+    index: IndexView,
     corpus: Corpus,
     query: str,
     timed: bool,
@@ -205,7 +205,7 @@ _ANAPHOR = re.compile(
 )
 
 
-def answers_well(index: VaultIndex, corpus: Corpus, query: str) -> bool:
+def answers_well(index: IndexView, corpus: Corpus, query: str) -> bool:
     """Whether anything in ``corpus`` answers ``query`` well: a query naming only speakers,
     a note named by it, or one
     passage or note holding ``WELL_COVERED`` of what its words weigh (their idf over the
@@ -245,7 +245,7 @@ def _added(scores: dict[int, float], more: dict[int, float]) -> dict[int, float]
     return out
 
 
-def _note_concepts(index: VaultIndex, corpus: Corpus, query: str) -> dict[int, float]:
+def _note_concepts(index: IndexView, corpus: Corpus, query: str) -> dict[int, float]:
     """Whole notes' BM25 part of the concepts the query names (``concept_scores``)."""
     found = concept_scores(index.concepts, query, corpus.texts, corpus.note_bm25)
     return {n: CONCEPT_WEIGHT * s for n, s in found.items()}
@@ -423,7 +423,7 @@ def _date_in(text: str, day: _dt.date) -> bool:
 
 
 def _graph_neighbours(
-    index: VaultIndex,
+    index: IndexView,
     corpus: Corpus,
     notes: dict[int, float],
     related: RelatedIndex | None,
@@ -433,18 +433,18 @@ def _graph_neighbours(
     seeds = sorted(notes, key=lambda n: (-notes[n], corpus.notes[n]))[:GRAPH_SEEDS]
     row = {rel: i for i, rel in enumerate(corpus.notes)}
     near: dict[int, str] = {}
-    with index.lock:
-        for s in seeds:
-            rel = corpus.notes[s]
-            linked = set(index.out_edges.get(rel, {})) | set(index.in_edges.get(rel, {}))
-            for other in sorted(linked):
+    index = index.snapshot()
+    for s in seeds:
+        rel = corpus.notes[s]
+        linked = set(index.out_edges.get(rel, {})) | set(index.in_edges.get(rel, {}))
+        for other in sorted(linked):
+            if other in row and row[other] not in seeds:
+                near.setdefault(row[other], f"linked with {rel}")
+        concepts = {t for t in index.out_edges.get(rel, {}) if t.startswith(CONCEPT_PREFIX)}
+        for c in sorted(concepts):
+            for other in sorted(index.in_edges.get(c, {})):
                 if other in row and row[other] not in seeds:
-                    near.setdefault(row[other], f"linked with {rel}")
-            concepts = {t for t in index.out_edges.get(rel, {}) if t.startswith(CONCEPT_PREFIX)}
-            for c in sorted(concepts):
-                for other in sorted(index.in_edges.get(c, {})):
-                    if other in row and row[other] not in seeds:
-                        near.setdefault(row[other], f"shares {c[len(CONCEPT_PREFIX) :]} with {rel}")
+                    near.setdefault(row[other], f"shares {c[len(CONCEPT_PREFIX) :]} with {rel}")
     if related is not None:
         for s in seeds:
             rel = corpus.notes[s]
@@ -475,7 +475,7 @@ def _dated_notes(corpus: Corpus, query: str) -> set[int]:
 
 
 def ranked_notes(
-    index: VaultIndex, corpus: Corpus, query: str, related: RelatedIndex | None = None
+    index: IndexView, corpus: Corpus, query: str, related: RelatedIndex | None = None
 ) -> tuple[dict[int, float], dict[int, tuple[int, tuple[str, ...]]]]:
     """Note index → its score in agent search: its whole text's BM25 (speaker names out)
     and its best passage by ``score_passages`` (each scaled to 0..1 over the hits), and how
@@ -536,7 +536,7 @@ def _scaled(scores: dict[int, float]) -> dict[int, float]:
     return {k: v / top for k, v in scores.items()} if top > 0 else {}
 
 
-def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int, float]:
+def name_scores(index: IndexView, notes: Sequence[str], query: str) -> dict[int, float]:
     """Note index → 0..1 for a title or alias close to the whole query (a query naming a
     note: "token bucket", "tokenizer quirks"), from rapidfuzz's ratio at ``NAME_FLOOR``."""
     q = _name_key(query)
@@ -561,18 +561,18 @@ def name_scores(index: VaultIndex, notes: Sequence[str], query: str) -> dict[int
     return out
 
 
-def _names_of(index: VaultIndex, notes: Sequence[str]) -> tuple[list[int], list[str], list[int]]:
+def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[str], list[int]]:
     """The match keys of the names (title, aliases) of ``notes``, shortest first: their
     owners (an index into ``notes``), the keys, and their lengths. Kept per open index for
     every note of the vault (a search without filters asks about them all): when those
     notes' records are the same objects, the lists are reused, checked in C, not rebuilt in
     a loop over the vault (10,000 notes: 10 ms a question)."""
     wanted = tuple(notes)
-    with index.lock:
-        records = list(map(index.notes.get, wanted))
-        whole = len(wanted) == len(index.notes)
+    index = index.snapshot()
+    records = list(map(index.notes.get, wanted))
+    whole = len(wanted) == len(index.notes)
     with _NAMES_LOCK:
-        kept = _NAMES.get(index)
+        kept = _NAMES.get(index.identity)
     if whole and kept is not None and kept[0] == wanted and kept[1] == records:
         return kept[2], kept[3], kept[4]
     found = sorted(
@@ -586,7 +586,7 @@ def _names_of(index: VaultIndex, notes: Sequence[str]) -> tuple[list[int], list[
     lengths = [n for n, _, _ in found]
     if whole:
         with _NAMES_LOCK:
-            _NAMES[index] = (wanted, records, owners, keys, lengths)
+            _NAMES[index.identity] = (wanted, records, owners, keys, lengths)
     return owners, keys, lengths
 
 
@@ -599,7 +599,7 @@ def _record_keys(title: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
 # their names (``_names_of``): a question matches every name of the vault, and reading them
 # again (titles, aliases, their keys) was a tenth of a pack at 10,000 notes.
 _NAMES: weakref.WeakKeyDictionary[
-    VaultIndex,
+    IndexIdentity,
     tuple[tuple[str, ...], list[NoteRecord | None], list[int], list[str], list[int]],
 ] = weakref.WeakKeyDictionary()
 _NAMES_LOCK = threading.Lock()

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..index.index import VaultIndex
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 from ..search.search import has_tag
 from ..text.analyzer import terms
 from .corpus import CANDIDATES, SEARCH_CANDIDATES, Corpus, TextOf, newest_first
@@ -55,7 +55,7 @@ class AgentHit:
 
 
 def filtered_notes(
-    index: VaultIndex,
+    index: IndexView,
     text_of: TextOf,
     *,
     tag: str | None = None,
@@ -70,11 +70,11 @@ def filtered_notes(
     ``concept`` (a concept id, or its node ``//concept/<id>``: notes linking the concept or
     its note, or mentioning one of its aliases where the tagger would link it)."""
     if (tag, folder, since, until, concept) == (None, None, None, None, None):
-        with index.lock:
-            return sorted(index.notes)
-    with index.lock:
-        records = sorted(index.notes.items())
-        known = {c.id for c in index.concepts.concepts}
+        index = index.snapshot()
+        return sorted(index.notes)
+    index = index.snapshot()
+    records = sorted(index.notes.items())
+    known = {c.id for c in index.concepts.concepts}
     if concept is not None and concept.startswith(CONCEPT_PREFIX):  # a node id, as --json gives
         concept = concept[len(CONCEPT_PREFIX) :]
     if concept is not None and concept not in known:
@@ -119,7 +119,7 @@ class SearchResult:
 
 
 def agent_search(
-    index: VaultIndex,
+    index: IndexView,
     text_of: TextOf,
     query: str,
     *,
@@ -146,7 +146,7 @@ def agent_search(
 
 
 def search_notes(
-    index: VaultIndex,
+    index: IndexView,
     text_of: TextOf,
     query: str,
     *,
@@ -169,8 +169,8 @@ def search_notes(
     )
     q_terms = terms(query)
     if not query.strip():  # the newest first: only they are read
-        with index.lock:
-            dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
+        index = index.snapshot()
+        dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
         notes = newest_first(dated)[:limit]
     named = {notes[i] for i in name_scores(index, notes, query)}
     wide = max(CANDIDATES // 2, SEARCH_CANDIDATES * limit)
@@ -186,8 +186,8 @@ def search_notes(
         order = sorted(
             (i for i in scores if scores[i] > 0), key=lambda i: (-scores[i], corpus.notes[i])
         )
-    with index.lock:
-        titles = {rel: index.notes[rel].title for rel in corpus.notes}
+    index = index.snapshot()
+    titles = {rel: index.notes[rel].title for rel in corpus.notes}
     hits = []
     for i in order[:limit]:
         rel = corpus.notes[i]
@@ -249,7 +249,7 @@ __all__ = [
 
 
 def note_relevance(
-    index: VaultIndex, text_of: TextOf, rels: list[str], words: str
+    index: IndexView, text_of: TextOf, rels: list[str], words: str
 ) -> dict[str, float]:
     """How well each note of ``rels`` answers ``words``, as agent search ranks notes
     (``ranking.ranked_notes``): the window's search orders its matches by it, so the

@@ -15,8 +15,8 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Any
 
-from ..index.index import VaultIndex
 from ..index.queries import node_kind
+from ..index.snapshot import IndexView
 from ..parse.parser import parse_note
 from ..parse.records import Link
 from ..writing.additions import Addition
@@ -35,7 +35,6 @@ from .answers import UnknownNote, note_node
 
 WAIT = 2.0  # seconds an agent's write waits for another writer (a tagging run) to finish
 LINKS_SHOWN = 50  # rows of the reply's link lists; the counts are whole
-_RESOLVE_CHUNK = 2000  # link targets resolved per hold of the index's lock
 
 
 class WriteFailed(Exception):
@@ -62,7 +61,7 @@ def note_path(path: str) -> str:
     return rel
 
 
-def _existing(index: VaultIndex, rel: str) -> tuple[str, bool]:
+def _existing(index: IndexView, rel: str) -> tuple[str, bool]:
     """The note ``rel`` names and whether it exists: the file of that path; else the one
     note of the index whose path differs from it only by case or Unicode normalisation (an
     NFD ``café.md``, ``Existing2.md``), as a link to it would resolve — ``WriteRefused``
@@ -71,19 +70,19 @@ def _existing(index: VaultIndex, rel: str) -> tuple[str, bool]:
     if exists:
         return rel, True
     key = fold(rel)
-    with index.lock:
-        twins = sorted(
-            {
-                path
-                for form in {
-                    rel,
-                    unicodedata.normalize("NFC", rel),
-                    unicodedata.normalize("NFD", rel),
-                }
-                for path in index.resolver.path_matches(form)
-                if path in index.notes and fold(path) == key
+    index = index.snapshot()
+    twins = sorted(
+        {
+            path
+            for form in {
+                rel,
+                unicodedata.normalize("NFC", rel),
+                unicodedata.normalize("NFD", rel),
             }
-        )
+            for path in index.resolver.path_matches(form)
+            if path in index.notes and fold(path) == key
+        }
+    )
     if len(twins) > 1:
         raise WriteRefused(
             rel,
@@ -99,7 +98,7 @@ def _shown(path: str, reason: str) -> str:
 
 
 def write_note(
-    index: VaultIndex, text: str, path: str, *, overwrite: bool = False
+    index: IndexView, text: str, path: str, *, overwrite: bool = False
 ) -> dict[str, Any]:
     """Create the note ``path`` holding ``text``; an existing note is replaced only when
     ``overwrite`` (then as every edit: refused if it changes while being written)."""
@@ -123,7 +122,7 @@ def write_note(
     return _reply(index, rel, text, entry, created=not exists)
 
 
-def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
+def append_to_note(index: IndexView, text: str, note: str) -> dict[str, Any]:
     """Append ``text`` as new lines at the end of ``note`` (a title or a path; a path that
     names no note yet creates it, as a diary's first entry of the day)."""
     data = _encoded(text)
@@ -139,8 +138,8 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
                 return write_note(index, _ending(text, "\n"), rel)
         else:
             try:
-                with index.lock:
-                    rel = note_node(index, note, concepts=False)
+                index = index.snapshot()
+                rel = note_node(index, note, concepts=False)
             except UnknownNote as exc:
                 raise WriteFailed(
                     f"{exc}. To start a new note, give its path (with .md or a folder)"
@@ -150,7 +149,7 @@ def append_to_note(index: VaultIndex, text: str, note: str) -> dict[str, Any]:
     return _reply(index, rel, text, entry, created=False)
 
 
-def _new_name(index: VaultIndex, rel: str, path: str) -> None:
+def _new_name(index: IndexView, rel: str, path: str) -> None:
     """``WriteFailed`` for a name no new note may have, shown as the agent gave it."""
     try:
         check_new_name(rel)
@@ -197,7 +196,7 @@ def _ending(text: str, newline: str) -> str:
 
 
 def _reply(
-    index: VaultIndex, rel: str, text: str, entry: JournalEntry, *, created: bool
+    index: IndexView, rel: str, text: str, entry: JournalEntry, *, created: bool
 ) -> dict[str, Any]:
     """What the agent is told: the note, the journal entry to undo it by, the links the new
     text makes and which of them resolve to nothing (a typo, or a note still to write) —
@@ -215,11 +214,10 @@ def _reply(
         first.setdefault((link.kind, link.target), link)
     keys = list(first)
     found: dict[tuple[str, str], tuple[str, str]] = {}
-    for at in range(0, len(keys), _RESOLVE_CHUNK):
-        with index.lock:  # in chunks: a reader waits for one chunk, not for the whole text
-            for key in keys[at : at + _RESOLVE_CHUNK]:
-                node = index.resolver.resolve(first[key], rel)
-                found[key] = (node, node_kind(index, node))
+    index = index.snapshot()
+    for key in keys:
+        node = index.resolver.resolve(first[key], rel)
+        found[key] = (node, node_kind(index, node))
     rows = []
     for link in links[:LINKS_SHOWN]:
         node, kind = found[(link.kind, link.target)]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class MentionGroup:
 
 
 def linked_mentions(
-    index: VaultIndex,
+    index: IndexView,
     node: str,
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
@@ -36,13 +36,13 @@ def linked_mentions(
     hold the links. Link positions come from the index; the lines from ``read_text`` (the
     file as it is now). A file that changed since it was indexed may show shifted lines
     until the updater catches up; spans are clipped to the line."""
-    with index.lock:
-        sources = sorted(s for s in index.in_edges.get(node, {}) if s != node and s in index.notes)
-        wanted = {
-            source: [link for link, target in index.links_of(source) if target == node]
-            for source in sources
-        }
-        titles = {source: index.notes[source].title for source in sources}
+    index = index.snapshot()
+    sources = sorted(s for s in index.in_edges.get(node, {}) if s != node and s in index.notes)
+    wanted = {
+        source: [link for link, target in index.links_of(source) if target == node]
+        for source in sources
+    }
+    titles = {source: index.notes[source].title for source in sources}
     groups = []
     for source in sources:
         if cancelled():

@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection, Iterable
 from typing import NamedTuple
 
 from ..concepts.dictionary import bounded_ends
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.parser import mask_note
 from ..text.analyzer import IS_SPACED_WORD_CHAR, SPACED_WORD_CHAR
 from ..writing.journal import Edit, Journal, JournalEntry
@@ -61,7 +61,7 @@ class Mention(NamedTuple):
     context: str
 
 
-def mention_names(index: VaultIndex, rel: str) -> tuple[str, ...]:
+def mention_names(index: IndexView, rel: str) -> tuple[str, ...]:
     """The names a note is mentioned by: its title, then its aliases (one per spelling
     ignoring case, at least MIN_NAME_LENGTH characters)."""
     record = index.notes[rel]
@@ -77,7 +77,7 @@ def mention_names(index: VaultIndex, rel: str) -> tuple[str, ...]:
 
 
 def unlinked_mentions(
-    index: VaultIndex,
+    index: IndexView,
     rel: str,
     read_text: Callable[[str], str | None],
     among: Collection[str] | None = None,
@@ -114,7 +114,7 @@ def unlinked_mentions(
     return out
 
 
-def link_name(index: VaultIndex, source: str, target_rel: str) -> str:
+def link_name(index: IndexView, source: str, target_rel: str) -> str:
     """How ``source`` links to ``target_rel``: its title when that resolves to it from
     there, else its vault path without ``.md``."""
     stem = target_rel[:-3] if target_rel.lower().endswith(".md") else target_rel
@@ -124,12 +124,11 @@ def link_name(index: VaultIndex, source: str, target_rel: str) -> str:
     return stem
 
 
-def linkable_name(index: VaultIndex, source: str, target_rel: str) -> str:
+def linkable_name(index: IndexView, source: str, target_rel: str) -> str:
     """``link_name``, or ``WriteRefused`` when it holds a character a wiki link cannot hold.
-    Takes ``index.lock`` for the name only: the write that follows may wait for another
-    of Librarian's writers."""
-    with index.lock:
-        name = link_name(index, source, target_rel)
+    Reads the name from the index's latest snapshot."""
+    index = index.snapshot()
+    name = link_name(index, source, target_rel)
     if _NOT_IN_NAME.intersection(name):
         raise WriteRefused(
             target_rel, "its name holds a character a wiki link cannot hold ([ ] | # ^)"
@@ -138,7 +137,7 @@ def linkable_name(index: VaultIndex, source: str, target_rel: str) -> str:
 
 
 def link_mention(
-    index: VaultIndex, journal: Journal, mention: Mention, target_rel: str
+    index: IndexView, journal: Journal, mention: Mention, target_rel: str
 ) -> JournalEntry:
     """Turn one mention into a link to ``target_rel`` that shows the same text, written
     through the journal as one entry. Every other byte of the file stays as it was.

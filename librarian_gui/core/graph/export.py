@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, BinaryIO, TextIO, cast
 
 from ..concepts.dictionary import Concept
 from ..courtesy import gc_paused
-from ..index.index import VaultIndex
 from ..index.queries import concept_pages, degree
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, UNRESOLVED_PREFIX
+from ..index.snapshot import IndexView
 from ..parse.records import KIND_CODES, LINK_KINDS
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ _KIND_NAMES = {code: kind for kind, code in KIND_CODES.items()}
 
 
 def graph_document(
-    index: VaultIndex,
+    index: IndexView,
     *,
     generated: _dt.datetime | None = None,
     related: RelatedIndex | None = None,
@@ -59,9 +59,10 @@ def graph_document(
     ``cooccurrence``: pairs of concepts found in the same notes, as ``cooccurs`` edges.
     Without them the document has neither kind."""
     when = generated or _dt.datetime.now(_dt.UTC)
-    # the lock: a consistent snapshot while the updater's thread updates the index; the
-    # collector paused: hundreds of thousands of new dicts would make it re-walk the index
-    with index.lock, gc_paused():
+    # a snapshot: consistent while the updater's thread updates the index; the collector
+    # paused: hundreds of thousands of new dicts would make it re-walk the index
+    index = index.snapshot()
+    with gc_paused():
         nodes, edges = _nodes_and_edges(index)
         if cooccurrence is not None:
             edges.extend(_cooccurrence_edges(index, cooccurrence))
@@ -81,7 +82,7 @@ def graph_document(
     }
 
 
-def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _nodes_and_edges(index: IndexView) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     nodes: dict[str, dict[str, Any]] = {}
     edges: list[dict[str, Any]] = []
     ghost_labels: dict[str, str] = {}
@@ -194,7 +195,7 @@ def _nodes_and_edges(index: VaultIndex) -> tuple[list[dict[str, Any]], list[dict
     return ordered, edges
 
 
-def _link_edges(index: VaultIndex, rel: str, ghost_labels: dict[str, str]) -> list[dict[str, Any]]:
+def _link_edges(index: IndexView, rel: str, ghost_labels: dict[str, str]) -> list[dict[str, Any]]:
     """The link edges out of one note; labels unresolved targets as first written."""
     record = index.notes[rel]
     out = index.out_edges.get(rel, {})
@@ -270,7 +271,7 @@ def _related_edges(
     return out
 
 
-def _cooccurrence_edges(index: VaultIndex, table: PairTable) -> list[dict[str, Any]]:
+def _cooccurrence_edges(index: IndexView, table: PairTable) -> list[dict[str, Any]]:
     """One ``cooccurs`` edge per pair of concepts sharing notes, between their nodes (a
     concept's page note when it has one), from the first in dictionary order."""
     node_of = {concept.id: rel for rel, concept in concept_pages(index).items()}
@@ -347,7 +348,7 @@ def dump_json(document: Document, target: Target) -> None:
     _write(json_text(document), target)
 
 
-def write_json(index: VaultIndex, target: Target) -> None:
+def write_json(index: IndexView, target: Target) -> None:
     """Write the graph of ``index`` as JSON to a path or an open (text or binary) stream."""
     dump_json(graph_document(index), target)
 
@@ -490,7 +491,7 @@ def dump_graphml(document: Document, target: Target) -> None:
     _write(graphml_text(document), target)
 
 
-def write_graphml(index: VaultIndex, target: Target) -> None:
+def write_graphml(index: IndexView, target: Target) -> None:
     """Write the graph of ``index`` as GraphML to a path or an open (text or binary) stream."""
     dump_graphml(graph_document(index), target)
 

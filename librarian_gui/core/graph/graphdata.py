@@ -10,9 +10,9 @@ import numpy as np
 import numpy.typing as npt
 
 from ..concepts.dictionary import ConceptDictionary
-from ..index.index import VaultIndex
 from ..index.queries import concept_notes, is_index_note, neighbours, node_kind, node_label
 from ..index.resolver import CONCEPT_PREFIX, TAG_PREFIX, is_file_node
+from ..index.snapshot import IndexView
 from ..parse.records import NoteRecord
 
 IntArray = npt.NDArray[np.int64]
@@ -102,8 +102,8 @@ class _Snapshot:
     page_of: Mapping[str, str]
 
 
-def _snapshot(index: VaultIndex) -> _Snapshot:
-    """Take under ``index.lock``."""
+def _snapshot(index: IndexView) -> _Snapshot:
+    """Read from one snapshot of the index (``index.snapshot()``)."""
     page_of = {CONCEPT_PREFIX + cid: note for cid, note in concept_notes(index).items()}
     concept_of = _concept_of(index, page_of)
     in_edges = index.in_edges
@@ -118,33 +118,33 @@ def _snapshot(index: VaultIndex) -> _Snapshot:
 
 
 def global_graph(
-    index: VaultIndex, kinds: Iterable[str] | None = None, filters: GraphFilter | None = None
+    index: IndexView, kinds: Iterable[str] | None = None, filters: GraphFilter | None = None
 ) -> GraphData:
     """Every node of the vault (of the given kinds, as filtered), with every distinct edge
     between them; every concept of the dictionary too, linked or not."""
-    with index.lock:
-        nodes = set(index.notes) | set(index.attachments) | set(index.in_edges)
-        nodes.update(CONCEPT_PREFIX + c.id for c in index.concepts.concepts)
-        snapshot = _snapshot(index)
+    index = index.snapshot()
+    nodes = set(index.notes) | set(index.attachments) | set(index.in_edges)
+    nodes.update(CONCEPT_PREFIX + c.id for c in index.concepts.concepts)
+    snapshot = _snapshot(index)
     return _build(snapshot, nodes, _merged(kinds, filters))
 
 
 def local_graph(
-    index: VaultIndex,
+    index: IndexView,
     centre: str,
     depth: int,
     kinds: Iterable[str] | None = None,
     filters: GraphFilter | None = None,
 ) -> GraphData:
     """The nodes within ``depth`` hops of ``centre`` (links followed both ways), filtered."""
-    with index.lock:
-        snapshot = _snapshot(index)
-        # A concept and its note are one node: around either, the neighbours of both.
-        same = {centre} | {n for n, page in snapshot.page_of.items() if centre in (n, page)}
-        same |= {snapshot.page_of[n] for n in same if n in snapshot.page_of}
-        nodes = set(same)
-        for node in same:
-            nodes.update(neighbours(index, node, depth))
+    index = index.snapshot()
+    snapshot = _snapshot(index)
+    # A concept and its note are one node: around either, the neighbours of both.
+    same = {centre} | {n for n, page in snapshot.page_of.items() if centre in (n, page)}
+    same |= {snapshot.page_of[n] for n in same if n in snapshot.page_of}
+    nodes = set(same)
+    for node in same:
+        nodes.update(neighbours(index, node, depth))
     return _build(snapshot, nodes, _merged(kinds, filters))
 
 
@@ -172,7 +172,7 @@ def _merged(kinds: Iterable[str] | None, filters: GraphFilter | None) -> GraphFi
     return filters
 
 
-def _concept_of(index: VaultIndex, page_of: Mapping[str, str]) -> dict[str, str]:
+def _concept_of(index: IndexView, page_of: Mapping[str, str]) -> dict[str, str]:
     """Concept node or concept page (see ``queries.concept_notes``) → its category; every
     concept of the dictionary has its node here, linked or not."""
     out: dict[str, str] = {}

@@ -9,7 +9,7 @@ from typing import TypeVar
 import numpy as np
 import numpy.typing as npt
 
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from .graphdata import GraphData, GraphFilter, local_graph
 from .layout import Layout
 
@@ -35,7 +35,7 @@ class LocalView:
 
 
 def local_view(
-    index: VaultIndex, centre: str, depth: int, limit: int = LOCAL_LIMIT
+    index: IndexView, centre: str, depth: int, limit: int = LOCAL_LIMIT
 ) -> LocalView | None:
     """The graph within ``depth`` (1 or 2) hops of ``centre``, laid out; None when
     ``centre`` is not a node of the vault."""

@@ -9,7 +9,7 @@ import struct
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -146,11 +146,11 @@ def _frames(data: memoryview) -> Iterator[memoryview]:
 def save(
     root: Path,
     fingerprint: str,
-    notes: dict[str, NoteRecord],
-    attachments: dict[str, FileStamp],
-    targets: dict[str, tuple[str, ...]],
-    out_edges: dict[str, dict[str, int]],
-    in_edges: dict[str, dict[str, int]],
+    notes: Mapping[str, NoteRecord],
+    attachments: Mapping[str, FileStamp],
+    targets: Mapping[str, tuple[str, ...]],
+    out_edges: Mapping[str, Mapping[str, int]],
+    in_edges: Mapping[str, Mapping[str, int]],
     *,
     background: bool = False,
 ) -> threading.Thread | None:
@@ -181,11 +181,11 @@ def _write(
     path: Path,
     root: Path,
     fingerprint: str,
-    notes: dict[str, NoteRecord],
-    attachments: dict[str, FileStamp],
-    targets: dict[str, tuple[str, ...]],
-    out_edges: dict[str, dict[str, int]],
-    in_edges: dict[str, dict[str, int]],
+    notes: Mapping[str, NoteRecord],
+    attachments: Mapping[str, FileStamp],
+    targets: Mapping[str, tuple[str, ...]],
+    out_edges: Mapping[str, Mapping[str, int]],
+    in_edges: Mapping[str, Mapping[str, int]],
 ) -> None:
     try:
         records = list(notes.items())

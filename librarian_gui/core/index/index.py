@@ -5,13 +5,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from ..concepts.dictionary import ConceptDictionary, dictionary_place, load_dictionary
 from ..courtesy import gc_paused
-from ..parse.records import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning, name_key
+from ..parse.records import FileStamp, Link, NoteRecord, ScanWarning, name_key
 from ..vault.files import (
     IGNORE_FILE,
     MAX_IGNORE_BYTES,
@@ -23,22 +22,21 @@ from ..vault.files import (
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
 from . import cache as _cache
 from .delta import IndexDelta, find_renames
-from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
+from .resolver import Resolver
+from .snapshot import IndexIdentity, IndexSnapshot, Summary, unresolved_targets
 
 ProgressCallback = Callable[[int, int], None]
-_KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}
-# Names an update's notes link, from which they are resolved before the lock is taken
-# (``VaultIndex._prepare_names``): below, a copy of the resolver costs more than it saves.
-PREPARE_NAMES = 5_000
 
 
 class VaultIndex:
     """The parsed notes of one vault and the graph of their links.
 
     Built by ``scan``; kept current by ``update(paths)``, which re-reads only the given paths
-    and returns an ``IndexDelta``. One owner (the updater's thread) mutates it; it holds ``lock``
-    while it changes the maps (not while it reads files), so another thread that holds
-    ``lock`` while it reads sees a consistent index.
+    and returns an ``IndexDelta``. One owner (the updater's thread) changes it, in maps of its
+    own; at the end of each scan and update it publishes an ``IndexSnapshot`` that no later
+    change touches (see ``snapshot``). Readers take ``snapshot()`` and read it without a lock;
+    the maps read from the index itself (``notes``, ``in_edges``, …) are its latest
+    snapshot's, each on its own.
     """
 
     def __init__(
@@ -58,27 +56,37 @@ class VaultIndex:
         # Outside the vault (no vault path), reload_dictionary() is told of its changes.
         self.dictionary_path, self._dictionary_rel = dictionary_place(self.root, dictionary)
         self._own_dictionary = concepts is None
-        self.concepts = concepts if concepts is not None else self._load_concepts()
+        self._concepts = concepts if concepts is not None else self._load_concepts()
         self.rules = IgnoreRules(self.root, self.excluded)
-        self.notes: dict[str, NoteRecord] = {}
-        self.attachments: dict[str, FileStamp] = {}
-        self.scan_warnings: dict[str, ScanWarning] = {}  # items that are not notes (loops, …)
-        self.resolver = Resolver(self.concepts)
-        self.targets: dict[str, tuple[str, ...]] = {}  # source → node of each link, in order
-        self.out_edges: dict[str, dict[str, int]] = {}
-        self.in_edges: dict[str, dict[str, int]] = {}
+        self._notes: dict[str, NoteRecord] = {}
+        self._attachments: dict[str, FileStamp] = {}
+        self._scan_warnings: dict[str, ScanWarning] = {}  # items that are not notes (loops, …)
+        self._resolver = Resolver(self._concepts)
+        self._targets: dict[str, tuple[str, ...]] = {}  # source → node of each link, in order
+        self._out_edges: dict[str, dict[str, int]] = {}
+        self._in_edges: dict[str, dict[str, int]] = {}
         # name key → notes with a link to a target of that name (see _ensure_dependents)
         self._dependents: dict[str, set[str]] | None = None
         self.last_parsed = 0  # notes parsed by the last scan or update (not from cache)
-        # (notes, links, unresolved targets, concepts) after the last scan or update, set by
-        # the writer: a reader shows them without the lock and without walking the maps.
-        self.summary: tuple[int, int, int, int] = (0, 0, 0, 0)
+        # (notes, links, unresolved targets, concepts) after the last scan or update, counted
+        # by the writer and published: a reader shows them without walking the maps.
+        self._summary: Summary = (0, 0, 0, 0)
         self._stale_cache = False
         self._saving: threading.Thread | None = None  # writes the cache of the last scan
-        self.lock = threading.RLock()
         self._unsaved: str | None = None  # fingerprint of a scan whose cache is not written
-
-    # ------------------------------------------------------------ building
+        # Nodes of ``_in_edges`` whose map the writer made since the last publish (the rest
+        # are a snapshot's too, copied before they change); None: all of them, after a build.
+        self._owned: set[str] | None = None
+        self.identity = IndexIdentity()
+        self._published = IndexSnapshot(
+            self.root,
+            self.identity,
+            self.excluded,
+            self.rules,
+            self._concepts,
+            Resolver(self._concepts),
+            self._dictionary_place(),
+        )
 
     @classmethod
     def scan(
@@ -101,6 +109,93 @@ class VaultIndex:
         index.rescan(progress=progress)
         return index
 
+    # ------------------------------------------------------------ what readers read
+
+    def snapshot(self) -> IndexSnapshot:
+        """The index as last published: read it as long as you like, without a lock."""
+        return self._published
+
+    @property
+    def notes(self) -> Mapping[str, NoteRecord]:
+        return self._published.notes
+
+    @property
+    def attachments(self) -> Mapping[str, FileStamp]:
+        return self._published.attachments
+
+    @property
+    def scan_warnings(self) -> Mapping[str, ScanWarning]:
+        return self._published.scan_warnings
+
+    @property
+    def targets(self) -> Mapping[str, tuple[str, ...]]:
+        return self._published.targets
+
+    @property
+    def out_edges(self) -> Mapping[str, Mapping[str, int]]:
+        return self._published.out_edges
+
+    @property
+    def in_edges(self) -> Mapping[str, Mapping[str, int]]:
+        return self._published.in_edges
+
+    @property
+    def concepts(self) -> ConceptDictionary:
+        return self._published.concepts
+
+    @property
+    def resolver(self) -> Resolver:
+        return self._published.resolver
+
+    @property
+    def summary(self) -> Summary:
+        """(notes, links, unresolved targets, concepts), counted as the writer published."""
+        return self._published.summary
+
+    def note(self, rel: str) -> NoteRecord:
+        return self._published.notes[rel]
+
+    def warnings(self) -> list[ScanWarning]:
+        return self._published.warnings()
+
+    def links_of(self, rel: str) -> list[tuple[Link, str]]:
+        return self._published.links_of(rel)
+
+    def stats(self) -> dict[str, object]:
+        return self._published.stats()
+
+    def orphans(self) -> list[str]:
+        return self._published.orphans()
+
+    def _publish(self) -> None:
+        """Hand readers the maps as they are now: copies of the outer maps (a dict copy:
+        about a millisecond at 10,000 notes), the inner maps shared until the writer first
+        changes one again (``_own_sources``), the resolver's tables frozen."""
+        self._summarise()
+        self._published = IndexSnapshot(
+            self.root,
+            self.identity,
+            self.excluded,
+            self.rules,
+            self._concepts,
+            self._resolver.frozen(),
+            self._dictionary_place(),
+            notes=dict(self._notes),
+            attachments=dict(self._attachments),
+            scan_warnings=dict(self._scan_warnings),
+            targets=dict(self._targets),
+            out_edges=dict(self._out_edges),
+            in_edges=dict(self._in_edges),
+            summary=self._summary,
+            generation=self._published.generation + 1,
+        )
+        self._owned = set()
+
+    def _dictionary_place(self) -> str:
+        return self._dictionary_rel or str(self.dictionary_path)
+
+    # ------------------------------------------------------------ building
+
     def _load_concepts(self) -> ConceptDictionary:
         return load_dictionary(self.dictionary_path)
 
@@ -108,7 +203,7 @@ class VaultIndex:
         """What the resolved graph depends on besides the files: dictionary and ignore rules.
         A cached graph is reused only under the same fingerprint."""
         h = hashlib.sha256()
-        for concept in self.concepts.concepts:
+        for concept in self._concepts.concepts:
             h.update(concept.id.encode("utf-8", "surrogateescape") + b"\0")
         h.update(b"\1" + "\0".join(self.excluded).encode("utf-8", "surrogateescape"))
         with contextlib.suppress(OSError):
@@ -138,7 +233,7 @@ class VaultIndex:
             if not warm and ParsePool.useful():
                 on_many = (POOL_THRESHOLD, lambda: pools.append(ParsePool(self.root)))
             walk = walk_vault(self.root, self.rules, on_many=on_many)
-            self.scan_warnings = {w.path: w for w in walk.warnings}
+            self._scan_warnings = {w.path: w for w in walk.warnings}
             if listed is not None:
                 listed(tuple(walk.notes), tuple(walk.attachments))
             if cached is not None and warm:
@@ -153,26 +248,27 @@ class VaultIndex:
                 if self.use_cache and (self.last_parsed or cached is None or self._stale_cache)
                 else None
             )
-            self._summarise()
+            self._publish()
             if save:
                 self.save_cache()
 
     def save_cache(self) -> None:
         """Write the cache of the last scan on a thread, if it needs writing. The index is
-        complete before; writing (~0.3 s at 10,000 notes) need not delay its first use, and
-        whatever changes these maps waits for it (wait_saved)."""
+        complete before; writing (~0.3 s at 10,000 notes) need not delay its first use. It
+        writes the published snapshot, which no update changes: updates need not wait."""
         fingerprint, self._unsaved = self._unsaved, None
         if fingerprint is None:
             return
         self.wait_saved()
+        published = self._published
         self._saving = _cache.save(
             self.root,
             fingerprint,
-            self.notes,
-            self.attachments,
-            self.targets,
-            self.out_edges,
-            self.in_edges,
+            published.notes,
+            published.attachments,
+            published.targets,
+            published.out_edges,
+            published.in_edges,
             background=True,
         )
 
@@ -194,16 +290,16 @@ class VaultIndex:
         resolve every link."""
         reuse = cached.notes if cached is not None else {}
         trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS if cached else 0
-        self.notes = {}
+        self._notes = {}
         to_read = []
         for rel, stamp in sorted(notes_now.items()):
             old = reuse.get(rel)
             if old is not None and old.stamp == stamp and stamp.mtime_ns < trusted_before:
-                self.notes[rel] = old
+                self._notes[rel] = old
             else:
                 to_read.append(rel)
         total = len(notes_now)
-        reused = len(self.notes)
+        reused = len(self._notes)
 
         def tick(done: int) -> None:
             if progress is not None and (done % 200 == 0 or done == len(to_read)):
@@ -211,20 +307,20 @@ class VaultIndex:
 
         # Every file is known from the walk, so links can be resolved while the workers
         # are still parsing: the main process would otherwise sit idle until they finish.
-        self.attachments = dict(attachments_now)
+        self._attachments = dict(attachments_now)
         self._start_graph(notes_now)
         memo: dict[str, dict[str, str]] = {}
-        for rel in list(self.notes):
+        for rel in list(self._notes):
             self._link_source(rel, memo)
         vanished = False
         for rel, record, warning in read_many(self.root, to_read, tick, pool):
             if record is not None:
-                self.notes[rel] = record
+                self._notes[rel] = record
                 self._link_source(rel, memo)
             else:
                 vanished = True
             if warning is not None:
-                self.scan_warnings[warning.path] = warning
+                self._scan_warnings[warning.path] = warning
         self.last_parsed = len(to_read)
         self._stale_cache = cached is not None
         if vanished:  # a listed note is gone: links must not resolve to it
@@ -239,26 +335,27 @@ class VaultIndex:
         """Install the graph as it was saved, then update it for what changed since: files
         added, removed or modified, and files modified so close to the save that their
         stamp cannot be trusted."""
-        self.notes = cached.notes
-        self.attachments = cached.attachments
-        self.targets = cached.targets
-        self.out_edges = cached.out_edges
-        self.in_edges = cached.in_edges
+        self._notes = cached.notes
+        self._attachments = cached.attachments
+        self._targets = cached.targets
+        self._out_edges = cached.out_edges
+        self._in_edges = cached.in_edges
+        self._owned = None  # read from the cache: none is a snapshot's
         self._dependents = None
-        self.resolver = Resolver(self.concepts)
-        self.resolver.add(self.notes)
-        self.resolver.add(self.attachments)
+        self._resolver = Resolver(self._concepts)
+        self._resolver.add(self._notes)
+        self._resolver.add(self._attachments)
         trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS
         changed = {
             rel
             for rel, stamp in notes_now.items()
-            if (old := self.notes.get(rel)) is None
+            if (old := self._notes.get(rel)) is None
             or old.stamp != stamp
             or stamp.mtime_ns >= trusted_before
         }
-        changed.update(rel for rel in self.notes if rel not in notes_now)
-        changed.update(p for p, s in attachments_now.items() if self.attachments.get(p) != s)
-        changed.update(p for p in self.attachments if p not in attachments_now)
+        changed.update(rel for rel in self._notes if rel not in notes_now)
+        changed.update(p for p, s in attachments_now.items() if self._attachments.get(p) != s)
+        changed.update(p for p in self._attachments if p not in attachments_now)
         self.last_parsed = 0
         self._stale_cache = bool(changed)
         if changed:
@@ -267,25 +364,26 @@ class VaultIndex:
 
     def _start_graph(self, notes: Iterable[str]) -> None:
         """An empty graph over these notes and the current attachments."""
-        self.resolver = Resolver(self.concepts)
-        self.resolver.add(notes)
-        self.resolver.add(self.attachments)
-        self.targets = {}
-        self.out_edges = {}
-        self.in_edges = {}
+        self._resolver = Resolver(self._concepts)
+        self._resolver.add(notes)
+        self._resolver.add(self._attachments)
+        self._targets = {}
+        self._out_edges = {}
+        self._in_edges = {}
+        self._owned = None  # every map new: none is a snapshot's
         self._dependents = None
 
     def _rebuild_graph(self) -> None:
-        self._start_graph(self.notes)
+        self._start_graph(self._notes)
         memo: dict[str, dict[str, str]] = {}
-        for rel in self.notes:
+        for rel in self._notes:
             self._link_source(rel, memo)
 
     def _link_source(self, rel: str, memo: dict[str, dict[str, str]] | None = None) -> None:
         """Resolve one note's links and add its edges. The resolver memoises names itself;
         ``memo`` caches relative Markdown paths per folder during a full rebuild."""
-        record = self.notes[rel]
-        resolver = self.resolver
+        record = self._notes[rel]
+        resolver = self._resolver
         kinds = record.link_kinds
         targets = record.link_targets
         nodes: tuple[str, ...]
@@ -299,17 +397,22 @@ class VaultIndex:
             nodes = memoised  # type: ignore[assignment]  # no None left
         else:
             nodes = tuple(self._resolve_mixed(rel, kinds, targets, memo))
-        self.targets[rel] = nodes
+        self._targets[rel] = nodes
         out: dict[str, int] = {}
         for node in nodes:
             out[node] = out.get(node, 0) + 1
-        self.out_edges[rel] = out
-        in_edges = self.in_edges
+        self._out_edges[rel] = out  # a new map: a snapshot may share it, nobody changes it
+        in_edges = self._in_edges
+        owned = self._owned
         for node, count in out.items():
             sources = in_edges.get(node)
             if sources is None:
                 in_edges[node] = {rel: count}
+                if owned is not None:
+                    owned.add(node)
             else:
+                if owned is not None and node not in owned:
+                    sources = self._own_sources(node)
                 sources[rel] = count
         if self._dependents is not None:
             self._add_dependents(rel)
@@ -322,7 +425,7 @@ class VaultIndex:
         memo: dict[str, dict[str, str]] | None,
     ) -> list[str]:
         """Resolve a note's links when some are Markdown links (paths relative to it)."""
-        resolver = self.resolver
+        resolver = self._resolver
         names = resolver.memo
         found = []
         known: dict[str, str] | None = None
@@ -346,7 +449,7 @@ class VaultIndex:
     def _add_dependents(self, rel: str) -> None:
         dependents = self._dependents
         assert dependents is not None
-        for key in self.notes[rel].link_keys:
+        for key in self._notes[rel].link_keys:
             deps = dependents.get(key)
             if deps is None:
                 dependents[key] = {rel}
@@ -365,24 +468,35 @@ class VaultIndex:
         update only, since a one-off scan (the command line) never needs it."""
         if self._dependents is None:
             self._dependents = {}
-            for rel in self.notes:
+            for rel in self._notes:
                 self._add_dependents(rel)
         return self._dependents
 
+    def _own_sources(self, node: str) -> dict[str, int]:
+        """``node``'s map of sources, the writer's own from now on: a published snapshot
+        keeps the one it has (copy on the first change after a publish)."""
+        sources = self._in_edges[node] = dict(self._in_edges[node])
+        if self._owned is not None:
+            self._owned.add(node)
+        return sources
+
     def _unlink_source(self, rel: str) -> None:
-        for node in self.out_edges.pop(rel, {}):
-            sources = self.in_edges.get(node)
+        owned = self._owned
+        for node in self._out_edges.pop(rel, {}):
+            sources = self._in_edges.get(node)
             if sources is not None:
+                if owned is not None and node not in owned:
+                    sources = self._own_sources(node)
                 sources.pop(rel, None)
                 if not sources:
-                    del self.in_edges[node]
-        record = self.notes.get(rel)
+                    del self._in_edges[node]
+        record = self._notes.get(rel)
         if record is not None and self._dependents is not None:
             for key in record.link_keys:
                 deps = self._dependents.get(key)
                 if deps is not None:
                     deps.discard(rel)
-        self.targets.pop(rel, None)
+        self._targets.pop(rel, None)
 
     # ------------------------------------------------------------ incremental update
 
@@ -391,35 +505,30 @@ class VaultIndex:
         changed, moved or deleted) and bring the graph up to date. Only those notes are
         parsed again; links elsewhere are re-resolved only where a file of their target's
         name came or went."""
-        self.save_cache()  # a scan's cache not written yet: from the maps as they are now
-        self.wait_saved()  # the cache thread may still be reading these maps
+        self.save_cache()  # a scan's cache not written yet: from its snapshot
         rels = {r for r in (self._relative(p) for p in paths) if r is not None}
         if IGNORE_FILE in rels:
-            with self.lock:
-                delta = self._full_rescan_delta()
+            delta = self._full_rescan_delta()
         else:
             with gc_paused():
                 delta = self._update(rels, force=False, known=None)
-        self._summarise()
+        self._publish()
         return delta
 
     def reload_dictionary(self) -> IndexDelta:
         """Read the concept dictionary again (it lives outside the vault, where the watcher
         does not look) and re-resolve the links: concept nodes come and go."""
         self.save_cache()
-        self.wait_saved()
         with gc_paused():
             delta = self._update(set(), force=False, known=None, reload_dictionary=True)
-        self._summarise()
+        self._publish()
         return delta
 
     def _summarise(self) -> None:
-        """Count for ``summary`` (the writer reads its own maps without the lock)."""
-        links = sum(len(r.link_kinds) for r in self.notes.values())
-        self.summary = (len(self.notes), links, self._unresolved_targets(), len(self.concepts))
-
-    def _unresolved_targets(self) -> int:
-        return sum(1 for node in self.in_edges if node.startswith(UNRESOLVED_PREFIX))
+        """Count for ``summary`` (the writer reads its own maps)."""
+        links = sum(len(r.link_kinds) for r in self._notes.values())
+        unresolved = unresolved_targets(self._in_edges)
+        self._summary = (len(self._notes), links, unresolved, len(self._concepts))
 
     def _update(
         self,
@@ -435,8 +544,8 @@ class VaultIndex:
             reload_dictionary or self._dictionary_rel in rels
         )
         if dictionary_changed:
-            self.concepts = self._load_concepts()
-            self.resolver.concepts = self.concepts
+            self._concepts = self._load_concepts()
+            self._resolver.concepts = self._concepts
         if known is not None:
             notes_now = {r: s for r, s in known[0].items() if r in rels}
             attachments_now = {r: s for r, s in known[1].items() if r in rels}
@@ -447,12 +556,12 @@ class VaultIndex:
         added: list[str] = []
         removed: list[str] = []
         changed: list[str] = []
-        att_added = [p for p in attachments_now if p not in self.attachments]
-        att_removed = [p for p in checked if p in self.attachments and p not in attachments_now]
+        att_added = [p for p in attachments_now if p not in self._attachments]
+        att_removed = [p for p in checked if p in self._attachments and p not in attachments_now]
         new_records: dict[str, NoteRecord] = {}
         to_read = []
         for rel in sorted(checked):
-            old = self.notes.get(rel)
+            old = self._notes.get(rel)
             stamp = notes_now.get(rel)
             if stamp is None:
                 if old is not None:
@@ -462,9 +571,9 @@ class VaultIndex:
                 continue  # unchanged file (an event from a read, or a touch): keep its parse
             to_read.append(rel)
         for rel, record, warning in read_many(self.root, to_read):
-            old = self.notes.get(rel)
+            old = self._notes.get(rel)
             if warning is not None:
-                self.scan_warnings[warning.path] = warning
+                self._scan_warnings[warning.path] = warning
             if record is None:
                 if old is not None:
                     removed.append(rel)
@@ -472,38 +581,17 @@ class VaultIndex:
             new_records[rel] = record
             (changed if old is not None else added).append(rel)
 
-        self._ensure_dependents()  # out of the lock: ~0.1 s at 10,000 notes, once
-        prepared = self._prepare_names([*added, *att_added], [*removed, *att_removed], new_records)
-        with self.lock:
-            return self._apply_update(
-                added,
-                removed,
-                changed,
-                att_added,
-                att_removed,
-                new_records,
-                attachments_now,
-                dictionary_changed,
-                len(to_read),
-                prepared,
-            )
-
-    def _prepare_names(
-        self, coming: list[str], going: list[str], records: dict[str, NoteRecord]
-    ) -> dict[str, str] | None:
-        """For an update whose notes link many names (a note of 200,000 links an agent just
-        wrote), their resolutions worked out before the lock (``Resolver.preview``): the
-        readers then wait for the maps to change, not for every name to be looked up. None
-        for an ordinary update, where a copy of the tables costs more than it saves."""
-        names = {
-            target
-            for record in records.values()
-            for kind, target in zip(record.link_kinds, record.link_targets, strict=True)
-            if kind != "m"
-        }
-        if len(names) < PREPARE_NAMES:
-            return None
-        return self.resolver.preview(coming, going, names)
+        return self._apply_update(
+            added,
+            removed,
+            changed,
+            att_added,
+            att_removed,
+            new_records,
+            attachments_now,
+            dictionary_changed,
+            len(to_read),
+        )
 
     def _apply_update(
         self,
@@ -516,43 +604,39 @@ class VaultIndex:
         attachments_now: dict[str, FileStamp],
         dictionary_changed: bool,
         parsed: int,
-        prepared: dict[str, str] | None = None,
     ) -> IndexDelta:
-        """The part of an update that changes the maps (under ``lock``); ``prepared``: the
-        names resolved ahead (``_prepare_names``)."""
+        """The part of an update that changes the maps."""
         renamed = find_renames(
-            {rel: self.notes[rel] for rel in removed}, {rel: new_records[rel] for rel in added}
+            {rel: self._notes[rel] for rel in removed}, {rel: new_records[rel] for rel in added}
         )
         dependents = self._ensure_dependents()
         affected: set[str] = set(removed) | set(new_records)
         for key in {name_key(p) for p in (*added, *removed, *att_added, *att_removed)}:
             affected.update(dependents.get(key, ()))
         if dictionary_changed:
-            affected.update(self.notes)
+            affected.update(self._notes)
         before: dict[str, dict[str, int]] = {}
         for rel in affected:
-            if rel in self.notes:
-                before[rel] = self.out_edges.get(rel, {})
+            if rel in self._notes:
+                before[rel] = self._out_edges.get(rel, {})
                 self._unlink_source(rel)
         for rel in removed:
-            del self.notes[rel]
+            del self._notes[rel]
         for rel in att_removed:
-            del self.attachments[rel]
-        self.resolver.remove(removed)
-        self.resolver.remove(att_removed)
-        self.resolver.add(added)
-        self.resolver.add(att_added)
-        if prepared is not None:
-            self.resolver.prefill(prepared)
-        self.notes.update(new_records)
-        self.attachments.update(attachments_now)
+            del self._attachments[rel]
+        self._resolver.remove(removed)
+        self._resolver.remove(att_removed)
+        self._resolver.add(added)
+        self._resolver.add(att_added)
+        self._notes.update(new_records)
+        self._attachments.update(attachments_now)
         edges_added: list[tuple[str, str]] = []
         edges_removed: list[tuple[str, str]] = []
         for rel in sorted(affected):
             old_out = before.get(rel, {})
-            if rel in self.notes:
+            if rel in self._notes:
                 self._link_source(rel)
-            new_out = self.out_edges.get(rel, {})
+            new_out = self._out_edges.get(rel, {})
             edges_added.extend((rel, n) for n in new_out if n not in old_out)
             edges_removed.extend((rel, n) for n in old_out if n not in new_out)
         return IndexDelta(
@@ -579,9 +663,9 @@ class VaultIndex:
         folders_gone: list[str] = []
         walked: list[str] = []  # folders walked in this update, each with all it holds
         for rel in sorted(rels, key=len):  # a folder before what it holds
-            self.scan_warnings.pop(rel, None)
+            self._scan_warnings.pop(rel, None)
             checked.add(rel)
-            if rel in self.notes or rel in self.attachments:
+            if rel in self._notes or rel in self._attachments:
                 continue  # a known file: classified below
             if any(rel.startswith(folder + "/") for folder in walked):
                 continue  # inside a folder walked already: its files are counted
@@ -595,42 +679,42 @@ class VaultIndex:
                 attachments_now.update(walk.attachments)
                 checked.update(walk.notes)
                 checked.update(walk.attachments)
-                self.scan_warnings.update({w.path: w for w in walk.warnings})
+                self._scan_warnings.update({w.path: w for w in walk.warnings})
                 folders_gone.append(rel)  # files of it that the walk no longer finds
             elif not full.exists():
                 folders_gone.append(rel)
         if folders_gone:
             prefixes = tuple(f + "/" for f in folders_gone)
-            checked.update(p for p in self.notes if p.startswith(prefixes))
-            checked.update(p for p in self.attachments if p.startswith(prefixes))
+            checked.update(p for p in self._notes if p.startswith(prefixes))
+            checked.update(p for p in self._attachments if p.startswith(prefixes))
         for rel in checked:
             if rel in notes_now or rel in attachments_now:
                 continue
             single = classify_file(self.root, self.rules, rel)
             if isinstance(single, ScanWarning):
-                self.scan_warnings[single.path] = single
+                self._scan_warnings[single.path] = single
             elif single is not None:
                 kind, stamp = single
                 (notes_now if kind == "note" else attachments_now)[rel] = stamp
         return notes_now, attachments_now, checked
 
     def _full_rescan_delta(self) -> IndexDelta:
-        old_notes = {p: r.stamp for p, r in self.notes.items()}
-        old_att = set(self.attachments)
-        old_edges = {(s, t) for s, out in self.out_edges.items() for t in out}
+        old_notes = {p: r.stamp for p, r in self._notes.items()}
+        old_att = set(self._attachments)
+        old_edges = {(s, t) for s, out in self._out_edges.items() for t in out}
         self.rules = IgnoreRules(self.root, self.excluded)
         self.rescan()
-        new_edges = {(s, t) for s, out in self.out_edges.items() for t in out}
+        new_edges = {(s, t) for s, out in self._out_edges.items() for t in out}
         return IndexDelta(
-            tuple(sorted(set(self.notes) - set(old_notes))),
-            tuple(sorted(set(old_notes) - set(self.notes))),
+            tuple(sorted(set(self._notes) - set(old_notes))),
+            tuple(sorted(set(old_notes) - set(self._notes))),
             tuple(
                 sorted(
-                    p for p, r in self.notes.items() if p in old_notes and old_notes[p] != r.stamp
+                    p for p, r in self._notes.items() if p in old_notes and old_notes[p] != r.stamp
                 )
             ),
-            tuple(sorted(set(self.attachments) - old_att)),
-            tuple(sorted(old_att - set(self.attachments))),
+            tuple(sorted(set(self._attachments) - old_att)),
+            tuple(sorted(old_att - set(self._attachments))),
             tuple(sorted(new_edges - old_edges)),
             tuple(sorted(old_edges - new_edges)),
             self.last_parsed,
@@ -650,64 +734,3 @@ class VaultIndex:
         else:
             text = p.as_posix()
         return None if text in ("", ".") else text
-
-    # ------------------------------------------------------------ lookups
-
-    def note(self, rel: str) -> NoteRecord:
-        return self.notes[rel]
-
-    def warnings(self) -> list[ScanWarning]:
-        """Every problem found, one per item, sorted by path."""
-        out = list(self.scan_warnings.values())
-        for rel, record in self.notes.items():
-            out.extend(
-                ScanWarning(rel, kind, message)
-                for kind, message in zip(record.warning_kinds, record.warnings, strict=True)
-            )
-        if self.concepts.error:
-            where = self._dictionary_rel or str(self.dictionary_path)
-            # The warning names the file already: its message does not say it again.
-            name = self.concepts.path.name if self.concepts.path is not None else ""
-            message = self.concepts.error.removeprefix(f"{name}: ")
-            out.append(ScanWarning(where, "dictionary", message))
-        return sorted(out, key=lambda w: (w.path, w.message))
-
-    def links_of(self, rel: str) -> list[tuple[Link, str]]:
-        """Each link of a note with the node it resolves to."""
-        record = self.notes[rel]
-        return list(zip(record.parsed.links, self.targets.get(rel, ()), strict=True))
-
-    def stats(self) -> dict[str, object]:
-        letters: Counter[str] = Counter()
-        for record in self.notes.values():
-            letters.update(record.link_kinds)
-        links = {kind: letters[code] for code, kind in _KIND_LETTERS.items()}
-        assert tuple(links) == LINK_KINDS
-        unresolved = sum(
-            count
-            for node, sources in self.in_edges.items()
-            if node.startswith(UNRESOLVED_PREFIX)
-            for count in sources.values()
-        )
-        total = sum(links.values())
-        return {
-            "notes": len(self.notes),
-            "attachments": len(self.attachments),
-            "links": links,
-            "resolved": total - unresolved,
-            "unresolved": unresolved,
-            "unresolved_targets": self._unresolved_targets(),
-            "edges": sum(len(out) for out in self.out_edges.values()),
-            "orphans": len(self.orphans()),
-            "concepts": len(self.concepts),
-            "warnings": len(self.warnings()),
-        }
-
-    def orphans(self) -> list[str]:
-        """Notes with no link either way (links to themselves do not count)."""
-        return sorted(
-            rel
-            for rel in self.notes
-            if not any(t != rel for t in self.out_edges.get(rel, {}))
-            and not any(s != rel and is_file_node(s) for s in self.in_edges.get(rel, {}))
-        )

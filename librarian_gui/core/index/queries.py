@@ -10,8 +10,8 @@ from typing import Protocol
 from ..concepts.dictionary import Concept
 from ..parse.records import Link, NoteRecord
 from ..vault.files import read_note
-from .index import VaultIndex
 from .resolver import CONCEPT_PREFIX, UNRESOLVED_PREFIX, pick_file, pick_spelling
+from .snapshot import IndexView
 
 # The index note (DESIGN §6) links everything: left out of co-occurrence, isolation and
 # tagging unless the user includes it (DESIGN §4).
@@ -27,36 +27,36 @@ def is_index_note(rel: str) -> bool:
 HOME_NAMES = ("home", "index", "start here", "start-here", "welcome", "readme", "contents")
 
 
-def home_note(index: VaultIndex, *, named_only: bool = False) -> str | None:
+def home_note(index: IndexView, *, named_only: bool = False) -> str | None:
     """The note a person would call the vault's home, to open first: the index note
     (``MEMORY.md``); else a note named like a front page — the vault folder's own name,
     then ``HOME_NAMES`` in order — the shallowest first; else the note most notes link
     to; else the first note by path. None for a vault without notes, and with
     ``named_only`` when no note is the index note or named like a front page (the index
     note's health then looks for ``MEMORY.md``, which a fix creates)."""
-    with index.lock:
-        notes = list(index.notes)
-        if not notes:
-            return None
-        for rel in notes:
-            if is_index_note(rel):
-                return rel
-        names = (index.root.name.casefold(), *HOME_NAMES)
-        rank = {name: i for i, name in reversed(list(enumerate(names)))}
-        named = []
-        for rel in notes:
-            stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0].casefold()
-            if stem in rank:
-                named.append((rel.count("/"), rank[stem], rel))
-        if named:
-            return min(named)[2]
-        if named_only:
-            return None
-        linked = [
-            (-sum(1 for source in sources if source != rel), rel)
-            for rel, sources in index.in_edges.items()
-            if rel in index.notes
-        ]
+    index = index.snapshot()
+    notes = list(index.notes)
+    if not notes:
+        return None
+    for rel in notes:
+        if is_index_note(rel):
+            return rel
+    names = (index.root.name.casefold(), *HOME_NAMES)
+    rank = {name: i for i, name in reversed(list(enumerate(names)))}
+    named = []
+    for rel in notes:
+        stem = rel.rsplit("/", 1)[-1].rsplit(".", 1)[0].casefold()
+        if stem in rank:
+            named.append((rel.count("/"), rank[stem], rel))
+    if named:
+        return min(named)[2]
+    if named_only:
+        return None
+    linked = [
+        (-sum(1 for source in sources if source != rel), rel)
+        for rel, sources in index.in_edges.items()
+        if rel in index.notes
+    ]
     best = min(linked, default=None)
     if best is not None and best[0] < 0:
         return best[1]
@@ -105,7 +105,7 @@ def node_label(index: HasNotes, node: str) -> str:
     return node.rsplit("/", 1)[-1]
 
 
-def find_note(index: VaultIndex, name: str) -> str:
+def find_note(index: IndexView, name: str) -> str:
     """Resolve a NOTE argument like a link (title or path, with or without ``.md``), but
     refuse to guess: several candidates raise ``AmbiguousNote``. A concept's node id
     (``//concept/rag``, as the JSON output names it) names the concept."""
@@ -139,7 +139,7 @@ def find_note(index: VaultIndex, name: str) -> str:
     raise NoteNotFound(name, hint)
 
 
-def _note_paths(index: VaultIndex, text: str) -> list[str]:
+def _note_paths(index: IndexView, text: str) -> list[str]:
     """The notes whose vault path is ``text`` (``.md`` optional), as the resolver finds
     paths; an attachment spelled exactly so does not hide a note spelled so up to case."""
     note = text if text.lower().endswith(".md") else text + ".md"
@@ -153,14 +153,14 @@ class Backlink:
     context: str  # the line of the source note that holds the link, stripped
 
 
-def _lines_of(index: VaultIndex, rel: str) -> list[str]:
+def _lines_of(index: IndexView, rel: str) -> list[str]:
     result = read_note(index.root, rel)
     if result.text is None:
         return []
     return [line.rstrip("\r") for line in result.text.split("\n")]
 
 
-def backlinks(index: VaultIndex, node: str) -> list[Backlink]:
+def backlinks(index: IndexView, node: str) -> list[Backlink]:
     """Every link into ``node`` from another note, in source order, with its line."""
     out: list[Backlink] = []
     for source in sorted(index.in_edges.get(node, {})):
@@ -174,11 +174,11 @@ def backlinks(index: VaultIndex, node: str) -> list[Backlink]:
     return out
 
 
-def outgoing(index: VaultIndex, rel: str) -> list[tuple[Link, str]]:
+def outgoing(index: IndexView, rel: str) -> list[tuple[Link, str]]:
     return index.links_of(rel)
 
 
-def neighbours(index: VaultIndex, node: str, depth: int) -> dict[str, int]:
+def neighbours(index: IndexView, node: str, depth: int) -> dict[str, int]:
     """Nodes within ``depth`` hops of ``node`` (links followed both ways), with distance."""
     if not 1 <= depth <= 3:
         raise ValueError("depth must be 1, 2 or 3")
@@ -205,7 +205,7 @@ class UnresolvedTarget:
     sources: tuple[tuple[str, int], ...]  # (note, occurrences), most first
 
 
-def unresolved(index: VaultIndex) -> list[UnresolvedTarget]:
+def unresolved(index: IndexView) -> list[UnresolvedTarget]:
     """Targets that resolve to no file and no concept, most-linked first."""
     ghosts = {n: s for n, s in index.in_edges.items() if n.startswith(UNRESOLVED_PREFIX)}
     # One pass over each linking note, by name: a target keeps the spelling of the first
@@ -223,7 +223,7 @@ def unresolved(index: VaultIndex) -> list[UnresolvedTarget]:
     return sorted(out, key=lambda u: (-u.count, u.node))
 
 
-def degree(index: VaultIndex, node: str) -> tuple[int, int]:
+def degree(index: IndexView, node: str) -> tuple[int, int]:
     """(incoming, outgoing) distinct edges, self-links excluded."""
     incoming = sum(1 for s in index.in_edges.get(node, {}) if s != node)
     outgoing_ = sum(1 for t in index.out_edges.get(node, {}) if t != node)
@@ -238,7 +238,7 @@ class OutgoingLink:
     count: int  # link occurrences
 
 
-def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
+def outgoing_summary(index: IndexView, rel: str) -> list[OutgoingLink]:
     """Where a note links to, one row per target, with how often (self-links left out)."""
     return [
         OutgoingLink(node, node_label(index, node), node_kind(index, node), count)
@@ -247,7 +247,7 @@ def outgoing_summary(index: VaultIndex, rel: str) -> list[OutgoingLink]:
     ]
 
 
-def concept_page_path(index: VaultIndex, concept_id: str) -> str | None:
+def concept_page_path(index: IndexView, concept_id: str) -> str | None:
     """The path of the note that *is* a concept (DESIGN §2: one node, not two): found like
     a link to the concept's id, without touching the resolver's memo."""
     if not index.resolver.names_a_file(concept_id):  # most aliases: no file of that name
@@ -259,10 +259,10 @@ def concept_page_path(index: VaultIndex, concept_id: str) -> str | None:
     return pick_file(pages, "", concept_id) if pages else None
 
 
-def concept_note(index: VaultIndex, concept: Concept) -> str | None:
+def concept_note(index: IndexView, concept: Concept) -> str | None:
     """The note that *is* ``concept`` (DESIGN §2): the one its ``note`` key names (a vault
     path, ``.md`` optional), else the one whose title or vault path equals its id, else one
-    of its aliases, in that order (hold ``index.lock``). A ``note`` naming no note is passed
+    of its aliases, in that order (read from a snapshot). A ``note`` naming no note is passed
     over (``concepts check`` reports it)."""
     if concept.note.strip():
         path = named_note(index, concept.note)
@@ -276,16 +276,16 @@ def concept_note(index: VaultIndex, concept: Concept) -> str | None:
     return None
 
 
-def named_note(index: VaultIndex, path: str) -> str | None:
+def named_note(index: IndexView, path: str) -> str | None:
     """The note at vault path ``path`` (``.md`` optional, case as the resolver allows)."""
     text = path.strip().replace("\\", "/").lstrip("/")
     paths = _note_paths(index, text)
     return pick_spelling(paths, text) if paths else None
 
 
-def concept_notes(index: VaultIndex) -> dict[str, str]:
+def concept_notes(index: IndexView) -> dict[str, str]:
     """Concept id → its note (see ``concept_note``); a note is the page of one concept only,
-    the first in file order that claims it (hold ``index.lock``)."""
+    the first in file order that claims it (read from a snapshot)."""
     notes: dict[str, str] = {}
     claimed: set[str] = set()
     for concept in index.concepts.concepts:
@@ -296,7 +296,7 @@ def concept_notes(index: VaultIndex) -> dict[str, str]:
     return notes
 
 
-def concept_pages(index: VaultIndex) -> dict[str, Concept]:
+def concept_pages(index: IndexView) -> dict[str, Concept]:
     """Note path → the concept it is the page of (see ``concept_notes``)."""
     by_id = {concept.id: concept for concept in index.concepts.concepts}
     return {note: by_id[cid] for cid, note in concept_notes(index).items()}

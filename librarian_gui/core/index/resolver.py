@@ -67,7 +67,11 @@ def _tail(path: str, written: str) -> str:
 
 
 class Resolver:
-    """Lookup tables over the vault's files, updated as files come and go."""
+    """Lookup tables over the vault's files, updated as files come and go.
+
+    A list of the tables is never changed once made (``add`` and ``remove`` make new ones),
+    so that ``frozen()`` can hand readers the tables as they are without copying them:
+    the next change copies the two outer maps first."""
 
     def __init__(self, concepts: ConceptDictionary | None = None) -> None:
         self._concepts = concepts or ConceptDictionary(None)
@@ -78,6 +82,23 @@ class Resolver:
         # target as written → node, for targets whose resolution does not depend on the
         # linking note (most: one candidate, or none); emptied whenever files come or go
         self._memo: dict[str, str] = {}
+        self._shared = False  # the outer maps are a frozen copy's too: copy before a change
+
+    def frozen(self) -> Resolver:
+        """A resolver over these tables as they are now, for readers: no later ``add`` or
+        ``remove`` of this one changes it. Its memo fills as readers resolve names (each
+        entry a function of the frozen tables), unshared from the next change on."""
+        copy = Resolver(self._concepts)
+        copy._by_path, copy._by_name, copy._memo = self._by_path, self._by_name, self._memo
+        self._shared = True
+        return copy
+
+    def _own(self) -> None:
+        """Before a change: the outer maps this resolver's alone, a fresh memo."""
+        if self._shared:
+            self._by_path, self._by_name = dict(self._by_path), dict(self._by_name)
+            self._shared = False
+        self._memo = {}
 
     @property
     def memo(self) -> dict[str, str]:
@@ -93,33 +114,19 @@ class Resolver:
         self._concepts = value
         self._memo = {}
 
-    def preview(
-        self, added: Iterable[str], removed: Iterable[str], targets: Iterable[str]
-    ) -> dict[str, str]:
-        """The memoised resolutions of ``targets`` as they will be once ``added`` and
-        ``removed`` have come and gone, worked out on a copy of the tables: the caller does
-        it outside the index's lock, then ``prefill`` puts them in after the same changes."""
-        copy = Resolver(self._concepts)
-        copy._by_path = {key: list(paths) for key, paths in self._by_path.items()}
-        copy._by_name = {key: list(paths) for key, paths in self._by_name.items()}
-        copy.remove(removed)
-        copy.add(added)
-        for target in targets:
-            copy.resolve_name(target)
-        return copy._memo
-
-    def prefill(self, memo: dict[str, str]) -> None:
-        """Take resolutions from ``preview``, made with the same files as these tables."""
-        self._memo.update(memo)
-
     def add(self, paths: Iterable[str]) -> None:
-        self._memo = {}
+        self._own()
+        by_path, by_name = self._by_path, self._by_name
         for path in paths:
-            self._by_path.setdefault(path.lower(), []).append(path)
-            self._by_name.setdefault(name_key(path), []).append(path)
+            key = path.lower()
+            bucket = by_path.get(key)
+            by_path[key] = [path] if bucket is None else [*bucket, path]
+            key = name_key(path)
+            bucket = by_name.get(key)
+            by_name[key] = [path] if bucket is None else [*bucket, path]
 
     def remove(self, paths: Iterable[str]) -> None:
-        self._memo = {}
+        self._own()
         for path in paths:
             _discard(self._by_path, path.lower(), path)
             _discard(self._by_name, name_key(path), path)
@@ -228,11 +235,16 @@ def _folder(path: str) -> str:
 
 
 def _discard(table: dict[str, list[str]], key: str, path: str) -> None:
+    """Take ``path`` out of ``table[key]``'s list: a new list, or none when it was the last."""
     bucket = table.get(key)
     if bucket is not None:
+        rest = bucket
         if path in bucket:
-            bucket.remove(path)
-        if not bucket:
+            rest = list(bucket)
+            rest.remove(path)
+        if rest:
+            table[key] = rest
+        else:
             del table[key]
 
 

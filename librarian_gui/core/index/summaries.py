@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from ..courtesy import gc_paused
 from ..insight.cooccurrence import found_in
-from .index import VaultIndex
+from .snapshot import IndexView
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,9 +21,9 @@ class ConceptLinks:
     color: str = ""
 
 
-def concept_links(index: VaultIndex) -> list[ConceptLinks]:
+def concept_links(index: IndexView) -> list[ConceptLinks]:
     """One row per concept of the dictionary, in dictionary order: the notes linking it or
-    its note (DESIGN §2), the index note included (hold ``index.lock``)."""
+    its note (DESIGN §2), the index note included (read from a snapshot)."""
     found = found_in(index, include_index=True)
     return [
         ConceptLinks(c.id, c.category, len(found[c.id]), c.color) for c in index.concepts.concepts
@@ -42,11 +42,11 @@ def tag_counts(tag_sets: Iterable[Iterable[str]]) -> Counter[str]:
     return counts
 
 
-def vault_tag_counts(index: VaultIndex, check: Callable[[], None]) -> Counter[str]:
+def vault_tag_counts(index: IndexView, check: Callable[[], None]) -> Counter[str]:
     """Notes per tag over the whole vault. ``check`` is called every 500 notes (it may
     raise to stop, or wait for the GUI thread)."""
-    with index.lock:
-        records = list(index.notes.values())
+    index = index.snapshot()
+    records = list(index.notes.values())
     tags = []
     # Each note's parse is decoded here and kept with its record (190,000 link objects at
     # 10,000 notes): frozen, full collections do not walk them again.

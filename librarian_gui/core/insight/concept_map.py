@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from ..concepts.dictionary import Concept
 from ..graph.graphdata import category_colours
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from .cooccurrence import all_pairs, counted_notes, found_in
 from .isolation import MAX_NOTES
 
@@ -95,15 +95,14 @@ class ConceptMap:
 
 
 def concept_map(
-    index: VaultIndex, *, include_index: bool = False, max_notes: int = MAX_NOTES
+    index: IndexView, *, include_index: bool = False, max_notes: int = MAX_NOTES
 ) -> ConceptMap:
-    """The map of the index's dictionary, not laid out. The index's lock is taken only to
-    read each concept's notes: the pairs (a second on a densely tagged vault) are counted
-    after, so the updater never waits for them."""
-    with index.lock:
-        found = found_in(index, include_index=include_index)
-        total = counted_notes(index, include_index=include_index)
-        dictionary = index.concepts
+    """The map of the index's dictionary, not laid out, from one snapshot of the index
+    (the pairs take a second on a densely tagged vault; the updater never waits)."""
+    index = index.snapshot()
+    found = found_in(index, include_index=include_index)
+    total = counted_notes(index, include_index=include_index)
+    dictionary = index.concepts
     colours = category_colours(dictionary)
     return build(dictionary.concepts, found, total, colours, max_notes=max_notes)
 

@@ -7,9 +7,9 @@ from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..index.index import VaultIndex
 from ..index.queries import concept_notes, is_index_note
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 
 if TYPE_CHECKING:  # numpy loads when pairs are counted, not with the tagger's imports
     import numpy as np
@@ -17,11 +17,11 @@ if TYPE_CHECKING:  # numpy loads when pairs are counted, not with the tagger's i
 
 
 def found_in(
-    index: VaultIndex, *, include_index: bool = False, at_most: int | None = None
+    index: IndexView, *, include_index: bool = False, at_most: int | None = None
 ) -> dict[str, frozenset[str]]:
     """Concept id → the notes it is found in: those linking the concept, or its note (a
     link to the note is a link to the concept). Its own note is not one of them, nor the
-    index note unless ``include_index`` (hold ``index.lock``). ``at_most``: only the
+    index note unless ``include_index`` (read from a snapshot). ``at_most``: only the
     concepts found in at most that many notes."""
     return {
         concept_id: frozenset(sources)
@@ -30,7 +30,7 @@ def found_in(
     }
 
 
-def _linking(index: VaultIndex, include_index: bool) -> Iterator[tuple[str, Collection[str]]]:
+def _linking(index: IndexView, include_index: bool) -> Iterator[tuple[str, Collection[str]]]:
     """Each concept (in dictionary order) with the notes it is found in, as ``found_in``
     counts them. Set operations only, and for most concepts none at all (the index's own
     map of the notes linking it is given as it is): 2 million memberships, 1,000 concepts
@@ -139,10 +139,10 @@ def all_pairs(found: Mapping[str, frozenset[str]], total: int, *, min_count: int
     return _table(ids, members, len(column), total, min_count)
 
 
-def pair_table(index: VaultIndex, *, include_index: bool = False, min_count: int = 1) -> PairTable:
+def pair_table(index: IndexView, *, include_index: bool = False, min_count: int = 1) -> PairTable:
     """``all_pairs(found_in(index), counted_notes(index))`` straight from the index's edges,
     without sets of the notes' names in between (a fifth of the time at 2 million places)
-    (hold ``index.lock``)."""
+    (read from a snapshot)."""
     import numpy as np
 
     column = {rel: i for i, rel in enumerate(index.notes)}
@@ -214,6 +214,6 @@ def _shared_counts(
     )
 
 
-def counted_notes(index: VaultIndex, *, include_index: bool = False) -> int:
-    """The notes co-occurrence counts over (hold ``index.lock``)."""
+def counted_notes(index: IndexView, *, include_index: bool = False) -> int:
+    """The notes co-occurrence counts over (read from a snapshot)."""
     return sum(1 for rel in index.notes if include_index or not is_index_note(rel))

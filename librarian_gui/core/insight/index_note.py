@@ -48,9 +48,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from ..agents.tokens import estimate_tokens
-from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE, NoteNotFound, concept_notes, find_note
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 from ..parse.parser import mask_note, parse_note
 from ..parse.records import Link
 from ..vault.files import follow_inside, is_note_name, is_temp_name, read_note
@@ -95,18 +95,18 @@ def refusal(name: str) -> str:
     )
 
 
-def index_note_named(index: VaultIndex, name: str) -> str:
+def index_note_named(index: IndexView, name: str) -> str:
     """The index note a NOTE argument names: a note of the vault, resolved like a link;
     else the vault path it spells (``.md`` added), which need not exist yet (a fix
     creates it). Raises ``AmbiguousNote`` when it names several notes, ``NotAnIndexNote``
     when the path is not one a note of the vault may have."""
-    with index.lock:
-        try:
-            found: str | None = find_note(index, name)
-        except NoteNotFound:
-            found = None
-        if found in index.notes:
-            return found
+    index = index.snapshot()
+    try:
+        found: str | None = find_note(index, name)
+    except NoteNotFound:
+        found = None
+    if found is not None and found in index.notes:
+        return found
     spelled = name.strip().replace("\\", "/")
     rel = posixpath.normpath(spelled) if spelled else ""
     rel = rel if is_note_name(rel) else rel + ".md"
@@ -115,7 +115,7 @@ def index_note_named(index: VaultIndex, name: str) -> str:
     return rel
 
 
-def refused(index: VaultIndex, rel: str) -> bool:
+def refused(index: IndexView, rel: str) -> bool:
     """Whether the vault path ``rel`` cannot be a note of the vault, from its name, the
     vault's ignore rules and its symbolic links (``follow_inside``): nothing is opened,
     and nothing outside the vault is looked at."""
@@ -253,15 +253,15 @@ def dated_folders(notes: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 
 def index_note_health(
-    index: VaultIndex, *, index_note: str = INDEX_NOTE, exclude: Sequence[str] = ()
+    index: IndexView, *, index_note: str = INDEX_NOTE, exclude: Sequence[str] = ()
 ) -> IndexNoteHealth:
     """The health of the index note ``index_note`` (a vault path) in ``index``'s vault.
     Reads the index note from disk (not from the index), so it is current."""
-    with index.lock:
-        if index_note not in index.notes:  # ``MEMORY.md`` names ``memory.md`` if it is the one
-            spelled = [rel for rel in index.notes if rel.lower() == index_note.lower()]
-            index_note = spelled[0] if len(spelled) == 1 else index_note
-        every = [rel for rel in index.notes if rel.lower() != index_note.lower()]
+    index = index.snapshot()
+    if index_note not in index.notes:  # ``MEMORY.md`` names ``memory.md`` if it is the one
+        spelled = [rel for rel in index.notes if rel.lower() == index_note.lower()]
+        index_note = spelled[0] if len(spelled) == 1 else index_note
+    every = [rel for rel in index.notes if rel.lower() != index_note.lower()]
     kept = sorted(rel for rel in every if not excluded_by(rel, exclude))
     excluded = len(every) - len(kept)
     if refused(index, index_note):
@@ -338,7 +338,7 @@ class _Coverage:
 
 
 def _coverage(
-    index: VaultIndex,
+    index: IndexView,
     index_note: str,
     text: str,
     kept: Sequence[str],
@@ -350,23 +350,23 @@ def _coverage(
     folder_entries: set[str] = set()
     dead: list[DeadLink] = []
     pages: dict[str, str] | None = None  # made when a link names a concept
-    with index.lock:
-        for link in parsed.links:
-            if link.is_self:
-                continue
-            node = index.resolver.resolve(link, index_note)
-            if node in index.notes or node in index.attachments:
-                linked.add(node)
-            elif node.startswith(CONCEPT_PREFIX):
-                if pages is None:
-                    pages = concept_notes(index)
-                page = pages.get(node[len(CONCEPT_PREFIX) :])
-                if page is not None:
-                    linked.add(page)
-            elif (folder := _folder_of(link, index_note, folders)) is not None:
-                folder_entries.add(folder)
-            else:  # unresolved
-                dead.append(DeadLink(link.line, link.target, text[link.start : link.end]))
+    index = index.snapshot()
+    for link in parsed.links:
+        if link.is_self:
+            continue
+        node = index.resolver.resolve(link, index_note)
+        if node in index.notes or node in index.attachments:
+            linked.add(node)
+        elif node.startswith(CONCEPT_PREFIX):
+            if pages is None:
+                pages = concept_notes(index)
+            page = pages.get(node[len(CONCEPT_PREFIX) :])
+            if page is not None:
+                linked.add(page)
+        elif (folder := _folder_of(link, index_note, folders)) is not None:
+            folder_entries.add(folder)
+        else:  # unresolved
+            dead.append(DeadLink(link.line, link.target, text[link.start : link.end]))
     covered = set(linked)
     for folder in folder_entries:
         covered.update(rel for rel in kept if rel.startswith(folder + "/"))
@@ -388,7 +388,7 @@ def _coverage(
     )
 
 
-def entry_lists(index: VaultIndex, index_note: str, line: str, entry: MissingEntry) -> bool:
+def entry_lists(index: IndexView, index_note: str, line: str, entry: MissingEntry) -> bool:
     """Whether ``line``, the text of the index note ``index_note`` on its own, lists every
     note ``entry`` stands for: what a fix checks each entry it writes against."""
     dated = {entry.path: entry.notes} if entry.kind == "folder" else {}
@@ -396,7 +396,7 @@ def entry_lists(index: VaultIndex, index_note: str, line: str, entry: MissingEnt
     return covered.issuperset(entry.notes)
 
 
-def listed_by(index: VaultIndex, health: IndexNoteHealth, text: str) -> frozenset[str]:
+def listed_by(index: IndexView, health: IndexNoteHealth, text: str) -> frozenset[str]:
     """The notes ``text``, as the text of ``health``'s index note, would list of those
     ``health`` counts (listed or not): what a fix can check its new text against."""
     kept = sorted((*health.listed, *health.unlisted))

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from ..backlinks.unlinked import link_name
-from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE
+from ..index.snapshot import IndexView
 from ..parse.parser import split_front_matter
 from ..vault.files import read_note
 from ..vault.urls import is_utf8
@@ -88,7 +88,7 @@ class IndexNoteFixPlan:
 
 
 def plan_index_note_fix(
-    index: VaultIndex,
+    index: IndexView,
     *,
     index_note: str = INDEX_NOTE,
     exclude: tuple[str, ...] | list[str] = (),
@@ -191,7 +191,7 @@ def with_entries(
     return out
 
 
-def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str | None:
+def entry_line(index: IndexView, index_note: str, entry: MissingEntry) -> str | None:
     """The line a fix writes for one entry (see the module's rules); None when no link
     from the index note, on its own, lists what the entry stands for."""
     if not is_utf8(entry.path):
@@ -202,8 +202,8 @@ def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str |
         link = f"[{_md_label(entry.path + '/')}]({_md_target(target + '/')})"
         if not entry_lists(index, index_note, f"- {link}", entry):
             return None  # a folder named with a space at an end: the target is trimmed
-        with index.lock:
-            dates = sorted(index.notes[rel].date for rel in entry.notes if rel in index.notes)
+        index = index.snapshot()
+        dates = sorted(index.notes[rel].date for rel in entry.notes if rel in index.notes)
         count = len(entry.notes)
         what = f"{count} dated note" + ("" if count == 1 else "s")
         if dates:
@@ -215,20 +215,20 @@ def entry_line(index: VaultIndex, index_note: str, entry: MissingEntry) -> str |
     found = note_link(index, index_note, entry)
     if found is None:
         return None
-    with index.lock:
-        record = index.notes.get(entry.path)
+    index = index.snapshot()
+    record = index.notes.get(entry.path)
     title = entry.path.rsplit("/", 1)[-1].removesuffix(".md")
     description = note_description(index, entry.path, record.title if record else title)
     return f"- {found} — {description}" if description else f"- {found}"
 
 
-def note_link(index: VaultIndex, index_note: str, entry: MissingEntry) -> str | None:
+def note_link(index: IndexView, index_note: str, entry: MissingEntry) -> str | None:
     """A link from ``index_note`` that lists the note of ``entry``: a wiki link to its name
     where one can hold it, else a Markdown link to its path; None when neither does."""
     rel = entry.path
     base = posixpath.dirname(index_note)
-    with index.lock:
-        name = link_name(index, index_note, rel)
+    index = index.snapshot()
+    name = link_name(index, index_note, rel)
     tries = [f"[[{name}]]"] if _wiki_safe(name) else []
     target = posixpath.relpath(rel, base) if base else rel
     title = rel.rsplit("/", 1)[-1].removesuffix(".md")
@@ -262,13 +262,13 @@ def _md_target(target: str) -> str:
     )
 
 
-def note_description(index: VaultIndex, rel: str, title: str) -> str:
+def note_description(index: IndexView, rel: str, title: str) -> str:
     """The note's first heading, or its first line of text when it has no heading or the
     heading only repeats ``title`` (then headings are passed over: the line under a
     ``## Context`` says more than the word); links shown as their text, trimmed."""
-    with index.lock:
-        record = index.notes.get(rel)
-        headings = record.parsed.headings if record is not None else ()
+    index = index.snapshot()
+    record = index.notes.get(rel)
+    headings = record.parsed.headings if record is not None else ()
     if headings and _name_key(_plain(headings[0].text)) not in ("", _name_key(title)):
         return trim(_plain(headings[0].text))
     result = read_note(index.root, rel)

@@ -10,7 +10,7 @@ from .cooccurrence import found_in
 from .isolation import MAX_NOTES, IsolatedConcept, isolated_concepts
 
 if TYPE_CHECKING:
-    from ..index.index import VaultIndex
+    from ..index.snapshot import IndexView
     from ..related.vault import RelatedIndex
 
 
@@ -28,19 +28,19 @@ class ThinSpots:
 
 
 def thin_spots(
-    index: VaultIndex,
+    index: IndexView,
     related: RelatedIndex | None,
     threshold: float,
     *,
     max_notes: int = MAX_NOTES,
 ) -> ThinSpots:
-    """The vault's thin spots (takes ``index.lock`` for the links and concepts). Concepts
+    """The vault's thin spots (read from one snapshot of the index). Concepts
     are counted by the notes they are found in only: telling "mentioned, never linked"
     apart means reading every note, which the concept editor's Isolated panel does."""
-    with index.lock:
-        orphans = tuple(index.orphans())
-        found = found_in(index)
-        concepts = index.concepts.concepts
+    index = index.snapshot()
+    orphans = tuple(index.orphans())
+    found = found_in(index)
+    concepts = index.concepts.concepts
     isolated = isolated_concepts(concepts, found, {}, max_notes=max_notes)
     unrelated = None if related is None else tuple(related.without_related(threshold))
     return ThinSpots(threshold, unrelated, orphans, tuple(isolated), max_notes)

@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ..index.index import VaultIndex
 from ..index.queries import concept_notes, is_index_note
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 from ..parse.records import DateSource
 from .cooccurrence import found_in
 
@@ -229,7 +229,7 @@ def _newest_first(mentions: list[DatedMention]) -> tuple[DatedMention, ...]:
 
 
 def concept_mentions(
-    index: VaultIndex,
+    index: IndexView,
     concepts: Sequence[str],
     read_text: Callable[[str], str | None],
     check: Callable[[], None] = lambda: None,
@@ -239,26 +239,26 @@ def concept_mentions(
     concept or its note; never its own note, nor the index note); else it mentions it
     unlinked where the tagger would link one of its aliases (``librarian tag --only``).
 
-    The index's lock is held while its maps are read, not while the notes are read
-    (``read_text``: a note's decoded text, None when unreadable); ``check`` is called
+    The index is read from one snapshot; the notes are read with ``read_text`` (a note's
+    decoded text, None when unreadable); ``check`` is called
     between groups of notes and may raise to stop."""
     from ..tagging.run import batch_matcher  # numpy: not for the CLI's start-up
 
-    with index.lock:
-        found = found_in(index)
-        pages = concept_notes(index)
-        asked = set(concepts)
-        wanted = [c for c in index.concepts.concepts if c.id in asked]
-        linked: dict[str, dict[str, int]] = {}  # note → concept → line of its first link
-        for cid in (c.id for c in wanted):
-            targets = {CONCEPT_PREFIX + cid, pages.get(cid, "")}
-            for rel in found.get(cid, ()):
-                lines = [link.line for link, t in index.links_of(rel) if t in targets]
-                linked.setdefault(rel, {})[cid] = min(lines, default=0)
-        dates = {rel: (r.date, r.date_source) for rel, r in index.notes.items()}
-        if not wanted:
-            return []  # nothing to read the notes for
-        batch = batch_matcher(index.concepts.concepts, pages)
+    index = index.snapshot()
+    found = found_in(index)
+    pages = concept_notes(index)
+    asked = set(concepts)
+    wanted = [c for c in index.concepts.concepts if c.id in asked]
+    linked: dict[str, dict[str, int]] = {}  # note → concept → line of its first link
+    for cid in (c.id for c in wanted):
+        targets = {CONCEPT_PREFIX + cid, pages.get(cid, "")}
+        for rel in found.get(cid, ()):
+            lines = [link.line for link, t in index.links_of(rel) if t in targets]
+            linked.setdefault(rel, {})[cid] = min(lines, default=0)
+    dates = {rel: (r.date, r.date_source) for rel, r in index.notes.items()}
+    if not wanted:
+        return []  # nothing to read the notes for
+    batch = batch_matcher(index.concepts.concepts, pages)
     ids = [c.id for c in wanted]
     rels = sorted(rel for rel in dates if not is_index_note(rel))
     out: list[DatedMention] = []

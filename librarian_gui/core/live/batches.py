@@ -1,8 +1,9 @@
 """Batches of changed paths, as the watcher hands them over: merged, and split for applying.
 
-A ``git checkout`` changes thousands of files at once. The index holds its lock while it
-applies a batch, and every reader (a pane, an agent's question) waits for that lock: a big
-batch is applied in pieces of ``CHUNK_PATHS`` paths, the lock let go between them.
+A ``git checkout`` changes thousands of files at once. A big batch is applied in pieces of
+``CHUNK_PATHS`` paths, each published as a snapshot of its own: readers (a pane, an agent's
+question) see the first files of a checkout in a fraction of a second, not after the whole,
+and the updater lets other threads run between pieces.
 """
 
 from __future__ import annotations

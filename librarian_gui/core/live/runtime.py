@@ -6,9 +6,9 @@ after a short debounce, and a question asked before that (``fresh``) applies wha
 first, so an answer never misses a change the server was told of — its own writes included
 (``changed``) — unless it is too big to read first (``FRESH_BYTES``, ``FRESH_PATHS``): then
 the answer says what it does not see yet. A warm-up thread reads every note's words once,
-and the terms questions pick candidates by. A related-notes thread keeps the
+and the terms questions pick candidates by. A ``RelatedRunner`` (the window's too) keeps the
 related notes: from their cache at start, then redone for changed notes a moment after the
-last change. Readers hold ``index.lock`` while they read (see ``VaultIndex``).
+last change. Readers read the index's latest snapshot, without a lock (see ``IndexSnapshot``).
 
 The vault's folder itself may go while the server runs (deleted, or moved away) and another
 come to its path. Each question stats the path once: no folder there raises ``VaultGone``
@@ -26,7 +26,6 @@ import logging
 import os
 import stat
 import threading
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,10 +33,11 @@ from pathlib import Path
 from ..agents.answers import Adjacency, related_adjacency
 from ..agents.corpus import count_candidates
 from ..index.index import VaultIndex
-from ..related.vault import REDO_AFTER_CHANGES, RelatedIndex
+from ..related.vault import RelatedIndex
 from ..vault.files import read_note, stamp_of
 from ..vault.textstore import TextStore
 from .batches import CHUNK_PATHS
+from .related import RelatedListener, RelatedRunner
 from .updater import Listener, Update, VaultUpdater
 from .words import VaultWords
 
@@ -212,13 +212,23 @@ class _Opening:
         # Background work (the warm-up, related notes) holds back while changes come.
         self._quiet = self.updater.quiet
         self._stop = threading.Event()
-        self._related: RelatedIndex | None = None
-        self._adjacency: Adjacency = {}
-        self._related_ready = threading.Event()
         self._threads = [threading.Thread(target=self._warm, name="live-warm")]
+        # Related notes: the window's worker too (core/live/related.py), told of changes
+        # by the updater's listener; it reads a function of the index and the root, not
+        # the opening: no cycle keeps a closed opening alive.
+        self._related_kept = _RelatedKept()
+        self._related: RelatedRunner | None = None
         if options.related:
-            self._threads.append(threading.Thread(target=self._run_related, name="live-related"))
-            self._told.related_wanted.set()
+            self._related = RelatedRunner(
+                functools.partial(_same, self.index),
+                functools.partial(_note_text, self.root),
+                self._related_kept,
+                wait_for_updates=self._quiet.pause,
+                use_cache=options.use_cache,
+                name="live",
+            )
+            self._told.related = self._related
+            self._related.want()
         self.updater.start()
         for thread in self._threads:
             thread.daemon = True
@@ -283,51 +293,18 @@ class _Opening:
     # ------------------------------------------------------------ related notes
 
     def related(self, wait: float) -> RelatedIndex | None:
+        runner = self._related
+        if runner is None:
+            return None
         if wait > 0:
-            self._related_ready.wait(wait)
-        return self._related
+            runner.ready.wait(wait)
+        return runner.current
 
     def related_edges(self) -> Adjacency | None:
-        return self._adjacency if self._related is not None else None
-
-    def _run_related(self) -> None:
-        wanted = self._told.related_wanted
-        while not self._stop.is_set():
-            wanted.wait()
-            if self._stop.is_set():
-                return
-            quiet = self._told.last_update + REDO_AFTER_CHANGES - time.monotonic()
-            if self._related is not None and quiet > 0:
-                self._stop.wait(quiet)  # redo once the changes stop, not after each one
-                continue
-            wanted.clear()
-            try:
-                related = self._pass(self._related)
-                self._adjacency = related_adjacency(related)
-                self._related = related
-                _settle_heap()
-            except _Stopped:
-                return
-            except Exception:
-                _log.exception("finding related notes failed")
-            self._related_ready.set()
-
-    def _pass(self, previous: RelatedIndex | None) -> RelatedIndex:
-        from ..related.cached import vault_related
-
-        def check() -> None:
-            if self._stop.is_set():
-                raise _Stopped
-            self._quiet.pause()  # a change on its way to the index goes first
-
-        return vault_related(
-            self.index,
-            lambda rel: read_note(self.root, rel).text,
-            previous=previous,
-            use_cache=self._use_cache,
-            check=check,
-            second_process=False,
-        )
+        runner = self._related
+        if runner is None or runner.current is None:
+            return None
+        return self._related_kept.adjacency
 
     # ------------------------------------------------------------ stopping
 
@@ -337,7 +314,8 @@ class _Opening:
         self.lost.set()
         self._stop.set()
         self.updater.close()
-        self._told.related_wanted.set()
+        if self._related is not None:
+            self._related.close()
         for thread in self._threads:
             thread.join(timeout=10)
         self.index.wait_saved()
@@ -350,18 +328,37 @@ class _Told(Listener):
 
     def __init__(self) -> None:
         self.words: VaultWords | None = None
-        self.related_wanted = threading.Event()
-        self.last_update = 0.0
+        self.related: RelatedRunner | None = None
 
     def updated(self, update: Update) -> None:
-        self.last_update = time.monotonic()
-        self.related_wanted.set()
+        if self.related is not None:
+            self.related.changed()
         if self.words is not None:
             self.words.changed_by(update.delta)
             self.words.catch_up()
 
     def batch_done(self) -> None:
         _settle_heap()
+
+
+class _RelatedKept(RelatedListener):
+    """What the server keeps of each pass of related notes: the RELATED_TO neighbours
+    (``related_adjacency``), made on the runner's thread, then the heap settled."""
+
+    def __init__(self) -> None:
+        self.adjacency: Adjacency = {}
+
+    def related_ready(self, generation: int, related: RelatedIndex) -> None:
+        self.adjacency = related_adjacency(related)
+        _settle_heap()
+
+
+def _same(index: VaultIndex) -> VaultIndex:
+    return index
+
+
+def _note_text(root: Path, rel: str) -> str | None:
+    return read_note(root, rel).text
 
 
 def _text(index: VaultIndex, texts: TextStore, rel: str) -> str | None:

@@ -47,8 +47,7 @@ MAX_WAIT = 0.4  # seconds at most a change waits for a burst to end
 class Update:
     """What one batch changed, with the moves the watcher saw (watchdog's moved events) and
     those the index recognised by content; and what the panes show of it, taken by the
-    updater as it made the change, so a reader need not take the index's lock (and wait
-    for the next batch) to read them."""
+    updater as it made the change, so a pane need not walk the index to find them."""
 
     delta: IndexDelta
     renamed: tuple[tuple[str, str], ...]

@@ -18,7 +18,7 @@ from ..backlinks.word_index import WordIndex
 
 if TYPE_CHECKING:
     from ..index.delta import IndexDelta
-    from ..index.index import VaultIndex
+    from ..index.snapshot import IndexView
 
 Text = Callable[[str], "str | None"]  # a note's text as the index has it; None: not a note
 
@@ -28,7 +28,7 @@ class VaultWords:
     one thread reads a note at a time (a note read twice at once could be put at the stamp
     of the older read last)."""
 
-    def __init__(self, index: VaultIndex, text: Text) -> None:
+    def __init__(self, index: IndexView, text: Text) -> None:
         self._index = index
         self._text = text
         self.words = WordIndex()
@@ -62,7 +62,7 @@ class VaultWords:
         note was read: the words are complete. (The window warms in pieces, each a job
         of its own: a question for unlinked mentions does not wait behind the whole.)"""
         if self._todo is None:
-            self._todo = list(reversed(self._index.notes))
+            self._todo = list(self._index.notes)[::-1]
         for _ in range(len(self._todo) if budget is None else budget):
             if not self._todo:
                 break

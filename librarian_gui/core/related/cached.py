@@ -11,7 +11,7 @@ from pathlib import Path
 
 from ..index import cachefile
 from ..index.cache import cache_dir, cache_file, changed_too_recently
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.records import FileStamp
 from ..writing.safewrite import atomic_write
 from .vault import (
@@ -32,7 +32,7 @@ MAX_STAMPS_BYTES = 256 << 20
 
 
 def vault_related(
-    index: VaultIndex,
+    index: IndexView,
     read: Callable[[str], str | None],
     *,
     previous: RelatedIndex | None = None,
@@ -51,11 +51,11 @@ def vault_related(
     ``second_process``: see ``build_related``."""
     from .incremental import update_related
 
-    if check is not None:  # not into the index's lock just as an update wants it
+    if check is not None:  # not a full pass just as an update is applied
         check()
-    with index.lock:
-        stamps = note_stamps(index)
-        concepts = concepts_by_note(index)
+    index = index.snapshot()
+    stamps = note_stamps(index)
+    concepts = concepts_by_note(index)
     base = previous if previous is not None and previous.model.settings.k == k else None
     if base is None and use_cache:
         base = load_cached(index.root, k)
@@ -115,7 +115,7 @@ def load_cached(root: Path, k: int = K) -> RelatedIndex | None:
     return RelatedIndex.of_model(model, stamps, concepts)
 
 
-def save_cached(index: VaultIndex, related: RelatedIndex) -> bool:
+def save_cached(index: IndexView, related: RelatedIndex) -> bool:
     """Keep the model and what it was made from, unless a note changed so recently that a
     rewrite in the same timestamp tick could go unseen (as the index cache does); False
     when not kept. A cache that cannot be written is no error: it is a convenience."""

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 
 from ..backlinks.unlinked import linkable_name
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.parser import mask_note
 from ..writing.journal import Edit, Journal, JournalEntry
 from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
@@ -72,7 +72,7 @@ def with_related_link(text: str, name: str, newline: str = "\n") -> str:
     return f"{before}{item}{newline}{text[at:]}"
 
 
-def plan_related_link(index: VaultIndex, source: str, target: str) -> RelatedLinkPlan:
+def plan_related_link(index: IndexView, source: str, target: str) -> RelatedLinkPlan:
     """Read ``source`` and make the edit linking ``target`` from it, without writing.
     Raises ``WriteRefused`` when the note cannot be edited or the target's name cannot
     be a link."""

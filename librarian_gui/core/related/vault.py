@@ -8,8 +8,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..index.index import VaultIndex
 from ..index.queries import is_index_note
+from ..index.snapshot import IndexView
 from ..parse.records import FileStamp
 from .model import RelatedModel, build_related
 
@@ -105,15 +105,15 @@ class RelatedIndex:
             array.setflags(write=False)
         return cls(model, a, b, cos, linked, stamps or {}, concepts or {})
 
-    def with_links(self, index: VaultIndex) -> RelatedIndex:
+    def with_links(self, index: IndexView) -> RelatedIndex:
         """The same pairs, each marked linked when either note links the other. The lock
         is held only to copy the map of each note's links (a reference a note): the
         lookups run after, a chunk at a time (on the worker, each chunk is a Python call,
         where the courtesy hook lets the GUI thread in)."""
         import numpy as np
 
-        with index.lock:
-            out = dict(index.out_edges)
+        index = index.snapshot()
+        out = dict(index.out_edges)
         linked = np.zeros(len(self.a), dtype=bool)
         for start in range(0, len(self.a), LINK_CHUNK):
             end = start + LINK_CHUNK
@@ -209,9 +209,9 @@ class RelatedIndex:
         )
 
 
-def concepts_by_note(index: VaultIndex) -> dict[str, tuple[str, ...]]:
+def concepts_by_note(index: IndexView) -> dict[str, tuple[str, ...]]:
     """Each note's concepts, as co-occurrence finds them (a link to the concept or to its
-    note; the index note left out): boosted terms of the note (hold ``index.lock``)."""
+    note; the index note left out): boosted terms of the note (read from a snapshot)."""
     from ..insight.cooccurrence import found_in
 
     by_note: dict[str, list[str]] = {}
@@ -234,15 +234,15 @@ def _links(
     ]
 
 
-def note_stamps(index: VaultIndex) -> dict[str, FileStamp]:
+def note_stamps(index: IndexView) -> dict[str, FileStamp]:
     """The stamps of the notes related notes are found among: all but the index note,
-    which points at everything and would be like everything (DESIGN §4; hold
-    ``index.lock``)."""
+    which points at everything and would be like everything (DESIGN §4; pass a
+    snapshot where the index may change)."""
     return {rel: r.stamp for rel, r in index.notes.items() if not is_index_note(rel)}
 
 
 def related_index(
-    index: VaultIndex,
+    index: IndexView,
     read: Callable[[str], str | None],
     *,
     concepts: Mapping[str, Iterable[str]] | None = None,
@@ -255,10 +255,10 @@ def related_index(
     found in (boosted terms); by default, as ``concepts_by_note`` finds them. The index
     note is left out (``note_stamps``). ``check`` is called between chunks of the work:
     it raises to cancel; ``second_process``: see ``build_related``."""
-    with index.lock:
-        stamps = note_stamps(index)
-        if concepts is None:
-            concepts = concepts_by_note(index)
+    index = index.snapshot()
+    stamps = note_stamps(index)
+    if concepts is None:
+        concepts = concepts_by_note(index)
     texts = {}
     for rel in sorted(stamps):
         text = read(rel)

@@ -10,9 +10,9 @@ from urllib.parse import quote
 
 from ..backlinks.linked import MentionGroup, linked_mentions
 from ..concepts.dictionary import Concept
-from ..index.index import VaultIndex
 from ..index.queries import concept_notes
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 from ..insight.cooccurrence import Pair, cooccurring, counted_notes, found_in
 from ..tagging.matching import AliasMatcher
 from ..tagging.run import mentions_by_note
@@ -33,15 +33,15 @@ class ConceptPage:
 
 
 def linking_groups(
-    index: VaultIndex,
+    index: IndexView,
     concept: Concept,
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
 ) -> list[MentionGroup]:
     """The notes linking the concept or its note (a link to the note is a link to the
     concept, DESIGN §2), with their linking lines, by path; the note itself left out."""
-    with index.lock:
-        note = concept_notes(index).get(concept.id)
+    index = index.snapshot()
+    note = concept_notes(index).get(concept.id)
     groups = linked_mentions(index, CONCEPT_PREFIX + concept.id, read_text, cancelled)
     if note is None:
         return groups
@@ -58,18 +58,18 @@ def linking_groups(
     return [by_source[s] for s in sorted(by_source)]
 
 
-def found_with(index: VaultIndex, concept_id: str, limit: int = MAX_FOUND_WITH) -> list[Pair]:
+def found_with(index: IndexView, concept_id: str, limit: int = MAX_FOUND_WITH) -> list[Pair]:
     """The concepts found in the same notes as this one (the index note left out)."""
-    with index.lock:
-        found = found_in(index)
-        total = counted_notes(index)
+    index = index.snapshot()
+    found = found_in(index)
+    total = counted_notes(index)
     if concept_id not in found:
         return []
     return cooccurring(found, concept_id, total)[:limit]
 
 
 def concept_page(
-    index: VaultIndex,
+    index: IndexView,
     concept: Concept,
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
@@ -83,8 +83,8 @@ def concept_page(
     groups = linking_groups(index, concept, read_text, cancelled)
     mentions: list[tuple[str, int, str]] = []  # (note, line, context)
     mentioned = 0
-    with index.lock:
-        own = concept_notes(index).get(concept.id)
+    index = index.snapshot()
+    own = concept_notes(index).get(concept.id)
     matcher = AliasMatcher([concept], {concept.id: own} if own is not None else None)
     for rel, body, found in mentions_by_note(index, matcher, read_text, cancelled):
         mentioned += 1

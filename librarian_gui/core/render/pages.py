@@ -25,13 +25,13 @@ LOSSY_NOTICE = (
 )
 
 if TYPE_CHECKING:  # markdown-it loads on the job threads
-    from ..index.index import VaultIndex
+    from ..index.snapshot import IndexView
     from ..vault.textstore import TextStore
     from .render import RenderedNote
 
 
 def note_page(
-    index: VaultIndex,
+    index: IndexView,
     store: TextStore,
     root: Path,
     rel: str,
@@ -43,8 +43,8 @@ def note_page(
     """The preview's page of the note or attachment at ``rel``; a LookupError (to show
     instead) when the vault no longer holds it. ``read_note`` reads embedded notes;
     ``body_only`` leaves out the document around the body (see ``render_note``)."""
-    with index.lock:
-        record = index.notes.get(rel)
+    index = index.snapshot()
+    record = index.notes.get(rel)
     if record is None:
         if rel in index.attachments:
             return attachment_page(rel)
@@ -54,12 +54,10 @@ def note_page(
         return not_parsed_page(root, rel, dark)
 
     def resolve(markdown: bool, target: str, source: str) -> str:
-        with index.lock:
-            return index.resolver.resolve_target(markdown, target, source)
+        return index.resolver.resolve_target(markdown, target, source)
 
     def kind_of(node: str) -> str:
-        with index.lock:
-            return node_kind(index, node)
+        return node_kind(index, node)
 
     from .render import render_note
 
@@ -77,7 +75,7 @@ def note_page(
 
 
 def place_page(
-    index: VaultIndex,
+    index: IndexView,
     kind: str,
     node: str,
     read_note: Callable[[str], str | None],
@@ -89,11 +87,11 @@ def place_page(
     """The preview's page of a graph node that is no note: a concept (its full page when
     the dictionary holds it, with its note's preview under its header: ``note_body(rel)``
     gives the note's rendered body), a tag, a link target no note exists for yet."""
-    with index.lock:
-        label = node_label(index, node)
-        sources = sorted(s for s in index.in_edges.get(node, {}) if s in index.notes)
-        concept = index.concepts.get(label) if kind == "concept" else None
-        note = concept_notes(index).get(concept.id) if concept is not None else None
+    index = index.snapshot()
+    label = node_label(index, node)
+    sources = sorted(s for s in index.in_edges.get(node, {}) if s in index.notes)
+    concept = index.concepts.get(label) if kind == "concept" else None
+    note = concept_notes(index).get(concept.id) if concept is not None else None
     if concept is not None:
         from . import pieces
         from .concept_page import concept_page

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.records import NoteRecord
 from ..vault.textstore import TextStore
 
@@ -197,7 +197,7 @@ def has_tag(names: set[str], wanted: str) -> bool:
 
 
 def search(
-    index: VaultIndex,
+    index: IndexView,
     store: TextStore,
     query: Query | str,
     *,
@@ -221,8 +221,8 @@ def search(
     plan = _Plan.of(q)
     exact_title = " ".join(plan.needles)
     ranked: list[tuple[float, str, int, NoteRecord]] = []
-    with index.lock:  # a consistent snapshot; the updater's thread may update the index
-        notes = list(index.notes.items())
+    index = index.snapshot()  # a consistent snapshot; the updater's thread may update the index
+    notes = list(index.notes.items())
     for rel, record in notes:
         if cancelled is not None and cancelled():
             return []

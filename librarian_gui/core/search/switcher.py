@@ -13,9 +13,9 @@ import numpy as np
 import numpy.typing as npt
 from rapidfuzz import distance, process, utils
 
-from ..index.index import VaultIndex
 from ..index.queries import concept_notes
 from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
 
 CandidateKind = Literal["note", "alias", "concept"]
 _KIND_RANK: dict[CandidateKind, int] = {"note": 0, "alias": 1, "concept": 2}
@@ -122,13 +122,13 @@ class SwitcherIndex:
         self._lock = threading.Lock()
 
     @classmethod
-    def build(cls, index: VaultIndex) -> SwitcherIndex:
+    def build(cls, index: IndexView) -> SwitcherIndex:
         """Every note title and alias, every concept id and alias; recently modified
         notes are what an empty query shows."""
-        with index.lock:  # a consistent snapshot; records are immutable, read them after
-            notes = list(index.notes.items())
-            pages = concept_notes(index)
-            concepts = [(c, pages.get(c.id)) for c in index.concepts.concepts]
+        index = index.snapshot()  # a consistent snapshot; records are immutable, read them after
+        notes = list(index.notes.items())
+        pages = concept_notes(index)
+        concepts = [(c, pages.get(c.id)) for c in index.concepts.concepts]
         notes.sort(key=lambda item: (-item[1].stamp.mtime_ns, item[0]))
         cands = [Candidate(record.title, "note", rel, rel) for rel, record in notes]
         for rel, record in notes:

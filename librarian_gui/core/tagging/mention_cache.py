@@ -14,7 +14,7 @@ from pathlib import Path
 from ..concepts.dictionary import Concept
 from ..index import cachefile
 from ..index.cache import cache_dir, cache_file, changed_too_recently
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..writing.safewrite import atomic_write
 
 VERSION = 2  # 2: sealed with a checksum (a flipped count was reported as it was)
@@ -26,15 +26,15 @@ MAX_BYTES = 256 << 20
 
 
 def mention_key(
-    index: VaultIndex,
+    index: IndexView,
     concepts: Sequence[Concept],
     pages: Mapping[str, str],
     *,
     include_index: bool,
 ) -> str:
     """What the counts depend on, as a digest: every note's stamp, the concepts counted
-    (ids and aliases, in order), their notes, and whether the index note is read (hold
-    ``index.lock``)."""
+    (ids and aliases, in order), their notes, and whether the index note is read (pass a
+    snapshot where the index may change)."""
     notes = sorted((rel, tuple(record.stamp)) for rel, record in index.notes.items())
     named = [(c.id, list(c.aliases)) for c in concepts]
     text = json.dumps(
@@ -65,10 +65,10 @@ def load_counts(root: Path, key: str) -> dict[str, int] | None:
     return {str(k): v for k, v in counts.items()}
 
 
-def save_counts(index: VaultIndex, key: str, counts: Mapping[str, int]) -> bool:
+def save_counts(index: IndexView, key: str, counts: Mapping[str, int]) -> bool:
     """Keep ``counts`` under ``key``, unless a note changed so recently that a rewrite in
     the same timestamp tick could go unseen (as the index cache does); False when not
-    kept. Written atomically, as Librarian's other files are (hold ``index.lock``)."""
+    kept. Written atomically, as Librarian's other files are (read from a snapshot)."""
     if changed_too_recently(
         (record.stamp.mtime_ns for record in index.notes.values()), time.time_ns()
     ):

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..concepts.dictionary import Concept
-from ..index.index import VaultIndex
 from ..index.queries import INDEX_NOTE, concept_notes
+from ..index.snapshot import IndexView
 from ..insight.cooccurrence import found_in
 from ..parse.parser import mask_note
 from ..writing.journal import Edit, Journal, JournalEntry, JournalError, UndoResult
@@ -279,16 +279,16 @@ def undo_last_run(journal: Journal, wait: float = WAIT) -> UndoResult:
 
 
 def mentions_by_note(
-    index: VaultIndex,
+    index: IndexView,
     matcher: AliasMatcher,
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Iterator[tuple[str, str, list[Occurrence]]]:
     """Each note that mentions one of the matcher's aliases where the tagger would link it
     (first mention per concept, not the concept a note is named after), in path order:
-    (vault path, text without BOM, the mentions). The notes are read outside the lock."""
-    with index.lock:
-        rels = sorted(index.notes)
+    (vault path, text without BOM, the mentions), from one snapshot of the index."""
+    index = index.snapshot()
+    rels = sorted(index.notes)
     for rel in rels:
         if cancelled():
             return
@@ -302,7 +302,7 @@ def mentions_by_note(
 
 
 def concept_usage(
-    index: VaultIndex,
+    index: IndexView,
     concepts: Sequence[Concept],
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
@@ -312,15 +312,15 @@ def concept_usage(
     ids = [c.id for c in concepts]
     if not ids:
         return {}, {}  # no concept: no note need be read
-    with index.lock:
-        # A link to a concept's note is a link to the concept (DESIGN §2).
-        found_notes = found_in(index, include_index=True)
-        linked = {cid: len(found_notes.get(cid, ())) for cid in ids}
+    index = index.snapshot()
+    # A link to a concept's note is a link to the concept (DESIGN §2).
+    found_notes = found_in(index, include_index=True)
+    linked = {cid: len(found_notes.get(cid, ())) for cid in ids}
     return linked, mention_counts(index, concepts, read_text, cancelled)
 
 
 def mention_counts(
-    index: VaultIndex,
+    index: IndexView,
     concepts: Sequence[Concept],
     read_text: Callable[[str], str | None],
     cancelled: Callable[[], bool] = lambda: False,
@@ -331,9 +331,9 @@ def mention_counts(
     ids = [c.id for c in concepts]
     if not ids:
         return {}
-    with index.lock:
-        rels = sorted(index.notes)
-        pages = concept_notes(index)
+    index = index.snapshot()
+    rels = sorted(index.notes)
+    pages = concept_notes(index)
     mentioned = dict.fromkeys(ids, 0)
     batch = batch_matcher(concepts, pages)
     # First mentions only: each note names each concept it mentions once.

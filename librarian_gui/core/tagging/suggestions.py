@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from ..backlinks.unlinked import excluded_spans
 from ..concepts.dictionary import Concept, slugify
-from ..index.index import VaultIndex
+from ..index.snapshot import IndexView
 from ..parse.parser import mask_note
 from ..text.analyzer import phrase_runs, phrase_words
 from ..text.stopwords import STOP_WORDS_BY_LANGUAGE
@@ -233,7 +233,7 @@ def _is_name(key: str, forms: Counter[str], capitalised: Counter[str]) -> bool:
 
 
 def vault_suggestions(
-    index: VaultIndex,
+    index: IndexView,
     concepts: Sequence[Concept],
     read_text: Callable[[str], str | None],
     *,
@@ -247,9 +247,9 @@ def vault_suggestions(
     A note with no text to read — too large to index, binary, unreadable — is no part of
     the sample or its budget: a 50 MB note would otherwise stand for most of the budget
     and leave the ordinary notes unread."""
-    with index.lock:
-        records = list(index.notes.values())
-    # Records are immutable: their parses (aliases) are decoded without the lock held.
+    index = index.snapshot()
+    records = list(index.notes.values())
+    # Records are immutable: their parses (aliases) are decoded as they are read.
     sizes = {
         record.path: record.stamp.size
         for record in records

@@ -9,10 +9,10 @@ from collections.abc import Callable
 from PySide6.QtCore import QObject, QTimer, Slot
 from PySide6.QtWidgets import QTabWidget
 
+from ...core.concepts.dictionary import Concept
 from ...core.tagging.run import TagPlan, tag_candidates
-from ...services.concepts import ConceptService
-from ...services.model import Update, VaultModel
-from ...services.tagging import TaggingService
+from ...services.model import Update
+from ...services.open_vault import OpenVault
 from ..tagging.view import TaggingView
 from .editor import ConceptEditor
 
@@ -30,20 +30,20 @@ class ConceptTabs(QObject):
 
     def __init__(
         self,
-        model: VaultModel,
+        vault: OpenVault,
         centre: QTabWidget,
         open_concept: Callable[[str], None],
         open_note: Callable[[str], None],
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
-        self.model = model
+        self.model = model = vault.model
         self.centre = centre
         self._open_concept = open_concept
         root = model.root
         self.editor = ConceptEditor(root, model.dictionary_path, load=False)
-        self.tagging = TaggingView(root, service=TaggingService(root, self, model=model))
-        self.service = ConceptService(model, self)
+        self.tagging = TaggingView(root, vault.tagging)
+        self.service = vault.concepts
         centre.addTab(self.editor, "Dictionary")
         centre.addTab(self.tagging, "Tagging")
         self._usage_timer = QTimer(self, singleShot=True, interval=USAGE_DELAY_MS)
@@ -65,9 +65,8 @@ class ConceptTabs(QObject):
         self.editor.suggestions_requested.connect(self._on_editor_suggestions_requested)
 
     def close(self) -> None:
-        self.service.close()
+        """Take the tabs away (the vault closes the services)."""
         self._usage_timer.stop()
-        self.tagging.shutdown()
         for widget in (self.editor, self.tagging):
             index = self.centre.indexOf(widget)
             if index >= 0:
@@ -88,18 +87,35 @@ class ConceptTabs(QObject):
 
     @Slot(object)
     def _on_model_index_ready(self, _index: object) -> None:
-        with self.model.read() as index:  # once per scan: every later change comes with
-            rels = tag_candidates(index.notes, include_index=True)  # its update
-            listed = index.concepts.concepts
-        self.tagging.set_notes(rels)
-        self.tagging.set_concepts(listed)
+        """Once per scan (every later change comes with its update): the notes, sorted on
+        a job thread (10,000 paths are a few ms of the GUI thread's), and the concepts."""
+        if self.model.closed or self.model.index is None:
+            return
+        index = self.model.snapshot()
+
+        def listed(_control: object) -> tuple[int, list[str], tuple[Concept, ...]]:
+            notes = tag_candidates(index.notes, include_index=True)
+            return index.generation, notes, index.concepts.concepts
+
+        self.model.submit(listed, name="tagging notes").finished.connect(self._on_listed)
+
+    @Slot(object)
+    def _on_listed(self, listed: tuple[int, list[str], tuple[Concept, ...]]) -> None:
+        generation, notes, concepts = listed
+        if self.model.closed or self.model.index is None:
+            return
+        if self.model.snapshot().generation != generation:  # an update came meanwhile
+            self._on_model_index_ready(None)
+            return
+        self.tagging.set_notes(notes)
+        self.tagging.set_concepts(concepts)
         self._usage_timer.start()
 
     @Slot(object)
     def _on_model_index_updated(self, update: Update) -> None:
-        """Only what changed, as the update carries it (the index's lock is the updater's
-        while it applies the next batch): refilling the tagging tab's concept list costs
-        10 ms at 1,000 concepts, and most updates are a note written, not the dictionary."""
+        """Only what changed, as the update carries it: refilling the tagging tab's concept
+        list costs 10 ms at 1,000 concepts, and most updates are a note written, not the
+        dictionary."""
         if update.notes is not None:
             self.tagging.set_notes(update.notes)
         if update.concepts is not None:

@@ -27,12 +27,12 @@ from PySide6.QtWidgets import (
 from ...core.concepts.dictionary import Concept
 from ...core.tagging.run import INDEX_NOTE, TagPlan, tag_candidates
 from ...services.jobs import JobHandle
-from ...services.tagging import TaggingService, failure_text
+from ...services.tagging import failure_text
 from ..elided import ElidedLabel
 from .diff import ConceptCounts, DiffView, PlanModel
 
 if TYPE_CHECKING:
-    from ...services.tagging import JournalEntry, UndoResult
+    from ...services.tagging import JournalEntry, TaggingService, UndoResult
 
 HINT = (
     "Press Preview to see, note by note, the links a run would add.\n"
@@ -73,16 +73,14 @@ class TaggingView(QWidget):
     def __init__(
         self,
         vault_root: Path,
+        service: TaggingService,
         parent: QWidget | None = None,
-        *,
-        service: TaggingService | None = None,
     ) -> None:
         super().__init__(parent)
         self.root = Path(vault_root)
         self._concepts: tuple[Concept, ...] = ()
         self._notes: tuple[str, ...] = ()
-        # Stopped by ``shutdown``, whether given or made here.
-        self.service = service if service is not None else TaggingService(self.root, self)
+        self.service = service  # the open vault's (``services.open_vault``), closed by it
         self._generation = 0
         self._pending: dict[int, str] = {}  # generation → kind, submitted and not finished
         self._preview_generation = -1
@@ -342,10 +340,6 @@ class TaggingView(QWidget):
         self._refresh_diff()
 
     # ------------------------------------------------------------ the service's jobs
-
-    def shutdown(self) -> None:
-        """Cancel a preview, wait for a write in progress, and stop the service's thread."""
-        self.service.close()
 
     def _next_generation(self) -> int:
         self._generation += 1

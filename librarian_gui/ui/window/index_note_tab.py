@@ -1,5 +1,6 @@
 """The centre's Index note tab with its Fix preview, wired to the open vault's index-note
-service and to the session that opens notes and writes."""
+service and to the session that opens notes and writes (both built by
+``services.open_vault``)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,18 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.index_note import IndexNoteService
 from ..index_note.pane import IndexNoteFixDialog, IndexNotePane
 
 if TYPE_CHECKING:
     from ...core.insight.index_note import IndexNoteHealth
-    from ...services.model import VaultModel
-    from ...services.session import VaultSession
+    from ...services.index_note import IndexNoteService
+    from ...services.open_vault import OpenVault
     from ...services.settings import Settings
 
 
 class IndexNoteTab(QObject):
     """Owns the Index note pane (a tab of ``centre``, after the Timeline: the left sidebar's
-    seven tabs would not fit its 300 pixels) and the Fix dialog, and per vault the
+    seven tabs would not fit its 300 pixels) and the Fix dialog, shown for the open vault's
     IndexNoteService. A row clicked opens the note in the preview, the centre's first
     tab, as the Timeline's rows do.
 
@@ -48,12 +48,10 @@ class IndexNoteTab(QObject):
         self.pane.note_opened.connect(self._on_pane_place_opened)
         self.pane.line_opened.connect(self._on_pane_place_opened)
 
-    def open_vault(self, model: VaultModel, session: VaultSession) -> None:
-        root = model.root
-        note = self.settings.index_note(root, "")  # "": the vault's own, found once indexed
-        exclude = self.settings.index_excludes(root)
-        self.pane.show_scope(note, exclude)
-        self.service = IndexNoteService(model, note, exclude, parent=self)
+    def open_vault(self, vault: OpenVault) -> None:
+        session = vault.session
+        self.service = vault.index_note
+        self.pane.show_scope(self.service.index_note, self.service.exclude)
         self.service.health_found.connect(self._on_service_health_found)
         self.service.fix_planned.connect(self.dialog.show_fix)
         self.service.failed.connect(self.message)
@@ -62,10 +60,6 @@ class IndexNoteTab(QObject):
         self.pane.note_opened.connect(session.open_note)
         self.pane.line_opened.connect(session.open_at_line)
         self.dialog.confirmed.connect(session.fix_index_note)
-
-    def index_ready(self) -> None:
-        if self.service is not None:
-            self.service.refresh()
 
     def show_tab(self) -> None:
         self.centre.setCurrentWidget(self.pane)
@@ -90,7 +84,5 @@ class IndexNoteTab(QObject):
         service.set_scope(note, patterns)
 
     def close_vault(self) -> None:
-        if self.service is not None:
-            self.service.close()
-            self.service.deleteLater()
+        """The vault is closing (it closes its services)."""
         self.service = None

@@ -20,14 +20,10 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from ...services.graph import GraphService
 from ...services.history import Place
-from ...services.local_graph import LocalGraphService
-from ...services.model import Update, VaultModel
-from ...services.session import VaultSession
+from ...services.model import Update
+from ...services.open_vault import OpenVault, VaultChoices
 from ...services.settings import Settings
-from ...services.timeline import TimelineService
-from ...services.vault_lists import VaultLists
 from .. import theme
 from ..backlinks.pane import BacklinksPane
 from ..concepts.pane import ConceptsPane
@@ -54,8 +50,14 @@ from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
+    from ...services.graph import GraphService
+    from ...services.local_graph import LocalGraphService
+    from ...services.model import VaultModel
     from ...services.related import RelatedService
+    from ...services.session import VaultSession
     from ...services.thin_spots import ThinSpotsService
+    from ...services.timeline import TimelineService
+    from ...services.vault_lists import VaultLists
     from ..graph.view import GraphView
     from ..thin_spots.pane import ThinSpotsPane
     from .related_tab import RelatedTab
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
         # command line's exit code for it (4, 5).
         self.missing_note: tuple[str, int] | None = None
         self.crash_boxes: list[QMessageBox] = []  # the last error message shown (tests)
+        self.vault: OpenVault | None = None  # the open vault's services (open_vault.py)
         self.model: VaultModel | None = None
         self.session: VaultSession | None = None
         self.lists: VaultLists | None = None
@@ -272,31 +275,34 @@ class MainWindow(QMainWindow):
     def open_vault(self, root: Path) -> None:
         self._close_vault()
         root = root.resolve()
-        dark = theme.resolve(self.settings.theme())
         dictionary = self.settings.dictionary(root)
-        self.model = VaultModel(
-            root,
-            excluded=self.settings.excluded(root),
-            use_cache=self._use_cache,
+        choices = VaultChoices(
+            excluded=tuple(self.settings.excluded(root)),
             dictionary=dictionary,
-            parent=self,
+            use_cache=self._use_cache,
+            dark=theme.resolve(self.settings.theme()),
+            related_threshold=self.settings.related_threshold(),
+            index_note=self.settings.index_note(root, ""),  # "": found once indexed
+            index_excludes=tuple(self.settings.index_excludes(root)),
         )
-        self.session = VaultSession(self.model, dark=dark, parent=self)
-        self.graph_service = GraphService(self.model, parent=self)
-        self.local_graph_service = LocalGraphService(self.model, parent=self)
-        self.lists = VaultLists(self.model, parent=self)
-        self.timeline_service = TimelineService(self.model, parent=self)
-        self.timeline_tab.set_session(self.timeline_service)
-        self.related.open_vault(self.model, self.session, use_cache=self._use_cache)
-        self.index_note.open_vault(self.model, self.session)
+        self.vault = vault = OpenVault(root, choices, parent=self)  # every service, wired
+        self.model = vault.model
+        self.session = vault.session
+        self.graph_service = vault.graph
+        self.local_graph_service = vault.local_graph
+        self.lists = vault.lists
+        self.timeline_service = vault.timeline
+        self.timeline_tab.set_session(vault.timeline)
+        self.related.open_vault(vault)
+        self.index_note.open_vault(vault)
         self.preview.set_vault_root(root)
-        self._connect_vault(self.model, self.session, self.graph_service, self.lists)
-        self.actions.set_vault(self.model, self.session, own_dictionary=dictionary is not None)
+        self._connect_vault(vault.model, vault.session, vault.graph, vault.lists)
+        self.actions.set_vault(vault.model, vault.session, own_dictionary=dictionary is not None)
         self.concept_tabs = ConceptTabs(
-            self.model,
+            vault,
             self.centre,
             open_concept=self._on_concepts_concept_activated,
-            open_note=self.session.open_note,
+            open_note=vault.session.open_note,
             parent=self,
         )
         self.settings.vault_opened(root)
@@ -308,48 +314,29 @@ class MainWindow(QMainWindow):
         self.progress.setValue(0)
         self._progress_shown = 0.0
         self.progress.show()
-        self.model.start()
+        vault.start()
         note = self.settings.last_note(root)
         if note and not self._requested_note:
-            self.session.open_note(note)
+            vault.session.open_note(note)
         self.vault_changed.emit(root)
 
     def _close_vault(self) -> None:
-        if self.model is None:
+        vault = self.vault
+        if vault is None:
             return
-        root = self.model.root
-        self.model.stop_pausing()  # before the threads below are waited for
+        root = vault.root
         self.settings.session_ended(root)
-        current = self.session.current if self.session else None
+        current = vault.session.current
         if current is not None and current.kind == "note":
             self.settings.set_last_note(root, current.node)
-        if self.graph_service is not None:
-            self.graph_service.stop()
-        if self.local_graph_service is not None:
-            self.local_graph_service.stop()
-        if self.timeline_service is not None:
-            self.timeline_service.stop()
         self.related.close_vault()
         self.index_note.close_vault()
-        if self.session is not None:
-            self.session.shutdown()
         if self.concept_tabs is not None:
             self.concept_tabs.close()
             self.concept_tabs.deleteLater()
             self.concept_tabs = None
-        if self.lists is not None:
-            self.lists.close()
-        self.model.close()
-        for obj in (
-            self.session,
-            self.graph_service,
-            self.local_graph_service,
-            self.timeline_service,
-            self.lists,
-            self.model,
-        ):
-            if obj is not None:
-                obj.deleteLater()
+        vault.close()  # stops every service's threads; they go with it
+        self.vault = None
         self.model = None
         self.session = None
         self.graph_service = None
@@ -477,10 +464,6 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         if self.model is not None and self.model.index is not None:
             self._show_counts(self.model.index.summary)
-        if self.lists is not None:  # its own event-loop turn: no long stall
-            QTimer.singleShot(0, self.lists.refresh)
-        self.related.index_ready()
-        QTimer.singleShot(0, self.index_note.index_ready)
         # Not at once: the first note's render, its backlinks and unlinked mentions run on
         # job threads now, and every thread that runs Python keeps the GUI thread waiting
         # for the interpreter lock a little longer.

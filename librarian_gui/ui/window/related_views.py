@@ -1,33 +1,32 @@
 """What the window shows of the related notes: the Related tab, the Thin spots pane,
 the graphs' RELATED_TO layers, and the one threshold they share; wired to the open vault's
-related-notes and thin-spots services."""
+related-notes and thin-spots services (built by ``services.open_vault``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from ...services.related import RelatedService
-from ...services.thin_spots import ThinSpotsService
 from ..thin_spots.pane import ThinSpotsPane
 from .related_tab import RelatedTab
 
 if TYPE_CHECKING:
     from ...core.related.vault import RelatedIndex
-    from ...services.model import VaultModel
-    from ...services.session import VaultSession
+    from ...services.open_vault import OpenVault
+    from ...services.related import RelatedService
     from ...services.settings import Settings
+    from ...services.thin_spots import ThinSpotsService
     from .graph_tab import GraphTab
     from .local_graph_tab import LocalGraphTab
 
 
 class RelatedViews(QObject):
     """Makes the Thin spots pane (a tab of ``left``: vault-wide worklists live there, the
-    right sidebar is about the open note) and the Related tab (of ``right``), and per vault
-    the RelatedService and ThinSpotsService; hands every new RelatedIndex to the graphs and
-    the pane, and keeps one threshold (in the settings) for all of them.
+    right sidebar is about the open note) and the Related tab (of ``right``), and shows the
+    open vault's related notes and thin spots; hands every new RelatedIndex to the graphs,
+    and keeps one threshold (in the settings) for all of them.
 
     Signals:
         message(str): something to tell the user in the status bar.
@@ -54,41 +53,35 @@ class RelatedViews(QObject):
         self.thin_spots = ThinSpotsPane()
         left.addTab(self.thin_spots, "Thin spots")
         self.related_tab = RelatedTab(right, window, parent=self)
-        self.related_service: RelatedService | None = None
-        self.thin_spots_service: ThinSpotsService | None = None
+        self.vault: OpenVault | None = None
         self.related_tab.message.connect(self.message)
         self.thin_spots.concept_opened.connect(self.concept_opened)
         graph_tab.related_threshold_changed.connect(self._on_graph_tab_related_threshold_changed)
         graph_tab.related_shown_changed.connect(local_graph.set_related_shown)
 
-    def open_vault(self, model: VaultModel, session: VaultSession, *, use_cache: bool) -> None:
-        threshold = self.settings.related_threshold()
-        self.thin_spots_service = ThinSpotsService(model, threshold, parent=self)
-        self.related_service = RelatedService(
-            model, session.store, threshold=threshold, use_cache=use_cache, parent=self
-        )
-        self.related_tab.set_sessions(self.related_service, session)
+    @property
+    def related_service(self) -> RelatedService | None:
+        return self.vault.related if self.vault is not None else None
+
+    @property
+    def thin_spots_service(self) -> ThinSpotsService | None:
+        return self.vault.thin_spots if self.vault is not None else None
+
+    def open_vault(self, vault: OpenVault) -> None:
+        """Show ``vault``'s related notes and thin spots (its services are built, wired and
+        closed by the vault: ``services.open_vault``)."""
+        self.vault = vault
+        self.related_tab.set_sessions(vault.related, vault.session)
         # Not when the vault closes: on the window's close the graph canvases are gone.
         self.show_related(None)  # the previous vault's related notes
-        self.thin_spots_service.thin_spots_found.connect(self.thin_spots.show_spots)
-        self.related_service.related_ready.connect(self.show_related)
-        self.related_service.threshold_changed.connect(self.set_related_threshold)
-        self.thin_spots.note_opened.connect(session.open_note)  # gone with the session
-
-    def index_ready(self) -> None:
-        if self.thin_spots_service is not None:  # its own event-loop turn: no long stall
-            QTimer.singleShot(0, self.thin_spots_service.refresh)
+        vault.thin_spots.thin_spots_found.connect(self.thin_spots.show_spots)
+        vault.related.related_ready.connect(self.show_related)
+        vault.related.threshold_changed.connect(self.set_related_threshold)
+        self.thin_spots.note_opened.connect(vault.session.open_note)  # gone with the session
 
     def close_vault(self) -> None:
-        """Stop the related-notes pass (it waits for its current chunk); let go of the services."""
-        if self.related_service is not None:
-            self.related_service.stop()
-            self.related_service.deleteLater()
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.close()
-            self.thin_spots_service.deleteLater()
-        self.related_service = None
-        self.thin_spots_service = None
+        """The vault is closing (it stops its services): nothing more is shown of it."""
+        self.vault = None
         self.related_tab.set_sessions(None, None)
 
     def show_place(self, kind: str, node: str) -> None:
@@ -97,11 +90,10 @@ class RelatedViews(QObject):
     @Slot(object)
     def show_related(self, related: RelatedIndex | None) -> None:
         """The open vault's related notes (None: none yet) to every view drawing them: the
-        graph tab's and the docked local graph's RELATED_TO layer, and the Thin spots pane."""
+        graph tab's and the docked local graph's RELATED_TO layer (the thin spots have them
+        from the related-notes service itself)."""
         self.graph_tab.set_related(related)
         self.local_graph.set_related(related)
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.set_related(related)
 
     @Slot(float)
     def set_related_threshold(self, threshold: float) -> None:
@@ -115,7 +107,5 @@ class RelatedViews(QObject):
     def _on_graph_tab_related_threshold_changed(self, threshold: float) -> None:
         """The graph view's slider moved (it saved the value): the other views follow."""
         self.local_graph.set_related_threshold(threshold)
-        if self.thin_spots_service is not None:
-            self.thin_spots_service.set_threshold(threshold)
-        if self.related_service is not None:  # the Related tab (a no-op when it moved)
-            self.related_service.set_threshold(threshold)
+        if self.vault is not None:  # the Related tab and the thin spots (when it moved there)
+            self.vault.set_related_threshold(threshold)

@@ -90,8 +90,8 @@ def test_tag_this_concept_now_previews_applies_and_the_links_arrive_live(
     # its backlinks gain the tagged diary entry through the watcher and the linker.
     def linked() -> bool:
         assert window.model is not None
-        with window.model.read() as index:
-            return "diary/2026-10-09.md" in index.in_edges.get("research/prompt-injection.md", {})
+        index = window.model.snapshot()
+        return "diary/2026-10-09.md" in index.in_edges.get("research/prompt-injection.md", {})
 
     qtbot.waitUntil(linked, timeout=10_000)
 
@@ -143,8 +143,8 @@ def test_a_dictionary_outside_the_vault_is_chosen_remembered_and_watched(
 
     def targets() -> tuple[str, ...]:
         assert window.model is not None and window.model.ready
-        with window.model.read() as index:
-            return index.targets.get("uses.md", ())
+        index = window.model.snapshot()
+        return index.targets.get("uses.md", ())
 
     with qtbot.waitSignal(window.vault_changed, timeout=10_000):
         assert window.use_dictionary(outside)

@@ -40,12 +40,12 @@ def window(tmp_path: Path, qtbot: QtBot) -> Iterator[MainWindow]:
 def test_the_graph_shows_notes_concepts_and_ghosts_and_settles(window: MainWindow) -> None:
     ids = set(window.graph.canvas.ids)
     assert window.model is not None
-    with window.model.read() as index:
-        expected = set(index.notes) | {
-            n for n in index.in_edges if n.startswith(("//concept/", "//unresolved/"))
-        }
-        # Every concept is drawn, linked or not; the three with a note are that note.
-        expected |= {"//concept/" + c.id for c in index.concepts.concepts} - set(WITH_A_NOTE)
+    index = window.model.snapshot()
+    expected = set(index.notes) | {
+        n for n in index.in_edges if n.startswith(("//concept/", "//unresolved/"))
+    }
+    # Every concept is drawn, linked or not; the three with a note are that note.
+    expected |= {"//concept/" + c.id for c in index.concepts.concepts} - set(WITH_A_NOTE)
     assert ids == expected
     assert len([n for n in ids if n.startswith("//unresolved/")]) == 4  # the demo's ghosts
     assert "settled" in window.graph.status.text()

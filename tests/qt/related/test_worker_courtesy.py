@@ -12,8 +12,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from librarian_gui.core.courtesy import Courtesy
+from librarian_gui.core.live.related import yielding
 from librarian_gui.core.related.model import terms_for
-from librarian_gui.services.related import _holds, yielding
 
 
 def _busy(counter: list[int], stop: threading.Event, seconds: float | None = None) -> None:
@@ -49,7 +49,7 @@ def test_a_pause_waits_while_an_update_is_under_way() -> None:
         quiet.wait()
 
     def work() -> None:
-        with yielding(wait_for_updates, _holds(threading.RLock())):
+        with yielding(wait_for_updates):
             _busy(counter, stop)
 
     worker = _run(work)
@@ -65,27 +65,6 @@ def test_a_pause_waits_while_an_update_is_under_way() -> None:
     assert not worker.is_alive()
 
 
-def test_no_pause_waits_while_the_index_lock_is_held() -> None:
-    quiet = threading.Event()  # never set while the worker runs
-    waited = threading.Event()
-    lock = threading.RLock()
-
-    def wait_for_updates() -> None:
-        waited.set()
-        quiet.wait()
-
-    def work() -> None:
-        with lock, yielding(wait_for_updates, _holds(lock)) as courtesy:
-            _busy([0], threading.Event(), seconds=0.1)  # some 25 turns of 4 ms
-            assert courtesy.pauses > 0  # it paused, as any background thread does
-
-    worker = _run(work)
-    worker.join(10)
-    quiet.set()
-    assert not worker.is_alive()
-    assert not waited.is_set()  # but never for the update
-
-
 def test_no_pause_waits_outside_the_related_notes_code() -> None:
     quiet = threading.Event()
     waited = threading.Event()
@@ -95,7 +74,7 @@ def test_no_pause_waits_outside_the_related_notes_code() -> None:
         quiet.wait()
 
     def work() -> None:
-        with yielding(wait_for_updates, lambda: False) as courtesy:
+        with yielding(wait_for_updates) as courtesy:
             _plain([0], seconds=0.1)
             assert courtesy.pauses > 0
 
@@ -117,7 +96,7 @@ def test_a_check_waiting_on_the_event_is_not_waited_within() -> None:
         quiet.wait(0.002)
 
     def work() -> None:
-        with yielding(wait_for_updates, lambda: False, Courtesy(turn_s=0.0, pause_s=0.0)):
+        with yielding(wait_for_updates, Courtesy(turn_s=0.0, pause_s=0.0)):
             end = time.perf_counter() + 0.2
             while time.perf_counter() < end:
                 wait_for_updates()  # as the worker's check does between chunks
@@ -129,54 +108,53 @@ def test_a_check_waiting_on_the_event_is_not_waited_within() -> None:
     assert not worker.is_alive()
 
 
-def test_a_lock_that_cannot_tell_is_taken_as_held() -> None:
-    assert _holds(threading.Lock())() is True
-    rlock = threading.RLock()
-    assert _holds(rlock)() is False
-    with rlock:
-        assert _holds(rlock)() is True
-
-
 def test_a_cancelled_pass_stops_waiting_for_updates_that_cannot_come(tmp_path: Path) -> None:
     """The window stops the related-notes pass from the GUI thread; an update on its way then never
     reaches the panes, so its wait never ends. Cancelled, the pass must stop waiting and
     end: it hung CI's run at a window's close (a pass took minutes of 0.3 s waits)."""
     from librarian_gui.core.index.index import VaultIndex
-    from librarian_gui.services.related import RelatedRequest, RelatedWorker
+    from librarian_gui.core.live.related import RelatedListener, RelatedRunner
 
     words = ["apple", "pear", "plum", "fig", "kiwi", "lime", "date", "sloe", "quince", "medlar"]
     for n in range(2000):
         picked = " ".join(words[(n * k) % len(words)] + str(k) for k in range(1, 40))
         (tmp_path / f"n{n:04d}.md").write_text(f"note {n}: {picked}\n")
     index = VaultIndex.scan(tmp_path, use_cache=False)
-    cancel = threading.Event()
+    closing = threading.Event()
     read = [0]
-    after_cancel = [0]
+    after_close = [0]
+    runners: list[RelatedRunner] = []
 
     def never_quiet() -> None:  # an update on its way that will not arrive
-        if cancel.is_set():
-            after_cancel[0] += 1
+        if closing.is_set():
+            after_close[0] += 1
         elif read[0] == len(index.notes):  # every note read: the model is being built
-            cancel.set()  # the window closes
+            closing.set()
+            runners[0].close()  # the window closes (from the pass's own thread: no join)
         time.sleep(0.05)
 
     def reader(rel: str) -> str:
         read[0] += 1
         return (tmp_path / rel).read_text()
 
-    worker = RelatedWorker()
-    request = RelatedRequest(
-        generation=1,
-        index=index,
-        previous=None,
-        read=reader,
-        cancel=cancel,
+    told: list[str] = []
+
+    class Told(RelatedListener):
+        def related_ready(self, generation: int, related: object) -> None:
+            told.append("ready")
+
+    runner = RelatedRunner(
+        lambda: index,
+        reader,
+        Told(),
         wait_for_updates=never_quiet,
         use_cache=False,
-        save=False,
+        courteous=True,
     )
-    thread = _run(lambda: worker.run(request))
-    thread.join(120)
-    assert not thread.is_alive()
-    assert cancel.is_set()
-    assert after_cancel[0] == 0  # not one wait once cancelled
+    runners.append(runner)
+    runner.want()
+    assert closing.wait(120)
+    runner._thread.join(120)
+    assert not runner._thread.is_alive()
+    assert after_close[0] == 0  # not one wait once cancelled
+    assert told == []  # a cancelled pass tells nothing

@@ -33,13 +33,13 @@ def model(vault: Path, qtbot: QtBot) -> Iterator[VaultModel]:
 
 
 def sources_of(model: VaultModel, rel: str) -> list[str]:
-    with model.read() as index:
-        return sorted({b.source for b in backlinks(index, rel)})
+    index = model.snapshot()
+    return sorted({b.source for b in backlinks(index, rel)})
 
 
 def test_scan_builds_the_index_on_the_updater_thread(model: VaultModel) -> None:
-    with model.read() as index:
-        assert sorted(index.notes) == ["A.md", "Hub.md", "sub/B.md"]
+    index = model.snapshot()
+    assert sorted(index.notes) == ["A.md", "Hub.md", "sub/B.md"]
     assert sources_of(model, "Hub.md") == ["A.md", "sub/B.md"]
 
 
@@ -51,8 +51,8 @@ def test_external_create_modify_delete_reach_the_model(model: VaultModel, qtbot:
     qtbot.waitUntil(lambda: sources_of(model, "Hub.md") == ["new/C.md", "sub/B.md"])
     (root / "sub" / "B.md").unlink()
     qtbot.waitUntil(lambda: sources_of(model, "Hub.md") == ["new/C.md"])
-    with model.read() as index:
-        assert_same_as_fresh_scan(index)
+    assert model.index is not None
+    assert_same_as_fresh_scan(model.index)
 
 
 def test_external_rename_is_reported_as_a_rename(model: VaultModel, qtbot: QtBot) -> None:
@@ -82,22 +82,22 @@ def test_a_burst_of_2000_events_is_coalesced_and_ends_equal_to_a_fresh_scan(
     events = sum(b.events for b in batches)
     assert events >= 1000  # watchdog saw the burst ...
     assert len(batches) <= 12  # ... and the updater took it in a handful of batches
-    with model.read() as index:
-        assert_same_as_fresh_scan(index)
+    assert model.index is not None
+    assert_same_as_fresh_scan(model.index)
 
 
 def _count(model: VaultModel, prefix: str) -> int:
-    with model.read() as index:
-        return sum(1 for rel in index.notes if rel.startswith(prefix))
+    index = model.snapshot()
+    return sum(1 for rel in index.notes if rel.startswith(prefix))
 
 
 def _settled(model: VaultModel, root: Path) -> bool:
     """Every burst note is indexed as it is on disk now (size, mtime and inode)."""
-    with model.read() as index:
-        return all(
-            index.notes[f"burst/n{i:04}.md"].stamp == stamp_of(os.stat(root / f"burst/n{i:04}.md"))
-            for i in range(1000)
-        )
+    index = model.snapshot()
+    return all(
+        index.notes[f"burst/n{i:04}.md"].stamp == stamp_of(os.stat(root / f"burst/n{i:04}.md"))
+        for i in range(1000)
+    )
 
 
 def test_paths_that_cannot_matter_are_dropped() -> None:

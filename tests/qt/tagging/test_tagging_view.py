@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTableWidget, QTableWidgetItem
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.services.tagging import TaggingService
 from librarian_gui.ui.tagging.view import TaggingView
 from tests.conftest import write
 from tests.qt.rows import rows_made_by_python
@@ -53,14 +54,14 @@ CHANGED = (
 def view(qtbot: QtBot, vault: Path) -> Iterator[TaggingView]:
     for rel, data in ORIGINAL.items():
         write(vault, rel, data)
-    widget = TaggingView(vault)
+    widget = TaggingView(vault, TaggingService(vault))
     qtbot.addWidget(widget)
     widget.resize(1100, 700)
     widget.set_concepts(CONCEPTS)
     widget.set_notes(sorted(ORIGINAL))
     widget.show()
     yield widget
-    widget.shutdown()
+    widget.service.close()
 
 
 def on_disk(vault: Path) -> dict[str, bytes]:
@@ -319,7 +320,7 @@ def test_a_long_path_is_cut_in_the_middle_and_never_widens_the_view(
 ) -> None:
     deep = "/".join(f"folder-number-{n}" for n in range(12)) + "/a very long note name.md"
     write(vault, deep, b"A prompt injection.\n")
-    widget = TaggingView(vault)
+    widget = TaggingView(vault, TaggingService(vault))
     qtbot.addWidget(widget)
     widget.resize(1000, 600)
     widget.set_concepts(CONCEPTS)
@@ -339,7 +340,7 @@ def test_a_long_path_is_cut_in_the_middle_and_never_widens_the_view(
         assert widget.minimumSizeHint().width() == least
         assert widget.width() == 1000
     finally:
-        widget.shutdown()
+        widget.service.close()
 
 
 def test_no_dictionary_and_no_index_note_say_so_and_start_nothing(
@@ -349,7 +350,7 @@ def test_no_dictionary_and_no_index_note_say_so_and_start_nothing(
     tagging-preview waited 120 s), and "Include index note (MEMORY.md)" was offered in a
     vault without one."""
     write(vault, "a.md", "A prompt injection.\n")
-    widget = TaggingView(vault)
+    widget = TaggingView(vault, TaggingService(vault))
     qtbot.addWidget(widget)
     widget.set_notes(["a.md"])
     widget.show()
@@ -364,4 +365,4 @@ def test_no_dictionary_and_no_index_note_say_so_and_start_nothing(
         with qtbot.waitSignal(widget.previewed, timeout=10_000):
             assert widget.preview() is True
     finally:
-        widget.shutdown()
+        widget.service.close()

@@ -88,8 +88,8 @@ def test_the_pane_follows_the_shared_threshold_and_changes(
     qtbot.waitUntil(lambda: pane.spots is not None and pane.spots.threshold == 0.92, timeout=5_000)
     paired = {"chess/blitz.md", "chess/sicilian.md", "ops/incident.md", "ops/rollout.md"}
     assert win.model is not None
-    with win.model.read() as index:
-        notes = set(index.notes)
+    index = win.model.snapshot()
+    notes = set(index.notes)
     assert pane.rows(UNRELATED) == sorted(notes - paired)
     write(win.model.root, "chess/endgame.md", "Rook endings: see [[blitz]].\n")
     qtbot.waitUntil(lambda: "chess/blitz.md" not in pane.rows(ORPHANS), timeout=10_000)

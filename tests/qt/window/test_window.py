@@ -284,8 +284,8 @@ def test_excluding_a_folder_in_the_app_drops_it_from_tree_and_index(
     with qtbot.waitSignal(window.model.index_ready, timeout=20_000):
         window.model.rescan(("inbox",))
     qtbot.waitUntil(lambda: "inbox/reading-list.md" not in window.tree.files(), timeout=10_000)
-    with window.model.read() as index:
-        assert not any(rel.startswith("inbox/") for rel in index.notes)
+    index = window.model.snapshot()
+    assert not any(rel.startswith("inbox/") for rel in index.notes)
     assert window.settings.excluded(window.model.root) == ("inbox",)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import threading
 from pathlib import Path
 
 import pytest
@@ -198,16 +197,8 @@ def test_create_resolves_links_elsewhere(small: VaultIndex) -> None:
     assert_same_as_fresh_scan(small)
 
 
-def test_the_map_for_updates_is_built_without_the_lock_and_before_the_first_update(
-    small: VaultIndex,
-) -> None:
-    # The linker builds it soon after its scan; a reader may hold the lock all the while.
-    done = threading.Event()
-    with small.lock:
-        worker = threading.Thread(target=lambda: (small.prepare_updates(), done.set()))
-        worker.start()
-        assert done.wait(10), "prepare_updates waited for the index lock"
-    worker.join()
+def test_the_map_for_updates_is_built_before_the_first_update(small: VaultIndex) -> None:
+    small.prepare_updates()  # the updater's thread does it soon after its scan
     # Who links each name, written out from the fixture's notes by hand.
     assert small._dependents == {"b": {"A.md", "sub/C.md"}, "new": {"A.md"}, "a": {"B.md"}}
     write(small.root, "New.md", "[[C]]\n")
@@ -420,36 +411,18 @@ def test_delete_and_unrelated_create_is_no_rename(small: VaultIndex) -> None:
     assert delta.notes_removed == ("B.md",) and delta.notes_added == ("new.md",)
 
 
-def test_a_note_of_many_names_is_resolved_before_the_lock(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """An agent's note of 6,000 links: its names are looked up outside the index's lock
-    (readers wait only for the maps to change), and the index is as a fresh scan makes it:
-    names of notes created in the same update, ambiguous names, concepts, nothing."""
-    from librarian_gui.core.index.index import PREPARE_NAMES
-    from librarian_gui.core.index.resolver import Resolver
-
+def test_a_note_of_many_names_is_resolved_as_a_fresh_scan_resolves_it(vault: Path) -> None:
+    """An agent's note of 6,000 links: the index is as a fresh scan makes it: names of
+    notes created in the same update, ambiguous names, concepts, nothing."""
     write(vault, "concepts.json", '{"rag": {"aliases": ["RAG"], "category": "x"}}\n')
     write(vault, "a/twin.md", "# one\n")
     write(vault, "b/twin.md", "# two\n")
     write(vault, "old.md", "# Old\n")
     index = VaultIndex.scan(vault, use_cache=False)
     names = ["old", "twin", "rag", "fresh", "Fresh", *(f"gone {n}" for n in range(6_000))]
-    assert len(names) > PREPARE_NAMES
     write(vault, "many.md", "".join(f"[[{name}]]\n" for name in names))
     write(vault, "fresh.md", "# Fresh\n[[many]]\n")
-    under_lock: list[str] = []
-    looked_up = Resolver.resolve_name
-
-    def watched(self: Resolver, target: str, source: str = "") -> str:
-        if index.lock._is_owned():  # type: ignore[attr-defined]
-            under_lock.append(target)
-        return looked_up(self, target, source)
-
-    monkeypatch.setattr(Resolver, "resolve_name", watched)
     index.update(["many.md", "fresh.md"])
-    monkeypatch.undo()
-    assert sorted(under_lock) == ["twin"]  # two notes of that name: the linking note decides
     assert index.targets["many.md"][:5] == (
         "old.md",
         "a/twin.md",

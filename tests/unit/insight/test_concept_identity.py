@@ -55,10 +55,10 @@ def _vault(root: Path) -> VaultIndex:
 
 def test_a_concepts_note_by_its_key_its_id_or_an_alias(vault: Path) -> None:
     index = _vault(vault)
-    with index.lock:
-        by_one = {c.id: concept_note(index, c) for c in index.concepts.concepts}
-        notes = concept_notes(index)
-        pages = {rel: c.id for rel, c in concept_pages(index).items()}
+    index = index.snapshot()
+    by_one = {c.id: concept_note(index, c) for c in index.concepts.concepts}
+    notes = concept_notes(index)
+    pages = {rel: c.id for rel, c in concept_pages(index).items()}
     assert by_one == {
         "ops": "misc/runbook.md",
         "rag": "notes/Retrieval Augmented Generation.md",
@@ -80,8 +80,8 @@ def test_a_concepts_note_by_its_key_its_id_or_an_alias(vault: Path) -> None:
 
 def test_found_in_counts_links_to_the_note_its_key_names(vault: Path) -> None:
     index = _vault(vault)
-    with index.lock:
-        found = found_in(index)
+    index = index.snapshot()
+    found = found_in(index)
     assert found == {
         "ops": frozenset({"a.md", "b.md", "c.md"}),
         "rag": frozenset({"a.md", "b.md"}),
@@ -125,8 +125,8 @@ def _demo(tmp_path: Path) -> Path:
 
 def test_the_demo_concept_page_shows_its_note_and_the_notes_linking_it(tmp_path: Path) -> None:
     index = VaultIndex.scan(_demo(tmp_path), use_cache=False)
-    with index.lock:
-        assert found_in(index)["rate-limiting"] == frozenset(RATE_LIMITING_FOUND_IN)
+    index = index.snapshot()
+    assert found_in(index)["rate-limiting"] == frozenset(RATE_LIMITING_FOUND_IN)
 
     def read(rel: str) -> str | None:
         return (index.root / rel).read_text(encoding="utf-8")

@@ -90,8 +90,8 @@ def test_concepts_found_in_both_notes_explain_the_pair(vault: Path) -> None:
     write(vault, "b.md", "Beta other things, [[rag]] again.")
     write(vault, "c.md", "Gamma more of nothing.")
     index = VaultIndex.scan(vault, use_cache=False)
-    with index.lock:
-        assert concepts_by_note(index) == {"a.md": ("rag",), "b.md": ("rag",)}
+    index = index.snapshot()
+    assert concepts_by_note(index) == {"a.md": ("rag",), "b.md": ("rag",)}
     related = related_index(index, _reader(vault))
     (found,) = related.related("a.md", 0.0)
     assert (found.note, found.concepts, found.terms) == ("b.md", ("rag",), ())
