@@ -21,7 +21,7 @@ from .index_note import IndexNoteService
 from .local_graph import LocalGraphService
 from .model import VaultModel
 from .related import RelatedService
-from .session import VaultSession
+from .session import SessionService
 from .tagging import TaggingService
 from .thin_spots import ThinSpotsService
 from .timeline import TimelineService
@@ -61,7 +61,7 @@ class OpenVault(QObject):
             parent=self,
         )
         model = self.model
-        self.session = VaultSession(model, dark=choices.dark, parent=self)
+        self.session = SessionService(model, dark=choices.dark, parent=self)
         self.graph = GraphService(model, parent=self)
         self.local_graph = LocalGraphService(model, parent=self)
         self.lists = VaultLists(model, parent=self)

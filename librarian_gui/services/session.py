@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
 
-class VaultSession(QObject):
+class SessionService(QObject):
     """The open note of one vault and everything shown about it.
 
     Widgets never reach into this object: the main window connects their signals to its

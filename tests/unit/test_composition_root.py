@@ -13,7 +13,7 @@ ROOT = PACKAGE / "services" / "open_vault.py"
 # The per-vault services of the window, written out by hand: what the root must build.
 PER_VAULT = {
     "VaultModel",
-    "VaultSession",
+    "SessionService",
     "GraphService",
     "LocalGraphService",
     "VaultLists",

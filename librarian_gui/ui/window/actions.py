@@ -17,7 +17,7 @@ from .help import ShortcutsDialog, show_about
 
 if TYPE_CHECKING:
     from ...services.model import VaultModel
-    from ...services.session import VaultSession
+    from ...services.session import SessionService
     from ...services.settings import Settings
 
 
@@ -48,7 +48,7 @@ class WindowActions(QObject):
         self._window = window  # the dialogs' parent
         self.settings = settings
         self.model: VaultModel | None = None
-        self.session: VaultSession | None = None
+        self.session: SessionService | None = None
         bar = window.menuBar()
         file_menu = bar.addMenu("&File")
         self._action(
@@ -111,7 +111,7 @@ class WindowActions(QObject):
         return action
 
     def set_vault(
-        self, model: VaultModel | None, session: VaultSession | None, *, own_dictionary: bool
+        self, model: VaultModel | None, session: SessionService | None, *, own_dictionary: bool
     ) -> None:
         """The vault the items act on (None: none open). ``own_dictionary``: whether
         "Use the Vault's concepts.json" has something to go back from."""

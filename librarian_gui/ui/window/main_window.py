@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from ...services.local_graph import LocalGraphService
     from ...services.model import VaultModel
     from ...services.related import RelatedService
-    from ...services.session import VaultSession
+    from ...services.session import SessionService
     from ...services.thin_spots import ThinSpotsService
     from ...services.timeline import TimelineService
     from ...services.vault_lists import VaultLists
@@ -108,7 +108,7 @@ class MainWindow(QMainWindow):
         self.crash_boxes: list[QMessageBox] = []  # the last error message shown (tests)
         self.vault: OpenVault | None = None  # the open vault's services (open_vault.py)
         self.model: VaultModel | None = None
-        self.session: VaultSession | None = None
+        self.session: SessionService | None = None
         self.lists: VaultLists | None = None
         self.graph_service: GraphService | None = None
         self.local_graph_service: LocalGraphService | None = None
@@ -396,7 +396,7 @@ class MainWindow(QMainWindow):
     def _connect_vault(
         self,
         model: VaultModel,
-        session: VaultSession,
+        session: SessionService,
         graph_service: GraphService,
         lists: VaultLists,
     ) -> None:

@@ -13,12 +13,12 @@ from ..related.pane import RelatedPane
 
 if TYPE_CHECKING:
     from ...services.related import RelatedService
-    from ...services.session import VaultSession
+    from ...services.session import SessionService
 
 
 class RelatedTab(QObject):
     """Owns the Related pane (a tab of ``tabs``), the Link dialog and a status-bar label;
-    connects them to a RelatedService and the VaultSession that writes and opens notes.
+    connects them to a RelatedService and the SessionService that writes and opens notes.
 
     Signals:
         message(str): something to tell the user in the status bar.
@@ -36,10 +36,10 @@ class RelatedTab(QObject):
         self.status.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         self.status.hide()
         self.related: RelatedService | None = None
-        self.session: VaultSession | None = None
+        self.session: SessionService | None = None
         self._note: str | None = None
 
-    def set_sessions(self, related: RelatedService | None, session: VaultSession | None) -> None:
+    def set_sessions(self, related: RelatedService | None, session: SessionService | None) -> None:
         """Follow another vault's sessions (None: no vault open). The connections to the
         last ones go with them (deleteLater), as the window's other parts' do."""
         self.related, self.session = related, session

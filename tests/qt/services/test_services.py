@@ -160,9 +160,9 @@ def test_outline_and_outgoing_are_sent_again_only_when_they_change(
 ) -> None:
     """An appended line with no heading or link leaves both panes alone (no rows made
     again at each note of a checkout); a new heading or link is sent."""
-    from librarian_gui.services.session import VaultSession
+    from librarian_gui.services.session import SessionService
 
-    session = VaultSession(model, dark=False)
+    session = SessionService(model, dark=False)
     outlines: list[list[str]] = []
     outgoing: list[list[str]] = []
     session.outline_ready.connect(lambda hs: outlines.append([h.text for h in hs]))
@@ -204,12 +204,12 @@ def test_the_words_warm_up_waits_for_a_pass_of_related_notes(vault: Path, qtbot:
     """Both read every note in Python: the warm-up of the vault's words starts once the
     pass of related notes is done, not beside it (bench_gui: the first pass at 10,000
     notes took 14-17 s instead of 10 with the two sharing the interpreter lock)."""
-    from librarian_gui.services.session import VaultSession
+    from librarian_gui.services.session import SessionService
 
     write(vault, "Hub.md", "# Hub\n")
     write(vault, "A.md", "about the hub\n")
     model = VaultModel(vault, use_cache=False)
-    session = VaultSession(model, dark=False)
+    session = SessionService(model, dark=False)
     model.related_running.set()  # as RelatedService sets it while its pass runs
     try:
         with qtbot.waitSignal(model.index_ready, timeout=10_000):
