@@ -3,6 +3,7 @@ never over a token budget, each with its note path, heading and line range."""
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 from collections.abc import Sequence
@@ -237,6 +238,7 @@ def _body(
             else:
                 runs.append([p])
         last_heading: tuple[str, ...] | None = None
+        titled = _titled(corpus, n)
         for run in runs:
             first, last = corpus.passages[run[0]], corpus.passages[run[-1]]
             parts.append(
@@ -245,6 +247,7 @@ def _body(
                     last.last,
                     [corpus.passages[p].text for p in run],
                     first.heading != last_heading,
+                    titled,
                 )
             )
             last_heading = first.heading
@@ -252,11 +255,26 @@ def _body(
     return "".join(parts), order, list(by_note)
 
 
-def _run_block(first: Passage, last_line: int, texts: Sequence[str], heading_shown: bool) -> str:
+def _titled(corpus: Corpus, n: int) -> bool:
+    """Whether the whole of note ``n`` sits under one heading, its first: its title. The
+    path names the note already, so labels leave the title out and show only the headings
+    below it, which say where in the note a passage is."""
+    start = bisect.bisect_left(corpus.note_of, n)
+    end = bisect.bisect_right(corpus.note_of, n, lo=start)
+    first = corpus.passages[start].heading[:1] if start < end else ()
+    return bool(first) and all(
+        corpus.passages[p].heading[:1] == first for p in range(start + 1, end)
+    )
+
+
+def _run_block(
+    first: Passage, last_line: int, texts: Sequence[str], heading_shown: bool, titled: bool
+) -> str:
     where = (
         f"lines {first.first}–{last_line}" if last_line != first.first else f"line {first.first}"
     )
-    label = f"{where} · {first.heading_text}" if heading_shown and first.heading else where
+    heading = first.heading[1:] if titled else first.heading
+    label = f"{where} · {' › '.join(heading)}" if heading_shown and heading else where
     body = "\n\n".join(texts)
     return f"[{label}]\n{body}\n"
 

@@ -30,7 +30,8 @@ def test_pack_holds_index_note_and_matching_passages(agent_vault: Path) -> None:
     # pie.md: "# Pie" on line 5 to "The oven ran hot." on line 9, one short section
     assert (first.passage.note, first.passage.first, first.passage.last) == ("pie.md", 5, 9)
     assert first.reasons[0] == "text match"
-    assert "## pie.md (2026-01-05)\n[lines 5–9 · Pie]\n# Pie\n" in pack.text
+    # the whole note sits under "# Pie", its title: the label leaves it out
+    assert "## pie.md (2026-01-05)\n[lines 5–9]\n# Pie\n" in pack.text
     assert pack.text.startswith("# Context for: cinnamon pie\nWithin 1000 tokens")
     assert pack.tokens == estimate_tokens(pack.text) <= 1000
 
@@ -201,3 +202,29 @@ def test_large_vault_scores_only_the_candidates(vault: Path) -> None:
     assert [p.passage.note for p in pack.passages] == ["n/quince.md", "Quince jelly.md"]
     assert pack.passages[1].reasons == ("note named",)
     assert pack.passages[1].score == 0.5
+
+
+def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
+    # the whole of garden.md sits under "# Garden", its title: the path names the note,
+    # so its labels show only the headings below it
+    write(
+        vault,
+        "garden.md",
+        "# Garden\n\n## Beds\n\nThe tomatoes went into the south bed.\n\n"
+        "## Tools\n\nThe spade handle cracked.\n",
+    )
+    # log.md opens with a line before any heading, twice.md holds two top headings:
+    # neither has a title, and their labels show every heading
+    write(vault, "log.md", "Morning notes about tomatoes.\n\n## Evening\n\nWatered the tomatoes.\n")
+    write(vault, "twice.md", "# One\n\nSpade talk.\n\n# Two\n\nMore spade talk.\n")
+    pack = _pack(vault, "tomatoes spade", 2000, index_note="none")
+    assert "## garden.md (" in pack.text
+    assert "\n[lines 3–5 · Beds]\n## Beds\n\nThe tomatoes went into the south bed.\n" in pack.text
+    assert "\n[lines 7–9 · Tools]\n## Tools\n\nThe spade handle cracked.\n" in pack.text
+    assert "\n[line 1]\nMorning notes about tomatoes.\n" in pack.text
+    assert "\n[lines 3–5 · Evening]\n## Evening\n" in pack.text
+    assert "\n[lines 1–3 · One]\n# One\n\nSpade talk.\n" in pack.text
+    assert "\n[lines 5–7 · Two]\n# Two\n" in pack.text
+    # the passages keep their whole heading path
+    headings = {(p.passage.note, p.passage.first): p.passage.heading for p in pack.passages}
+    assert headings[("garden.md", 3)] == ("Garden", "Beds")
