@@ -180,9 +180,13 @@ def _index_block(rel: str, lines: Sequence[str], kept: int) -> str:
 
 
 def _note_block(corpus: Corpus, n: int) -> str:
-    d = corpus.dates[n].isoformat()
+    """A note's heading in a pack: its path and date; the date not again when the path
+    says it already (a diary's ``diary/2026-03-03.md``): the budget goes to passages."""
+    rel, d = corpus.notes[n], corpus.dates[n].isoformat()
+    if d in rel:
+        return f"\n## {rel}\n"
     src = "" if corpus.date_sources[n] != "mtime" else ", file time"
-    return f"\n## {corpus.notes[n]} ({d}{src})\n"
+    return f"\n## {rel} ({d}{src})\n"
 
 
 @functools.lru_cache(maxsize=8192)

@@ -228,3 +228,12 @@ def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
     # the passages keep their whole heading path
     headings = {(p.passage.note, p.passage.first): p.passage.heading for p in pack.passages}
     assert headings[("garden.md", 3)] == ("Garden", "Beds")
+
+
+def test_a_notes_date_is_not_repeated_when_its_path_says_it(agent_vault: Path) -> None:
+    write(agent_vault, "log/2026-05-01.md", "---\ndate: 2026-05-02\n---\nAn apple crumble.\n")
+    pack = _pack(agent_vault, "apple", 2000)
+    assert "\n## b/2026-02-10.md\n" in pack.text  # its date from its name: said once
+    assert "\n## pie.md (2026-01-05)\n" in pack.text  # from its front matter
+    # a path holding another date than the note's: the note's is printed
+    assert "\n## log/2026-05-01.md (2026-05-02)\n" in pack.text

@@ -181,15 +181,19 @@ def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> Non
         assert pack["index_note"] == {"note": "MEMORY.md", "lines": 3, "of": 3}
         # "say" is nowhere: the words of the diary's line ("alpha", "team", "talked")
         # join the question (pseudo-relevance feedback) and bring Alpha's three sections,
-        # each under the heading "Alpha"; the related notes' librarian pairs the two notes
-        assert pack["notes"] == ["diary/2024-05-01.md", "alpha.md"]
+        # each under the heading "Alpha"; the related notes' librarian pairs the two notes.
+        # The diary's path says its date, so its heading does not again: beta.md's line,
+        # which says "alpha" too, fits in what that leaves.
+        assert pack["notes"] == ["diary/2024-05-01.md", "alpha.md", "beta.md"]
         fed = ["words of the best matches", "related to diary/2024-05-01.md"]
         assert [(p["note"], p["lines"], p["reasons"]) for p in pack["passages"]] == [
             ("diary/2024-05-01.md", [1, 3], ["text match"]),
             ("alpha.md", [1, 3], fed),
             ("alpha.md", [5, 7], fed),
             ("alpha.md", [9, 11], fed),
+            ("beta.md", [4, 6], ["words of the best matches"]),
         ]
+        assert "\n## diary/2024-05-01.md\n" in pack["text"]
         assert pack["tokens"] <= 300
         assert "- [[alpha]] — the alpha project\n" in pack["text"]
         assert "Talked about [[rag]] with the alpha team.\n" in pack["text"]
