@@ -206,7 +206,7 @@ def _passage_cost(p: Passage) -> int:
 
 
 def _passage_block(p: Passage, heading_shown: bool) -> str:
-    where = f"lines {p.first}–{p.last}" if p.last != p.first else f"line {p.first}"
+    where = f"L{p.first}–{p.last}" if p.last != p.first else f"L{p.first}"
     label = f"{where} · {p.heading_text}" if heading_shown and p.heading else where
     return f"[{label}]\n{p.text}\n"
 
@@ -274,9 +274,7 @@ def _titled(corpus: Corpus, n: int) -> bool:
 def _run_block(
     first: Passage, last_line: int, texts: Sequence[str], heading_shown: bool, titled: bool
 ) -> str:
-    where = (
-        f"lines {first.first}–{last_line}" if last_line != first.first else f"line {first.first}"
-    )
+    where = f"L{first.first}–{last_line}" if last_line != first.first else f"L{first.first}"
     heading = first.heading[1:] if titled else first.heading
     label = f"{where} · {' › '.join(heading)}" if heading_shown and heading else where
     body = "\n\n".join(texts)

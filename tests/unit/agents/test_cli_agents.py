@@ -53,7 +53,7 @@ def test_context_text(agent_vault: Path, capsys: pytest.CaptureFixture[str]) -> 
     code, out, _ = run(capsys, "context", str(agent_vault), "cinnamon", "--budget", "500")
     assert code == 0
     assert out.startswith("# Context for: cinnamon\nWithin 500 tokens")
-    assert "## pie.md (2026-01-05)\n[lines 5–9]\n" in out
+    assert "## pie.md (2026-01-05)\n[L5–9]\n" in out
 
 
 def test_context_json(agent_vault: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -31,7 +31,7 @@ def test_pack_holds_index_note_and_matching_passages(agent_vault: Path) -> None:
     assert (first.passage.note, first.passage.first, first.passage.last) == ("pie.md", 5, 9)
     assert first.reasons[0] == "text match"
     # the whole note sits under "# Pie", its title: the label leaves it out
-    assert "## pie.md (2026-01-05)\n[lines 5–9]\n# Pie\n" in pack.text
+    assert "## pie.md (2026-01-05)\n[L5–9]\n# Pie\n" in pack.text
     assert pack.text.startswith("# Context for: cinnamon pie\nWithin 1000 tokens")
     assert pack.tokens == estimate_tokens(pack.text) <= 1000
 
@@ -219,12 +219,12 @@ def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
     write(vault, "twice.md", "# One\n\nSpade talk.\n\n# Two\n\nMore spade talk.\n")
     pack = _pack(vault, "tomatoes spade", 2000, index_note="none")
     assert "## garden.md (" in pack.text
-    assert "\n[lines 3–5 · Beds]\n## Beds\n\nThe tomatoes went into the south bed.\n" in pack.text
-    assert "\n[lines 7–9 · Tools]\n## Tools\n\nThe spade handle cracked.\n" in pack.text
-    assert "\n[line 1]\nMorning notes about tomatoes.\n" in pack.text
-    assert "\n[lines 3–5 · Evening]\n## Evening\n" in pack.text
-    assert "\n[lines 1–3 · One]\n# One\n\nSpade talk.\n" in pack.text
-    assert "\n[lines 5–7 · Two]\n# Two\n" in pack.text
+    assert "\n[L3–5 · Beds]\n## Beds\n\nThe tomatoes went into the south bed.\n" in pack.text
+    assert "\n[L7–9 · Tools]\n## Tools\n\nThe spade handle cracked.\n" in pack.text
+    assert "\n[L1]\nMorning notes about tomatoes.\n" in pack.text
+    assert "\n[L3–5 · Evening]\n## Evening\n" in pack.text
+    assert "\n[L1–3 · One]\n# One\n\nSpade talk.\n" in pack.text
+    assert "\n[L5–7 · Two]\n# Two\n" in pack.text
     # the passages keep their whole heading path
     headings = {(p.passage.note, p.passage.first): p.passage.heading for p in pack.passages}
     assert headings[("garden.md", 3)] == ("Garden", "Beds")
