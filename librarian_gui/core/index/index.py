@@ -22,7 +22,7 @@ from ..vault.files import (
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
 from . import cache as _cache
 from .delta import IndexDelta, find_renames
-from .resolver import Resolver
+from .resolver import UNRESOLVED_PREFIX, Resolver
 from .snapshot import IndexIdentity, IndexSnapshot, Summary, unresolved_targets
 
 ProgressCallback = Callable[[int, int], None]
@@ -71,6 +71,8 @@ class VaultIndex:
         # (notes, links, unresolved targets, concepts) after the last scan or update, counted
         # by the writer and published: a reader shows them without walking the maps.
         self._summary: Summary = (0, 0, 0, 0)
+        self._link_count = 0  # links of every note, kept by each update
+        self._unresolved = 0  # targets naming no file and no concept, kept by each update
         self._stale_cache = False
         self._saving: threading.Thread | None = None  # writes the cache of the last scan
         self._unsaved: str | None = None  # fingerprint of a scan whose cache is not written
@@ -171,7 +173,12 @@ class VaultIndex:
         """Hand readers the maps as they are now: copies of the outer maps (a dict copy:
         about a millisecond at 10,000 notes), the inner maps shared until the writer first
         changes one again (``_own_sources``), the resolver's tables frozen."""
-        self._summarise()
+        self._summary = (
+            len(self._notes),
+            self._link_count,
+            self._unresolved,
+            len(self._concepts),
+        )
         self._published = IndexSnapshot(
             self.root,
             self.identity,
@@ -248,6 +255,7 @@ class VaultIndex:
                 if self.use_cache and (self.last_parsed or cached is None or self._stale_cache)
                 else None
             )
+            self._count()
             self._publish()
             if save:
                 self.save_cache()
@@ -410,6 +418,8 @@ class VaultIndex:
                 in_edges[node] = {rel: count}
                 if owned is not None:
                     owned.add(node)
+                if node.startswith(UNRESOLVED_PREFIX):
+                    self._unresolved += 1
             else:
                 if owned is not None and node not in owned:
                     sources = self._own_sources(node)
@@ -490,6 +500,8 @@ class VaultIndex:
                 sources.pop(rel, None)
                 if not sources:
                     del self._in_edges[node]
+                    if node.startswith(UNRESOLVED_PREFIX):
+                        self._unresolved -= 1
         record = self._notes.get(rel)
         if record is not None and self._dependents is not None:
             for key in record.link_keys:
@@ -524,11 +536,12 @@ class VaultIndex:
         self._publish()
         return delta
 
-    def _summarise(self) -> None:
-        """Count for ``summary`` (the writer reads its own maps)."""
-        links = sum(len(r.link_kinds) for r in self._notes.values())
-        unresolved = unresolved_targets(self._in_edges)
-        self._summary = (len(self._notes), links, unresolved, len(self._concepts))
+    def _count(self) -> None:
+        """Count the links and the unresolved targets over the whole index, after a scan;
+        an update keeps both counts as it changes the maps (walking 10,000 notes and
+        24,000 targets at every update was 5 ms of it)."""
+        self._link_count = sum(len(r.link_kinds) for r in self._notes.values())
+        self._unresolved = unresolved_targets(self._in_edges)
 
     def _update(
         self,
@@ -621,13 +634,16 @@ class VaultIndex:
                 before[rel] = self._out_edges.get(rel, {})
                 self._unlink_source(rel)
         for rel in removed:
-            del self._notes[rel]
+            self._link_count -= len(self._notes.pop(rel).link_kinds)
         for rel in att_removed:
             del self._attachments[rel]
         self._resolver.remove(removed)
         self._resolver.remove(att_removed)
         self._resolver.add(added)
         self._resolver.add(att_added)
+        for rel, record in new_records.items():
+            old = self._notes.get(rel)
+            self._link_count += len(record.link_kinds) - (len(old.link_kinds) if old else 0)
         self._notes.update(new_records)
         self._attachments.update(attachments_now)
         edges_added: list[tuple[str, str]] = []

@@ -88,6 +88,8 @@ def test_every_snapshot_keeps_its_state_through_any_updates(
         for old, values in kept:  # no update changed what an earlier snapshot holds
             assert snapshot(old) == values
         assert_same_as_fresh_scan(index)
+        # the counts an update keeps: as a fresh scan counts them
+        assert index.summary == VaultIndex.scan(root, use_cache=False).summary
 
 
 def test_readers_on_other_threads_always_see_a_whole_snapshot(tmp_path: Path) -> None:
