@@ -260,15 +260,22 @@ def _body(
 
 
 def _titled(corpus: Corpus, n: int) -> bool:
-    """Whether the whole of note ``n`` sits under one heading, its first: its title. The
-    path names the note already, so labels leave the title out and show only the headings
-    below it, which say where in the note a passage is."""
+    """Whether the whole of note ``n`` sits under one heading, its first, and that heading
+    only repeats the note's name (``# Garden`` in ``garden.md``): the path above says it
+    already, so labels leave it out and show only the headings below it, which say where
+    in the note a passage is. A title that says more than the name (``# Conversation 1:
+    Caroline and Melanie`` in ``2023-05-08.md``) is kept."""
     start = bisect.bisect_left(corpus.note_of, n)
     end = bisect.bisect_right(corpus.note_of, n, lo=start)
     first = corpus.passages[start].heading[:1] if start < end else ()
-    return bool(first) and all(
-        corpus.passages[p].heading[:1] == first for p in range(start + 1, end)
-    )
+    if not first or _name_key(first[0]) != _name_key(corpus.notes[n].rsplit("/", 1)[-1][:-3]):
+        return False
+    return all(corpus.passages[p].heading[:1] == first for p in range(start + 1, end))
+
+
+def _name_key(name: str) -> str:
+    """A name as a reader compares it: letters and digits only, case folded."""
+    return "".join(ch for ch in name.casefold() if ch.isalnum())
 
 
 def _run_block(

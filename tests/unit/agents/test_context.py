@@ -204,9 +204,9 @@ def test_large_vault_scores_only_the_candidates(vault: Path) -> None:
     assert pack.passages[1].score == 0.5
 
 
-def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
-    # the whole of garden.md sits under "# Garden", its title: the path names the note,
-    # so its labels show only the headings below it
+def test_a_title_repeating_the_notes_name_is_left_out_of_its_labels(vault: Path) -> None:
+    # the whole of garden.md sits under "# Garden", its title, which only repeats its name:
+    # the path says it, so its labels show only the headings below it
     write(
         vault,
         "garden.md",
@@ -217,6 +217,8 @@ def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
     # neither has a title, and their labels show every heading
     write(vault, "log.md", "Morning notes about tomatoes.\n\n## Evening\n\nWatered the tomatoes.\n")
     write(vault, "twice.md", "# One\n\nSpade talk.\n\n# Two\n\nMore spade talk.\n")
+    # shed.md's title says more than its name: it stays in its labels
+    write(vault, "shed.md", "# The old potting shed\n\nA spade for the tomatoes hangs there.\n")
     pack = _pack(vault, "tomatoes spade", 2000, index_note="none")
     assert "## garden.md (" in pack.text
     assert "\n[L3–5 · Beds]\n## Beds\n\nThe tomatoes went into the south bed.\n" in pack.text
@@ -225,6 +227,7 @@ def test_a_notes_title_is_left_out_of_its_labels(vault: Path) -> None:
     assert "\n[L3–5 · Evening]\n## Evening\n" in pack.text
     assert "\n[L1–3 · One]\n# One\n\nSpade talk.\n" in pack.text
     assert "\n[L5–7 · Two]\n# Two\n" in pack.text
+    assert "\n[L1–3 · The old potting shed]\n# The old potting shed\n" in pack.text
     # the passages keep their whole heading path
     headings = {(p.passage.note, p.passage.first): p.passage.heading for p in pack.passages}
     assert headings[("garden.md", 3)] == ("Garden", "Beds")
