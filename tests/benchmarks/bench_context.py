@@ -57,7 +57,10 @@ def _tok(texts: list[str]) -> Any:
 
 
 def _held(lines: set[str], evidence: list[str]) -> float:
-    return sum(e.strip() in lines for e in evidence) / len(evidence)
+    """The share of ``evidence`` found whole among ``lines``. An evidence line can run
+    over two of the note's lines (a turn with its photo's caption below): each is there."""
+    found = sum(all(part.strip() in lines for part in e.strip().split("\n")) for e in evidence)
+    return found / len(evidence)
 
 
 def run_vault(folder: Path, questions: list[dict[str, Any]]) -> list[dict[str, Any]]:
