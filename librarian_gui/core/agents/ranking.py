@@ -164,6 +164,9 @@ def score_passages(
                         beside, why = ANSWER_WEIGHT * base[q], "a match points back to it"
                 elif q > p and NEIGHBOUR_WEIGHT * base[q] > beside:
                     beside, why = NEIGHBOUR_WEIGHT * base[q], why
+        q = p - 2
+        if q in base and NEIGHBOUR_WEIGHT * base[q] > beside and _goes_on(corpus, q, p):
+            beside, why = NEIGHBOUR_WEIGHT * base[q], "its speaker goes on from a match"
         if DATELINE_WEIGHT * dating.get(p, 0.0) > beside:
             beside, why = DATELINE_WEIGHT * dating[p], "dates a match"
         lifted = beside * (1.0 + NOTE_WEIGHT * notes.get(n, 0.0))
@@ -342,6 +345,22 @@ def _one_unit(corpus: Corpus, a: int, b: int) -> bool:
         and corpus.passages[q].heading == heading
         and not _is_dateline(corpus.passages[q].text)
         for q in range(a, b)
+    )
+
+
+def _goes_on(corpus: Corpus, match: int, p: int) -> bool:
+    """Whether passage ``p``, two after ``match`` under one heading of one note, is its
+    speaker going on after the other's reply: in a conversation a turn that matches is
+    often followed, one reply later, by the same person saying more of it ("I went to a
+    support group" · "What happened?" · "The stories were so inspiring"). Not after a
+    question: the turn between answers it, and the asker's next turn is about the answer."""
+    said = corpus.passage_speakers[p]
+    return (
+        bool(said)
+        and not corpus.passages[match].text.rstrip().endswith("?")
+        and corpus.passage_speakers[match] == said
+        and corpus.passage_speakers[match + 1] != said
+        and _one_unit(corpus, match, p + 1)
     )
 
 

@@ -92,6 +92,37 @@ def test_a_name_alone_ranks_no_line_and_the_answer_rides_with_its_question(
     assert 13 not in got  # Bob, no word asked, next to nothing that matched
 
 
+POTTERY = (
+    "# Chat\n"
+    "\n"
+    "**Ann:** I signed up for a pottery class last week.\n"  # line 3: the match
+    "\n"
+    "**Bob:** Wow, good for you.\n"  # 5: Bob's reply, no word asked
+    "\n"
+    "**Ann:** Honestly the teacher showed me how to throw a bowl.\n"  # 7: Ann goes on
+    "\n"
+    "**Bob:** The harbour was quiet today.\n"  # 9: Bob, two after his own non-match
+    + "".join(
+        f"\n**{who}:** The tide tables for week {n} list high water at noon and low water"
+        " at six, and the ferry keeps its winter timetable until the spring equinox.\n"
+        for n, who in enumerate(["Ann", "Bob"] * 3)
+    )
+)
+
+
+def test_a_speaker_going_on_after_the_reply_rides_with_the_match(vault: Path) -> None:
+    write(vault, "chat.md", POTTERY)
+    index, text_of = _index(vault)
+    pack = context_pack(index, text_of, "What did Ann make at pottery?", 2000, index_note="none")  # type: ignore[arg-type]
+    got = {p.passage.first: p.reasons for p in pack.passages}
+    assert got[3] == ("text match", "said by ann")
+    # no word of the question, but Ann saying more of what matched, one reply later: it
+    # takes a neighbour's share (0.35) of the match's score, both said by the one asked about
+    assert "its speaker goes on from a match" in got[7]
+    scores = {p.passage.first: p.score for p in pack.passages}
+    assert scores[7] == pytest.approx(0.35 * scores[3])
+
+
 def test_only_a_name_asked_finds_that_speakers_lines(vault: Path) -> None:
     write(vault, "chat.md", CHAT)
     index, text_of = _index(vault)
