@@ -51,7 +51,7 @@ from ..agents.tokens import estimate_tokens
 from ..index.queries import INDEX_NOTE, NoteNotFound, concept_notes, find_note
 from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
-from ..parse.parser import mask_note, parse_note
+from ..parse.parser import date_named, mask_note, parse_note
 from ..parse.records import Link
 from ..vault.files import follow_inside, is_note_name, is_temp_name, read_note
 
@@ -66,10 +66,6 @@ PREVIEW = 60
 # link are a range, not a list): the index grows with every diary entry.
 NOTE_BY_NOTE = 2
 
-_DATE_NAME = re.compile(
-    r"^(?:(\d{4})-(\d{2})-(\d{2})|(\d{4})_(\d{2})_(\d{2})|(\d{4})(\d{2})(\d{2})"
-    r"|(\d{4})-(\d{2})(?![-_]\d))(?!\d)"
-)
 _ITEM = re.compile(r"^ {0,12}(?:[-*+]|\d{1,9}[.)])(?:[ \t]+|$)")
 _HEADING = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")
 _TABLE = re.compile(r"^ {0,3}\|")
@@ -131,18 +127,6 @@ def refused(index: IndexView, rel: str) -> bool:
     if any(rules.ignored(folder, True) for folder in folders) or rules.ignored(rel, False):
         return True
     return follow_inside(index.root, rel).refused is not None
-
-
-def date_named(name: str) -> bool:
-    """Whether a file name (or stem) starts with a date: ``2023-05-08``, ``2021_05_14``,
-    ``20210514`` or ``2023-05`` (a month)."""
-    found = _DATE_NAME.match(name)
-    if found is None:
-        return False
-    parts = [g for g in found.groups() if g is not None]
-    month = int(parts[1])
-    day = int(parts[2]) if len(parts) == 3 else 1
-    return 1 <= month <= 12 and 1 <= day <= 31
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,6 +179,24 @@ def _front_matter_date(data: dict[str, Any], warnings: list[str]) -> _dt.date | 
 _DATE_IN_TEXT = re.compile(r"(?<!\d)(\d{4})([-_]?)(\d{2})(?:\2(\d{2}))?(?!\d)")
 
 
+_DATE_NAME = re.compile(
+    r"^(?:(\d{4})-(\d{2})-(\d{2})|(\d{4})_(\d{2})_(\d{2})|(\d{4})(\d{2})(\d{2})"
+    r"|(\d{4})-(\d{2})(?![-_]\d))(?!\d)"
+)
+
+
+def date_named(name: str) -> bool:
+    """Whether a file name (or stem) starts with a date: ``2023-05-08``, ``2021_05_14``,
+    ``20210514`` or ``2023-05`` (a month)."""
+    found = _DATE_NAME.match(name)
+    if found is None:
+        return False
+    parts = [g for g in found.groups() if g is not None]
+    month = int(parts[1])
+    day = int(parts[2]) if len(parts) == 3 else 1
+    return 1 <= month <= 12 and 1 <= day <= 31
+
+
 def parse_date_text(text: str) -> _dt.date | None:
     """The first valid date in ``text``: YYYY-MM-DD, YYYY_MM_DD, YYYYMMDD, or YYYY-MM (day 1)."""
     for m in _DATE_IN_TEXT.finditer(text):
