@@ -15,6 +15,7 @@ from ..parse.parser import split_front_matter
 from ..text.analyzer import terms
 from .aliases import alias_terms
 from .corpus import Corpus, TextOf
+from .index_lines import fold_dated_runs
 from .passages import Passage
 from .ranking import NOT_ANSWERED, TIME_QUESTION, answers_well, name_scores, score_passages
 from .tokens import estimate_tokens, from_tenths, joined_tenths, tenths
@@ -65,6 +66,7 @@ class ContextPack:
     time_question: bool = False
     notes: tuple[str, ...] = field(default=())
     answers_well: bool = True
+    index_folded: int = 0  # links to dated notes the index note's lines show as ranges
 
     def to_json(self) -> dict[str, Any]:
         """What ``librarian context --json`` prints: the notes and passages (path, heading,
@@ -79,7 +81,12 @@ class ContextPack:
             **({} if self.answers_well else {"warning": NOT_ANSWERED}),
             "index_note": None
             if self.index_note is None
-            else {"note": self.index_note, "lines": self.index_lines, "of": self.index_total},
+            else {
+                "note": self.index_note,
+                "lines": self.index_lines,
+                "of": self.index_total,
+                "dated_links_as_ranges": self.index_folded,
+            },
             "notes": list(self.notes),
             "passages": [p.to_json() for p in self.passages],
             "text": self.text,
@@ -121,12 +128,13 @@ def context_pack(
         whole = (text_of(index_rel) or "").lstrip("\ufeff")
         body = whole[split_front_matter(whole)[0] :].strip("\n")  # its front matter: no pointer
         index_lines = body.split("\n") if body else []
+    index_lines, folded = fold_dated_runs(index_lines)
     how = _how(timed, related is not None)
     well = answers_well(index, corpus, query)
     pack = _assemble(
-        corpus, query, budget, index_rel, index_lines, index_share, scored, timed, how, well
+        corpus, query, budget, index_rel, index_lines, folded, index_share, scored, timed, how, well
     )
-    return dataclasses.replace(pack, answers_well=well)
+    return dataclasses.replace(pack, answers_well=well, index_folded=folded)
 
 
 def _find(index: IndexView, name: str) -> str | None:
@@ -167,6 +175,17 @@ def _header(
         f"{_plural(count, 'passage')} from {_plural(notes, 'note')}, chosen by {how}. "
         "Each passage: note path (date), heading, lines.\n"
     )
+
+
+def _index_part(rel: str | None, kept: int, total: int, folded: int) -> str:
+    """What the header says of the index note: whole or its first lines, and how many of
+    its links to dated notes show as ranges (``index_lines``)."""
+    if rel is None:
+        return "no index note"
+    shown = "whole" if kept == total else f"{kept} of {total} lines"
+    if folded:
+        shown += f"; {_plural(folded, 'link')} to dated notes as ranges"
+    return f"the index note {rel} ({shown})"
 
 
 def _plural(count: int, word: str) -> str:
@@ -294,6 +313,7 @@ def _assemble(
     budget: int,
     index_rel: str | None,
     index_lines: list[str],
+    folded: int,
     index_share: float,
     scored: list[tuple[float, int, tuple[str, ...]]],
     timed: bool,
@@ -306,7 +326,7 @@ def _assemble(
     is left until none fits. The header and the body meet at a newline, so their
     estimates add up to a bound of the whole (``tokens``)."""
     wide = 10 ** len(str(budget)) - 1 if budget else 9
-    widest = f"the index note {index_rel} ({wide} of {wide} lines)"
+    widest = _index_part(index_rel, wide, wide + 1, wide if folded else 0)
     room = budget - estimate_tokens(_header(query, budget, wide, widest, wide, wide, how, well))
     if room < 0:
         return ContextPack(query, budget, "", 0, index_rel, 0, len(index_lines), (), timed)
@@ -347,12 +367,7 @@ def _assemble(
     reasons = {p: (s, r) for s, p, r in scored}
     while True:
         body, order, note_order = _body(corpus, index_rel, index_lines, kept, chosen)
-        if index_rel is None:
-            index_part = "no index note"
-        elif kept == len(index_lines):
-            index_part = f"the index note {index_rel} (whole)"
-        else:
-            index_part = f"the index note {index_rel} ({kept} of {len(index_lines)} lines)"
+        index_part = _index_part(index_rel, kept, len(index_lines), folded)
         used = 0
         for _ in range(4):  # the header prints what the text uses: settle the number
             header = _header(

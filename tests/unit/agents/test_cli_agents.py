@@ -71,7 +71,12 @@ def test_context_json(agent_vault: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert code == 0
     data = json.loads(out)
     assert data["budget"] == 500 and data["tokens"] <= 500
-    assert data["index_note"] == {"note": "MEMORY.md", "lines": 4, "of": 4}
+    assert data["index_note"] == {
+        "note": "MEMORY.md",
+        "lines": 4,
+        "of": 4,
+        "dated_links_as_ranges": 0,
+    }
     assert [(p["note"], p["lines"]) for p in data["passages"]] == [("pie.md", [5, 9])]
     assert data["text"].startswith("# Context for: cinnamon")
 

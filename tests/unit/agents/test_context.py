@@ -40,7 +40,12 @@ def test_json_lists_notes_and_passages(agent_vault: Path) -> None:
     pack = _pack(agent_vault, "cinnamon", 1000)
     data = pack.to_json()
     assert data["text"] == pack.text and data["tokens"] == estimate_tokens(pack.text)
-    assert data["index_note"] == {"note": "MEMORY.md", "lines": 4, "of": 4}
+    assert data["index_note"] == {
+        "note": "MEMORY.md",
+        "lines": 4,
+        "of": 4,
+        "dated_links_as_ranges": 0,
+    }
     assert data["notes"] == ["pie.md"]
     assert [(p["note"], p["heading"], p["lines"]) for p in data["passages"]] == [
         ("pie.md", ["Pie"], [5, 9])

@@ -178,7 +178,12 @@ def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> Non
             await agent.call("search", query="x", since="May")
 
         pack = await agent.call("context_pack", query="What did we say about rag?", budget=300)
-        assert pack["index_note"] == {"note": "MEMORY.md", "lines": 3, "of": 3}
+        assert pack["index_note"] == {
+            "note": "MEMORY.md",
+            "lines": 3,
+            "of": 3,
+            "dated_links_as_ranges": 0,
+        }
         # "say" is nowhere: the words of the diary's line ("alpha", "team", "talked")
         # join the question (pseudo-relevance feedback) and bring Alpha's three sections,
         # each under the heading "Alpha"; the related notes' librarian pairs the two notes.
