@@ -1,1 +1,2 @@
-"""The backlinks pane: the open note's linked and unlinked mentions."""
+"""The links of the open note: its linked and unlinked mentions (the backlinks pane) and
+the notes it links (the outgoing pane)."""

@@ -60,7 +60,7 @@ class BacklinksPane(QWidget):
         link_requested(object): the user clicked Link on an unlinked mention (the Mention).
     """
 
-    source_activated = Signal(object, int)  # a path (see file_tree)
+    source_activated = Signal(object, int)  # a path (see vault/tree.py)
     link_requested = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:

@@ -1,1 +1,2 @@
-"""The note preview and the hover previews of the notes its links point to."""
+"""The note preview, the hover previews of the notes its links point to, and the outline of
+its headings."""

@@ -56,7 +56,7 @@ class PreviewView(QTextBrowser):
             target as written); ``fragment`` is the anchor to scroll to there, or "".
     """
 
-    link_activated = Signal(str, object, str)  # node: see file_tree
+    link_activated = Signal(str, object, str)  # node: see vault/tree.py
 
     MAX_CONTENT_WIDTH = 820  # px: long lines are hard to read
     MIN_SIDE_MARGIN = 24

@@ -27,7 +27,7 @@ class SearchPane(QWidget):
     """
 
     query_changed = Signal(str)
-    result_activated = Signal(object, int)  # a path (see file_tree)
+    result_activated = Signal(object, int)  # a path (see vault/tree.py)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -25,20 +25,20 @@ from ...services.model import Update
 from ...services.open_vault import OpenVault, VaultChoices
 from ...services.settings import Settings
 from .. import theme
+from ..backlinks.outgoing import OutgoingPane
 from ..backlinks.pane import BacklinksPane
 from ..concepts.pane import ConceptsPane
 from ..concepts.tabs import ConceptTabs
 from ..elided import tab_text
-from ..panes.file_tree import FileTree
-from ..panes.outgoing import OutgoingPane
-from ..panes.outline import Outline
-from ..panes.recent import RecentChanges
-from ..panes.tags import TagsPane
-from ..panes.warnings import WarningsDialog, WarningsIndicator
 from ..preview.hover import HoverPreviews
+from ..preview.outline import Outline
 from ..preview.view import PreviewView
 from ..search.pane import SearchPane
 from ..search.switcher import QuickSwitcher
+from ..tags.pane import TagsPane
+from ..vault.recent import RecentChanges
+from ..vault.tree import FileTree
+from ..vault.warnings import WarningsDialog, WarningsIndicator
 from .actions import WindowActions
 from .graph_tab import GraphTab, kind_of_node
 from .help import show_crash

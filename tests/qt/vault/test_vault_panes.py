@@ -9,8 +9,8 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.index.summaries import tag_counts
 from librarian_gui.services.history import History, Place
-from librarian_gui.ui.panes.file_tree import FileTree
-from librarian_gui.ui.panes.recent import RecentChanges
+from librarian_gui.ui.vault.recent import RecentChanges
+from librarian_gui.ui.vault.tree import FileTree
 from tests.qt.rows import rows_made_by_python
 
 
@@ -75,7 +75,7 @@ def test_a_big_tree_is_shown_whole_once_filled_and_the_old_one_stays_until_then(
 def test_recent_changes_are_listed_again_only_once_in_sight(qtbot: QtBot) -> None:
     """A hidden list is not made again at each change (a burst of 2,000 changes made it
     500 rows per update); it is brought up to date when shown, or asked."""
-    from librarian_gui.ui.panes.recent import PATH_ROLE
+    from librarian_gui.ui.vault.recent import PATH_ROLE
 
     def listed() -> list[str]:
         model = recent.list.model()

@@ -76,7 +76,7 @@ class RecentChanges(QWidget):
         note_selected(str): the user chose a note.
     """
 
-    note_selected = Signal(object)  # a path (see file_tree)
+    note_selected = Signal(object)  # a path (see vault/tree.py)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -28,7 +28,7 @@ class OutgoingPane(QListWidget):
         target_activated(str, str): the user chose a target: its kind and node id.
     """
 
-    target_activated = Signal(str, object)  # kind, node (see file_tree)
+    target_activated = Signal(str, object)  # kind, node (see vault/tree.py)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)

@@ -55,7 +55,7 @@ class WarningsDialog(QDialog):
         note_chosen(str): the user chose the row of a note or file: its vault path.
     """
 
-    note_chosen = Signal(object)  # a path (see file_tree)
+    note_chosen = Signal(object)  # a path (see vault/tree.py)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
