@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it.token import Token
 
+from librarian_gui.core.parse.masking import _blank
 from librarian_gui.core.parse.parser import parse_note
 from librarian_gui.core.render.mdplugins import make_markdown
 
@@ -435,3 +436,10 @@ def test_token_walk_cases(text: str, expected: list[LinkRow]) -> None:
 @pytest.mark.parametrize(("text", "expected"), REGRESSIONS)
 def test_scanner_cases(text: str, expected: list[LinkRow]) -> None:
     assert links_by_scanner(text) == expected
+
+
+@given(st.text(alphabet="ab \t\r\n\u2028é`", max_size=40))
+def test_blanking_keeps_exactly_the_line_ends(segment: str) -> None:
+    # what masking promises, one character at a time: every character but \r and \n a space
+    expected = "".join(ch if ch in "\r\n" else " " for ch in segment)
+    assert _blank(segment) == expected
