@@ -211,30 +211,32 @@ def neighbour_steps(
     (``EDGE_KINDS``). Pass a snapshot (``index.snapshot()``)."""
     if not 1 <= depth <= 3:
         raise ValueError("depth must be 1, 2 or 3")
-    notes = index.notes
-
-    def steps(current: str) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for other in index.out_edges.get(current, ()):
-            found[other] = ["links_to"]
-        for other in index.in_edges.get(current, ()):
-            found.setdefault(other, []).append("linked_from")
-        if related is not None and current in notes:
-            for other, score in related.get(current, ()):
-                if score >= threshold:
-                    found.setdefault(other, []).append("related_to")
-        return found
-
+    notes, out_edges, in_edges = index.notes, index.out_edges, index.in_edges
     out: list[Step] = []
     done = {node}
     frontier = [node]
     for distance in range(1, depth + 1):
         reached: list[Step] = []
         for current in frontier:
-            for other, kinds in steps(current).items():
+            # the edges to nodes not reached yet, their kinds in EDGE_KINDS' order (a node
+            # reached already is skipped before anything is made for it: at depth 2 most are)
+            found: dict[str, list[str]] = {}
+            for other in out_edges.get(current, ()):
                 if other not in done:
-                    done.add(other)
-                    reached.append((other, distance, current, tuple(kinds)))
+                    found[other] = ["links_to"]
+            for other in in_edges.get(current, ()):
+                if other not in done:
+                    kinds = found.get(other)
+                    if kinds is None:
+                        found[other] = ["linked_from"]
+                    else:
+                        kinds.append("linked_from")
+            if related is not None and current in notes:
+                for other, score in related.get(current, ()):
+                    if score >= threshold and other not in done:
+                        found.setdefault(other, []).append("related_to")
+            done.update(found)
+            reached += [(other, distance, current, tuple(kinds)) for other, kinds in found.items()]
         reached.sort()
         out += reached
         frontier = [step[0] for step in reached]
