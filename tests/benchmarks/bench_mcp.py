@@ -24,6 +24,15 @@ pipes. On a copy of ``interconnected-10k`` (written to: the copy, never the orig
   diaries), ``--calls`` each, p50/p95, while the index and related notes update behind
   them. Target ≤ 10 ms p95. Then the time until the last written note is in a
   ``backlinks`` answer.
+
+``--scale 10000,50000`` (issue 30) measures instead, per size, a vault written by
+``generate_vault.py`` (``--keep DIR`` keeps them for the next run: a 50,000-note vault takes
+minutes to write and to index the first time): the server ready, warm (median of three
+starts); its resident memory (RSS) once ready, after ``--idle`` seconds (90) with no
+request, and after ten searches; search p50/p95 over the ten questions, warm, and
+``neighbors`` depth 1 p50/p95 over 50 notes. Targets (DESIGN §8, issue 30): RSS ≤ 600 MB at
+20,000 notes and ≤ 1 GB at 50,000; search p95 ≤ 100 ms at 10,000 and ≤ 300 ms at 50,000;
+ready ≤ 1 s.
 """
 
 from __future__ import annotations
@@ -180,12 +189,112 @@ async def answers_and_writes(vault: Path, notes: list[str], calls: int) -> dict[
     return out
 
 
+def _server_rss() -> float:
+    """Resident memory, MB, of this process's ``librarian mcp`` child."""
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            text = status.read_text()
+            cmdline = (status.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+        if int(fields["PPid"]) == os.getpid() and b"librarian_gui.cli\0mcp" in cmdline:
+            return int(fields["VmRSS"].split()[0]) / 1024
+    raise LookupError("no librarian mcp child process")
+
+
+async def at_scale(vault: Path, notes: list[str], idle: float) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    rng = random.Random(30)
+    async with stdio_client(params(vault)) as (read, write), ClientSession(read, write) as s:
+        await s.initialize()
+        await timed(s, "neighbors", {"note": notes[0], "related": False})
+        out["rss ready"] = _server_rss()
+        started = time.perf_counter()
+        peak = out["rss ready"]
+        while time.perf_counter() - started < idle:
+            await anyio.sleep(1.0)
+            peak = max(peak, _server_rss())
+        out["rss idle"] = _server_rss()
+        out["rss idle peak"] = peak
+        out["cpu idle"] = _server_cpu()
+        await settled()  # the start work done: the searches are warm
+        searches = [await timed(s, "search", {"query": q}) for q in QUESTIONS]
+        out["rss searches"] = _server_rss()
+        searches += [await timed(s, "search", {"query": q}) for _ in range(2) for q in QUESTIONS]
+        out["search"] = searches
+        out["neighbors"] = [
+            await timed(s, "neighbors", {"note": rng.choice(notes), "related": False})
+            for _ in range(50)
+        ]
+    return out
+
+
+def scale(sizes: list[int], keep: Path | None, idle: float) -> None:
+    cli = [sys.executable, "-m", "librarian_gui.cli"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in sizes:
+            vault = (keep or Path(tmp)) / f"generated-{size}"
+            if not vault.is_dir():
+                subprocess.run(
+                    [sys.executable, str(Path(__file__).with_name("generate_vault.py")),
+                     str(vault), "--notes", str(size)],
+                    check=True, capture_output=True,
+                )  # fmt: skip
+            subprocess.run([*cli, "scan", str(vault)], check=True, env=env, capture_output=True)
+            subprocess.run(
+                [*cli, "related", str(vault), "--all", "--json"],
+                check=True,
+                env=env,
+                capture_output=True,
+            )
+            notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+            starts = [anyio.run(start_once, vault, notes[0])[1] for _ in range(3)]
+            got = anyio.run(at_scale, vault, notes, idle)
+            rows.append(
+                (
+                    f"{size:,}",
+                    f"{statistics.median(starts):.2f} s",
+                    f"{got['rss ready']:.0f}",
+                    f"{got['rss idle']:.0f} (peak {got['rss idle peak']:.0f})",
+                    f"{got['rss searches']:.0f}",
+                    f"{pct(got['search'], 0.5) * 1000:.0f} / {pct(got['search'], 0.95) * 1000:.0f}",
+                    f"{pct(got['neighbors'], 0.5) * 1000:.1f} / "
+                    f"{pct(got['neighbors'], 0.95) * 1000:.1f}",
+                )
+            )
+            print(f"{size:,} notes measured", file=sys.stderr)
+    print(
+        f"\n{os.cpu_count()} CPUs, Python {sys.version.split()[0]}; RSS in MB, times p50 / p95 ms\n"
+    )
+    print(
+        f"| notes | ready (warm) | RSS ready | RSS after {idle:.0f} s idle | RSS after 10 "
+        "searches | search | neighbors |\n|---:|---:|---:|---:|---:|---:|---:|"
+    )
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+    print(
+        "\ntargets: ready ≤ 1 s; RSS ≤ 600 MB at 20,000 notes, ≤ 1 GB at 50,000; search p95 "
+        "≤ 100 ms at 10,000, ≤ 300 ms at 50,000; neighbors p95 ≤ 50 ms"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vault", type=Path, default=VAULT)
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--starts", type=int, default=5)
+    parser.add_argument("--scale", help="sizes of generated vaults, e.g. 10000,50000 (issue 30)")
+    parser.add_argument("--keep", type=Path, help="with --scale: keep the vaults here")
+    parser.add_argument("--idle", type=float, default=90.0, help="with --scale: idle seconds")
     args = parser.parse_args()
+    if args.scale:
+        if args.keep:
+            args.keep.mkdir(parents=True, exist_ok=True)
+        scale([int(n) for n in args.scale.split(",")], args.keep, args.idle)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         shutil.copytree(args.vault, vault)
