@@ -598,7 +598,7 @@ def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[s
         (len(key), i, key)
         for i, record in enumerate(records)
         if record is not None
-        for key in _record_keys(record.title, record.parsed.aliases)
+        for key in _record_keys(record.title, record.aliases)
     )
     owners = [i for _, i, _ in found]
     keys = [key for _, _, key in found]

@@ -67,7 +67,7 @@ def mention_names(index: IndexView, rel: str) -> tuple[str, ...]:
     record = index.notes[rel]
     seen: set[str] = set()
     names = []
-    for name in (record.title, *record.parsed.aliases):
+    for name in (record.title, *record.aliases):
         name = name.strip()
         key = name.lower()
         if len(name) >= MIN_NAME_LENGTH and key not in seen:

@@ -146,6 +146,7 @@ class NoteRecord:
     """
 
     __slots__ = (
+        "_aliases",
         "_blob",
         "_parsed",
         "_targets",
@@ -185,6 +186,7 @@ class NoteRecord:
         self._parsed = parsed
         self._blob = blob
         self._targets: tuple[str, ...] | None = None
+        self._aliases: tuple[str, ...] | None = None
         if parsed is not None:
             self.link_kinds = "".join([KIND_CODES[link.kind] for link in parsed.links])
             self.warnings = parsed.warnings
@@ -205,6 +207,20 @@ class NoteRecord:
             assert self._blob is not None
             parsed = self._parsed = decode_parsed(self._blob)
         return parsed
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        """The note's aliases, read from the parse's bytes without decoding the rest: every
+        question matches every note's names, and keeping each note's whole parse for it
+        took 95 MB at 20,000 notes."""
+        parsed = self._parsed
+        if parsed is not None:
+            return parsed.aliases
+        aliases = self._aliases
+        if aliases is None:
+            assert self._blob is not None
+            aliases = self._aliases = marshal.loads(self._blob)[3]
+        return aliases
 
     @property
     def blob(self) -> bytes:

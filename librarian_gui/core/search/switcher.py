@@ -132,7 +132,7 @@ class SwitcherIndex:
         notes.sort(key=lambda item: (-item[1].stamp.mtime_ns, item[0]))
         cands = [Candidate(record.title, "note", rel, rel) for rel, record in notes]
         for rel, record in notes:
-            cands.extend(Candidate(a, "alias", rel, rel) for a in record.parsed.aliases)
+            cands.extend(Candidate(a, "alias", rel, rel) for a in record.aliases)
         for concept, page in concepts:
             names = (concept.id, *concept.aliases)
             if page is not None:  # the concept is its page's note (one node, not two)

@@ -263,7 +263,7 @@ def vault_suggestions(
         if record.warnings and record.path in sizes and read_text(record.path) is None:
             del sizes[record.path]
     titles = [record.title for record in records]
-    titles += [alias for record in records for alias in record.parsed.aliases]
+    titles += [alias for record in records for alias in record.aliases]
     rels = pick_sample(sizes)
     texts = ((rel, read_text(rel)) for rel in rels)
     found = suggest_concepts(

@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from librarian_gui.core.parse.parser import parse_date_text, parse_note
+from librarian_gui.core.parse.records import FileStamp, NoteRecord, encode_parsed
 
 
 def rows(text: str) -> list[tuple[object, ...]]:
@@ -138,3 +139,14 @@ def test_a_link_to_a_heading_of_the_same_note_is_no_tag() -> None:
     # foam-docs' tables of contents: [Install](#install-guide) is a link, not #install-guide
     text = "See [Install](#install-guide), [x](a.md#frag) and (#real) here.\n"
     assert [t.name for t in parse_note(text).tags] == ["real"]
+
+
+def test_a_cached_record_gives_its_aliases_without_decoding_its_parse() -> None:
+    parsed = parse_note("---\naliases: [Rose, Rosa]\n---\n# Roses\n[[soil]] and #garden\n")
+    record = NoteRecord(
+        "roses.md", FileStamp(1, 2, 3), dt.date(2026, 1, 1), "mtime", blob=encode_parsed(parsed)
+    )
+    assert record.aliases == ("Rose", "Rosa")
+    assert record._parsed is None  # every question reads every alias: no whole parse kept
+    assert record.parsed.aliases == ("Rose", "Rosa")
+    assert record.aliases == ("Rose", "Rosa")
