@@ -1,5 +1,6 @@
 """Courtesy to the GUI thread: background threads that hand it the interpreter lock every
-few ms, and bulk builds that keep the garbage collector from stalling it.
+few ms, and bulk builds that keep the garbage collector from stalling it; and to the
+machine: memory freed is handed back (``give_back_memory``).
 
 CPython's lock is not fair: with one or two threads busy in Python, the GUI thread waiting
 for it lost it for 50-70 ms at a time (graph tab, idle after indexing). ``time.sleep(0)``
@@ -9,11 +10,12 @@ milliseconds of work does: the waiting thread has it before the sleeper wakes.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
 
@@ -77,3 +79,26 @@ def gc_paused() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def _trim() -> Callable[[int], object] | None:
+    """glibc's ``malloc_trim``, or None where there is none (macOS, Windows, musl)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        trim: Callable[[int], object] = ctypes.CDLL("libc.so.6").malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _trim()
+
+
+def give_back_memory() -> None:
+    """Hand the memory freed since back to the system (glibc's ``malloc_trim``). Memory a
+    worker thread freed stays in that thread's arena otherwise, counted in the process's
+    resident size: after the warm-up of 20,000 notes the MCP server held 58 MB it no longer
+    used (575 → 517 MB); trimming took 7 ms."""
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..core.courtesy import give_back_memory
 from ..core.live.batches import FileBatch
 from ..core.live.updater import Listener, Update, VaultUpdater
 from ..core.vault.filetree import FileTreeData
@@ -260,6 +261,7 @@ class VaultModel(QObject):
         if self._closed:
             return
         gc.freeze()
+        give_back_memory()  # what the scan's threads freed (once: 7 ms at 20,000 notes)
         self.index = index
         self.index_ready.emit(index)
 

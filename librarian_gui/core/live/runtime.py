@@ -32,6 +32,7 @@ from pathlib import Path
 
 from ..agents.answers import Adjacency, related_adjacency
 from ..agents.corpus import count_candidates
+from ..courtesy import give_back_memory
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
 from ..vault.files import read_note, stamp_of
@@ -378,6 +379,8 @@ def _settle_heap() -> None:
     collection walks them all, and an answer that allocates a few thousand rows set one
     off: a 2-hop ``neighbors`` took 200 ms instead of 30. Frozen objects are still freed
     when their last reference goes; only a cycle among them would stay (none is made).
-    Called after each batch of changes, so what they built is settled too.
+    Called after each batch of changes, so what they built is settled too; and what the
+    work before freed is handed back to the system (``give_back_memory``).
     """
     gc.freeze()
+    give_back_memory()
