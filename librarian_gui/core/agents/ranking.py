@@ -580,6 +580,14 @@ def name_scores(index: IndexView, notes: Sequence[str], query: str) -> dict[int,
     return out
 
 
+def learn_names(index: IndexView) -> None:
+    """Find the match keys of every note's names now (``_names_of`` over the whole vault,
+    sorted, as a search without filters asks), ahead of the first question, which would
+    otherwise read them all (10,000 notes: 0.2 s)."""
+    index = index.snapshot()
+    _names_of(index, sorted(index.notes))
+
+
 def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[str], list[int]]:
     """The match keys of the names (title, aliases) of ``notes``, shortest first: their
     owners (an index into ``notes``), the keys, and their lengths. Kept per open index for

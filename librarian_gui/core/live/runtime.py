@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..agents.answers import Adjacency, related_adjacency
-from ..agents.corpus import count_candidates
+from ..agents.corpus import analyse_newest, count_candidates
+from ..agents.ranking import learn_names
 from ..courtesy import give_back_memory
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
@@ -275,8 +276,10 @@ class _Opening:
         # itself while the words below are read (10,000 notes: the first search took 15 s).
         try:
             count_candidates(self.index, self.text)
+            learn_names(self.index)
+            analyse_newest(self.index, self.text)
         except Exception:  # a question counts them itself then; say why in the log
-            _log.exception("counting the notes' terms ahead of the first question failed")
+            _log.exception("counting the notes' terms and names ahead of the first question failed")
 
         # Unlinked mentions and concepts read every note: read them once, ahead of the
         # first question, and from then on only the notes that change.

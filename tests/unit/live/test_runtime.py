@@ -215,6 +215,26 @@ def test_the_notes_terms_are_counted_before_the_first_question(live: LiveVault) 
     assert note_terms(live.index).stats().df("old") == 3  # "old" is in the three notes
 
 
+def test_the_names_and_the_newest_notes_are_read_before_the_first_question(
+    live: LiveVault,
+) -> None:
+    """The warm-up also finds every note's name keys (a search matches them all) and
+    analyses the newest notes (a question of stop words reads them): 0.2 s each at 10,000
+    notes, which the first such question paid."""
+    from librarian_gui.core.agents import corpus, ranking
+
+    def named() -> bool:
+        kept = ranking._NAMES.get(live.index.snapshot().identity)
+        return kept is not None and kept[0] == ("alpha.md", "beta.md", "notes/kept.md")
+
+    eventually(named, "every note's names found")
+    index = live.index.snapshot()
+    for rel in index.notes:  # each note's analysis is kept: asking for it makes nothing new
+        misses = corpus.analysed.cache_info().misses
+        corpus.analysed(rel, index.notes[rel].title, live.text(rel) or "")
+        assert corpus.analysed.cache_info().misses == misses, rel
+
+
 def test_a_chosen_dictionary_in_the_vault_is_read_again_when_it_changes(vault: Path) -> None:
     """``concepts=`` naming a file of the vault (not its concepts.json): a change to it is
     a change of the dictionary, read again with the next update, as the window reads it."""
