@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from sys import intern
 from typing import Any, BinaryIO
 
 import platformdirs
@@ -24,7 +25,8 @@ from . import cachefile
 # 5 was used twice while these were written apart: 6 rebuilds a cache of either.
 # 6: warnings carry their kinds; paths differing only in case resolve apart.
 # 7: a UTF-16 note's warning says so (it said "binary content"). 8: sealed with a checksum.
-CACHE_VERSION = 8
+# 9: paths, targets and name keys written interned (``_shared``), so they load shared.
+CACHE_VERSION = 9
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
@@ -209,14 +211,18 @@ def _write(
                 _write_frame(fh, digest.update, header)
                 for i in range(0, len(records), FRAME_ROWS):
                     rows = [
-                        (*record_row(record), targets[rel], out_edges[rel])
+                        _shared(record, targets[rel], out_edges[rel])
                         for rel, record in records[i : i + FRAME_ROWS]
                     ]
                     _write_frame(fh, digest.update, rows)
                     time.sleep(0)  # let a GUI thread waiting for the GIL have it now
                 _write_frame(fh, digest.update, [(p, tuple(s)) for p, s in attachments.items()])
                 for i in range(0, len(edges), FRAME_ROWS):
-                    _write_frame(fh, digest.update, dict(edges[i : i + FRAME_ROWS]))
+                    frame = {
+                        intern(target): _interned(sources)
+                        for target, sources in edges[i : i + FRAME_ROWS]
+                    }
+                    _write_frame(fh, digest.update, frame)
                 fh.write(digest.digest())
             os.replace(tmp, path)
         except BaseException:
@@ -228,6 +234,28 @@ def _write(
         with _pending_lock:
             if _pending.get(path) is threading.current_thread():
                 del _pending[path]
+
+
+def _shared(
+    record: NoteRecord, targets: tuple[str, ...], out_edges: Mapping[str, int]
+) -> tuple[object, ...]:
+    """A note's row with its paths, link targets and name keys interned. marshal marks an
+    interned string so and interns it again on loading: the paths and names that recur in
+    every note linking them are one object each once loaded, not one per mention (20,000
+    notes: 62 MB of strings, 9 MB distinct)."""
+    _, *rest, _, blob = record_row(record)
+    return (
+        intern(record.path),
+        *rest,
+        tuple(map(intern, record.link_keys)),
+        blob,
+        tuple(map(intern, targets)),
+        _interned(out_edges),
+    )
+
+
+def _interned(counts: Mapping[str, int]) -> dict[str, int]:
+    return dict(zip(map(intern, counts), counts.values(), strict=True))
 
 
 def _write_frame(fh: BinaryIO, hashed: Callable[[bytes], None], value: Any) -> None:

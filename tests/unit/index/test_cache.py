@@ -117,3 +117,20 @@ def test_scan_right_after_a_scan_waits_for_its_cache(vault: Path) -> None:
     second = VaultIndex.scan(vault)
     assert second.last_parsed == 0
     assert second.stats()["edges"] == 5
+
+
+def test_a_loaded_cache_holds_each_path_and_name_once(vault: Path) -> None:
+    for name in ("a", "b", "c"):
+        write(vault, f"{name}.md", "to the [[Hub]] and [[hub]]\n", age=3600)
+    write(vault, "hub.md", "# Hub\n", age=3600)
+    VaultIndex.scan(vault).wait_saved()
+    loaded = cache.load(vault.resolve())
+    assert loaded is not None
+    keys = [loaded.notes[f"{n}.md"].link_keys for n in "abc"]
+    assert keys == [("hub",)] * 3
+    assert keys[0][0] is keys[1][0] is keys[2][0]  # one string, not one per note
+    hub = next(rel for rel in loaded.notes if rel == "hub.md")
+    assert all(next(iter(loaded.out_edges[f"{n}.md"])) is hub for n in "abc")
+    assert all(source is loaded.notes[source].path for source in loaded.in_edges["hub.md"])
+    assert loaded.targets["a.md"] == ("hub.md", "hub.md")  # each link, resolved
+    assert all(target is hub for n in "abc" for target in loaded.targets[f"{n}.md"])
