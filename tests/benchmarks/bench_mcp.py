@@ -98,17 +98,23 @@ async def pinged(session: ClientSession) -> float:
     return time.perf_counter() - started
 
 
-def _server_cpu() -> float:
-    """CPU seconds of this process's ``librarian mcp`` child (the server the SDK spawned)."""
+def _server() -> Path:
+    """``/proc/PID`` of this process's ``librarian mcp`` child (the server the SDK spawned)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
             cmdline = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
-        if int(fields[1]) == os.getpid() and b"librarian_gui.cli\0mcp" in cmdline:
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        if parent == os.getpid() and b"librarian_gui.cli\0mcp" in cmdline:
+            return stat.parent
     raise LookupError("no librarian mcp child process")
+
+
+def _server_cpu() -> float:
+    """CPU seconds of the server."""
+    fields = (_server() / "stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def settled(most: float = 180.0) -> float:
@@ -190,17 +196,9 @@ async def answers_and_writes(vault: Path, notes: list[str], calls: int) -> dict[
 
 
 def _server_rss() -> float:
-    """Resident memory, MB, of this process's ``librarian mcp`` child."""
-    for status in Path("/proc").glob("[0-9]*/status"):
-        try:
-            text = status.read_text()
-            cmdline = (status.parent / "cmdline").read_bytes()
-        except OSError:
-            continue
-        fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-        if int(fields["PPid"]) == os.getpid() and b"librarian_gui.cli\0mcp" in cmdline:
-            return int(fields["VmRSS"].split()[0]) / 1024
-    raise LookupError("no librarian mcp child process")
+    """Resident memory of the server, MB."""
+    status = (_server() / "status").read_text().splitlines()
+    return int(next(ln for ln in status if ln.startswith("VmRSS:")).split()[1]) / 1024
 
 
 async def at_scale(vault: Path, notes: list[str], idle: float) -> dict[str, Any]:
@@ -230,9 +228,19 @@ async def at_scale(vault: Path, notes: list[str], idle: float) -> dict[str, Any]
     return out
 
 
-def scale(sizes: list[int], keep: Path | None, idle: float) -> None:
+def warmed(vault: Path) -> list[str]:
+    """Warm the index and related-notes caches (``librarian scan``, ``related --all``) and
+    list the vault's notes."""
     cli = [sys.executable, "-m", "librarian_gui.cli"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
+    subprocess.run([*cli, "scan", str(vault)], check=True, env=env, capture_output=True)
+    subprocess.run(
+        [*cli, "related", str(vault), "--all", "--json"], check=True, env=env, capture_output=True
+    )
+    return sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+
+
+def scale(sizes: list[int], keep: Path | None, idle: float) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         for size in sizes:
@@ -243,14 +251,7 @@ def scale(sizes: list[int], keep: Path | None, idle: float) -> None:
                      str(vault), "--notes", str(size)],
                     check=True, capture_output=True,
                 )  # fmt: skip
-            subprocess.run([*cli, "scan", str(vault)], check=True, env=env, capture_output=True)
-            subprocess.run(
-                [*cli, "related", str(vault), "--all", "--json"],
-                check=True,
-                env=env,
-                capture_output=True,
-            )
-            notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+            notes = warmed(vault)
             starts = [anyio.run(start_once, vault, notes[0])[1] for _ in range(3)]
             got = anyio.run(at_scale, vault, notes, idle)
             rows.append(
@@ -298,16 +299,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         shutil.copytree(args.vault, vault)
-        cli = [sys.executable, "-m", "librarian_gui.cli"]
-        env = {**os.environ, "PYTHONPATH": str(REPO)}
-        subprocess.run([*cli, "scan", str(vault)], check=True, env=env, capture_output=True)
-        subprocess.run(
-            [*cli, "related", str(vault), "--all", "--json"],
-            check=True,
-            env=env,
-            capture_output=True,
-        )
-        notes = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
+        notes = warmed(vault)
         starts = [anyio.run(start_once, vault, notes[0]) for _ in range(args.starts)]
         rows: list[tuple[str, str, str, str]] = [
             (
