@@ -526,6 +526,7 @@ class MainWindow(QMainWindow):
     def _on_session_place_shown(self, place: Place, rendered: Any, refresh: bool) -> None:
         self.preview.show_note(rendered.html, keep_scroll=refresh)
         if not refresh:
+            self.backlinks.reset_pages()
             if place.line is not None:
                 self.preview.scroll_to_line(place.line)
             elif place.fragment:
