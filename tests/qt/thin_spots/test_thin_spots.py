@@ -123,3 +123,22 @@ def test_a_click_on_a_row_opens_the_note_or_the_concept(
     pane.group(ORPHANS).setExpanded(False)
     pane.show_spots(pane.spots)  # type: ignore[arg-type]  # a recount keeps it folded
     assert not pane.group(ORPHANS).isExpanded()
+
+
+def test_a_hidden_pane_fills_its_rows_when_it_comes_into_sight(qtbot: QtBot) -> None:
+    """Counts handed to the pane while it is out of sight (another tab) are laid out when it
+    is shown, not as they arrive; asking for a group lays them out too."""
+    from librarian_gui.core.insight.thin_spots import ThinSpots
+
+    pane = ThinSpotsPane()
+    qtbot.addWidget(pane)
+    pane.show_spots(ThinSpots(0.15, ("a.md",), ("b.md", "c.md"), ()))
+    assert pane.tree.topLevelItem(ORPHANS).text(0) == "Orphans"  # not laid out yet
+    pane.show()
+    qtbot.waitExposed(pane)
+    assert pane.tree.topLevelItem(ORPHANS).text(0) == "Orphans  (2)"
+    pane.hide()
+    pane.show_spots(ThinSpots(0.15, (), ("b.md",), ()))
+    assert pane.tree.topLevelItem(ORPHANS).text(0) == "Orphans  (2)"
+    assert pane.group(ORPHANS).text(0) == "Orphans  (1)"
+    assert pane.rows(ORPHANS) == ["b.md"]
