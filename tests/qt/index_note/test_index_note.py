@@ -171,3 +171,23 @@ def test_a_missing_index_note_is_created_and_undo_removes_it(
     with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
         win.undo_action.trigger()
     assert not (vault / "MEMORY.md").exists()
+
+
+def test_a_hidden_pane_lays_out_its_rows_when_it_comes_into_sight(qtbot: QtBot) -> None:
+    """A check handed to the pane while it is out of sight (another tab) shows its figures at
+    once and lays out its rows when the pane is shown; asking for a group lays them out too."""
+    from librarian_gui.core.insight.index_note import IndexNoteHealth
+
+    pane = IndexNotePane()
+    qtbot.addWidget(pane)
+    pane.show_health(IndexNoteHealth("MEMORY.md", True, lines=3, notes=3, unlisted=("a.md",)))
+    assert "3 lines" in pane.figures.text()
+    assert pane.tree.topLevelItem(UNLISTED).text(0) == "Not listed"  # not laid out yet
+    pane.show()
+    qtbot.waitExposed(pane)
+    assert pane.tree.topLevelItem(UNLISTED).text(0) == "Not listed  (1)"
+    pane.hide()
+    pane.show_health(IndexNoteHealth("MEMORY.md", True, notes=3, unlisted=("a.md", "b.md")))
+    assert pane.tree.topLevelItem(UNLISTED).text(0) == "Not listed  (1)"
+    assert pane.group(UNLISTED).text(0) == "Not listed  (2)"
+    assert pane.rows(UNLISTED) == ["a", "b"]
