@@ -90,8 +90,17 @@ class GraphView(QWidget):
     related_shown_changed = Signal(bool)
 
     def __init__(
-        self, parent: QWidget | None = None, *, dark: bool = False, settings: Settings | None = None
+        self,
+        parent: QWidget | None = None,
+        *,
+        dark: bool = False,
+        settings: Settings | None = None,
+        canvas: GraphCanvas | None = None,
+        concept_map: ConceptMapView | None = None,
     ) -> None:
+        """``canvas`` and ``concept_map``: made beforehand (with the same ``dark`` and
+        ``settings``), so that a view made ahead of time costs the GUI thread a few short
+        turns rather than one long one."""
         super().__init__(parent)
         self._settings = settings
         self._dark = dark
@@ -104,8 +113,8 @@ class GraphView(QWidget):
         self._paint_soon = QTimer(self, singleShot=True, interval=0)
         self._paint_soon.timeout.connect(self._on_paint_soon_timeout)
         self._legend: list[tuple[str, RGB]] = []
-        self.canvas = GraphCanvas(dark=dark)
-        self.concept_map = ConceptMapView(dark=dark, settings=settings)
+        self.canvas = canvas or GraphCanvas(dark=dark)
+        self.concept_map = concept_map or ConceptMapView(dark=dark, settings=settings)
         self._build_top_bars()
         self._build_panel()
         self._build_overlays()

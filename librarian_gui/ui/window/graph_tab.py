@@ -74,6 +74,9 @@ class GraphTab(QObject):
         # 100-200 ms.
         self._modules_poll = QTimer(self, interval=GRAPH_MODULES_POLL_MS)
         self._modules_poll.timeout.connect(self._on_modules_poll_timeout)
+        self._build: Iterator[GraphView | None] = iter(())  # a view being made ahead
+        self._build_timer = QTimer(self, interval=0)
+        self._build_timer.timeout.connect(self._on_build_timer_timeout)
         self._warm = QTimer(self, singleShot=True, interval=0)
         self._warm.timeout.connect(self._on_warm_timeout)
         self._show = QTimer(self, singleShot=True, interval=0)
@@ -100,6 +103,7 @@ class GraphTab(QObject):
             self._import_timer,
             self._qt_types_timer,
             self._modules_poll,
+            self._build_timer,
             self._warm,
             self._show,
         ):
@@ -214,14 +218,32 @@ class GraphTab(QObject):
         return self.view
 
     def _new_view(self) -> GraphView:
-        from ..graph.view import GraphView  # loaded by the import thread
+        """The view, at once (the rest of a build begun ahead, if one is under way)."""
+        self._build_timer.stop()
+        steps, self._build = self._build, iter(())
+        made = [step for step in steps if step is not None]
+        return made[-1] if made else [s for s in self._view_steps() if s is not None][-1]
 
-        view = GraphView(dark=theme.resolve(self.settings.theme()), settings=self.settings)
+    def _view_steps(self) -> Iterator[GraphView | None]:
+        """Make the view in three steps (its canvas, its concept map, the rest), None after
+        each but the last, which gives the view: made in one turn while a related-notes pass
+        ran, it held the GUI thread 33-99 ms."""
+        # loaded by the import thread
+        from ..graph.canvas import GraphCanvas
+        from ..graph.concept_map import ConceptMapView
+        from ..graph.view import GraphView
+
+        dark = theme.resolve(self.settings.theme())
+        canvas = GraphCanvas(dark=dark)
+        yield None
+        concept_map = ConceptMapView(dark=dark, settings=self.settings)
+        yield None
+        view = GraphView(dark=dark, settings=self.settings, canvas=canvas, concept_map=concept_map)
         view.node_activated.connect(self._on_view_node_activated)
         view.related_threshold_changed.connect(self.related_threshold_changed)
         view.related_shown_changed.connect(self.related_shown_changed)
         view.set_related(self._related)
-        return view
+        yield view
 
     def _make_view(self) -> GraphView:
         """The graph view (the one made ahead if any), in the placeholder's tab, which stays
@@ -251,7 +273,19 @@ class GraphTab(QObject):
             return
         self._modules_poll.stop()
         if self.view is None and self._pending is None:
-            self._pending = self._new_view()
+            self._build = self._view_steps()
+            self._build_timer.start()
+
+    @Slot()
+    def _on_build_timer_timeout(self) -> None:
+        """One step of the view made ahead; once made, it is drawn while hidden."""
+        view = next(self._build, None)
+        if view is None:
+            return
+        self._build_timer.stop()
+        self._build = iter(())
+        if self.view is None and self._pending is None:
+            self._pending = view
             self._warm.start()
 
     @Slot()

@@ -388,6 +388,44 @@ def test_the_graph_view_is_made_and_drawn_hidden_once_its_modules_are_loaded(
     assert window.graph_service.active
 
 
+def test_the_graph_view_made_ahead_is_made_a_part_per_event_loop_turn(
+    window: MainWindow, qtbot: QtBot
+) -> None:
+    """Made in one turn while a related-notes pass ran, the view held the GUI thread 33-99
+    ms: its canvas, its concept map and the rest are each made in a turn of their own, and
+    a Ctrl+G before the last shows a view made of the parts already there."""
+    from PySide6.QtWidgets import QApplication
+
+    from librarian_gui.ui.graph.canvas import GraphCanvas
+    from librarian_gui.ui.graph.concept_map import ConceptMapView
+    from librarian_gui.ui.graph.view import GraphView
+    from librarian_gui.ui.window import graph_tab
+
+    def made() -> tuple[int, int, int]:
+        widgets = QApplication.allWidgets()
+        return tuple(  # type: ignore[return-value]
+            sum(isinstance(w, kind) for w in widgets)
+            for kind in (GraphCanvas, ConceptMapView, GraphView)
+        )
+
+    tab = window.graph_tab
+    tab.imported = True  # no import thread: the modules are in (imported above)
+    graph_tab.graph_modules_loaded.set()
+    assert window.graph is None
+    first = made()
+    tab._on_modules_poll_timeout()  # the modules are in: the build starts
+    assert made() == first
+    tab._on_build_timer_timeout()
+    assert made() == (first[0] + 1, first[1], first[2])
+    tab._on_build_timer_timeout()
+    assert made() == (first[0] + 1, first[1] + 1, first[2])
+    window.show_view("graph")  # Ctrl+G: the last part is made now, of those two
+    assert made() == (first[0] + 1, first[1] + 1, first[2] + 1)
+    assert window.graph is not None and window.centre.currentWidget() is window.graph
+    tab._on_build_timer_timeout()  # a tick still queued makes nothing more
+    assert made() == (first[0] + 1, first[1] + 1, first[2] + 1)
+
+
 def test_pyside_classes_are_made_a_slice_at_a_time_in_the_gui_thread() -> None:
     """Made by the import thread, they held the lock 50-70 ms at a time, and two threads
     making one at once crashed PySide: the window makes them first, a slice per turn."""
