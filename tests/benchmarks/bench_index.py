@@ -71,7 +71,9 @@ t3 = time.perf_counter()
 done.set()
 import json, resource
 hwm = [l.split()[1] for l in open("/proc/self/status") if l.startswith("VmHWM:")]
+me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 out = {"import_s": t1 - t0, "seconds": t2 - t1, "saved_s": t3 - t1, "notes": len(index.notes),
+       "cpu_s": me.ru_utime + me.ru_stime, "workers_cpu_s": kids.ru_utime + kids.ru_stime,
        "parsed": index.last_parsed, "hwm_kb": int(hwm[0]) if hwm else None,
        "peak_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "tree_kb": peak[0],
        "worker_kb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}
@@ -698,6 +700,15 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--top", type=int, default=25, help="functions shown by --profile")
     parser.add_argument("--no-otools", action="store_true", help="skip obsidiantools")
     parser.add_argument(
+        "--scale",
+        metavar="N,N",
+        help="instead (issue 30): generated vaults of these sizes, e.g. 10000,50000,100000: "
+        "cat of the notes, cold and warm scan CPU and peak RSS",
+    )
+    parser.add_argument(
+        "--keep", type=Path, metavar="DIR", help="with --scale: keep the generated vaults here"
+    )
+    parser.add_argument(
         "--otools-gather",
         action="store_true",
         help="also time obsidiantools gather() (about 30 ms a note more)",
@@ -716,6 +727,102 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     if args.repeat < 1 or args.otools_repeat < 1 or args.generated < 0:
         parser.error("--repeat and --otools-repeat must be ≥ 1, --generated ≥ 0")
     return args
+
+
+# Issue 30's targets for a vault of 100,000 notes, and for cold parsing at any size.
+WARM_CPU_S_AT_100K = 3.0
+WARM_MB_AT_100K = 600.0
+COLD_CPU_PER_CAT = 10.0
+
+
+def cat_cpu(vault: Path) -> float:
+    """CPU seconds (user + system) of ``cat`` reading every note of ``vault`` once: the
+    floor a parse is measured against (the files are in the page cache for both)."""
+    before = os.times()
+    subprocess.run(
+        ["find", str(vault), "-name", "*.md", "-not", "-path", "*/.*", "-exec", "cat", "{}", "+"],
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
+    after = os.times()
+    return (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def scale_mode(sizes: list[int], keep: Path | None, seed: int, repeat: int) -> None:
+    """Issue 30: per generated vault, ``cat`` of its notes (the floor), a cold scan (no
+    cache: every note parsed, parse workers included) and a warm scan (from the cache), each
+    a fresh process: CPU, wall and peak RSS. Prints a Markdown table."""
+    rows: list[list[str]] = []
+    with tempfile.TemporaryDirectory(prefix="librarian-bench-") as tmp:
+        work = Path(tmp)
+        for notes in sizes:
+            vault = (keep or work / "vaults") / f"generated-{notes}-seed{seed}"
+            if not (vault / ".generated").is_file():
+                progress(f"generating {notes:,} notes (seed {seed}) …")
+                shutil.rmtree(vault, ignore_errors=True)
+                generate_vault(vault, notes, seed)
+                (vault / ".generated").write_text("complete\n", encoding="utf-8")
+            settle_mtimes(vault)
+            cats, colds, warms = [], [], []
+            for run in range(repeat):
+                cats.append(cat_cpu(vault))
+                cache_home = work / f"cache-{notes}-{run}"
+                cold = scan(vault, cache_home)
+                warm = scan(vault, cache_home)
+                if cold["parsed"] != cold["notes"] or warm["parsed"] != 0:
+                    progress(f"{notes}: parsed {cold['parsed']} cold, {warm['parsed']} warm")
+                colds.append(cold)
+                warms.append(warm)
+                progress(
+                    f"{notes:,} run {run + 1}/{repeat}: cat {cats[-1]:.2f} s CPU, cold "
+                    f"{cold['cpu_s'] + cold['workers_cpu_s']:.2f} s, warm {warm['cpu_s']:.2f} s"
+                )
+            cat = statistics.median(cats)
+            cold_cpu = statistics.median(r["cpu_s"] + r["workers_cpu_s"] for r in colds)
+            cold_mb = max(max(r["tree_kb"], r["peak_kb"]) for r in colds) / 1024
+            warm_cpu = statistics.median(r["cpu_s"] for r in warms)
+            warm_wall = statistics.median(r["import_s"] + r["seconds"] for r in warms)
+            warm_mb = max(r["peak_kb"] for r in warms) / 1024
+            ratio = cold_cpu / cat if cat > 0 else float("inf")
+            scale = notes / 100_000
+            warm_met = ""
+            if notes == 100_000:
+                warm_met = (
+                    f" ({yes(warm_cpu <= WARM_CPU_S_AT_100K)} ≤ {WARM_CPU_S_AT_100K:.0f} s · "
+                    f"{yes(warm_mb <= WARM_MB_AT_100K)} ≤ {WARM_MB_AT_100K:.0f} MB)"
+                )
+            rows.append(
+                [
+                    f"{notes:,}",
+                    f"{cat:.2f} s",
+                    f"{cold_cpu:.2f} s",
+                    f"{ratio:.1f} × ({yes(ratio <= COLD_CPU_PER_CAT)} ≤ {COLD_CPU_PER_CAT:.0f} ×)",
+                    f"{cold_mb:,.0f} MB",
+                    f"{warm_cpu:.2f} s",
+                    f"{warm_wall:.2f} s",
+                    f"{warm_mb:,.0f} MB{warm_met}",
+                    f"≤ {WARM_CPU_S_AT_100K * scale:.2f} s · ≤ {WARM_MB_AT_100K * scale:,.0f} MB",
+                ]
+            )
+    print(f"\nGenerated vaults (seed {seed}), median of {repeat} run(s) each, fresh processes")
+    print(f"({os.cpu_count()} CPUs). CPU = user + system, parse workers included.\n")
+    head = [
+        "notes",
+        "cat CPU",
+        "cold scan CPU",
+        "cold ÷ cat",
+        "cold peak RSS",
+        "warm scan CPU",
+        "warm wall",
+        "warm peak RSS",
+        "issue 30's 100k warm target, scaled",
+    ]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---:" for _ in head) + "|")
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
 
 
 def compile_package() -> None:
@@ -745,6 +852,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not sources and not args.generated:
         print("bench_index: nothing to measure; give --vault or --generated N")
         return 2
+    if args.scale:
+        sizes = [int(n) for n in args.scale.split(",")]
+        scale_mode(sizes, args.keep, args.seed, args.repeat)
+        return 0
     warnings: list[str] = []
     with tempfile.TemporaryDirectory(prefix="librarian-bench-") as tmp:
         work = Path(tmp)
