@@ -26,7 +26,8 @@ from . import cachefile
 # 6: warnings carry their kinds; paths differing only in case resolve apart.
 # 7: a UTF-16 note's warning says so (it said "binary content"). 8: sealed with a checksum.
 # 9: paths, targets and name keys written interned (``_shared``), so they load shared.
-CACHE_VERSION = 9
+# 10: a target's sources written as the notes' row numbers (``_sources``).
+CACHE_VERSION = 10
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000
@@ -115,8 +116,10 @@ def load(root: Path) -> CachedIndex | None:
                     return None
         attachments = {p: FileStamp(*s) for p, s in marshal.loads(next(frames))}
         in_edges: dict[str, dict[str, int]] = {}
+        paths = list(notes).__getitem__  # the sources' row numbers are the notes' order
         for _ in range(header["edge_frames"]):
-            in_edges.update(marshal.loads(next(frames)))
+            for target, (rows, counts) in marshal.loads(next(frames)).items():
+                in_edges[target] = dict(zip(map(paths, rows), counts, strict=True))
         if next(frames, None) is not None:
             return None
         if sum(map(len, in_edges.values())) != sum(map(len, out_edges.values())):
@@ -217,9 +220,10 @@ def _write(
                     _write_frame(fh, digest.update, rows)
                     time.sleep(0)  # let a GUI thread waiting for the GIL have it now
                 _write_frame(fh, digest.update, [(p, tuple(s)) for p, s in attachments.items()])
+                row_of = {rel: row for row, (rel, _) in enumerate(records)}
                 for i in range(0, len(edges), FRAME_ROWS):
                     frame = {
-                        intern(target): _interned(sources)
+                        intern(target): _sources(sources, row_of)
                         for target, sources in edges[i : i + FRAME_ROWS]
                     }
                     _write_frame(fh, digest.update, frame)
@@ -256,6 +260,16 @@ def _shared(
 
 def _interned(counts: Mapping[str, int]) -> dict[str, int]:
     return dict(zip(map(intern, counts), counts.values(), strict=True))
+
+
+def _sources(
+    sources: Mapping[str, int], row_of: Mapping[str, int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A target's sources as their notes' row numbers, and their counts. The paths, written
+    again in every frame that names them, made a third of the file, and loading them was
+    a quarter of a warm start at 100,000 notes (1.08 s → 0.65 s as numbers); once loaded
+    each is the note's own path object."""
+    return tuple([row_of[rel] for rel in sources]), tuple(sources.values())
 
 
 def _write_frame(fh: BinaryIO, hashed: Callable[[bytes], None], value: Any) -> None:

@@ -281,7 +281,7 @@ class IgnoreRules:
 
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """``rel`` is a vault-relative POSIX path."""
-        if any(part.startswith(".") for part in rel.split("/")):
+        if rel.startswith(".") or "/." in rel:  # a part of it starts with a dot
             return True
         if self._spec is None:
             return False

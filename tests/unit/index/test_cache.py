@@ -134,3 +134,27 @@ def test_a_loaded_cache_holds_each_path_and_name_once(vault: Path) -> None:
     assert all(source is loaded.notes[source].path for source in loaded.in_edges["hub.md"])
     assert loaded.targets["a.md"] == ("hub.md", "hub.md")  # each link, resolved
     assert all(target is hub for n in "abc" for target in loaded.targets[f"{n}.md"])
+
+
+def test_a_loaded_cache_gives_back_every_targets_sources_and_counts(vault: Path) -> None:
+    """Sources are written as row numbers: loaded, each target has exactly the notes that
+    link it, with how many times, as written by hand here."""
+    write(vault, "a.md", "[[b]] [[b]] [[c]] [[Nowhere]]\n", age=3600)
+    write(vault, "b.md", "[[c]]\n", age=3600)
+    write(vault, "c.md", "[[a]] [[Nowhere]] [[Nowhere]]\n", age=3600)
+    write(vault, "d.md", "no links\n", age=3600)
+    VaultIndex.scan(vault).wait_saved()
+    loaded = cache.load(vault.resolve())
+    assert loaded is not None
+    in_edges = {t: dict(s) for t, s in loaded.in_edges.items()}
+    nowhere = next(t for t in in_edges if t.endswith("nowhere"))
+    assert in_edges == {
+        "a.md": {"c.md": 1},
+        "b.md": {"a.md": 2},
+        "c.md": {"a.md": 1, "b.md": 1},
+        nowhere: {"a.md": 1, "c.md": 2},
+    }
+    assert all(source is loaded.notes[source].path for s in in_edges.values() for source in s)
+    warm = VaultIndex.scan(vault)
+    assert warm.last_parsed == 0
+    assert {t: dict(s) for t, s in warm.in_edges.items()} == in_edges
