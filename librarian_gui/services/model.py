@@ -15,6 +15,7 @@ from ..core.courtesy import give_back_memory
 from ..core.live.batches import FileBatch
 from ..core.live.updater import Listener, Update, VaultUpdater
 from ..core.vault.filetree import FileTreeData
+from ..core.vault.reading import lower_worker_priority
 from .jobs import JobControl, JobHandle, JobRunner
 
 if TYPE_CHECKING:  # the index (YAML, pathspec, …) loads on the updater's thread
@@ -118,6 +119,7 @@ class VaultModel(QObject):
         # The updater, job and cache threads run Python too; a GUI thread that wants the GIL
         # back waits up to one switch interval per runnable thread (5 ms by default).
         sys.setswitchinterval(min(sys.getswitchinterval(), 0.002))
+        lower_worker_priority()  # the cores go to the GUI thread first while parsing
         self.root = root.resolve()
         self.excluded = excluded
         dictionary = dictionary.expanduser().resolve() if dictionary else None

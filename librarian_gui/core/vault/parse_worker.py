@@ -1,6 +1,7 @@
 """A parsing worker process: reads note paths on stdin, writes parsed rows to stdout.
 
-Started by ``reading.read_many`` as ``python -m librarian_gui.core.vault.parse_worker ROOT``.
+Started by ``reading.read_many`` as ``python -m librarian_gui.core.vault.parse_worker ROOT
+NICE`` (NICE: how much lower to run, 0 for as the caller).
 Input: one frame, the marshalled list of vault-relative paths. Output: frames of
 marshalled ``read_chunk`` results, then end of stream."""
 
@@ -20,10 +21,13 @@ def main() -> int:
     # The parse makes many small tuples and no reference cycles; the cyclic collector would
     # only walk them again and again (a third of the worker's time on 5,000 notes).
     gc.disable()
-    # Batch work: when the cores are busy, the window of the process that started us (its
-    # GUI thread) goes first. With idle cores this changes nothing.
-    with contextlib.suppress(OSError, AttributeError):
-        os.nice(10)
+    # Started by a window: when the cores are busy, its GUI thread goes first (with idle
+    # cores this changes nothing). Started by the command line or an MCP server: nothing
+    # waits for the cores but the parse itself, so the workers keep its priority.
+    step = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    if step:
+        with contextlib.suppress(OSError, AttributeError):
+            os.nice(step)
     root = Path(sys.argv[1])
     frame = read_frame(sys.stdin.buffer)
     rels: list[str] = marshal.loads(frame) if frame else []

@@ -340,6 +340,14 @@ def test_the_window_shortens_the_interpreter_lock_switch_interval(window: MainWi
     assert sys.getswitchinterval() == pytest.approx(0.001)
 
 
+def test_the_window_runs_its_parse_workers_below_itself(window: MainWindow) -> None:
+    """Its GUI thread has the cores first while a vault is parsed (a command line's workers
+    keep its priority: tests/unit/vault/test_parse_workers.py)."""
+    from librarian_gui.core.vault import reading
+
+    assert reading._worker_nice == 10
+
+
 def test_ctrl_g_while_the_graph_modules_load_shows_loading_then_the_graph(
     window: MainWindow, qtbot: QtBot
 ) -> None:
