@@ -9,7 +9,7 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFormLayout,
     QLabel,
@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from ...core.vault.urls import shown_path
 from ..items import path_data, path_of_data, tree_rows
 from ..plan_dialog import PlanDialog
+from ..when_shown import FillWhenShown
 
 if TYPE_CHECKING:
     from ...core.insight.index_note import DatedFolder, IndexNoteHealth
@@ -108,7 +109,7 @@ class IndexNotePane(QWidget):
         self.exclude_edit.editingFinished.connect(self._on_scope_edited)
         self.tree.itemClicked.connect(self._on_tree_item_clicked)
         self.tree.itemActivated.connect(self._on_tree_item_clicked)
-        self._stale = False
+        self._when_shown = FillWhenShown(self, self._fill)
         self._fill()
 
     def show_scope(self, index_note: str, exclude: tuple[str, ...]) -> None:
@@ -127,28 +128,16 @@ class IndexNotePane(QWidget):
         return note, patterns
 
     def show_health(self, health: IndexNoteHealth) -> None:
-        """The figures now; the rows now if the pane is in sight, else when it comes into
-        sight: up to 2,000 rows took the GUI thread 40-70 ms at each check, which runs after
-        every batch of changes, for a tab mostly not open."""
+        """The figures now; the rows once the pane is in sight (a check runs after every
+        batch of changes)."""
         self.health = health
         self.figures.setText(_figures(health))
         self.fix_button.setEnabled(bool(health.missing))
-        self._stale = True
-        if self.isVisible():
-            self._refill()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        self._refill()
-        super().showEvent(event)
-
-    def _refill(self) -> None:
-        if self._stale:
-            self._stale = False
-            self._fill()
+        self._when_shown.changed()
 
     def group(self, which: int) -> QTreeWidgetItem:
         """The top-level row of a group (UNLISTED, DEAD, TEXT, DATED), as last shown."""
-        self._refill()
+        self._when_shown.now()
         return self.tree.topLevelItem(which)
 
     def rows(self, which: int) -> list[str]:

@@ -6,12 +6,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QFont, QShowEvent
+from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QLabel, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
 
 from ...core.insight.isolation import MAX_NOTES
 from ...core.vault.urls import shown_path
 from ..items import path_data, path_of_data, tree_rows
+from ..when_shown import FillWhenShown
 
 if TYPE_CHECKING:
     from ...core.insight.isolation import IsolatedConcept
@@ -57,30 +58,17 @@ class ThinSpotsPane(QWidget):
         layout.addWidget(self.tree, 1)
         self.tree.itemClicked.connect(self._on_tree_item_clicked)
         self.tree.itemActivated.connect(self._on_tree_item_clicked)
-        self._stale = False
+        self._when_shown = FillWhenShown(self, self._fill)
         self._fill()
 
     def show_spots(self, spots: ThinSpots) -> None:
-        """Show ``spots`` now if the pane is in sight, else when it comes into sight: up to
-        1,500 rows took the GUI thread 30-90 ms as each related-notes pass ended, for a tab
-        mostly not open."""
+        """Show ``spots``, laid out once the pane is in sight."""
         self.spots = spots
-        self._stale = True
-        if self.isVisible():
-            self._refill()
-
-    def showEvent(self, event: QShowEvent) -> None:
-        self._refill()
-        super().showEvent(event)
-
-    def _refill(self) -> None:
-        if self._stale:
-            self._stale = False
-            self._fill()
+        self._when_shown.changed()
 
     def group(self, which: int) -> QTreeWidgetItem:
         """The top-level row of a group (UNRELATED, ORPHANS, ISOLATED), as last shown."""
-        self._refill()
+        self._when_shown.now()
         return self.tree.topLevelItem(which)
 
     def rows(self, which: int) -> list[str]:

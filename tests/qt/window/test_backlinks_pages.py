@@ -8,16 +8,15 @@ lines (150 linked lines in 30 notes, 5 a note, none past the 20 a note shows).""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, QUrl
+from PySide6.QtCore import QUrl
 from pytestqt.qtbot import QtBot
 
-from librarian_gui.services.settings import Settings
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
+from tests.windows import MakeWindow
 
 
 @pytest.fixture
@@ -34,15 +33,8 @@ def vault(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def window(vault: Path, qtbot: QtBot, tmp_path: Path) -> Iterator[MainWindow]:
-    settings = Settings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
-    win = MainWindow(vault, settings=settings, use_cache=False)
-    qtbot.addWidget(win)
-    win.resize(1300, 820)
-    with qtbot.waitSignal(win.place_rendered, timeout=20_000):
-        win.show()
-    yield win
-    win.close()
+def window(vault: Path, window_on: MakeWindow) -> MainWindow:
+    return window_on(vault)
 
 
 def open_note(window: MainWindow, qtbot: QtBot, rel: str) -> None:
