@@ -279,10 +279,12 @@ class GraphTab(QObject):
     @Slot()
     def _on_build_timer_timeout(self) -> None:
         """One step of the view made ahead; once made, it is drawn while hidden."""
-        view = next(self._build, None)
+        view = next(self._build, False)  # False: no build under way (or it failed)
         if view is None:
             return
         self._build_timer.stop()
+        if view is False:
+            return
         self._build = iter(())
         if self.view is None and self._pending is None:
             self._pending = view

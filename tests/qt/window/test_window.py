@@ -430,8 +430,10 @@ def test_the_graph_view_made_ahead_is_made_a_part_per_event_loop_turn(
     window.show_view("graph")  # Ctrl+G: the last part is made now, of those two
     assert made() == (first[0] + 1, first[1] + 1, first[2] + 1)
     assert window.graph is not None and window.centre.currentWidget() is window.graph
-    tab._on_build_timer_timeout()  # a tick still queued makes nothing more
+    tab._build_timer.start()  # a tick still queued makes nothing more, and stops it
+    tab._on_build_timer_timeout()
     assert made() == (first[0] + 1, first[1] + 1, first[2] + 1)
+    assert not tab._build_timer.isActive()
 
 
 def test_pyside_classes_are_made_a_slice_at_a_time_in_the_gui_thread() -> None:
