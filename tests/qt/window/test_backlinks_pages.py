@@ -85,7 +85,8 @@ def test_long_lists_are_laid_out_a_page_at_a_time(window: MainWindow, qtbot: QtB
     # Another note and back: the first page again.
     open_note(window, qtbot, "Other.md")
     open_note(window, qtbot, "Hub.md")
-    qtbot.waitUntil(lambda: pane.unlinked_count == 260, timeout=10_000)
+    # Both lists come back, each in its own time: wait for both.
+    qtbot.waitUntil(lambda: pane.unlinked_count == 260 and pane.linked_count == 150, timeout=10_000)
     assert link_buttons(window) == 100
     assert linked_notes(window) == 20
 
