@@ -25,7 +25,7 @@ from . import cachefile
 # 5 was used twice while these were written apart: 6 rebuilds a cache of either.
 # 6: warnings carry their kinds; paths differing only in case resolve apart.
 # 7: a UTF-16 note's warning says so (it said "binary content"). 8: sealed with a checksum.
-# 9: paths, targets and name keys written interned (``_shared``), so they load shared.
+# 9: paths, targets and name keys written interned, so they load shared.
 # 10: a target's sources written as the notes' row numbers (``_sources``).
 # 11: name keys, targets and link counts' keys written as numbers into one string table.
 CACHE_VERSION = 11
@@ -260,29 +260,30 @@ def _numbered(
     """A note's row, its name keys, link targets and the keys of its link counts written as
     numbers into the string table ``number`` (filled here). Written as strings, each was
     made again in every frame that named it: at 100,000 notes the note rows loaded in
-    1.25-1.56 s, as numbers into one table 0.67-0.73 s, and the file went from 194 to 146
-    MB. Strings are interned, so once loaded each is one object however often it recurs,
-    the same as the note's own path."""
+    1.25-1.56 s, as numbers into one table 0.67-0.73 s, and they and the table took 146 MB
+    of the file instead of 194. Strings are interned, so once loaded each is one object
+    however often it recurs, the same as the note's own path."""
     _, *rest, _, blob = record_row(record)
-
-    def numbered(texts: Iterable[str]) -> tuple[int, ...]:
-        out = []
-        for text in texts:
-            n = number.get(text)
-            if n is None:
-                n = number[intern(text)] = len(number)
-            out.append(n)
-        return tuple(out)
-
     return (
         intern(record.path),
         *rest,
-        numbered(record.link_keys),
+        _numbers(record.link_keys, number),
         blob,
-        numbered(targets),
-        numbered(out_edges),
+        _numbers(targets, number),
+        _numbers(out_edges, number),
         tuple(out_edges.values()),
     )
+
+
+def _numbers(texts: Iterable[str], number: dict[str, int]) -> tuple[int, ...]:
+    """Each text's number in the string table ``number``, added to it when new."""
+    out = []
+    for text in texts:
+        n = number.get(text)
+        if n is None:
+            n = number[intern(text)] = len(number)
+        out.append(n)
+    return tuple(out)
 
 
 def _sources(
