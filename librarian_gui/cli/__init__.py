@@ -24,6 +24,7 @@ from . import failures as cli_failures
 from . import graph as cli_graph
 from . import index as cli_index
 from . import insight as cli_insight
+from . import library as cli_library
 from . import related as cli_related
 from .common import emit, note_arg, open_index, vault_folder
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_OK, EXIT_STOPPED, CommandFailed, Result
@@ -232,6 +233,8 @@ def build_parser() -> argparse.ArgumentParser:
     undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
     cli_agents.add_commands(sub, _common, open_index, emit)
     cli_index.add_command(sub, _common).set_defaults(func=_concept_command(cli_index.cmd_index))
+    split = cli_library.add_command(sub, _common)
+    split.set_defaults(func=_concept_command(cli_library.cmd_split))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

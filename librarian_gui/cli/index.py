@@ -8,6 +8,7 @@ import argparse
 import os
 import stat
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,7 @@ from ..core.insight.index_note import (
     index_note_named,
 )
 from ..core.insight.index_note_fix import apply_index_note_fix, plan_index_note_fix
+from ..core.library.dumps import find_dumps
 from ..core.writing.journal import Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.place import deepest_folder
@@ -37,6 +39,7 @@ from .exits import (
     CommandFailed,
     Result,
 )
+from .library import add_limits, limits_of
 
 SHOWN = 50  # rows per list in the human text; --json has them all
 
@@ -74,6 +77,7 @@ def add_command(
         help="notes that need no entry: a glob over the note's path or one of its folders "
         "(e.g. 'templates' 'archive/*'); repeatable",
     )
+    add_limits(p)
     p.add_argument("--wait", type=float, default=WAIT, metavar="SECONDS", help=argparse.SUPPRESS)
     return p
 
@@ -159,10 +163,11 @@ def cmd_index(
     else:
         rel = index_note_arg(index, args.index)
     patterns = tuple(args.exclude_pattern)
-    health = index_note_health(index, index_note=rel, exclude=patterns)
+    health = index_note_health(index, index_note=rel, exclude=patterns, dumps=False)
+    health = replace(health, dumps=tuple(find_dumps(index, limits_of(args))))
     data: dict[str, Any] = {**health_json(health), "fix": None}
     text = human_health(health)
-    code = 0 if health.healthy else EXIT_FINDINGS
+    code = 0 if health.healthy and not health.dumps else EXIT_FINDINGS
     if not args.fix:
         return data, text, code
     try:
@@ -244,6 +249,16 @@ def human_health(health: IndexNoteHealth) -> str:
                 for d in health.dated_folders
             )
         )
+    _section(
+        out,
+        "dumps: long notes of many sections, to split into a library",
+        [
+            f"{d.path}: {d.lines:,} lines, {d.bytes / 1024:.1f} KB, ~{d.tokens:,} tokens, "
+            f"{d.sections} sections ({d.dated} dated, {d.topics} by topic); "
+            f'librarian split VAULT "{d.path}"'
+            for d in health.dumps
+        ],
+    )
     if health.healthy:
         out.append("healthy: it lists every note, and only points")
     return "\n".join(out)

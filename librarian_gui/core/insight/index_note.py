@@ -51,6 +51,7 @@ from ..agents.tokens import estimate_tokens
 from ..index.queries import INDEX_NOTE, NoteNotFound, concept_notes, find_note
 from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
+from ..library.dumps import DumpReport, find_dumps
 from ..parse.parser import date_named, mask_note, parse_note
 from ..parse.records import Link
 from ..vault.files import follow_inside, is_note_name, is_temp_name, read_note
@@ -194,6 +195,9 @@ class IndexNoteHealth:
     missing: tuple[MissingEntry, ...] = ()
     error: str | None = None
     warnings: tuple[str, ...] = field(default=())
+    # Notes of the vault grown into dumps (``library.dumps``): the index note itself when it
+    # is one, and any other; each with the command that splits it.
+    dumps: tuple[DumpReport, ...] = ()
 
     @property
     def too_long(self) -> bool:
@@ -237,11 +241,22 @@ def dated_folders(notes: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 
 def index_note_health(
-    index: IndexView, *, index_note: str = INDEX_NOTE, exclude: Sequence[str] = ()
+    index: IndexView,
+    *,
+    index_note: str = INDEX_NOTE,
+    exclude: Sequence[str] = (),
+    dumps: bool = True,
 ) -> IndexNoteHealth:
     """The health of the index note ``index_note`` (a vault path) in ``index``'s vault.
-    Reads the index note from disk (not from the index), so it is current."""
-    index = index.snapshot()
+    Reads the index note from disk (not from the index), so it is current. ``dumps``: also
+    find the vault's dump candidates (``library.dumps.find_dumps``)."""
+    health = _index_note_health(index.snapshot(), index_note, exclude)
+    return replace(health, dumps=tuple(find_dumps(index))) if dumps else health
+
+
+def _index_note_health(
+    index: IndexView, index_note: str, exclude: Sequence[str]
+) -> IndexNoteHealth:
     if index_note not in index.notes:  # ``MEMORY.md`` names ``memory.md`` if it is the one
         spelled = [rel for rel in index.notes if rel.lower() == index_note.lower()]
         index_note = spelled[0] if len(spelled) == 1 else index_note
@@ -534,4 +549,5 @@ def health_json(health: IndexNoteHealth) -> dict[str, Any]:
             {"kind": m.kind, "path": m.path, "notes": len(m.notes), "group": m.group}
             for m in health.missing
         ],
+        "dumps": [report.json() for report in health.dumps],
     }

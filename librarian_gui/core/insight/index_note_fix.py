@@ -98,7 +98,9 @@ def plan_index_note_fix(
     writing. Raises ``WriteRefused`` when the index note cannot be edited (binary, not
     UTF-8, not a regular file)."""
     if health is None:
-        health = index_note_health(index, index_note=index_note, exclude=tuple(exclude))
+        health = index_note_health(
+            index, index_note=index_note, exclude=tuple(exclude), dumps=False
+        )
     index_note = health.index  # as the vault spells it
     if health.error is not None:
         raise WriteRefused(index_note, health.error)

@@ -180,6 +180,7 @@ class Journal:
         edits: Sequence[Edit],
         progress: Callable[[int, int], None] | None = None,
         wait: float = WAIT,
+        creates: Sequence[Addition] = (),
     ) -> JournalEntry:
         """Record ``edits``, then write each file (``swap_in``, ``settle``), holding the
         vault's writer lock (``wait`` seconds at most for another writer to finish, then
@@ -189,11 +190,17 @@ class Journal:
         written is skipped with the reason; the others are still written. The returned
         entry holds every outcome; when nothing was written the entry is not kept (its id
         cannot be undone). ``progress(done, total)`` is called as files are done.
+
+        ``creates``: new notes (``Addition`` of kind "create") made in the same entry,
+        before the edits (a split writes its new notes, then the shortened dump): one undo
+        takes back both.
         """
-        rels = [edit.rel for edit in edits]
+        rels = [edit.rel for edit in edits] + [item.rel for item in creates]
         if len(set(rels)) != len(rels):
             raise ValueError("one entry cannot hold two edits of the same file")
-        if all(edit.after == edit.before.data for edit in edits):
+        if any(item.kind != "create" for item in creates):
+            raise ValueError("an entry of edits creates notes; it appends to none")
+        if not creates and all(edit.after == edit.before.data for edit in edits):
             # Nothing to write: no lock either, so a vault never written gets no .librarian.
             files = tuple(
                 JournalFile(e.rel, e.before.digest, e.before.digest, "skipped", "nothing to change")
@@ -202,7 +209,7 @@ class Journal:
             return JournalEntry("", description, _now_iso(), files)
         with vault_lock(self.root, wait, description):
             self.finish_interrupted()
-            return self._apply(description, edits, progress)
+            return self._apply(description, edits, progress, creates)
 
     def add(self, description: str, items: Sequence[Addition], wait: float = WAIT) -> JournalEntry:
         """Record, then make, additions that replace nothing: new notes, text appended to a
@@ -245,25 +252,7 @@ class Journal:
         files: list[dict[str, Any]] = []
         try:
             for number, (item, before) in enumerate(zip(made, checked, strict=True)):
-                blob = f"{number:05d}.added"
-                write_new(folder / blob, item.data)
-                outcome, reason = "pending", ""
-                if isinstance(before, WriteRefused):
-                    outcome, reason = "skipped", before.reason
-                    before = additions.Before("", 0)
-                files.append(
-                    {
-                        "rel": item.rel,
-                        "kind": item.kind,
-                        "before": before.digest,
-                        "after": digest_of(item.data),  # of the added bytes
-                        "after_size": None,
-                        "offset": before.size,  # where the bytes should land; then where they did
-                        "blob": blob,
-                        "outcome": outcome,
-                        "reason": reason,
-                    }
-                )
+                files.append(self._addition_file(folder, number, item, before))
             record: dict[str, Any] = {
                 "format": ADDITIONS_FORMAT,
                 "id": entry_id,
@@ -280,38 +269,72 @@ class Journal:
                 raise _journal_unwritable(exc) from None
             raise
         try:
-            for number, (item, file) in enumerate(zip(made, files, strict=True)):
-                if file["outcome"] != "pending":
-                    continue
-
-                def landing(offset: int, file: dict[str, Any] = file) -> None:
-                    # The note grew since it was read: record where the bytes will land.
-                    if offset != file["offset"]:
-                        file["offset"] = offset
-                        atomic_write(folder / ENTRY_FILE, _dump(record))
-
-                try:
-                    file["offset"] = additions.add(
-                        self.root, item, temp_name(entry_id, number), landing
-                    )
-                    file["outcome"] = "written"
-                except additions.TornAppend as exc:
-                    file.update(
-                        outcome="torn", reason=exc.reason, offset=exc.offset, landed=exc.landed
-                    )
-                except WriteRefused as exc:
-                    file.update(outcome="skipped", reason=exc.reason)
-                except OSError as exc:  # the record could not be updated: nothing appended
-                    file.update(outcome="skipped", reason=_journal_unwritable(exc).reason)
+            self._make_additions(entry_id, folder, record, made, 0)
         finally:
             self._close_entry(folder, record, marker)
         return _entry_from(record)
+
+    @staticmethod
+    def _addition_file(
+        folder: Path, number: int, item: Addition, before: additions.Before | WriteRefused
+    ) -> dict[str, Any]:
+        """An addition's record in its entry, its bytes saved beside it first."""
+        blob = f"{number:05d}.added"
+        write_new(folder / blob, item.data)
+        outcome, reason = "pending", ""
+        if isinstance(before, WriteRefused):
+            outcome, reason = "skipped", before.reason
+            before = additions.Before("", 0)
+        return {
+            "rel": item.rel,
+            "kind": item.kind,
+            "before": before.digest,
+            "after": digest_of(item.data),  # of the added bytes
+            "after_size": None,
+            "offset": before.size,  # where the bytes should land; then where they did
+            "blob": blob,
+            "outcome": outcome,
+            "reason": reason,
+        }
+
+    def _make_additions(
+        self,
+        entry_id: str,
+        folder: Path,
+        record: dict[str, Any],
+        items: Sequence[Addition],
+        first: int,
+    ) -> None:
+        """Make each addition whose file (``record["files"][first + i]``) is still pending,
+        recording its outcome there."""
+        files = record["files"][first : first + len(items)]
+        for number, (item, file) in enumerate(zip(items, files, strict=True), first):
+            if file["outcome"] != "pending":
+                continue
+
+            def landing(offset: int, file: dict[str, Any] = file) -> None:
+                # The note grew since it was read: record where the bytes will land.
+                if offset != file["offset"]:
+                    file["offset"] = offset
+                    atomic_write(folder / ENTRY_FILE, _dump(record))
+
+            try:
+                name = temp_name(entry_id, number)
+                file["offset"] = additions.add(self.root, item, name, landing)
+                file["outcome"] = "written"
+            except additions.TornAppend as exc:
+                file.update(outcome="torn", reason=exc.reason, offset=exc.offset, landed=exc.landed)
+            except WriteRefused as exc:
+                file.update(outcome="skipped", reason=exc.reason)
+            except OSError as exc:  # the record could not be updated: nothing appended
+                file.update(outcome="skipped", reason=_journal_unwritable(exc).reason)
 
     def _apply(
         self,
         description: str,
         edits: Sequence[Edit],
         progress: Callable[[int, int], None] | None,
+        creates: Sequence[Addition] = (),
     ) -> JournalEntry:
         guard = self._guard()
         refused: dict[int, str] = {}
@@ -320,6 +343,13 @@ class Journal:
                 guard(edit.rel)
             except WriteRefused as exc:
                 refused[number] = exc.reason
+        checked: list[additions.Before | WriteRefused] = []
+        for item in creates:
+            try:
+                guard(item.rel)
+                checked.append(additions.look_before(self.root, item)[0])
+            except WriteRefused as exc:
+                checked.append(exc)
         entry_id, folder, marker = self._begin()
         created = _now_iso()
         files: list[dict[str, Any]] = []
@@ -340,8 +370,10 @@ class Journal:
                 )
                 if edit.links != "follow":
                     files[-1]["links"] = edit.links
+            for number, (item, before) in enumerate(zip(creates, checked, strict=True), len(edits)):
+                files.append(self._addition_file(folder, number, item, before))
             record: dict[str, Any] = {
-                "format": FORMAT,
+                "format": ADDITIONS_FORMAT if creates else FORMAT,
                 "id": entry_id,
                 "description": description,
                 "created": created,
@@ -356,12 +388,18 @@ class Journal:
             if isinstance(exc, OSError):
                 raise _journal_unwritable(exc) from None
             raise
+        if creates:
+            try:
+                self._make_additions(entry_id, folder, record, creates, len(edits))
+            except BaseException:
+                self._close_entry(folder, record, marker)
+                raise
         jobs: list[_Job] = []
-        for number, (edit, item) in enumerate(zip(edits, files, strict=True)):
+        for number, (edit, file) in enumerate(zip(edits, files, strict=False)):
             if number in refused:
-                item.update(outcome="skipped", reason=refused[number])
+                file.update(outcome="skipped", reason=refused[number])
             elif edit.after == edit.before.data:
-                item.update(outcome="skipped", reason="nothing to change")
+                file.update(outcome="skipped", reason="nothing to change")
             else:
                 base = len(edit.before.data) if edit.keep_appends else None
                 job = _Job(edit.rel, edit.after, edit.before.digest, number, base, edit.links)
