@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import functools
+import shlex
 import sys
 import threading
 from collections.abc import Callable
@@ -188,6 +189,10 @@ class Tools:
                 cut[key] = len(answer[key])
                 answer[key] = answer[key][:HEALTH_ROWS]
         answer["cut_short"] = cut  # list → its whole length, for the lists cut
+        for dump in answer["dumps"]:  # the command as the agent can run it
+            dump["command"] = f"librarian split {shlex.quote(str(live.root))} " + shlex.quote(
+                dump["note"]
+            )
         if full_list is None:
             return answer
         return paging.page_list(answer, full_list, cursor)
@@ -391,7 +396,9 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         READ_ONLY,
         "Check the index note (MEMORY.md): notes it does not list, dead links, its length in "
         "lines, bytes and tokens against what agents load, and entries holding text instead "
-        "of pointing. `librarian index VAULT --fix` adds the missing entries.",
+        "of pointing. `librarian index VAULT --fix` adds the missing entries. `dumps`: notes "
+        "grown too long to load, made of many sections, each with the `librarian split` "
+        "command that turns it into daily logs and topic notes under an index that points.",
     ),
     "read_note": (
         READ_ONLY,

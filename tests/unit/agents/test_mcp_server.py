@@ -398,3 +398,18 @@ def test_a_dictionary_kept_outside_the_vault_is_read_again_when_it_changes(
         assert (await agent.call("concept", name="pgsql"))["concept"] == "postgres"
 
     run_agent(root, scenario, "--concepts", str(outside))
+
+
+def test_index_health_names_a_dump_and_the_command_that_splits_it(tmp_path: Path) -> None:
+    line = "the agent kept a note " * 4 + "\n"
+    days = "".join(f"## 2024-06-{day:02d}\n{line * 12}\n" for day in range(1, 29))
+    (tmp_path / "MEMORY.md").write_text(f"# Memory\n\n{days}")  # 394 lines, 28 sections
+
+    async def scenario(agent: Agent) -> None:
+        health = await agent.call("index_health")
+        assert [
+            (d["note"], d["lines"], d["sections"], d["dated_sections"]) for d in health["dumps"]
+        ] == [("MEMORY.md", 2 + 28 * 14, 28, 28)]
+        assert health["dumps"][0]["command"] == f"librarian split {tmp_path} MEMORY.md"
+
+    run_agent(tmp_path, scenario)

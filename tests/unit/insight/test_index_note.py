@@ -192,6 +192,7 @@ def test_json_keys_are_stable(tmp_path: Path) -> None:
         "folder_entries",
         "dated_folders",
         "missing_entries",
+        "dumps",
     ]
     assert doc["missing_entries"][2] == {
         "kind": "folder",
