@@ -201,6 +201,16 @@ def plan_split(
     elsewhere = _rewrite_elsewhere(index, dump, heading_home, changes, warnings)
     targets = _targets(shape, section_targets, kinds, new_lines, snapshot.newline)
     index_text, added = _index_text(shape, kept, section_targets, targets, new_lines, snapshot)
+    if _too_long(index_text, limits):
+        # One line per topic note would make the index a dump again: one per folder instead.
+        index_text, added = _index_text(
+            shape, kept, section_targets, targets, new_lines, snapshot, by_folder=True
+        )
+        if _too_long(index_text, limits):
+            warnings.append(
+                f"the new {dump} is still past {limits.lines} lines or {limits.bytes:,} bytes: "
+                "keep fewer sections in it"
+            )
     return SplitPlan(
         dump,
         snapshot,
@@ -547,6 +557,23 @@ def _log_entry(folder: str, logs: list[Target], shape: NoteShape, index_rel: str
     return f"- [{folder}/]({quote(relative, safe='/()')}/) — {len(logs)} {what}{span}"
 
 
+def _too_long(text: str, limits: DumpLimits) -> bool:
+    return text.count("\n") > limits.lines or len(text.encode("utf-8")) > limits.bytes
+
+
+def _folder_entry(folder: str, notes: list[Target], index_rel: str) -> str:
+    relative = posixpath.relpath(folder, posixpath.dirname(index_rel) or ".")
+    titles = ""
+    for target in notes:
+        more = f"{', ' if titles else ''}{target.title}"
+        if len(titles) + len(more) > DESCRIPTION_LIMIT:
+            titles += ", …"
+            break
+        titles += more
+    what = "note" if len(notes) == 1 else "notes"
+    return f"- [{folder}/]({quote(relative, safe='/()')}/) — {len(notes)} {what}: {titles}"
+
+
 def _index_text(
     shape: NoteShape,
     kept: tuple[int, ...],
@@ -554,16 +581,21 @@ def _index_text(
     targets: tuple[Target, ...],
     new_lines: list[str],
     snapshot: Snapshot,
+    *,
+    by_folder: bool = False,
 ) -> tuple[str, tuple[str, ...]]:
+    """The dump's new text; ``by_folder``: one entry per folder of topic notes too, not
+    one per note."""
     newline = snapshot.newline
     by_path = {t.path: t for t in targets}
     log_folders: dict[str, list[Target]] = {}
+    topic_folders: dict[str, list[Target]] = {}
     for target in targets:
-        if target.kind == "log":
-            log_folders.setdefault(posixpath.dirname(target.path), []).append(target)
+        folders = log_folders if target.kind == "log" else topic_folders
+        folders.setdefault(posixpath.dirname(target.path), []).append(target)
     out: list[str] = list(new_lines[: shape.preamble_end])
     added: list[str] = []
-    written: set[str] = set()
+    written: set[tuple[str, str]] = set()
 
     def add(line: str) -> None:
         if out and not out[-1].endswith("\n"):
@@ -578,14 +610,17 @@ def _index_text(
             out.extend(new_lines[section.first : section.end])
             continue
         target = by_path[section_targets[section.number]]
-        key = posixpath.dirname(target.path) if target.kind == "log" else target.path
-        if key in written:
+        folder = posixpath.dirname(target.path)
+        key = folder if target.kind == "log" or by_folder else target.path
+        if (target.kind, key) in written:
             continue
-        written.add(key)
+        written.add((target.kind, key))
         if out and out[-1].strip() and not out[-1].lstrip().startswith(("- ", "#")):
             add("")  # a list after a paragraph: a blank line between
         if target.kind == "log":
             add(_log_entry(key, log_folders[key], shape, snapshot.rel))
+        elif by_folder:
+            add(_folder_entry(key, topic_folders[key], snapshot.rel))
         else:
             add(_entry(target, snapshot.rel))
     return "".join(out), tuple(added)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from librarian_gui.core.agents.context import context_pack
+from librarian_gui.core.agents.context import _index_block, _index_lines_within, context_pack
 from librarian_gui.core.agents.tokens import estimate_tokens
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.vault.files import read_note
@@ -245,3 +245,20 @@ def test_a_notes_date_is_not_repeated_when_its_path_says_it(agent_vault: Path) -
     assert "\n## pie.md (2026-01-05)\n" in pack.text  # from its front matter
     # a path holding another date than the note's: the note's is printed
     assert "\n## log/2026-05-01.md (2026-05-02)\n" in pack.text
+
+
+@given(
+    st.lists(st.text(alphabet="ab -#\u4e2d", max_size=30), max_size=300),
+    st.integers(min_value=0, max_value=600),
+)
+def test_the_index_note_keeps_as_many_lines_as_fit(lines: list[str], share: int) -> None:
+    """Found by doubling and halving (a dump of 50,000 lines as the index note was priced
+    line by line from the end): the lines kept fit, and one more would not."""
+    kept = _index_lines_within("MEMORY.md", lines, share)
+
+    def fits(k: int) -> bool:
+        return estimate_tokens(_index_block("MEMORY.md", lines, k)) <= share
+
+    assert 0 <= kept <= len(lines)
+    assert kept == 0 or fits(kept)
+    assert kept == len(lines) or not fits(kept + 1)

@@ -207,3 +207,14 @@ def test_nothing_to_split(tmp_path: Path) -> None:
     index = VaultIndex.scan(tmp_path, use_cache=False)
     with pytest.raises(NothingToSplit):
         plan_split(index, "MEMORY.md")
+
+
+def test_an_index_of_too_many_entries_points_at_folders(tmp_path: Path) -> None:
+    topics = "".join(f"## Topic {n}\nabout {n}\n\n" for n in range(1, 251))
+    (tmp_path / "MEMORY.md").write_text(f"# Memory\n\n{topics}")
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
+    assert len(plan.targets) == 250
+    # "Topic 1, Topic 2, …": titles while they fit in 90 characters
+    titles = ", ".join(f"Topic {n}" for n in range(1, 11))
+    assert plan.index_text == f"# Memory\n\n- [notes/](notes/) — 250 notes: {titles}, …\n"
+    assert plan.warnings == ()
