@@ -33,6 +33,7 @@ VIEWS = (
     "concepts",
     "thin-spots",
     "index-health",
+    "split",
     "editor",
     "suggestions",
     "isolated",
@@ -360,10 +361,21 @@ def _screenshot(
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
     index_note = window.index_note
-    if view == "index-health" and index_note.pane.health is None and index_note.service:
+    if view in ("index-health", "split") and index_note.pane.health is None and index_note.service:
         index_note.service.health_found.connect(lambda _h: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
         loop.exec()
+    if view == "split" and index_note.service is not None:  # a dump's plan, previewed
+        health = index_note.pane.health
+        dumps = [d.path for d in health.dumps] if health is not None else []
+        current = session.current.node if session.current is not None else None
+        chosen = dumps[0] if dumps else current  # no dump: the plan of the note shown
+        if chosen:
+            index_note.service.split_planned.connect(lambda _p: QTimer.singleShot(200, loop.quit))
+            index_note.service.failed.connect(lambda _m: QTimer.singleShot(50, loop.quit))
+            index_note.service.plan_split(chosen)
+            QTimer.singleShot(30_000, loop.quit)
+            loop.exec()
     if view == "search" and query:
         window.search.set_query(query)
         session.search_ready.connect(lambda _q, _h: QTimer.singleShot(100, loop.quit))
@@ -434,6 +446,15 @@ def _screenshot(
         painter.drawPixmap(QPoint((image.width() - dialog.width()) // 2, 90), dialog)
         painter.end()
         window.switcher.close()
+    if view == "split" and index_note.split_dialog.isVisible():  # a dialog too
+        dialog = index_note.split_dialog.grab()
+        painter = QPainter(image)
+        at = QPoint((image.width() - dialog.width()) // 2, (image.height() - dialog.height()) // 2)
+        painter.drawPixmap(at, dialog)
+        painter.setPen(window.palette().mid().color())
+        painter.drawRect(at.x() - 1, at.y() - 1, dialog.width() + 1, dialog.height() + 1)
+        painter.end()
+        index_note.split_dialog.close()
     if view == "warnings":  # a dialog too: drawn where it opens, over the window's centre
         dialog = window.warnings.grab()
         painter = QPainter(image)

@@ -32,11 +32,13 @@ class IndexNoteService(QObject):
     Signals:
         health_found(object): an IndexNoteHealth.
         fix_planned(object): an IndexNoteFixPlan, to preview.
+        split_planned(object): a SplitPlan of a dump, to preview (``plan_split``).
         failed(str): a plan could not be made; what to tell the user.
     """
 
     health_found = Signal(object)
     fix_planned = Signal(object)
+    split_planned = Signal(object)
     failed = Signal(str)
 
     def __init__(
@@ -98,6 +100,26 @@ class IndexNoteService(QObject):
         handle.finished.connect(self.fix_planned)
         handle.failed.connect(self._on_plan_failed)
 
+    def plan_split(
+        self, note: str, keep: Sequence[int] = (), to: dict[int, str] | None = None
+    ) -> None:
+        """Make the plan to split the dump ``note`` (a vault path) from it as it is now,
+        sections ``keep`` left in it and ``to`` sending sections to the notes the user
+        named (``split_planned``)."""
+        index = self.model.index
+        if self._closed or index is None:
+            return
+        kept, sent = frozenset(keep), dict(to or {})
+
+        def plan(_control: JobControl) -> Any:
+            from ..core.library.split import SplitOptions, plan_split
+
+            return plan_split(index, note, SplitOptions(keep=kept, to=sent))
+
+        handle = self.model.submit(plan, slow=True, name="split plan")  # reads the dump
+        handle.finished.connect(self.split_planned)
+        handle.failed.connect(self._on_split_plan_failed)
+
     def close(self) -> None:
         """Before the model closes: nothing more is asked of it."""
         self._closed = True
@@ -113,6 +135,10 @@ class IndexNoteService(QObject):
     @Slot(object)
     def _on_plan_failed(self, error: object) -> None:
         self.failed.emit(f"Index note not fixed: {error}")
+
+    @Slot(object)
+    def _on_split_plan_failed(self, error: object) -> None:
+        self.failed.emit(f"Not split: {error}")
 
     @Slot(object)
     def _on_model_index_updated(self, _update: object) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.index.index import VaultIndex
     from ..core.index.snapshot import IndexView
     from ..core.insight.index_note_fix import IndexNoteFixPlan
+    from ..core.library.split import SplitPlan
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
 
@@ -67,6 +68,8 @@ class SessionService(QObject):
         warnings_changed(object, object): the vault's problems (a tuple of ScanWarning,
             sorted by path), and the frozenset of their paths that are notes or files the
             preview can open.
+        split_stale(str): a split was refused because its dump changed since the plan
+            (other than by lines added at its end): the dump's path, to plan again.
     """
 
     place_shown = Signal(object, object, bool)
@@ -85,6 +88,7 @@ class SessionService(QObject):
     switcher_ready = Signal(object)
     search_ready = Signal(str, object)
     warnings_changed = Signal(object, object)
+    split_stale = Signal(str)
 
     def __init__(self, model: VaultModel, *, dark: bool = False, parent: QObject | None = None):
         super().__init__(parent)
@@ -615,6 +619,18 @@ class SessionService(QObject):
 
         self._write("index", plan, job)
 
+    def split_dump(self, plan: SplitPlan) -> None:
+        """Write a previewed split of a dump (on the writer thread, one journal entry:
+        Edit → Undo takes all of it back); ``message`` says how it went."""
+        journal = self.journal
+
+        def job() -> object:
+            from ..core.library.apply import apply_split
+
+            return apply_split(journal, plan)
+
+        self._write("split", plan, job)
+
     @Slot()
     def undo_last(self) -> None:
         """Undo the newest write not undone yet (on the writer thread)."""
@@ -632,6 +648,8 @@ class SessionService(QObject):
             self._show_related_linked(what, result)
         elif kind == "index":
             self._show_index_note_fixed(what, result)
+        elif kind == "split":
+            self._show_split(what, result)
         else:
             self._show_undone(result)
         self.undo_changed.emit(self.can_undo())
@@ -667,6 +685,23 @@ class SessionService(QObject):
             f"Added {count} {'entry' if count == 1 else 'entries'} to {plan.index}. "
             "Edit → Undo reverts it."
         )
+
+    def _show_split(self, plan: SplitPlan, result: object) -> None:
+        from ..core.library.apply import DumpChanged, SplitResult
+
+        if isinstance(result, DumpChanged):
+            self.message.emit(f"Not split: {result}. A fresh plan follows.")
+            self.split_stale.emit(plan.dump)
+            return
+        if isinstance(result, Exception):
+            self.message.emit(f"Not split: {result}")
+            return
+        done: SplitResult = result  # type: ignore[assignment]
+        count = len(done.created)
+        said = f"Split {plan.dump} into {count} {'note' if count == 1 else 'notes'}"
+        if done.kept_tail:
+            said += f"; {done.kept_tail:,} bytes written to it since the plan stay at its end"
+        self.message.emit(f"{said}. Edit → Undo takes it back.")
 
     def _show_undone(self, result: object) -> None:
         if isinstance(result, Exception):

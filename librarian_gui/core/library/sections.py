@@ -14,19 +14,40 @@
   and it (a ``# Memory`` title, a line saying what the note is for) are the *preamble*. A
   section whose lines below the heading are all blank (``## Log`` right above its ``###``
   entries) is a *grouping heading*: it stays with the note, as structure of the new index.
-- **Dated**: a section whose heading names a date (``parse_date_text``: ``2024-03-01``,
-  ``2024_03_01``, ``20240301``, ``2024-03``).
+- **Dated**: a section whose heading names a date: as notes are dated (``parse_date_text``:
+  ``2024-03-01``, ``2024_03_01``, ``20240301``, ``2024-03``), or written out in English
+  (``Sep 14th, 2020``, ``14 September 2020``, ``Monday 8 May 2023``), as diaries and
+  journals title their days.
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from dataclasses import dataclass
 
 from ..parse.parser import parse_date_text, parse_note
 from ..parse.records import Heading
 
 MIN_SECTIONS = 5
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = r"([A-Za-z]{3,9})\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+{_MONTH},?\s+(\d{{4}})\b")
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +80,25 @@ class NoteShape:
     @property
     def topics(self) -> int:
         return sum(1 for s in self.sections if s.date is None and not s.grouping)
+
+
+def heading_date(text: str) -> _dt.date | None:
+    """The date a heading names (see the module's docstring), or None."""
+    found = parse_date_text(text)
+    if found is not None:
+        return found
+    for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
+        for m in pattern.finditer(text):
+            day, word = (m.group(1), m.group(2)) if day_first else (m.group(2), m.group(1))
+            word = word.lower()
+            month = next((n for n, name in enumerate(_MONTHS, 1) if name.startswith(word)), None)
+            if month is None or len(word) < 3:
+                continue
+            try:
+                return _dt.date(int(m.group(3)), month, int(day))
+            except ValueError:
+                continue
+    return None
 
 
 def split_lines(text: str) -> tuple[str, ...]:
@@ -111,7 +151,7 @@ def shape_of(text: str) -> NoteShape:
                 end,
                 heading.level,
                 heading.text,
-                parse_date_text(heading.text),
+                heading_date(heading.text),
                 grouping=all(not line.strip() for line in below),
                 headings=inside,
             )

@@ -53,7 +53,8 @@ NAME_LIMIT = 80  # characters of a heading kept in a note's name
 DESCRIPTION_LIMIT = 90  # characters of a section's first line kept in its index entry
 _NOT_IN_NAMES = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]+')
 _SPACES = re.compile(r"\s+")
-_MARKUP = re.compile(r"^(?:\s*(?:[-*+]|\d{1,9}[.)]|>)\s+)+|[*_`]+")
+_MARKUP = re.compile(r"^(?:\s*(?:[-*+]|\d{1,9}[.)]|>)(?:\s+|$))+|[*_`]+")
+_PROPERTY = re.compile(r"^(?:[-*+]\s+)?[\w-]+::")
 _WIKI = re.compile(r"!?\[\[([^\]|#]*)(?:#([^\]|]*))?(?:\|([^\]]*))?\]\]")
 _MD_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_DEST = re.compile(r"^(!?\[.*\]\()(<[^>]*>|[^)\s]*)((?:\s[^)]*)?\))$", re.DOTALL)
@@ -525,6 +526,8 @@ def _description(lines: tuple[str, ...] | list[str]) -> str:
         line = raw.strip()
         if not line or line.startswith(("#", "```", "~~~", "|", "<", "---", "===")):
             continue
+        if _PROPERTY.match(line):
+            continue  # ``type:: Feature``: an outliner's property, not what the section says
         line = _WIKI.sub(lambda m: m.group(3) or m.group(1) or m.group(2) or "", line)
         line = _MD_LINK.sub(lambda m: m.group(1), line)
         line = _SPACES.sub(" ", _MARKUP.sub("", line)).strip()

@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFormLayout,
+    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1  # the note to open (path_data)
 LINE_ROLE = Qt.ItemDataRole.UserRole + 2  # the line of it to open at, or None
 MAX_SHOWN = 500  # rows per group; the count says how many there are
-UNLISTED, DEAD, TEXT, DATED = range(4)
-_HEADS = ("Not listed", "Dead links", "Holding text", "Dated folders")
+UNLISTED, DEAD, TEXT, DATED, DUMPS = range(5)
+_HEADS = ("Not listed", "Dead links", "Holding text", "Dated folders", "Dumps")
 _TIPS = (
     "Notes the index note does not link, nor cover by a folder entry: Fix adds one entry "
     "per note, one per dated folder",
@@ -42,6 +43,8 @@ _TIPS = (
     "List items with more than a link and a short description: an index points, the "
     "notes hold the text",
     "Folders of notes named by dates (diaries, logs): one entry stands for each",
+    "Notes grown too long for an agent to load, made of many sections: Split turns one "
+    "into daily logs and topic notes under an index that points",
 )
 
 
@@ -60,6 +63,8 @@ class IndexNotePane(QWidget):
         note_opened(object): a note's row was clicked (its vault path).
         line_opened(object, int): a row about a line of the index note was clicked.
         fix_requested(): the Fix button was clicked (preview the missing entries).
+        split_requested(str): the Split button was clicked: the dump to split (the one
+            selected in the Dumps group, else the first).
         scope_changed(str, object): the user named another index note (a vault path) or
             other notes to leave out (a tuple of glob patterns).
     """
@@ -67,6 +72,7 @@ class IndexNotePane(QWidget):
     note_opened = Signal(object)
     line_opened = Signal(object, int)
     fix_requested = Signal()
+    split_requested = Signal(str)
     scope_changed = Signal(str, object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -80,6 +86,11 @@ class IndexNotePane(QWidget):
         self.fix_button.setToolTip(
             "Preview the entries the index note lacks, then add them at its end "
             "(Edit → Undo takes them back)"
+        )
+        self.split_button = QPushButton("Split into a library…")
+        self.split_button.setToolTip(
+            "Preview how a dump splits into daily logs and topic notes under an index that "
+            "points; nothing is written until you confirm (Edit → Undo takes it back)"
         )
         self.index_edit = QLineEdit()
         self.index_edit.setToolTip("The index note, a vault path (MEMORY.md by default)")
@@ -102,9 +113,15 @@ class IndexNotePane(QWidget):
         layout.setSpacing(2)
         layout.addLayout(form)
         layout.addWidget(self.figures)
-        layout.addWidget(self.fix_button, 0, Qt.AlignmentFlag.AlignLeft)
+        buttons = QHBoxLayout()
+        buttons.setContentsMargins(4, 0, 4, 0)
+        buttons.addWidget(self.fix_button)
+        buttons.addWidget(self.split_button)
+        buttons.addStretch(1)
+        layout.addLayout(buttons)
         layout.addWidget(self.tree, 1)
         self.fix_button.clicked.connect(self.fix_requested)
+        self.split_button.clicked.connect(self._on_split_button_clicked)
         self.index_edit.editingFinished.connect(self._on_scope_edited)
         self.exclude_edit.editingFinished.connect(self._on_scope_edited)
         self.tree.itemClicked.connect(self._on_tree_item_clicked)
@@ -133,6 +150,7 @@ class IndexNotePane(QWidget):
         self.health = health
         self.figures.setText(_figures(health))
         self.fix_button.setEnabled(bool(health.missing))
+        self.split_button.setEnabled(bool(health.dumps))
         self._when_shown.changed()
 
     def group(self, which: int) -> QTreeWidgetItem:
@@ -150,12 +168,13 @@ class IndexNotePane(QWidget):
     def _fill(self) -> None:
         health = self.health
         expanded = [
-            self.tree.topLevelItem(i).isExpanded() if self.tree.topLevelItemCount() == 4 else True
-            for i in range(4)
+            self.tree.topLevelItem(i).isExpanded() if self.tree.topLevelItemCount() == 5 else True
+            for i in range(5)
         ]
         self.tree.clear()
         self.figures.setText(_figures(health))
         self.fix_button.setEnabled(health is not None and bool(health.missing))
+        self.split_button.setEnabled(health is not None and bool(health.dumps))
         heads = list(_HEADS)
         if health is not None:
             counts = (
@@ -163,6 +182,7 @@ class IndexNotePane(QWidget):
                 len(health.dead_links),
                 len(health.text_entries),
                 len(health.dated_folders),
+                len(health.dumps),
             )
             heads = [f"{h}  ({n:,})" for h, n in zip(heads, counts, strict=True)]
         groups = tree_rows(self.tree, None, [[head] for head in heads])
@@ -215,6 +235,20 @@ class IndexNotePane(QWidget):
             ],
             "No dated folders.",
         )
+        self._rows(
+            groups[DUMPS],
+            [
+                (
+                    f"{_title(d.path)}  ·  {d.lines:,} lines  ·  {d.sections:,} sections",
+                    f"{shown_path(d.path)}: {_size(d.bytes)}, ~{d.tokens:,} tokens, "
+                    f"{d.dated:,} dated sections, {d.topics:,} on topics",
+                    d.path,
+                    None,
+                )
+                for d in health.dumps
+            ],
+            "No note has grown into a dump.",
+        )
 
     def _rows(
         self,
@@ -249,6 +283,19 @@ class IndexNotePane(QWidget):
         note, patterns = self.scope()
         self.show_scope(note, patterns)
         self.scope_changed.emit(note, patterns)
+
+    @Slot()
+    def _on_split_button_clicked(self) -> None:
+        health = self.health
+        if health is None or not health.dumps:
+            return
+        chosen = health.dumps[0].path
+        current = self.tree.currentItem()
+        if current is not None and current.parent() is self.tree.topLevelItem(DUMPS):
+            data = current.data(0, PATH_ROLE)
+            if data is not None:
+                chosen = path_of_data(data)
+        self.split_requested.emit(chosen)
 
     @Slot(QTreeWidgetItem, int)
     def _on_tree_item_clicked(self, item: QTreeWidgetItem, _column: int) -> None:
@@ -291,6 +338,17 @@ def _figures(health: IndexNoteHealth | None) -> str:
     )
     for warning in health.warnings:
         figures += f"<br><b>⚠ {html.escape(warning)}</b>"
+    others = [d for d in health.dumps if d.path != health.index]
+    for dump in health.dumps:
+        if dump.path == health.index:
+            figures += (
+                f"<br><b>⚠ A dump: {dump.sections:,} sections ({dump.dated:,} dated, "
+                f"{dump.topics:,} on topics). Split into a library turns them into notes "
+                "under an index that points.</b>"
+            )
+    if others:
+        what = "note has" if len(others) == 1 else "notes have"
+        figures += f"<br><b>⚠ {len(others):,} other {what} grown into a dump (Dumps, below).</b>"
     if health.healthy:
         figures += "<br>Healthy: it lists every note, and only points."
     return figures

@@ -10,9 +10,11 @@ from PySide6.QtCore import QObject, Signal, Slot
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from ..index_note.pane import IndexNoteFixDialog, IndexNotePane
+from ..index_note.split_dialog import SplitDialog
 
 if TYPE_CHECKING:
     from ...core.insight.index_note import IndexNoteHealth
+    from ...core.library.split import SplitPlan
     from ...services.index_note import IndexNoteService
     from ...services.open_vault import OpenVault
     from ...services.settings import Settings
@@ -43,6 +45,8 @@ class IndexNoteTab(QObject):
         self.pane = IndexNotePane()
         centre.addTab(self.pane, "Index note")
         self.dialog = IndexNoteFixDialog(window)
+        self.split_dialog = SplitDialog(window)
+        self._stale = ""  # a dump whose split was refused: its fresh plan says why
         self.service: IndexNoteService | None = None
         self.pane.scope_changed.connect(self._on_pane_scope_changed)
         self.pane.note_opened.connect(self._on_pane_place_opened)
@@ -60,6 +64,25 @@ class IndexNoteTab(QObject):
         self.pane.note_opened.connect(session.open_note)
         self.pane.line_opened.connect(session.open_at_line)
         self.dialog.confirmed.connect(session.fix_index_note)
+        self.pane.split_requested.connect(self.service.plan_split)
+        self.service.split_planned.connect(self._on_service_split_planned)
+        self.split_dialog.options_changed.connect(self.service.plan_split)
+        self.split_dialog.confirmed.connect(session.split_dump)
+        session.split_stale.connect(self._on_session_split_stale)
+
+    @Slot(object)
+    def _on_service_split_planned(self, plan: SplitPlan) -> None:
+        note = ""
+        if self._stale == plan.dump:
+            note = f"{plan.dump} changed since the plan you confirmed: this is a fresh plan."
+        self._stale = ""
+        self.split_dialog.show_split(plan, note)
+
+    @Slot(str)
+    def _on_session_split_stale(self, dump: str) -> None:
+        if self.service is not None:
+            self._stale = dump
+            self.service.plan_split(dump)
 
     def show_tab(self) -> None:
         self.centre.setCurrentWidget(self.pane)

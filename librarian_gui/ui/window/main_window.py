@@ -701,7 +701,7 @@ class MainWindow(QMainWindow):
             self.graph_tab.show_tab("global")
         elif view == "timeline":
             self.timeline_tab.show_tab()
-        elif view == "index-health":
+        elif view in ("index-health", "split"):
             self.index_note.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()

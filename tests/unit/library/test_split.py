@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from librarian_gui.core.index.index import VaultIndex
-from librarian_gui.core.library.sections import shape_of, split_lines
+from librarian_gui.core.library.sections import heading_date, shape_of, split_lines
 from librarian_gui.core.library.split import NothingToSplit, SplitOptions, plan_split
 
 DUMP = """---
@@ -218,3 +218,39 @@ def test_an_index_of_too_many_entries_points_at_folders(tmp_path: Path) -> None:
     titles = ", ".join(f"Topic {n}" for n in range(1, 11))
     assert plan.index_text == f"# Memory\n\n- [notes/](notes/) — 250 notes: {titles}, …\n"
     assert plan.warnings == ()
+
+
+@pytest.mark.parametrize(
+    ("heading", "expected"),
+    [
+        ("2024-03-01 standup", "2024-03-01"),
+        ("Sep 14th, 2020", "2020-09-14"),
+        ("14 September 2020", "2020-09-14"),
+        ("Monday 08 May 2023, 13:56", "2023-05-08"),
+        ("Sept 3, 2021", "2021-09-03"),
+        ("Dec. 5 2019", "2019-12-05"),
+        ("June 31, 2020", None),  # no such day
+        ("Marching 3 2020", None),  # not a month
+        ("May 2020", None),  # no day
+        ("Ideas", None),
+    ],
+)
+def test_heading_dates(heading: str, expected: str | None) -> None:
+    found = heading_date(heading)
+    assert (found.isoformat() if found else None) == expected
+
+
+def test_a_description_skips_empty_bullets(tmp_path: Path) -> None:
+    topics = "".join(f"## Topic {n}\n-\n- [[Link {n}|the {n}th]] *thing*\n\n" for n in range(5))
+    (tmp_path / "MEMORY.md").write_text(topics)
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
+    assert [t.description for t in plan.targets] == [f"the {n}th thing" for n in range(5)]
+
+
+def test_a_description_skips_outliner_properties(tmp_path: Path) -> None:
+    topics = "".join(
+        f"## Topic {n}\ntype:: Feature\n- tags:: a\nWhat {n} does.\n" for n in range(5)
+    )
+    (tmp_path / "MEMORY.md").write_text(topics)
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
+    assert [t.description for t in plan.targets] == [f"What {n} does." for n in range(5)]
