@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 
 from ..parse.parser import parse_date_text, parse_note
-from ..parse.records import Heading
+from ..parse.records import Heading, ParsedNote
 
 MIN_SECTIONS = 5
 _MONTHS = (
@@ -72,6 +72,7 @@ class NoteShape:
     preamble_end: int  # the preamble is front_matter_end up to here
     level: int  # the split level (0: no heading repeats, nothing to split)
     sections: tuple[Section, ...]
+    starts: tuple[int, ...] = ()  # each section's first line, in order (for a bisection)
 
     @property
     def dated(self) -> int:
@@ -123,10 +124,11 @@ def split_level(headings: list[Heading] | tuple[Heading, ...]) -> int:
     return 0
 
 
-def shape_of(text: str) -> NoteShape:
-    """``text`` (a note's text, BOM removed) as front matter, preamble and sections."""
+def shape_of(text: str, parsed: ParsedNote | None = None) -> NoteShape:
+    """``text`` (a note's text, BOM removed) as front matter, preamble and sections;
+    ``parsed``: ``parse_note(text)``, when the caller has it."""
     lines = split_lines(text)
-    parsed = parse_note(text)
+    parsed = parse_note(text) if parsed is None else parsed
     front_end = text.count("\n", 0, parsed.body_start) if parsed.body_start else 0
     # Parser headings are 1-based lines; those in front matter are not headings of the note.
     headings = [
@@ -140,9 +142,15 @@ def shape_of(text: str) -> NoteShape:
     first = next(h.line for h in headings if h.level == level)
     starts = [h for h in headings if h.level <= level and h.line >= first]
     sections: list[Section] = []
+    at = 0  # the first heading not in an earlier section (both run in line order)
     for number, heading in enumerate(starts, 1):
         end = starts[number].line if number < len(starts) else len(lines)
-        inside = tuple(h for h in headings if heading.line <= h.line < end)
+        while headings[at].line < heading.line:
+            at += 1
+        stop = at
+        while stop < len(headings) and headings[stop].line < end:
+            stop += 1
+        inside = tuple(headings[at:stop])
         below = lines[heading.line + 1 : end]
         sections.append(
             Section(
@@ -156,4 +164,5 @@ def shape_of(text: str) -> NoteShape:
                 headings=inside,
             )
         )
-    return NoteShape(lines, front_end, starts[0].line, level, tuple(sections))
+    firsts = tuple(s.first for s in sections)
+    return NoteShape(lines, front_end, starts[0].line, level, tuple(sections), firsts)

@@ -27,6 +27,7 @@ The rules (a person tidying an agent's memory by hand would do the same):
 
 from __future__ import annotations
 
+import bisect
 import posixpath
 import re
 import unicodedata
@@ -167,7 +168,8 @@ def plan_split(
     index = index.snapshot()
     snapshot = read_snapshot(index.root, dump)
     text = snapshot.text
-    shape = shape_of(text)
+    parsed = parse_note(text)
+    shape = shape_of(text, parsed)
     report = report_of_shape(dump, shape, text, len(snapshot.data), limits)
     movable = [s for s in shape.sections if not s.grouping]
     if not movable:
@@ -180,7 +182,6 @@ def plan_split(
             warnings.append(f"there is no section {number} (the note has {len(shape.sections)})")
     kept = tuple(s.number for s in shape.sections if s.grouping or s.number in options.keep)
     moved = [s for s in shape.sections if s.number not in kept]
-    parsed = parse_note(text)
     links_by_section = _links_by_section(parsed.links, shape)
     taken = _names_taken(index, dump)
     section_targets, kinds = _choose_targets(index, dump, shape, moved, options, links_by_section)
@@ -242,9 +243,10 @@ def _links_by_section(links: tuple[Link, ...], shape: NoteShape) -> dict[int, li
 
 
 def _section_at(shape: NoteShape, line: int) -> Section | None:
-    for section in shape.sections:
-        if section.first <= line < section.end:
-            return section
+    """The section holding the 0-based ``line``, if any (sections run in line order)."""
+    at = bisect.bisect_right(shape.starts, line) - 1
+    if at >= 0 and line < shape.sections[at].end:
+        return shape.sections[at]
     return None
 
 
