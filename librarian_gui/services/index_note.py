@@ -101,20 +101,25 @@ class IndexNoteService(QObject):
         handle.failed.connect(self._on_plan_failed)
 
     def plan_split(
-        self, note: str, keep: Sequence[int] = (), to: dict[int, str] | None = None
+        self,
+        note: str,
+        keep: Sequence[int] = (),
+        to: dict[int, str] | None = None,
+        logs: str = "day",
     ) -> None:
         """Make the plan to split the dump ``note`` (a vault path) from it as it is now,
-        sections ``keep`` left in it and ``to`` sending sections to the notes the user
-        named (``split_planned``)."""
+        sections ``keep`` left in it, ``to`` sending sections to the notes the user named,
+        ``logs`` "day" or "month" (``split_planned``)."""
         index = self.model.index
         if self._closed or index is None:
             return
         kept, sent = frozenset(keep), dict(to or {})
+        span: Any = "month" if logs == "month" else "day"
 
         def plan(_control: JobControl) -> Any:
             from ..core.library.split import SplitOptions, plan_split
 
-            return plan_split(index, note, SplitOptions(keep=kept, to=sent))
+            return plan_split(index, note, SplitOptions(logs=span, keep=kept, to=sent))
 
         handle = self.model.submit(plan, slow=True, name="split plan")  # reads the dump
         handle.finished.connect(self.split_planned)

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
+    QComboBox,
     QDialog,
     QDialogButtonBox,
+    QHBoxLayout,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -37,12 +39,13 @@ class SplitDialog(QDialog):
     writes the plan shown (``confirmed``).
 
     Signals:
-        options_changed(str, object, object): the dump's path, the section numbers to keep
-            (a tuple) and the sections sent to notes the user named (a dict).
+        options_changed(str, object, object, str): the dump's path, the section numbers to
+            keep (a tuple), the sections sent to notes the user named (a dict), and "day"
+            or "month" (a log a day, or a month).
         confirmed(object): the user accepted the plan shown (write it).
     """
 
-    options_changed = Signal(str, object, object)
+    options_changed = Signal(str, object, object, str)
     confirmed = Signal(object)
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -69,6 +72,10 @@ class SplitDialog(QDialog):
         self.links = QPlainTextEdit(readOnly=True)
         self.links.setFont(mono)
         self.links.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.logs = QComboBox()
+        self.logs.addItem("One log a day", "day")
+        self.logs.addItem("One log a month", "month")
+        self.logs.setToolTip("Where the dated sections go: logs/2024-03-01.md, or logs/2024-03.md")
         self.below = QTabWidget()
         self.below.addTab(self.index_text, "The new index")
         self.below.addTab(self.links, "Links rewritten")
@@ -84,12 +91,16 @@ class SplitDialog(QDialog):
         self.buttons.accepted.connect(self._on_buttons_accepted)
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.summary)
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.logs, 0, Qt.AlignmentFlag.AlignTop)
+        layout.addLayout(top)
         layout.addWidget(split, 1)
         layout.addWidget(self.buttons)
         self._timer = QTimer(self, singleShot=True, interval=EDIT_DELAY_MS)
         self._timer.timeout.connect(self._on_timer_timeout)
         self.sections.itemChanged.connect(self._on_sections_item_changed)
+        self.logs.currentIndexChanged.connect(self._on_logs_current_index_changed)
 
     # ------------------------------------------------------------ showing
 
@@ -98,6 +109,9 @@ class SplitDialog(QDialog):
         plan) and open the dialog if it is not open."""
         self.plan = plan
         self._timer.stop()
+        self._filling = True
+        self.logs.setCurrentIndex(max(0, self.logs.findData(plan.options.logs)))
+        self._filling = False
         self.summary.setText(_summary(plan, note))
         self._fill(plan)
         self.index_text.setPlainText(plan.index_text)
@@ -169,6 +183,14 @@ class SplitDialog(QDialog):
         self.summary.setText("Planning again…")
         self._timer.start()
 
+    @Slot(int)
+    def _on_logs_current_index_changed(self, _index: int) -> None:
+        if self._filling or self.plan is None:
+            return
+        self.ok.setEnabled(False)
+        self.summary.setText("Planning again…")
+        self._timer.start()
+
     @Slot()
     def _on_timer_timeout(self) -> None:
         plan = self.plan
@@ -191,7 +213,7 @@ class SplitDialog(QDialog):
         to = {**dict(plan.options.to), **to}
         for number in keep:
             to.pop(number, None)
-        self.options_changed.emit(plan.dump, tuple(keep), to)
+        self.options_changed.emit(plan.dump, tuple(keep), to, str(self.logs.currentData()))
 
     @Slot()
     def _on_buttons_accepted(self) -> None:

@@ -96,3 +96,22 @@ def test_a_dump_rewritten_after_the_plan_gets_a_fresh_plan(
     assert dialog.isVisible()
     assert "changed since the plan you confirmed: this is a fresh plan" in dialog.summary.text()
     assert dialog.rows()[7] == (True, "8. Queues", "notes/Queues.md")
+
+
+def test_monthly_logs(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
+    write_dump(vault)
+    win = window_on(vault)
+    pane = _pane(qtbot, win)
+    tab = win.index_note
+    assert tab.service is not None
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        pane.split_button.click()
+    dialog = tab.split_dialog
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        dialog.logs.setCurrentIndex(dialog.logs.findData("month"))
+    assert [target for _, _, target in dialog.rows()] == [
+        *(["logs/2024-05.md"] * 6),
+        "notes/Crawler.md",
+        "notes/Queue.md",
+    ]
+    assert "- [logs/](logs/) — 1 log, 2024-05-01 to 2024-05-06\n" in dialog.index_text.toPlainText()
