@@ -46,7 +46,7 @@ from ..vault.files import is_note_name
 from ..writing.place import check_new_name
 from ..writing.safewrite import Snapshot, WriteRefused, read_snapshot
 from .dumps import DEFAULT_LIMITS, DumpLimits, DumpReport, report_of_shape
-from .sections import NoteShape, Section, shape_of
+from .sections import NoteShape, Section, shape_of, split_lines
 
 LogSpan = Literal["day", "month"]
 DEFAULT_FOLDER = "notes"
@@ -132,7 +132,7 @@ class SplitPlan:
                     "path": t.path,
                     "kind": t.kind,
                     "sections": list(t.sections),
-                    "lines": len(t.text.splitlines()),
+                    "lines": len(split_lines(t.text)),
                     "description": t.description,
                 }
                 for t in self.targets
@@ -260,7 +260,9 @@ def _choose_targets(
 ) -> tuple[dict[int, str], dict[str, Literal["log", "topic"]]]:
     targets: dict[int, str] = {}
     kinds: dict[str, Literal["log", "topic"]] = {}
-    logs = options.logs_folder.strip("/") or "logs"
+    # New folders go beside the dump (``memory/MEMORY.md``: ``memory/logs/``)
+    home = posixpath.dirname(dump)
+    logs = posixpath.join(home, options.logs_folder.strip("/") or "logs")
     by_title: dict[str, str] = {}
     for section in moved:
         chosen = options.to.get(section.number)
@@ -277,7 +279,7 @@ def _choose_targets(
             title_key = section.title.strip().lower()
             path = by_title.get(title_key, "")
             if not path:
-                folder = _folder_for(index, dump, links_by_section.get(section.number, []))
+                folder = _folder_for(index, dump, links_by_section.get(section.number, []), home)
                 path = f"{folder}/{_file_name(section.title, section.number)}.md"
                 by_title[title_key] = path
         targets[section.number] = path
@@ -285,9 +287,10 @@ def _choose_targets(
     return targets, kinds
 
 
-def _folder_for(index: IndexView, dump: str, links: list[Link]) -> str:
+def _folder_for(index: IndexView, dump: str, links: list[Link], home: str) -> str:
     """The folder most of the notes ``links`` reach live in; else the category of the
-    concepts they reach most; else ``DEFAULT_FOLDER``."""
+    concepts they reach most; else ``DEFAULT_FOLDER`` (these two in ``home``, the dump's
+    folder)."""
     folders: Counter[str] = Counter()
     categories: Counter[str] = Counter()
     for link in links:
@@ -304,10 +307,11 @@ def _folder_for(index: IndexView, dump: str, links: list[Link]) -> str:
             concept = index.concepts.get(node[len(CONCEPT_PREFIX) :])
             if concept is not None and concept.category.strip():
                 categories[_folder_name(concept.category)] += 1
-    for counts in (folders, categories):
-        if counts:
-            return min(counts, key=lambda name: (-counts[name], name))
-    return DEFAULT_FOLDER
+    if folders:
+        return min(folders, key=lambda name: (-folders[name], name))
+    if categories:
+        return posixpath.join(home, min(categories, key=lambda n: (-categories[n], n)))
+    return posixpath.join(home, DEFAULT_FOLDER)
 
 
 def _folder_name(category: str) -> str:

@@ -254,3 +254,18 @@ def test_a_description_skips_outliner_properties(tmp_path: Path) -> None:
     (tmp_path / "MEMORY.md").write_text(topics)
     plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
     assert [t.description for t in plan.targets] == [f"What {n} does." for n in range(5)]
+
+
+def test_new_folders_go_beside_a_dump_in_a_folder(tmp_path: Path) -> None:
+    (tmp_path / "agent").mkdir()
+    topics = "".join(f"## 2024-01-0{n}\nday {n}\n" for n in range(1, 5)) + "## Ideas\nsome\n"
+    (tmp_path / "agent" / "MEMORY.md").write_text(topics)
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "agent/MEMORY.md")
+    assert [t.path for t in plan.targets] == [
+        *(f"agent/logs/2024-01-0{n}.md" for n in range(1, 5)),
+        "agent/notes/Ideas.md",
+    ]
+    assert plan.index_text == (
+        "- [agent/logs/](logs/) — 4 logs, 2024-01-01 to 2024-01-04\n"
+        "- [[agent/notes/Ideas|Ideas]] — some\n"
+    )
