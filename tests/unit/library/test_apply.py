@@ -12,10 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from librarian_gui.core.agents.context import ContextPack, context_pack
 from librarian_gui.core.index.index import VaultIndex
 from librarian_gui.core.library.apply import DumpChanged, apply_split
 from librarian_gui.core.library.sections import split_lines
 from librarian_gui.core.library.split import NothingToSplit, plan_split
+from librarian_gui.core.vault.files import read_note
 from librarian_gui.core.writing.journal import Journal
 from librarian_gui.core.writing.safewrite import WriteRefused
 from tests.unit.library.test_split import DUMP, OTHER, write_vault
@@ -187,3 +189,28 @@ def test_any_dump_splits_and_undoes_losslessly(
         assert landed == expected
         Journal(root).undo()
         assert notes(root) == {"MEMORY.md": text.encode()}
+
+
+def test_a_context_pack_before_and_after_the_split(tmp_path: Path) -> None:
+    """Before: the pack's index share holds the first lines of the dump; after: the whole
+    short index, and the day that answers as a note of its own."""
+    line = "the agent kept a note about the crawler queue\n"
+    days = "".join(f"## 2024-02-{d:02d}\n{line * 30}\n" for d in range(1, 21))
+    days = days.replace("## 2024-02-07\n", "## 2024-02-07\nWe chose DuckDB for staging.\n")
+    (tmp_path / "MEMORY.md").write_text(f"# Memory\n\nThe agent's memory.\n\n{days}")
+    question = "what did we choose for staging?"
+
+    def pack_of(root: Path) -> ContextPack:
+        index = VaultIndex.scan(root, use_cache=False)
+        return context_pack(index, lambda rel: read_note(root, rel).text, question, 1000)
+
+    before = pack_of(tmp_path)
+    assert before.index_note == "MEMORY.md"
+    # 4 lines above the days, 32 a day, the line added: the last (blank) line not counted
+    assert before.index_total == 4 + 20 * 32 + 1 - 1 and before.index_lines < before.index_total
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
+    apply_split(Journal(tmp_path), plan)
+    after = pack_of(tmp_path)
+    assert (after.index_lines, after.index_total) == (5, 5)
+    assert "logs/2024-02-07.md" in after.notes
+    assert "We chose DuckDB for staging." in after.text
