@@ -389,19 +389,37 @@ def _rewritten(link: Link, written: str, source: str, home: str) -> str | None:
     """The link ``written`` (``link`` as in its note ``source``) pointing at ``home``
     instead, its fragment and label kept; None when its form is not one this rewrites."""
     if link.kind == "markdown":
-        match = _MD_DEST.match(written)
-        if match is None:
-            return None
-        dest = match.group(2)
-        fragment = dest[dest.index("#") :] if "#" in dest else ""
-        relative = posixpath.relpath(home, posixpath.dirname(source) or ".")
-        return f"{match.group(1)}{quote(relative, safe='/()')}{fragment}{match.group(3)}"
+        return _with_path(written, posixpath.relpath(home, posixpath.dirname(source) or "."))
     if not written.endswith("]]"):
         return None
     inner = f"{home[:-3]}#{link.fragment}"
     if link.label is not None:
         inner += f"|{link.label}"
     return f"{'!' if written.startswith('!') else ''}[[{inner}]]"
+
+
+def _with_path(written: str, path: str) -> str | None:
+    """The Markdown link ``written`` with its destination's path ``path`` (a vault path,
+    relative), its fragment, title and form (``<a b.md>`` or ``a%20b.md``) kept."""
+    match = _MD_DEST.match(written)
+    if match is None:
+        return None
+    dest = match.group(2)
+    angled = dest.startswith("<")
+    inner = dest[1:-1] if angled else dest
+    fragment = inner[inner.index("#") :] if "#" in inner else ""
+    where = f"<{path}{fragment}>" if angled else f"{quote(path, safe='/()')}{fragment}"
+    return f"{match.group(1)}{where}{match.group(3)}"
+
+
+def _moved_path(link: Link, written: str, dump: str, here: str) -> str | None:
+    """A Markdown link's relative path written in the dump, from ``here``, where its line
+    goes: the same file (None when the path need not change)."""
+    old, new = posixpath.dirname(dump), posixpath.dirname(here)
+    if old == new or not link.target or link.target.startswith("/"):
+        return None
+    absolute = posixpath.normpath(posixpath.join(old, link.target))
+    return _with_path(written, posixpath.relpath(absolute, new or "."))
 
 
 def _rewrite_dump_links(
@@ -414,24 +432,30 @@ def _rewrite_dump_links(
     changes: list[LinkChange],
     text: str,
 ) -> None:
-    """Links of the dump to its own headings, where the heading and the link end up in
-    different notes: rewritten in ``new_lines`` (a link never spans lines it could not)."""
+    """Rewritten in ``new_lines``: links of the dump to its own headings, where the heading
+    and the link end up in different notes, and Markdown links' relative paths in sections
+    that move to another folder (a link spanning lines is left as it is)."""
     by_line: dict[int, list[tuple[Link, str]]] = {}
     for link in links:
-        if link.kind == "property" or not link.fragment:
-            continue
-        if link.target and name_key(link.target) != name_key(dump):
-            continue
-        home = _link_home(link, heading_home)
-        section = _section_at(shape, link.line - 1)
-        here = section_targets.get(section.number, dump) if section is not None else dump
-        if home is None or home == here:
+        if link.kind == "property":
             continue
         written = text[link.start : link.end]
         if "\n" in written:
             continue
-        after = _rewritten(link, written, here, home)
-        if after is not None:
+        section = _section_at(shape, link.line - 1)
+        here = section_targets.get(section.number, dump) if section is not None else dump
+        home = None
+        if link.fragment and (not link.target or name_key(link.target) == name_key(dump)):
+            home = _link_home(link, heading_home)
+        if home is not None:
+            # to a heading: the note now holding it (``[[#h]]`` in that note stays as it is)
+            same = home == here and (not link.target or here == dump)
+            after = None if same else _rewritten(link, written, here, home)
+        elif link.kind == "markdown" and here != dump:
+            after = _moved_path(link, written, dump, here)
+        else:
+            after = None
+        if after is not None and after != written:
             by_line.setdefault(link.line - 1, []).append((link, after))
     for number, found in by_line.items():
         line = new_lines[number]

@@ -269,3 +269,25 @@ def test_new_folders_go_beside_a_dump_in_a_folder(tmp_path: Path) -> None:
         "- [agent/logs/](logs/) — 4 logs, 2024-01-01 to 2024-01-04\n"
         "- [[agent/notes/Ideas|Ideas]] — some\n"
     )
+
+
+def test_links_in_moved_sections_keep_resolving(tmp_path: Path) -> None:
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a b.md").write_text("# A b\n")
+    dump = (
+        "## Topic 1\nsee [the doc](docs/a%20b.md#top), ![pic](<docs/x y.png>) and [me](MEMORY.md)\n"
+        "## Topic 2\nup to [one](MEMORY.md#topic-1), [[MEMORY#Topic 2]], [[#Topic 2]]\n"
+        "## Topic 3\n[far](/docs/a%20b.md)\n## Topic 4\nx\n## Topic 5\ny\n"
+    )
+    (tmp_path / "MEMORY.md").write_text(dump)
+    plan = plan_split(VaultIndex.scan(tmp_path, use_cache=False), "MEMORY.md")
+    texts = {t.path: t.text for t in plan.targets}
+    # Topic 1 links a note in docs/: it goes there
+    assert texts["docs/Topic 1.md"] == (
+        "## Topic 1\nsee [the doc](a%20b.md#top), ![pic](<x y.png>) and [me](../MEMORY.md)\n"
+    )
+    assert texts["notes/Topic 2.md"] == (
+        "## Topic 2\nup to [one](../docs/Topic%201.md#topic-1), [[notes/Topic 2#Topic 2]], "
+        "[[#Topic 2]]\n"
+    )
+    assert texts["docs/Topic 3.md"] == "## Topic 3\n[far](/docs/a%20b.md)\n"  # from the root
