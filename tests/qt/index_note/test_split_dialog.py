@@ -115,3 +115,28 @@ def test_monthly_logs(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
         "notes/Queue.md",
     ]
     assert "- [logs/](logs/) — 1 log, 2024-05-01 to 2024-05-06\n" in dialog.index_text.toPlainText()
+
+
+def test_renaming_a_new_note_merges_sections_sent_to_one(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    write_dump(vault)
+    win = window_on(vault)
+    pane = _pane(qtbot, win)
+    tab = win.index_note
+    assert tab.service is not None
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        pane.split_button.click()
+    dialog = tab.split_dialog
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        dialog.sections.topLevelItem(7).setText(2, "projects/Crawler")
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        dialog.sections.topLevelItem(6).setText(2, "projects/Crawler")
+    assert dialog.rows()[6:] == [
+        (True, "7. Crawler", "projects/Crawler.md"),
+        (True, "8. Queue", "projects/Crawler.md"),
+    ]
+    plan = dialog.plan
+    assert plan is not None
+    merged = [t for t in plan.targets if t.path == "projects/Crawler.md"]
+    assert [t.sections for t in merged] == [(7, 8)]
