@@ -26,6 +26,7 @@ from . import index as cli_index
 from . import insight as cli_insight
 from . import library as cli_library
 from . import related as cli_related
+from . import review as cli_review
 from .common import emit, note_arg, open_index, vault_folder
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_OK, EXIT_STOPPED, CommandFailed, Result
 
@@ -235,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     cli_index.add_command(sub, _common).set_defaults(func=_concept_command(cli_index.cmd_index))
     split = cli_library.add_command(sub, _common)
     split.set_defaults(func=_concept_command(cli_library.cmd_split))
+    duplicates = cli_review.add_command(sub, _common)
+    duplicates.set_defaults(func=_concept_command(cli_review.cmd_duplicates))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

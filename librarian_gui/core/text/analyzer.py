@@ -275,6 +275,22 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def word_set_of(text: str) -> set[str]:
+    """The distinct ``words`` of a text (not stemmed), an ASCII text split in C: for
+    comparing many passages at once."""
+    if not text.isascii():
+        return set(words(text))
+    # bytes.translate runs a 256-byte table; str.translate looks each character up in a dict
+    split = set(text.encode("ascii").translate(_BYTE_SPACES).split())
+    pieces = {piece.decode("ascii") for piece in split} - STOP_WORDS
+    # ``kept`` for ASCII pieces, with string methods: a regex call apiece was most of it
+    out = {p for p in pieces if len(p) > 1 and "'" not in p and not p.isdigit()}
+    for piece in pieces:
+        if "'" in piece:
+            out.update(w for w in apostrophe_words(piece) if kept(w))
+    return out
+
+
 # An ASCII piece (see ``ascii_words``) → its terms; forgotten past ``_PIECES_KEPT`` pieces.
 _PIECE_TERMS: dict[str, tuple[str, ...]] = {}
 _PIECES_KEPT = 200_000
