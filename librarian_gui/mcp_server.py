@@ -9,11 +9,13 @@ vault's journal and return as soon as the file is written.
 
 from __future__ import annotations
 
+import contextvars
 import datetime as _dt
 import functools
 import shlex
 import sys
 import threading
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
@@ -31,6 +33,7 @@ from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
 from .core.live.runtime import LiveVault
 from .core.related.vault import DEFAULT_THRESHOLD, K
+from .core.writing.journal import agent
 from .mcp_errors import ReadOnly, argument_errors, failing_as
 
 INSTRUCTIONS = """\
@@ -66,6 +69,7 @@ class Tools:
     def __init__(self, live: Callable[[], LiveVault], allow_writes: bool) -> None:
         self._live = live
         self.allow_writes = allow_writes
+        self.session = uuid.uuid4().hex[:12]  # this server run, in every write's journal entry
         # Per call (each runs on a worker thread of its own): the notes its answer does not
         # see yet, being read (``LiveVault.fresh``); ``telling_indexing`` adds them.
         self.indexing = threading.local()
@@ -343,7 +347,7 @@ class Tools:
         ] = False,
     ) -> dict[str, Any]:
         live = self._writable()
-        reply = write_note(live.index, text, path, overwrite=overwrite)
+        reply = write_note(live.index, text, path, overwrite=overwrite, by=self._by())
         live.changed([reply["note"]])
         return reply
 
@@ -355,9 +359,15 @@ class Tools:
         text: Annotated[str, Field(description="Markdown to add at the end, as new lines")],
     ) -> dict[str, Any]:
         live = self._writable()
-        reply = append_to_note(live.index, text, note)
+        reply = append_to_note(live.index, text, note, by=self._by())
         live.changed([reply["note"]])
         return reply
+
+    def _by(self) -> dict[str, str]:
+        """Who writes, for the journal: the client calling (as it named itself when it
+        connected) and this server run."""
+        client, version = CALLER.get()
+        return agent(client, version, self.session)
 
     def _writable(self) -> LiveVault:
         if not self.allow_writes:
@@ -473,6 +483,23 @@ def telling_indexing(tools: Tools, method: Callable[..., T]) -> Callable[..., T]
     return call
 
 
+# The client calling the tool running now: its name and version as it gave them when it
+# connected (the tools run on worker threads, which carry the caller's context).
+CALLER: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
+    "caller", default=("unknown client", "")
+)
+
+
+def _client_of(context: Any) -> tuple[str, str]:
+    try:
+        params = context.session.client_params
+        info = params.client_info if params is not None else None
+    except (AttributeError, ValueError):  # no request context (a call from within)
+        info = None
+    name = str(getattr(info, "name", "") or "unknown client")
+    return name, str(getattr(info, "version", "") or "")
+
+
 def build_server(tools: Tools) -> Any:
     """The MCP server with every tool of ``tools`` registered, described and annotated."""
     from mcp.server.mcpserver import MCPServer
@@ -498,6 +525,7 @@ def build_server(tools: Tools) -> Any:
                     f"Error executing tool {name}: unknown argument {', '.join(unknown)}; "
                     f"{name} takes {', '.join(known or [])}"
                 )
+            CALLER.set(_client_of(rest[0] if rest else None))
             try:
                 return await super().call_tool(name, arguments, *rest)
             except ToolError as exc:

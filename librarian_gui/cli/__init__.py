@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import __version__
 from ..core.index import cachefile
 from ..core.index.index import VaultIndex
-from ..core.writing.journal import Journal, JournalError
+from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import VaultBusy
 from ..core.writing.safewrite import WriteRefused
 from . import agents as cli_agents
@@ -54,7 +54,7 @@ def cmd_mcp(args: argparse.Namespace) -> None:
 
 def cmd_undo(args: argparse.Namespace) -> None:
     vault = vault_folder(args.vault)
-    journal = Journal(vault)
+    journal = Journal(vault, by=COMMAND_LINE)
     try:
         result = journal.undo(args.entry, args.wait)
         entry = journal.entry(result.entry_id)

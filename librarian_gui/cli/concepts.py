@@ -24,7 +24,7 @@ from ..core.tagging.run import (
 )
 from ..core.tagging.suggestions import MAX_SUGGESTIONS, MIN_NOTES, vault_suggestions
 from ..core.vault.files import read_note
-from ..core.writing.journal import Journal, JournalError
+from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.safewrite import WriteRefused
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
@@ -197,7 +197,7 @@ def cmd_tag(
     if args.entry and not args.undo:
         raise CommandFailed(EXIT_USAGE, "--entry goes with --undo")
     if args.undo:
-        journal = Journal(vault)
+        journal = Journal(vault, by=COMMAND_LINE)
         try:
             if args.entry:
                 result = journal.undo(args.entry, args.wait)

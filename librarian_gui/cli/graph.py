@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core.graph.export import dump_graphml, dump_json, graph_document
 from ..core.index.queries import node_kind, node_label, unresolved
-from ..core.writing.journal import Journal, JournalError
+from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import VaultBusy
 from ..core.writing.safewrite import WriteRefused
 from .common import emit, note_arg, open_index, vault_folder
@@ -62,7 +62,7 @@ def cmd_scan(args: argparse.Namespace) -> None:
 def _repair(vault: Path, wait: float) -> list[str]:
     vault = vault_folder(vault)
     try:
-        return Journal(vault).repair(wait)
+        return Journal(vault, by=COMMAND_LINE).repair(wait)
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:

@@ -27,7 +27,7 @@ from ..core.insight.index_note import (
 )
 from ..core.insight.index_note_fix import apply_index_note_fix, plan_index_note_fix
 from ..core.library.dumps import find_dumps
-from ..core.writing.journal import Journal, JournalError
+from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.place import deepest_folder
 from ..core.writing.safewrite import WriteRefused
@@ -195,7 +195,7 @@ def cmd_index(
     if args.dry_run:
         return data, text + "\n\n" + plan.diff.rstrip("\n"), code
     try:
-        entry = apply_index_note_fix(Journal(index.root), plan, wait=args.wait)
+        entry = apply_index_note_fix(Journal(index.root, by=COMMAND_LINE), plan, wait=args.wait)
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except (JournalError, WriteRefused) as exc:

@@ -13,7 +13,7 @@ from ..core.library.apply import DumpChanged, apply_split
 from ..core.library.dumps import MAX_BYTES, MAX_LINES, MAX_TOKENS, DumpLimits
 from ..core.library.sections import MIN_SECTIONS
 from ..core.library.split import NothingToSplit, SplitOptions, SplitPlan, plan_split
-from ..core.writing.journal import Journal, JournalError
+from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.safewrite import WriteRefused
 from .common import note_arg
@@ -139,7 +139,7 @@ def cmd_split(
     if not args.apply:
         return data, text + "\n\nnothing written: --apply writes this plan", 0
     try:
-        result = apply_split(Journal(index.root), plan, wait=args.wait)
+        result = apply_split(Journal(index.root, by=COMMAND_LINE), plan, wait=args.wait)
     except VaultBusy as exc:
         raise CommandFailed(EXIT_BUSY, str(exc)) from exc
     except DumpChanged as exc:

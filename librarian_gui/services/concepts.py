@@ -14,6 +14,7 @@ from ..core.concepts.dictionary_file import DictionaryFile
 from ..core.insight.cooccurrence import found_in
 from ..core.tagging.run import concept_usage, plan_relink
 from ..core.tagging.suggestions import vault_suggestions
+from ..core.writing.journal import WINDOW, Journal, JournalEntry
 from ..core.writing.safewrite import FileChanged, WriteRefused, create_file, digest_of
 from ..resources import Starter, starter_dictionaries
 from .jobs import JobControl, JobHandle
@@ -21,7 +22,6 @@ from .model import VaultModel
 
 if TYPE_CHECKING:
     from ..core.concepts.dictionary import Concept
-    from ..core.writing.journal import JournalEntry
 
 
 class ConceptService(QObject):
@@ -172,7 +172,7 @@ class DictionaryStore:
         file. Raises ``DictionaryChanged`` or ``DictionaryNotSaved`` when nothing was
         written."""
         try:
-            return document.save(vault=self.vault_root)
+            return document.save(vault=self.vault_root, journal=Journal(self.vault_root, by=WINDOW))
         except FileChanged as exc:
             raise DictionaryChanged(str(exc)) from exc
         except (WriteRefused, OSError) as exc:

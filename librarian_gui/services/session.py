@@ -17,7 +17,7 @@ from ..core.live.words import VaultWords
 from ..core.render.pages import note_page, place_page
 from ..core.vault.filetree import FileTreeData
 from ..core.vault.textstore import TextStore
-from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
+from ..core.writing.journal import WINDOW, Journal, JournalEntry, JournalError, UndoResult
 from .history import History, Place
 from .jobs import JobControl, JobHandle, JobRunner
 from .model import Update, VaultModel
@@ -95,7 +95,7 @@ class SessionService(QObject):
         self.model = model
         self.root: Path = model.root
         self.store = TextStore(model.root)
-        self.journal = Journal(model.root)
+        self.journal = Journal(model.root, by=WINDOW)
         # Writes wait for the vault's writer lock (another window, an agent's command):
         # never in the GUI thread, and one at a time.
         self._writer = JobRunner("librarian-write", self)

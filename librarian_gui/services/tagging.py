@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject
 from ..core.concepts.dictionary import Concept
 from ..core.index.queries import concept_notes
 from ..core.tagging.run import TagPlan, apply_plan, plan_tagging, undo_last_run
-from ..core.writing.journal import Journal, JournalEntry, JournalError, UndoResult
+from ..core.writing.journal import WINDOW, Journal, JournalEntry, JournalError, UndoResult
 from .jobs import JobControl, JobHandle, JobRunner
 from .model import VaultModel
 
@@ -85,14 +85,16 @@ class TaggingService(QObject):
         root = self.root
 
         def job(control: JobControl) -> JournalEntry:
-            return apply_plan(root, plan, accepted, Journal(root), control.progress)
+            return apply_plan(root, plan, accepted, Journal(root, by=WINDOW), control.progress)
 
         return self._runner.submit(job, name="apply")
 
     def undo_last_run(self) -> JobHandle:
         """Give the notes of the newest tagging run not undone yet their bytes back."""
         root = self.root
-        return self._runner.submit(lambda _control: undo_last_run(Journal(root)), name="undo")
+        return self._runner.submit(
+            lambda _control: undo_last_run(Journal(root, by=WINDOW)), name="undo"
+        )
 
     def close(self) -> None:
         """Cancel a preview, wait for a write in progress, and stop the thread."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..index.queries import node_kind
@@ -98,12 +98,18 @@ def _shown(path: str, reason: str) -> str:
 
 
 def write_note(
-    index: IndexView, text: str, path: str, *, overwrite: bool = False
+    index: IndexView,
+    text: str,
+    path: str,
+    *,
+    overwrite: bool = False,
+    by: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Create the note ``path`` holding ``text``; an existing note is replaced only when
-    ``overwrite`` (then as every edit: refused if it changes while being written)."""
+    ``overwrite`` (then as every edit: refused if it changes while being written). ``by``:
+    who writes, as the journal records it (``journal.agent``)."""
     data = _encoded(text)
-    journal = Journal(index.root, index.excluded)
+    journal = Journal(index.root, index.excluded, by=by)
     with _failing():
         rel, exists = _existing(index, note_path(path))
         journal.guard(rel)
@@ -122,11 +128,14 @@ def write_note(
     return _reply(index, rel, text, entry, created=not exists)
 
 
-def append_to_note(index: IndexView, text: str, note: str) -> dict[str, Any]:
+def append_to_note(
+    index: IndexView, text: str, note: str, *, by: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """Append ``text`` as new lines at the end of ``note`` (a title or a path; a path that
-    names no note yet creates it, as a diary's first entry of the day)."""
+    names no note yet creates it, as a diary's first entry of the day). ``by``: as
+    ``write_note``'s."""
     data = _encoded(text)
-    journal = Journal(index.root, index.excluded)
+    journal = Journal(index.root, index.excluded, by=by)
     with _failing():
         if _is_path(note):
             # A path is taken as written, whether or not the index has seen the note yet (it
@@ -135,7 +144,7 @@ def append_to_note(index: IndexView, text: str, note: str) -> dict[str, Any]:
             journal.guard(rel)
             if not exists:
                 _new_name(index, rel, note)
-                return write_note(index, _ending(text, "\n"), rel)
+                return write_note(index, _ending(text, "\n"), rel, by=by)
         else:
             try:
                 index = index.snapshot()

@@ -5,6 +5,8 @@ Layout: one folder per entry, named by its id (a sortable UTC timestamp and a co
 file with the file's bytes exactly as they were before the write::
 
     {"format": 1, "id": ..., "description": ..., "created": ISO time,
+     "by": {"kind": "window" | "command line" | "agent", "client": ..., "version": ...,
+            "session": ...},
      "files": [{"rel", "before": sha256, "after": sha256, "after_size": int | null,
                 "blob": "00000.before", "outcome": "pending" | "written" | "skipped" | "torn",
                 "reason": ...}],
@@ -20,6 +22,11 @@ bytes landed and how many, and undo removes exactly them. A run that wrote nothi
 no entry.
 One run of any size is one entry: the auto-tagger passes hundreds of edits, the "Link"
 button one.
+
+``by`` says who wrote (DESIGN §6, the review desk): the window, the command line, or an
+agent through the MCP server — the client's name and version as it gave them when it
+connected, and the server run's session id. It is never written into a note. Entries
+written before it was recorded have none (``JournalEntry.by`` is empty).
 """
 
 from __future__ import annotations
@@ -32,8 +39,8 @@ import os
 import posixpath
 import re
 import shutil
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -114,6 +121,15 @@ class JournalFile:
     kind: str = "replace"  # or an addition's: "create", "append" (``additions``)
 
 
+WINDOW = {"kind": "window"}
+COMMAND_LINE = {"kind": "command line"}
+
+
+def agent(client: str, version: str, session: str) -> dict[str, str]:
+    """``by`` for an agent's write through the MCP server (see the module's docstring)."""
+    return {"kind": "agent", "client": client, "version": version, "session": session}
+
+
 @dataclass(frozen=True, slots=True)
 class JournalEntry:
     """One recorded run. ``error`` is set (and the rest empty) when the entry is corrupt."""
@@ -124,6 +140,7 @@ class JournalEntry:
     files: tuple[JournalFile, ...] = ()
     undone: bool = False
     error: str | None = None
+    by: Mapping[str, str] = field(default_factory=dict)  # who wrote ({}: not recorded)
 
     @property
     def written(self) -> tuple[str, ...]:
@@ -165,10 +182,13 @@ class Journal:
     No note in a hidden folder, or left out by ``.librarianignore`` or ``excluded`` (the
     folders a command or the window was told to skip), is ever written (``guard_note``)."""
 
-    def __init__(self, root: Path, excluded: Sequence[str] = ()) -> None:
+    def __init__(
+        self, root: Path, excluded: Sequence[str] = (), by: Mapping[str, str] | None = None
+    ) -> None:
         self.root = Path(root)
         self.folder = self.root / JOURNAL_DIR
         self.excluded = tuple(excluded)
+        self.by = dict(by or {})  # who writes through this journal (WINDOW, COMMAND_LINE, …)
         # Entries dropped while settling interrupted runs: an undo says it passed over them.
         self._dropped: list[str] = []
 
@@ -260,6 +280,7 @@ class Journal:
                 "created": _now_iso(),
                 "files": files,
                 "undo": None,
+                **({"by": self.by} if self.by else {}),
             }
             atomic_write(folder / ENTRY_FILE, _dump(record))
         except BaseException as exc:
@@ -379,6 +400,7 @@ class Journal:
                 "created": created,
                 "files": files,
                 "undo": None,
+                **({"by": self.by} if self.by else {}),
             }
             atomic_write(folder / ENTRY_FILE, _dump(record))  # also syncs the folder
         except BaseException as exc:
@@ -1021,12 +1043,18 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
     for key in ("id", "description", "created"):
         if not isinstance(record[key], str):
             raise TypeError(f"{key} is not text")
+    by = record.get("by") or {}
+    if not isinstance(by, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in by.items()
+    ):
+        raise TypeError("who wrote it is not a mapping of text")
     return JournalEntry(
         record["id"],
         record["description"],
         record["created"],
         tuple(files),
         undone=record["undo"] is not None,
+        by=by,
     )
 
 

@@ -10,6 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
+from librarian_gui.core.writing.journal import Journal
 from librarian_gui.ui.index_note.pane import DUMPS, IndexNotePane
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.windows import MakeWindow
@@ -69,6 +70,8 @@ def test_split_previews_writes_and_undo_restores(
     assert (vault / "MEMORY.md").read_text() == index_text
     assert (vault / "logs" / "2024-05-03.md").read_text() == f"## 2024-05-03\n{LINE * 80}\n"
     assert not (vault / "notes" / "Queue.md").exists()
+    # the journal says the window wrote it (issue 32: provenance)
+    assert [dict(e.by) for e in Journal(vault).entries()] == [{"kind": "window"}]
     assert win.undo_action.isEnabled()
     with qtbot.waitSignal(win.session.write_finished, timeout=10_000):
         win.undo_action.trigger()

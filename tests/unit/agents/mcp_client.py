@@ -13,6 +13,7 @@ from typing import Any, TextIO
 import anyio
 from mcp import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -47,9 +48,11 @@ def run_agent(
     scenario: Callable[[Agent], Awaitable[None]],
     *extra: str,
     errlog: TextIO = sys.stderr,
+    client: tuple[str, str] | None = None,
 ) -> None:
     """Start ``librarian mcp VAULT *extra`` and run ``scenario`` against it; the server's
-    stderr (its log) goes to ``errlog``."""
+    stderr (its log) goes to ``errlog``. ``client``: the name and version the client gives
+    when it connects (the SDK's own by default)."""
 
     async def main() -> None:
         env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -61,7 +64,8 @@ def run_agent(
         )
         async with AsyncExitStack() as stack:
             read, write = await stack.enter_async_context(stdio_client(params, errlog))
-            session = await stack.enter_async_context(ClientSession(read, write))
+            info = None if client is None else Implementation(name=client[0], version=client[1])
+            session = await stack.enter_async_context(ClientSession(read, write, client_info=info))
             await session.initialize()
             with anyio.fail_after(120):
                 await scenario(Agent(session))
