@@ -119,6 +119,7 @@ class JournalFile:
     outcome: Outcome  # "pending": the run was interrupted before recording outcomes
     reason: str = ""  # why it was skipped, or torn
     kind: str = "replace"  # or an addition's: "create", "append" (``additions``)
+    offset: int | None = None  # an addition's: where its bytes landed in the file
 
 
 WINDOW = {"kind": "window"}
@@ -789,6 +790,10 @@ class Journal:
         """Every entry, newest first; a corrupt one comes back with ``error`` set."""
         return list(self._newest_first())
 
+    def newest_first(self) -> Iterator[JournalEntry]:
+        """The entries, newest first, each read when reached (stop when you have enough)."""
+        return self._newest_first()
+
     def undoable(self) -> JournalEntry | None:
         """The newest entry that wrote and is not undone (None: nothing to undo), reading
         only the entries newer than it."""
@@ -1038,7 +1043,15 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
         if kind != "replace" and type(item.get("offset")) is not int:
             raise TypeError("the offset of an addition is not a number")
         files.append(
-            JournalFile(item["rel"], item["before"], item["after"], outcome, item["reason"], kind)
+            JournalFile(
+                item["rel"],
+                item["before"],
+                item["after"],
+                outcome,
+                item["reason"],
+                kind,
+                item["offset"] if kind != "replace" else None,
+            )
         )
     for key in ("id", "description", "created"):
         if not isinstance(record[key], str):

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -63,3 +64,39 @@ def test_the_command_line_records_itself(
     assert record["by"] == {"kind": "command line"}
     # nothing of who wrote is in the notes
     assert all("command line" not in p.read_text() for p in tmp_path.rglob("*.md"))
+
+
+def test_recent_says_who_wrote_each_note(tmp_path: Path) -> None:
+    """Two agent appends, then one note edited outside Librarian: MCP ``recent`` names the
+    agent for the one, "outside Librarian" for the other, and for a note no write touched."""
+    (tmp_path / "old.md").write_text("# Old\nwritten by hand\n")
+
+    async def write(agent: Agent) -> None:
+        await agent.call("append_to_note", note="diary/2024-06-02.md", text="first entry")
+        await agent.call("append_to_note", note="diary/2024-06-02.md", text="second entry")
+        await agent.call("write_note", path="ideas.md", text="# Ideas\n")
+
+    run_agent(tmp_path, write, "--allow-writes", client=("night-agent", "2.4.1"))
+    with open(tmp_path / "ideas.md", "a", encoding="utf-8") as note:
+        note.write("an editor's line\n")  # another program, after the agent
+    rows: list[dict[str, Any]] = []
+
+    async def ask(agent: Agent) -> None:
+        rows.extend((await agent.call("recent", since="2000-01-01"))["notes"])
+
+    run_agent(tmp_path, ask, client=("reviewer", "1.0"))
+    by = {row["note"]: row["by"] for row in rows}
+    (entry,) = [
+        e for e in Journal(tmp_path).entries() if e.description.startswith("Agent: append")
+    ][:1]
+    assert by["diary/2024-06-02.md"] == {
+        "kind": "agent",
+        "at": entry.created,
+        "client": "night-agent",
+        "version": "2.4.1",
+        "session": entry.by["session"],
+        "journal_entry": entry.id,
+    }
+    assert by["ideas.md"]["kind"] == "outside Librarian"
+    assert by["old.md"]["kind"] == "outside Librarian"
+    assert set(by["old.md"]) == {"kind", "at"}

@@ -1,0 +1,104 @@
+"""Who wrote the version of a note that is on disk now (issue 32 item 1).
+
+The journal records every write Librarian makes, with who asked for it (``journal.by``). A
+note's current version is the newest journal entry's that wrote it, *when the file still
+holds exactly what that entry wrote*: a replaced or created note has the digest the entry
+recorded; a note appended to ends with the appended bytes, where they landed. Otherwise the
+file was changed since by another program — an editor, git, an agent writing files
+directly — and its writer is **outside Librarian**, at the file's modification time: never a
+guess at who. A note no entry wrote is outside Librarian too.
+
+Nothing of this is written into the notes.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..vault.files import read_regular_file
+from ..writing.journal import JOURNAL_DIR, Journal, JournalEntry, JournalFile
+from ..writing.safewrite import digest_of
+
+OUTSIDE = "outside Librarian"
+NOT_RECORDED = "Librarian"  # an entry written before who wrote was recorded
+ENTRIES_READ = 5_000  # journal entries read at most, newest first, to find the writers
+
+
+@dataclass(frozen=True, slots=True)
+class Writer:
+    kind: str  # "window", "command line", "agent", OUTSIDE, NOT_RECORDED
+    at: str  # ISO time: the entry's, or the file's modification time
+    client: str = ""
+    version: str = ""
+    session: str = ""
+    entry: str | None = None  # the journal entry (None: outside Librarian)
+
+    def json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "at": self.at}
+        if self.kind == "agent":
+            out.update(client=self.client, version=self.version, session=self.session)
+        if self.entry is not None:
+            out["journal_entry"] = self.entry
+        return out
+
+
+def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
+    """The writer of each note's version on disk now (see the module's docstring); a note
+    gone is left out."""
+    wanted = set(rels)
+    newest: dict[str, tuple[JournalEntry, JournalFile]] = {}
+    for read, entry in enumerate(Journal(root).newest_first()):
+        if read >= ENTRIES_READ or len(newest) == len(wanted):
+            break
+        if entry.error is not None or entry.undone:
+            continue
+        for file in entry.files:
+            if file.rel in wanted and file.rel not in newest and file.outcome == "written":
+                newest[file.rel] = (entry, file)
+    out: dict[str, Writer] = {}
+    for rel in sorted(wanted):
+        path = Path(root) / rel
+        try:
+            stat = os.stat(path)
+            data = read_regular_file(path)
+        except OSError:
+            continue
+        found = newest.get(rel)
+        if found is not None and _holds(data, found[1], root, found[0]):
+            entry = found[0]
+            by = entry.by
+            out[rel] = Writer(
+                by.get("kind", NOT_RECORDED),
+                entry.created,
+                by.get("client", ""),
+                by.get("version", ""),
+                by.get("session", ""),
+                entry.id,
+            )
+        else:
+            changed = _dt.datetime.fromtimestamp(stat.st_mtime, _dt.UTC)
+            out[rel] = Writer(OUTSIDE, changed.isoformat(timespec="seconds"))
+    return out
+
+
+def _holds(data: bytes, file: JournalFile, root: Path, entry: JournalEntry) -> bool:
+    """Whether ``data`` (the file now) is what ``file``'s write left."""
+    if file.kind == "append":
+        blob = _added(root, entry, file)
+        offset = file.offset
+        return blob is not None and offset is not None and data[offset:] == blob
+    return digest_of(data) == file.after_digest
+
+
+def _added(root: Path, entry: JournalEntry, file: JournalFile) -> bytes | None:
+    folder = Path(root) / JOURNAL_DIR / entry.id
+    number = entry.files.index(file)
+    try:
+        return (folder / f"{number:05d}.added").read_bytes()
+    except OSError:
+        return None
