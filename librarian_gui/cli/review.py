@@ -4,15 +4,16 @@ pairs across the vault (boilerplate apart)."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from ..core.index.index import VaultIndex
-from ..core.review.duplicates import MIN_WORDS, THRESHOLD, find_duplicates
-from ..core.vault.files import read_note
 from .exits import EXIT_USAGE, CommandFailed, Result
 
 SHOWN = 50  # pairs in the human text; --json has them all
+# core/review/duplicates' defaults, written here so that every command does not import numpy
+THRESHOLD = 0.5
+MIN_WORDS = 10
 
 
 def add_command(sub: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
@@ -46,16 +47,10 @@ def cmd_duplicates(
         raise CommandFailed(EXIT_USAGE, "--threshold must be above 0 and at most 1")
     if args.min_words < 1:
         raise CommandFailed(EXIT_USAGE, "--min-words must be at least 1")
+    from ..core.review.duplicates import find_in_vault
+
     index = open_index(args)
-    root = index.root
-
-    def texts() -> Iterator[tuple[str, str]]:
-        for rel in sorted(index.notes):
-            text = read_note(root, rel).text
-            if text is not None:
-                yield rel, text
-
-    found = find_duplicates(texts(), args.threshold, args.min_words)
+    found = find_in_vault(index.root, sorted(index.notes), args.threshold, args.min_words)
     data = found.json()
     out = [
         f"{len(found.pairs):,} near-duplicate passage pairs among {found.passages:,} passages "

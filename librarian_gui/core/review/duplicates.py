@@ -20,14 +20,17 @@ from __future__ import annotations
 
 import re
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, cast
 
 import numpy as np
 
 from ..parse.parser import mask_note
 from ..text.analyzer import word_set_of
+from ..vault.files import read_note
+from ..vault.reading import POOL_THRESHOLD, ParsePool
 
 MIN_WORDS = 10
 THRESHOLD = 0.5
@@ -43,21 +46,31 @@ _PRIME = (1 << 61) - 1
 _PARAGRAPH = re.compile(r"^(?![ \t]*#)[ \t]*\S.*(?:\n(?![ \t]*#)[ \t]*\S.*)*", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Passage:
     note: str
     first: int  # 1-based, inclusive
     last: int
-    words: frozenset[int]  # its content words, as numbers of one ``Vocabulary``
+    words: np.ndarray  # its distinct content words, each as its CRC-32 (``word_hash``), sorted
+    signature: np.ndarray | None = None  # its MinHash (``signatures``), when made already
+
+    @property
+    def count(self) -> int:
+        return len(self.words)
 
 
-class Vocabulary(dict[str, int]):
-    """Words → numbers, in the order first seen (one per comparison of passages)."""
+def word_hash(word: str) -> int:
+    """A word as a number, the same in every process (unlike ``hash``)."""
+    return zlib.crc32(word.encode("utf-8"))
 
-    def numbers(self, distinct: set[str]) -> frozenset[int]:
-        for word in [w for w in distinct if w not in self]:
-            self[word] = len(self)
-        return frozenset(map(self.__getitem__, distinct))
+
+def _hashes(words: set[str]) -> np.ndarray:
+    return np.unique(np.fromiter(map(word_hash, words), dtype=np.uint32, count=len(words)))
+
+
+def from_bytes(data: bytes) -> np.ndarray:
+    """A passage's words as a worker sends them (``np.ndarray.tobytes``)."""
+    return np.frombuffer(data, dtype=np.uint32)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,9 +125,7 @@ class Duplicates:
         }
 
 
-def passages_of(
-    note: str, text: str, vocabulary: Vocabulary, min_words: int = MIN_WORDS
-) -> list[Passage]:
+def passages_of(note: str, text: str, min_words: int = MIN_WORDS) -> list[Passage]:
     """The note's paragraphs with at least ``min_words`` content words (see the module)."""
     masked = mask_note(text.removeprefix("\ufeff"))
     out: list[Passage] = []
@@ -122,7 +133,7 @@ def passages_of(
     for m in _PARAGRAPH.finditer(masked):
         line += masked.count("\n", at, m.start())
         at = m.start()
-        words = vocabulary.numbers(word_set_of(m.group()))
+        words = _hashes(word_set_of(m.group()))
         if len(words) >= min_words:
             out.append(Passage(note, line + 1, line + 1 + m.group().count("\n"), words))
     return out
@@ -135,12 +146,48 @@ def find_duplicates(
 ) -> Duplicates:
     """Near-duplicate passage pairs across ``notes`` ((path, text) pairs), most alike first,
     and the boilerplate groups left out (see the module's docstring)."""
-    vocabulary = Vocabulary()
-    passages = [p for note, text in notes for p in passages_of(note, text, vocabulary, min_words)]
+    passages = [p for note, text in notes for p in passages_of(note, text, min_words)]
+    return compare(passages, threshold)
+
+
+def find_in_vault(
+    root: Path, rels: Sequence[str], threshold: float = THRESHOLD, min_words: int = MIN_WORDS
+) -> Duplicates:
+    """``find_duplicates`` over the notes ``rels`` of the vault at ``root``, read from
+    disk: on worker processes when there are many (``reading.ParsePool``)."""
+    passages: list[Passage] = []
+    pending = list(rels)
+    if len(pending) >= POOL_THRESHOLD and ParsePool.useful():
+        pool = ParsePool(root, "librarian_gui.core.review.passage_worker", str(min_words))
+        done: set[str] = set()
+        for chunk in pool.run(pending):
+            read, rows, made = cast(
+                tuple[list[str], list[tuple[str, int, int, bytes]], bytes], chunk
+            )
+            done.update(read)
+            signed = np.frombuffer(made, dtype=np.uint32).reshape(len(rows), PERMUTATIONS)
+            passages.extend(
+                Passage(n, f, la, from_bytes(w), signed[k]) for k, (n, f, la, w) in enumerate(rows)
+            )
+        pending = [rel for rel in pending if rel not in done]  # what a worker did not deliver
+    for rel in pending:
+        text = read_note(root, rel).text
+        if text is not None:
+            passages.extend(passages_of(rel, text, min_words))
+    passages.sort(key=lambda p: (p.note, p.first))
+    return compare(passages, threshold)
+
+
+def compare(passages: list[Passage], threshold: float = THRESHOLD) -> Duplicates:
+    """The near-duplicate pairs among ``passages`` (see ``find_duplicates``)."""
     if len(passages) < 2:
         return Duplicates((), (), len(passages))
-    signatures = _signatures(passages, vocabulary)
-    links = _likely(signatures, _candidates(signatures), threshold)
+    unsigned = [p for p in passages if p.signature is None]
+    made = iter(signatures(unsigned).T) if unsigned else iter(())
+    signed = np.stack(
+        [p.signature if p.signature is not None else next(made) for p in passages], axis=1
+    )
+    links = _likely(signed, _candidates(signed), threshold)
     parent = list(range(len(passages)))
 
     def root(i: int) -> int:
@@ -154,8 +201,8 @@ def find_duplicates(
         a, b = passages[i], passages[j]
         if a.note == b.note:
             continue
-        shared = len(a.words & b.words)
-        similarity = shared / (len(a.words) + len(b.words) - shared)
+        shared = len(np.intersect1d(a.words, b.words, assume_unique=True))
+        similarity = shared / (a.count + b.count - shared)
         if similarity >= threshold:
             alike.append((i, j, similarity))
             parent[root(i)] = root(j)
@@ -185,24 +232,19 @@ def _ordered(a: Passage, b: Passage, similarity: float) -> DuplicatePair:
     return DuplicatePair(a, b, similarity)
 
 
-def _signatures(passages: list[Passage], vocabulary: Vocabulary) -> np.ndarray:
+def signatures(passages: list[Passage]) -> np.ndarray:
     """Each passage's MinHash signature: ``PERMUTATIONS`` × passages, uint32."""
-    ids: list[int] = []
-    starts: list[int] = []
-    for p in passages:
-        starts.append(len(ids))
-        ids.extend(p.words)
-    base = np.fromiter(
-        (zlib.crc32(word.encode("utf-8")) for word in vocabulary),
-        dtype=np.uint64,
-        count=len(vocabulary),
-    )
+    sizes = np.fromiter((p.count for p in passages), dtype=np.int64, count=len(passages))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    # each distinct word hashed once per permutation, then looked up by its place
+    base, ids = np.unique(np.concatenate([p.words for p in passages]), return_inverse=True)
+    base = base.astype(np.uint64)
     rng = np.random.default_rng(20_240_531)  # fixed: the same vault gives the same pairs
     a = rng.integers(1, 1 << 31, size=(PERMUTATIONS, 1), dtype=np.uint64)
     b = rng.integers(0, 1 << 31, size=(PERMUTATIONS, 1), dtype=np.uint64)
     # (a·x + b) mod 2^61−1, kept to 32 bits: a universal hash per permutation
     hashed = ((a * base[None, :] + b) % np.uint64(_PRIME)).astype(np.uint32)
-    flat = np.asarray(ids, dtype=np.int64)
+    flat = ids.astype(np.int64).ravel()
     offsets = np.asarray(starts, dtype=np.int64)
     out = np.empty((PERMUTATIONS, len(passages)), dtype=np.uint32)
     done = 0

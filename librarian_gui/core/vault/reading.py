@@ -211,7 +211,11 @@ class ParsePool:
     def useful() -> bool:
         return (os.cpu_count() or 1) >= 2 and not getattr(sys, "frozen", False)
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, module: str = "librarian_gui.core.vault.parse_worker", *extra: str
+    ) -> None:
+        """``module``: the worker to run (``python -m MODULE ROOT NICE *extra``), speaking
+        the parse worker's frames: the marshalled list of paths in, marshalled chunks out."""
         import librarian_gui
 
         package_parent = str(Path(librarian_gui.__file__).resolve().parents[1])
@@ -224,9 +228,10 @@ class ParsePool:
                     [
                         sys.executable,
                         "-m",
-                        "librarian_gui.core.vault.parse_worker",
+                        module,
                         str(root),
                         str(_worker_nice),
+                        *extra,
                     ],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,

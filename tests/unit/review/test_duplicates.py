@@ -3,11 +3,14 @@ counted by hand from the content words listed beside it."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from hypothesis import given
 from hypothesis import strategies as st
 
-from librarian_gui.core.review.duplicates import find_duplicates
+from librarian_gui.core.review.duplicates import find_duplicates, find_in_vault
 from librarian_gui.core.text.analyzer import word_set_of, words
+from librarian_gui.core.vault.reading import POOL_THRESHOLD
 
 # 16 distinct content words (no stop words, none repeated)
 ORIGINAL = (
@@ -78,3 +81,29 @@ def test_what_is_not_compared() -> None:
 def test_the_word_set_is_words(pieces: list[str]) -> None:
     text = " ".join(pieces)
     assert word_set_of(text) == set(words(text))
+
+
+def test_the_command_line_defaults_are_the_finders() -> None:
+    from librarian_gui.cli import review
+    from librarian_gui.core.review import duplicates
+
+    assert (review.THRESHOLD, review.MIN_WORDS) == (duplicates.THRESHOLD, duplicates.MIN_WORDS)
+
+
+def test_worker_processes_find_what_one_process_finds(tmp_path: Path) -> None:
+    """Past POOL_THRESHOLD notes the passages and their signatures are made on worker
+    processes: the pairs are the same as in one process."""
+    words = [f"w{k}x" for k in range(400)]
+    notes = []
+    for n in range(POOL_THRESHOLD + 50):
+        picked = " ".join(words[(n * 7 + k * 13) % 400] for k in range(14))
+        notes.append((f"n{n:04d}.md", f"# Note {n}\n\n{picked}\n"))
+    notes.append(("copy-a.md", f"{ORIGINAL}\n"))
+    notes.append(("copy-b.md", f"intro\n\n{EDITED}\n"))
+    for rel, text in notes:
+        (tmp_path / rel).write_text(text)
+    one = find_duplicates(sorted(notes))
+    many = find_in_vault(tmp_path, sorted(rel for rel, _ in notes))
+    assert [p.json() for p in many.pairs] == [p.json() for p in one.pairs]
+    assert ("copy-a.md", "copy-b.md") in {(p.a.note, p.b.note) for p in many.pairs}
+    assert many.passages == one.passages
