@@ -37,11 +37,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from librarian_gui.core.review.duplicates import (  # noqa: E402
-    Vocabulary,
-    find_duplicates,
-    passages_of,
-)
+from librarian_gui.core.review.duplicates import find_duplicates, passages_of  # noqa: E402
 
 VAULTS = REPO.parent / "shared" / "vaults"
 RATES = (0.0, 0.05, 0.10, 0.20)
@@ -81,12 +77,7 @@ def inject(
     given the boilerplate."""
     rng = random.Random(seed)
     out = dict(notes)
-    vocabulary = Vocabulary()
-    sources = [
-        (rel, p)
-        for rel, text in sorted(notes.items())
-        for p in passages_of(rel, text, vocabulary, min_words=15)
-    ]
+    sources = [(rel, p) for rel, text in sorted(notes.items()) for p in passages_of(rel, text, 15)]
     pool = [w for text in notes.values() for w in text.split() if w.isalpha()]
     injected: list[tuple[Pair, float]] = []
     rels = sorted(notes)
