@@ -33,6 +33,7 @@ from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
 from .core.live.runtime import LiveVault
 from .core.related.vault import DEFAULT_THRESHOLD, K
+from .core.review.desk import reviewed
 from .core.review.provenance import last_writers
 from .core.writing.journal import agent
 from .mcp_errors import ReadOnly, argument_errors, failing_as
@@ -337,10 +338,13 @@ class Tools:
             when = when.replace(tzinfo=_dt.UTC)
         view = live.index.snapshot()
         rows = answers.recent_rows(view, when, limit)
-        writers = last_writers(view.root, [row["note"] for row in rows])
+        notes = [row["note"] for row in rows]
+        writers = last_writers(view.root, notes)
+        seen = reviewed(view.root, notes)
         for row in rows:
             writer = writers.get(row["note"])
             row["by"] = writer.json() if writer is not None else None
+            row["reviewed"] = seen.get(row["note"], False)
         return paging.page_list({"since": when.isoformat(), "notes": rows}, "notes", cursor)
 
     def write_note(
@@ -455,7 +459,8 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
         READ_ONLY,
         "Notes changed (file time) since a date, newest first, each with who wrote its version "
         "on disk (`by`): an agent (the client's name and version, the server run), the window, "
-        "the command line, or `outside Librarian` (an editor, git, a program writing files).",
+        "the command line, or `outside Librarian` (an editor, git, a program writing files), and "
+        "whether its human has reviewed that version (`reviewed`).",
     ),
     "write_note": (
         WRITES,

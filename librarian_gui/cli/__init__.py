@@ -238,6 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
     split.set_defaults(func=_concept_command(cli_library.cmd_split))
     duplicates = cli_review.add_command(sub, _common)
     duplicates.set_defaults(func=_concept_command(cli_review.cmd_duplicates))
+    review = cli_review.add_review_command(sub, _common)
+    review.set_defaults(func=_concept_command(cli_review.cmd_review))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

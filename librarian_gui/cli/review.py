@@ -70,3 +70,84 @@ def cmd_duplicates(
             for b in found.boilerplate[:SHOWN]
         )
     return data, "\n".join(out), 0
+
+
+def add_review_command(sub: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
+    help_ = (
+        "the review desk: notes changed since you last reviewed, by day, with who wrote "
+        "each and the diff from the version you reviewed; --mark NOTE… or --mark-all records "
+        "what you reviewed (outside the vault)"
+    )
+    p: argparse.ArgumentParser = sub.add_parser("review", help=help_, description=help_)
+    common(p)
+    p.add_argument(
+        "--since",
+        metavar="DATE",
+        help="from this date or time (default: your last --mark-all, else 7 days back)",
+    )
+    p.add_argument(
+        "--mark",
+        metavar="NOTE",
+        nargs="+",
+        action="extend",
+        default=[],
+        help="mark these notes' versions on disk reviewed (a copy is kept for the next diff)",
+    )
+    p.add_argument("--mark-day", metavar="DATE", help="mark the notes the desk lists on DATE")
+    p.add_argument(
+        "--mark-all", action="store_true", help="mark everything changed up to now reviewed"
+    )
+    return p
+
+
+def cmd_review(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> Result:
+    import datetime as dt
+
+    from ..core.review import desk as review_desk
+    from .common import note_arg
+
+    since = None
+    if args.since:
+        try:
+            since = dt.datetime.fromisoformat(args.since)
+        except ValueError:
+            raise CommandFailed(
+                EXIT_USAGE, f"--since {args.since!r} is not a date such as 2024-05-01"
+            ) from None
+        if since.tzinfo is None:
+            since = since.replace(tzinfo=dt.UTC)
+    index = open_index(args)
+    root = index.root
+    said: list[str] = []
+    if args.mark:
+        marked = review_desk.mark_notes(root, [note_arg(index, name) for name in args.mark])
+        said.append(f"marked reviewed: {', '.join(marked)}")
+    if args.mark_day:
+        day = args.mark_day.strip()
+        found = review_desk.review_desk(index, since)
+        rels = [i.note for d, items in found.days if d == day for i in items]
+        marked = review_desk.mark_notes(root, rels)
+        said.append(f"marked reviewed: {len(marked)} notes of {day}")
+    if args.mark_all:
+        review_desk.mark_up_to(root, dt.datetime.now(dt.UTC))
+        said.append("marked reviewed: everything up to now")
+    desk = review_desk.review_desk(index, since)
+    data = {**desk.json(), "marked": said}
+    out = [*said, f"changed since {desk.since}, not reviewed yet:"]
+    if not desk.days:
+        out.append("  nothing: every change is reviewed")
+    for day, items in desk.days:
+        out.append(day)
+        for item in items:
+            by = item.by
+            who = f"{by.client} {by.version}".strip() if by.kind == "agent" else by.kind
+            extra = f", {item.backlinks} backlinks" if item.backlinks else ""
+            concepts = f", concepts: {', '.join(item.concepts)}" if item.concepts else ""
+            out.append(f"  {item.note}  ({item.status}, by {who}{extra}{concepts})")
+            if item.diff:
+                out.extend(f"    {line}" for line in item.diff.rstrip("\n").split("\n"))
+                if item.diff_lines > review_desk.DIFF_LINES:
+                    out.append(f"    … {item.diff_lines - review_desk.DIFF_LINES} more lines")
+    return data, "\n".join(out), 0

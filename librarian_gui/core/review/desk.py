@@ -1,0 +1,268 @@
+"""The review desk (issue 32 item 2): what changed since the user last reviewed, by day.
+
+- **Marks** live outside the vault, per vault (the user's data folder,
+  ``review/<vault key>.json``): a note marked reviewed keeps the digest of the version the
+  user saw, and a copy of its bytes goes to the cache folder (``review/<vault key>/``, at most
+  ``COPIES_BYTES``, the oldest dropped first) so the next change shows as a diff. "Everything
+  up to" a time marks every note not changed since.
+- **The desk** lists each note whose file changed after the last "everything up to" mark (or
+  ``since``), unless its version on disk is the one marked reviewed: grouped by the day it
+  changed, newest first; each with who wrote that version (``provenance``), the diff from
+  the version last reviewed when a copy of it is kept (else it is new to the reviewer), its
+  backlinks and the concepts it links.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import difflib
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ..index.resolver import CONCEPT_PREFIX
+from ..index.snapshot import IndexView
+from ..vault.files import read_regular_file
+from ..writing.safewrite import atomic_write, digest_of
+from .provenance import Writer, last_writers
+
+COPIES_BYTES = 64 * 1024 * 1024  # reviewed versions kept for diffs, all vaults' together
+DIFF_LINES = 400  # lines of one note's diff shown; the rest is counted
+SINCE_DAYS = 7  # with no mark yet, the desk starts this many days back
+
+
+def _key(root: Path) -> str:
+    return hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[
+        :24
+    ]
+
+
+def marks_file(root: Path) -> Path:
+    return (
+        Path(platformdirs.user_data_dir("librarian", appauthor=False))
+        / "review"
+        / (_key(root) + ".json")
+    )
+
+
+def copies_dir(root: Path) -> Path:
+    return Path(platformdirs.user_cache_dir("librarian", appauthor=False)) / "review" / _key(root)
+
+
+@dataclass(slots=True)
+class Marks:
+    up_to: str | None = None  # ISO time: every note not changed since is reviewed
+    notes: dict[str, dict[str, str]] = field(default_factory=dict)  # rel → digest, at
+
+    def json(self) -> dict[str, Any]:
+        return {"format": 1, "up_to": self.up_to, "notes": self.notes}
+
+
+def load_marks(root: Path) -> Marks:
+    """The vault's marks (none yet: empty; a damaged file: empty, as if none)."""
+    try:
+        data = json.loads(marks_file(root).read_text(encoding="utf-8"))
+        notes = {
+            str(rel): {"digest": str(v["digest"]), "at": str(v["at"])}
+            for rel, v in data.get("notes", {}).items()
+        }
+        up_to = data.get("up_to")
+        return Marks(str(up_to) if up_to else None, notes)
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return Marks()
+
+
+def _save(root: Path, marks: Marks) -> None:
+    path = marks_file(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(path, json.dumps(marks.json(), indent=1, ensure_ascii=False).encode("utf-8"))
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
+
+
+def mark_notes(root: Path, rels: list[str]) -> list[str]:
+    """Mark the versions of ``rels`` on disk now as reviewed, keeping a copy of each for the
+    next diff; returns those marked (a note gone is left out)."""
+    marks = load_marks(root)
+    done = []
+    for rel in rels:
+        try:
+            data = read_regular_file(Path(root) / rel)
+        except OSError:
+            continue
+        digest = digest_of(data)
+        _keep_copy(root, digest, data)
+        marks.notes[rel] = {"digest": digest, "at": _now()}
+        done.append(rel)
+    _save(root, marks)
+    return done
+
+
+def mark_up_to(root: Path, when: _dt.datetime) -> None:
+    """Every note not changed after ``when`` (aware) is reviewed."""
+    marks = load_marks(root)
+    # to the microsecond: a note saved in the same second, before the mark, is reviewed
+    marks.up_to = when.astimezone(_dt.UTC).isoformat(timespec="microseconds")
+    _save(root, marks)
+
+
+def _keep_copy(root: Path, digest: str, data: bytes) -> None:
+    folder = copies_dir(root)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / digest
+    if not path.exists():
+        atomic_write(path, data)
+    _bound(folder.parent)
+
+
+def _bound(folder: Path) -> None:
+    """Keep the reviewed copies of every vault under ``COPIES_BYTES``: the oldest go first."""
+    files: list[tuple[int, int, Path]] = []
+    for vault in folder.iterdir():
+        if vault.is_dir():
+            files.extend(
+                (e.stat().st_mtime_ns, e.stat().st_size, Path(e.path)) for e in os.scandir(vault)
+            )
+    total = sum(size for _, size, _ in files)
+    for _, size, path in sorted(files):
+        if total <= COPIES_BYTES:
+            break
+        path.unlink(missing_ok=True)
+        total -= size
+
+
+@dataclass(frozen=True, slots=True)
+class DeskItem:
+    note: str
+    changed: str  # ISO time of the file's change
+    by: Writer
+    status: str  # "new" (no reviewed version kept) or "changed"
+    diff: str | None  # from the version last reviewed, when a copy of it is kept
+    diff_lines: int  # the diff's whole length (it is cut at DIFF_LINES)
+    backlinks: int
+    concepts: tuple[str, ...]
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "note": self.note,
+            "changed": self.changed,
+            "by": self.by.json(),
+            "status": self.status,
+            "diff": self.diff,
+            "diff_lines": self.diff_lines,
+            "backlinks": self.backlinks,
+            "concepts": list(self.concepts),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Desk:
+    since: str
+    days: tuple[tuple[str, tuple[DeskItem, ...]], ...]  # (YYYY-MM-DD, items), newest first
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "since": self.since,
+            "days": [{"day": day, "notes": [i.json() for i in items]} for day, items in self.days],
+        }
+
+
+def review_desk(index: IndexView, since: _dt.datetime | None = None) -> Desk:
+    """The desk for ``index``'s vault (see the module's docstring). ``since`` (aware):
+    start there instead of at the last "everything up to" mark."""
+    index = index.snapshot()
+    root = index.root
+    marks = load_marks(root)
+    if since is None:
+        since = (
+            _dt.datetime.fromisoformat(marks.up_to)
+            if marks.up_to
+            else _dt.datetime.now(_dt.UTC) - _dt.timedelta(days=SINCE_DAYS)
+        )
+    floor = since.timestamp()
+    changed: list[tuple[float, str]] = []
+    for rel in index.notes:
+        try:
+            mtime = os.stat(Path(root) / rel).st_mtime
+        except OSError:
+            continue
+        if mtime > floor:
+            changed.append((mtime, rel))
+    changed.sort(reverse=True)
+    writers = last_writers(root, [rel for _, rel in changed])
+    days: dict[str, list[DeskItem]] = {}
+    for mtime, rel in changed:
+        try:
+            data = read_regular_file(Path(root) / rel)
+        except OSError:
+            continue
+        mark = marks.notes.get(rel)
+        if mark is not None and mark["digest"] == digest_of(data):
+            continue  # the version the user reviewed
+        diff, length, status = _diff(root, rel, mark, data)
+        when = _dt.datetime.fromtimestamp(mtime, _dt.UTC)
+        item = DeskItem(
+            rel,
+            when.isoformat(timespec="seconds"),
+            writers.get(rel) or Writer("outside Librarian", when.isoformat(timespec="seconds")),
+            status,
+            diff,
+            length,
+            sum(1 for source in index.in_edges.get(rel, {}) if source != rel),
+            tuple(
+                sorted(
+                    node[len(CONCEPT_PREFIX) :]
+                    for node in index.out_edges.get(rel, {})
+                    if node.startswith(CONCEPT_PREFIX)
+                )
+            ),
+        )
+        days.setdefault(when.date().isoformat(), []).append(item)
+    ordered = tuple((day, tuple(items)) for day, items in sorted(days.items(), reverse=True))
+    return Desk(since.astimezone(_dt.UTC).isoformat(timespec="seconds"), ordered)
+
+
+def _diff(
+    root: Path, rel: str, mark: dict[str, str] | None, data: bytes
+) -> tuple[str | None, int, str]:
+    if mark is None:
+        return None, 0, "new"
+    try:
+        before = (copies_dir(root) / mark["digest"]).read_bytes()
+    except OSError:
+        return None, 0, "changed"  # its copy was dropped (the copies are bounded)
+    old = before.decode("utf-8", "replace").splitlines(keepends=True)
+    new = data.decode("utf-8", "replace").splitlines(keepends=True)
+    lines = list(difflib.unified_diff(old, new, f"{rel} (reviewed)", f"{rel} (now)"))
+    shown = "".join(line if line.endswith("\n") else line + "\n" for line in lines[:DIFF_LINES])
+    return shown, len(lines), "changed"
+
+
+def reviewed(root: Path, rels: list[str]) -> dict[str, bool]:
+    """Whether each note's version on disk is reviewed: the one marked, or not changed
+    since an "everything up to" mark."""
+    marks = load_marks(root)
+    up_to = _dt.datetime.fromisoformat(marks.up_to).timestamp() if marks.up_to else None
+    out = {}
+    for rel in rels:
+        path = Path(root) / rel
+        try:
+            mtime = os.stat(path).st_mtime
+        except OSError:
+            continue
+        if up_to is not None and mtime <= up_to:
+            out[rel] = True
+            continue
+        mark = marks.notes.get(rel)
+        try:
+            out[rel] = mark is not None and mark["digest"] == digest_of(read_regular_file(path))
+        except OSError:
+            continue
+    return out

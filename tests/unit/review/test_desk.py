@@ -1,0 +1,96 @@
+"""The review desk (issue 32 item 2): marks kept outside the vault and read again by another
+process, the diff from the reviewed version after two agent appends and one outside edit,
+the days newest first; MCP ``recent`` says whether a note's version is reviewed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from librarian_gui.cli import main
+from librarian_gui.core.review.desk import marks_file
+from tests.unit.agents.mcp_client import Agent, run_agent
+
+REPO = Path(__file__).resolve().parents[3]
+DAY = 86_400
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    assert main([*args, "--no-cache", "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_the_desk_shows_the_diff_since_the_reviewed_version(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "diary").mkdir()
+    note = tmp_path / "diary" / "2024-06-03.md"
+    note.write_text("# June 3\nfirst line\n")
+    old = tmp_path / "old.md"
+    old.write_text("# Old\n")
+    stamp = note.stat().st_mtime
+    os.utime(old, (stamp - 3 * DAY, stamp - 3 * DAY))  # changed three days before
+    desk = run(capsys, "review", str(tmp_path), "--since", "2000-01-01")
+    # by the day each changed, newest first
+    assert [[n["note"] for n in d["notes"]] for d in desk["days"]] == [
+        ["diary/2024-06-03.md"],
+        ["old.md"],
+    ]
+    assert desk["days"][0]["day"] > desk["days"][1]["day"]
+    assert [n["status"] for d in desk["days"] for n in d["notes"]] == ["new", "new"]
+    # the reviewer looks at the diary: marked, a copy kept outside the vault
+    run(capsys, "review", str(tmp_path), "--mark", "diary/2024-06-03")
+    assert marks_file(tmp_path).exists() and not (tmp_path / ".librarian").exists()
+
+    async def agent_appends(agent: Agent) -> None:
+        await agent.call("append_to_note", note="diary/2024-06-03.md", text="agent one")
+        await agent.call("append_to_note", note="diary/2024-06-03.md", text="agent two")
+
+    run_agent(tmp_path, agent_appends, "--allow-writes", client=("night-agent", "3.0"))
+    with open(note, "a", encoding="utf-8") as file:
+        file.write("an editor's line\n")  # outside Librarian
+    # read by a fresh process: the marks survive a restart
+    out = subprocess.run(
+        [sys.executable, "-m", "librarian_gui.cli", "review", str(tmp_path), "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    items = {n["note"]: n for d in json.loads(out)["days"] for n in d["notes"]}
+    diary = items["diary/2024-06-03.md"]
+    assert diary["status"] == "changed"
+    assert diary["by"]["kind"] == "outside Librarian"  # the last change was the editor's
+    assert diary["diff"] == (
+        "--- diary/2024-06-03.md (reviewed)\n"
+        "+++ diary/2024-06-03.md (now)\n"
+        "@@ -1,2 +1,5 @@\n"
+        " # June 3\n"
+        " first line\n"
+        "+agent one\n"
+        "+agent two\n"
+        "+an editor's line\n"
+    )
+
+
+def test_mark_all_and_recent_reviewed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "a.md").write_text("# A\n")
+    run(capsys, "review", str(tmp_path), "--mark-all")
+    desk = run(capsys, "review", str(tmp_path))
+    assert desk["days"] == []
+
+    async def write_then_ask(agent: Agent) -> None:
+        await agent.call("write_note", path="b.md", text="# B\n")
+        rows = (await agent.call("recent", since="2000-01-01"))["notes"]
+        assert {r["note"]: r["reviewed"] for r in rows} == {"a.md": True, "b.md": False}
+
+    run_agent(tmp_path, write_then_ask, "--allow-writes")
+    desk = run(capsys, "review", str(tmp_path))
+    assert [n["note"] for d in desk["days"] for n in d["notes"]] == ["b.md"]
+    assert desk["days"][0]["notes"][0]["by"]["kind"] == "agent"
