@@ -34,6 +34,7 @@ VIEWS = (
     "thin-spots",
     "index-health",
     "split",
+    "review",
     "editor",
     "suggestions",
     "isolated",
@@ -364,6 +365,11 @@ def _screenshot(
     if view in ("index-health", "split") and index_note.pane.health is None and index_note.service:
         index_note.service.health_found.connect(lambda _h: QTimer.singleShot(100, loop.quit))
         QTimer.singleShot(20_000, loop.quit)
+        loop.exec()
+    review = window.review
+    if view == "review" and review.service is not None and review.pane.desk is None:
+        review.service.desk_found.connect(lambda _d: QTimer.singleShot(150, loop.quit))
+        QTimer.singleShot(30_000, loop.quit)
         loop.exec()
     if view == "split" and index_note.service is not None:  # a dump's plan, previewed
         health = index_note.pane.health

@@ -21,6 +21,7 @@ from .index_note import IndexNoteService
 from .local_graph import LocalGraphService
 from .model import VaultModel
 from .related import RelatedService
+from .review import ReviewService
 from .session import SessionService
 from .tagging import TaggingService
 from .thin_spots import ThinSpotsService
@@ -77,6 +78,7 @@ class OpenVault(QObject):
         self.index_note = IndexNoteService(
             model, choices.index_note, choices.index_excludes, parent=self
         )
+        self.review = ReviewService(model, parent=self)
         self.concepts = ConceptService(model, self)
         self.tagging = TaggingService(root, self, model=model)
         self._closed = False
@@ -96,6 +98,7 @@ class OpenVault(QObject):
         QTimer.singleShot(0, self.lists.refresh)
         QTimer.singleShot(0, self.thin_spots.refresh)
         QTimer.singleShot(0, self.index_note.refresh)
+        QTimer.singleShot(0, self.review.refresh)
 
     def set_related_threshold(self, threshold: float) -> None:
         """The one threshold the related notes and the thin spots share moved."""
@@ -118,6 +121,7 @@ class OpenVault(QObject):
         self.related.stop()  # waits for the pass's current chunk
         self.thin_spots.close()
         self.index_note.close()
+        self.review.close()
         self.session.shutdown()
         self.concepts.close()
         self.tagging.close()  # cancels a preview, waits for a write in progress

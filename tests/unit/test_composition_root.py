@@ -21,6 +21,7 @@ PER_VAULT = {
     "ThinSpotsService",
     "RelatedService",
     "IndexNoteService",
+    "ReviewService",
     "ConceptService",
     "TaggingService",
 }

@@ -8,8 +8,9 @@
 - **The desk** lists each note whose file changed after the last "everything up to" mark (or
   ``since``), unless its version on disk is the one marked reviewed: grouped by the day it
   changed, newest first; each with who wrote that version (``provenance``), the diff from
-  the version last reviewed when a copy of it is kept (else it is new to the reviewer), its
-  backlinks and the concepts it links.
+  the version last reviewed when a copy of it is kept (``changed``; else ``unreviewed``: a
+  note new since, or reviewed only by an "everything up to" mark, which keeps no copies — the
+  diff then shows the whole note as added), its backlinks and the concepts it links.
 """
 
 from __future__ import annotations
@@ -143,8 +144,8 @@ class DeskItem:
     note: str
     changed: str  # ISO time of the file's change
     by: Writer
-    status: str  # "new" (no reviewed version kept) or "changed"
-    diff: str | None  # from the version last reviewed, when a copy of it is kept
+    status: str  # "changed" (from the version reviewed) or "unreviewed" (no copy of one)
+    diff: str | None  # from the version last reviewed (none kept: from nothing)
     diff_lines: int  # the diff's whole length (it is cut at DIFF_LINES)
     backlinks: int
     concepts: tuple[str, ...]
@@ -232,17 +233,19 @@ def review_desk(index: IndexView, since: _dt.datetime | None = None) -> Desk:
 def _diff(
     root: Path, rel: str, mark: dict[str, str] | None, data: bytes
 ) -> tuple[str | None, int, str]:
-    if mark is None:
-        return None, 0, "new"
-    try:
-        before = (copies_dir(root) / mark["digest"]).read_bytes()
-    except OSError:
-        return None, 0, "changed"  # its copy was dropped (the copies are bounded)
+    before = b""
+    status = "unreviewed"
+    if mark is not None:
+        try:
+            before = (copies_dir(root) / mark["digest"]).read_bytes()
+            status = "changed"
+        except OSError:
+            pass  # its copy was dropped (the copies are bounded)
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = data.decode("utf-8", "replace").splitlines(keepends=True)
     lines = list(difflib.unified_diff(old, new, f"{rel} (reviewed)", f"{rel} (now)"))
     shown = "".join(line if line.endswith("\n") else line + "\n" for line in lines[:DIFF_LINES])
-    return shown, len(lines), "changed"
+    return shown, len(lines), status
 
 
 def reviewed(root: Path, rels: list[str]) -> dict[str, bool]:

@@ -46,6 +46,7 @@ from .index_note_tab import IndexNoteTab
 from .local_graph_tab import LocalGraphTab
 from .reading import ReadingViews, opening_where
 from .related_views import RelatedViews
+from .review_tab import ReviewTab
 from .timeline_tab import TimelineTab
 
 if TYPE_CHECKING:
@@ -196,6 +197,7 @@ class MainWindow(QMainWindow):
             self,
         )
         self.index_note = IndexNoteTab(self.centre, self, self.settings, parent=self)
+        self.review = ReviewTab(self.centre, parent=self)
         # Five tabs in the sidebar too.
         self.right.setStyleSheet(TAB_STYLE.format(side=6))
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -247,6 +249,7 @@ class MainWindow(QMainWindow):
         self.warnings_button.clicked.connect(self._on_warnings_button_clicked)
         self.related.message.connect(self._on_session_message)
         self.index_note.message.connect(self._on_session_message)
+        self.review.message.connect(self._on_session_message)
         self.related.concept_opened.connect(self._on_concepts_concept_activated)
 
     def _restore_layout(self) -> None:
@@ -295,6 +298,7 @@ class MainWindow(QMainWindow):
         self.timeline_tab.set_session(vault.timeline)
         self.related.open_vault(vault)
         self.index_note.open_vault(vault)
+        self.review.open_vault(vault)
         self.preview.set_vault_root(root)
         self._connect_vault(vault.model, vault.session, vault.graph, vault.lists)
         self.actions.set_vault(vault.model, vault.session, own_dictionary=dictionary is not None)
@@ -331,6 +335,7 @@ class MainWindow(QMainWindow):
             self.settings.set_last_note(root, current.node)
         self.related.close_vault()
         self.index_note.close_vault()
+        self.review.close_vault()
         if self.concept_tabs is not None:
             self.concept_tabs.close()
             self.concept_tabs.deleteLater()
@@ -703,6 +708,8 @@ class MainWindow(QMainWindow):
             self.timeline_tab.show_tab()
         elif view in ("index-health", "split"):
             self.index_note.show_tab()
+        elif view == "review":
+            self.review.show_tab()
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

@@ -43,7 +43,11 @@ def test_the_desk_shows_the_diff_since_the_reviewed_version(
         ["old.md"],
     ]
     assert desk["days"][0]["day"] > desk["days"][1]["day"]
-    assert [n["status"] for d in desk["days"] for n in d["notes"]] == ["new", "new"]
+    assert [n["status"] for d in desk["days"] for n in d["notes"]] == ["unreviewed"] * 2
+    # nothing reviewed yet: the whole note, as added
+    assert desk["days"][1]["notes"][0]["diff"] == (
+        "--- old.md (reviewed)\n+++ old.md (now)\n@@ -0,0 +1 @@\n+# Old\n"
+    )
     # the reviewer looks at the diary: marked, a copy kept outside the vault
     run(capsys, "review", str(tmp_path), "--mark", "diary/2024-06-03")
     assert marks_file(tmp_path).exists() and not (tmp_path / ".librarian").exists()
