@@ -69,7 +69,7 @@ class ReviewPane(QWidget):
         buttons.addStretch(1)
         self.tree = QTreeWidget()
         self.tree.setColumnCount(3)
-        self.tree.setHeaderLabels(["Changed", "Written by", "Since your review"])
+        self.tree.setHeaderLabels(["Changed", "Written by", "Since review"])
         self.tree.setUniformRowHeights(True)
         self.tree.setMinimumWidth(300)
         self.diff = DiffView()
