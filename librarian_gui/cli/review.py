@@ -146,6 +146,11 @@ def cmd_review(
             extra = f", {item.backlinks} backlinks" if item.backlinks else ""
             concepts = f", concepts: {', '.join(item.concepts)}" if item.concepts else ""
             out.append(f"  {item.note}  ({item.status}, by {who}{extra}{concepts})")
+            out.extend(
+                f"    repeats lines {r.lines[0]}-{r.lines[1]}: {r.other}:{r.at[0]}-{r.at[1]} "
+                f"({r.similarity:.2f})"
+                for r in item.repeats
+            )
             if item.diff:
                 out.extend(f"    {line}" for line in item.diff.rstrip("\n").split("\n"))
                 if item.diff_lines > review_desk.DIFF_LINES:

@@ -34,6 +34,7 @@ class ReviewService(QObject):
         self.desk: Any = None
         self._job: JobHandle | None = None
         self._closed = False
+        self._store: Any = None  # each note's passages, kept for the next look (slow thread)
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._timer.timeout.connect(self.refresh)
         model.index_updated.connect(self._on_model_index_updated)
@@ -47,8 +48,11 @@ class ReviewService(QObject):
 
         def gather(_control: JobControl) -> Any:
             from ..core.review.desk import review_desk
+            from ..core.review.duplicates import PassageStore
 
-            return review_desk(index)
+            if self._store is None:
+                self._store = PassageStore()
+            return review_desk(index, store=self._store)
 
         if self._job is not None:
             self._job.cancel()

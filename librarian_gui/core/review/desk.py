@@ -10,7 +10,9 @@
   changed, newest first; each with who wrote that version (``provenance``), the diff from
   the version last reviewed when a copy of it is kept (``changed``; else ``unreviewed``: a
   note new since, or reviewed only by an "everything up to" mark, which keeps no copies — the
-  diff then shows the whole note as added), its backlinks and the concepts it links.
+  diff then shows the whole note as added), its backlinks and the concepts it links, and its
+  **repeats**: its passages that another note already holds nearly the same
+  (``duplicates``: boilerplate is not a repeat), so the reviewer can merge or link instead.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
@@ -31,6 +33,9 @@ from ..index.snapshot import IndexView
 from ..vault.files import read_regular_file
 from ..writing.safewrite import atomic_write, digest_of
 from .provenance import Writer, last_writers
+
+if TYPE_CHECKING:  # numpy is imported only when repeats are asked for (not by ``reviewed``)
+    from .duplicates import PassageStore
 
 COPIES_BYTES = 64 * 1024 * 1024  # reviewed versions kept for diffs, all vaults' together
 DIFF_LINES = 400  # lines of one note's diff shown; the rest is counted
@@ -140,6 +145,24 @@ def _bound(folder: Path) -> None:
 
 
 @dataclass(frozen=True, slots=True)
+class Repeat:
+    """A passage of the note (``lines``) that ``other`` holds nearly the same (``at``)."""
+
+    lines: tuple[int, int]
+    other: str
+    at: tuple[int, int]
+    similarity: float
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "lines": list(self.lines),
+            "note": self.other,
+            "note_lines": list(self.at),
+            "similarity": round(self.similarity, 3),
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class DeskItem:
     note: str
     changed: str  # ISO time of the file's change
@@ -149,6 +172,7 @@ class DeskItem:
     diff_lines: int  # the diff's whole length (it is cut at DIFF_LINES)
     backlinks: int
     concepts: tuple[str, ...]
+    repeats: tuple[Repeat, ...] = ()
 
     def json(self) -> dict[str, Any]:
         return {
@@ -160,6 +184,7 @@ class DeskItem:
             "diff_lines": self.diff_lines,
             "backlinks": self.backlinks,
             "concepts": list(self.concepts),
+            "repeats": [r.json() for r in self.repeats],
         }
 
 
@@ -175,9 +200,17 @@ class Desk:
         }
 
 
-def review_desk(index: IndexView, since: _dt.datetime | None = None) -> Desk:
+def review_desk(
+    index: IndexView,
+    since: _dt.datetime | None = None,
+    *,
+    repeats: bool = True,
+    store: PassageStore | None = None,
+) -> Desk:
     """The desk for ``index``'s vault (see the module's docstring). ``since`` (aware):
-    start there instead of at the last "everything up to" mark."""
+    start there instead of at the last "everything up to" mark. ``repeats``: find them
+    (every note's passages are read; ``store`` keeps them for the next look, reading again
+    only the notes changed since)."""
     index = index.snapshot()
     root = index.root
     marks = load_marks(root)
@@ -198,6 +231,23 @@ def review_desk(index: IndexView, since: _dt.datetime | None = None) -> Desk:
             changed.append((mtime, rel))
     changed.sort(reverse=True)
     writers = last_writers(root, [rel for _, rel in changed])
+    found: dict[str, list[Repeat]] = {}
+    if repeats and changed:
+        from .duplicates import PassageStore, compare
+
+        wanted = {rel for _, rel in changed}
+        passages = (store or PassageStore()).update(root, sorted(index.notes))
+        for pair in compare(passages).pairs:
+            for own, other in ((pair.a, pair.b), (pair.b, pair.a)):
+                if own.note in wanted:
+                    found.setdefault(own.note, []).append(
+                        Repeat(
+                            (own.first, own.last),
+                            other.note,
+                            (other.first, other.last),
+                            pair.similarity,
+                        )
+                    )
     days: dict[str, list[DeskItem]] = {}
     for mtime, rel in changed:
         try:
@@ -224,6 +274,7 @@ def review_desk(index: IndexView, since: _dt.datetime | None = None) -> Desk:
                     if node.startswith(CONCEPT_PREFIX)
                 )
             ),
+            tuple(sorted(found.get(rel, ()), key=lambda r: (r.lines, -r.similarity, r.other))),
         )
         days.setdefault(when.date().isoformat(), []).append(item)
     ordered = tuple((day, tuple(items)) for day, items in sorted(days.items(), reverse=True))

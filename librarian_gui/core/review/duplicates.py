@@ -18,6 +18,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 import zlib
 from collections.abc import Iterable, Sequence
@@ -155,6 +156,12 @@ def find_in_vault(
 ) -> Duplicates:
     """``find_duplicates`` over the notes ``rels`` of the vault at ``root``, read from
     disk: on worker processes when there are many (``reading.ParsePool``)."""
+    return compare(read_passages(root, rels, min_words), threshold)
+
+
+def read_passages(root: Path, rels: Sequence[str], min_words: int = MIN_WORDS) -> list[Passage]:
+    """The passages of the notes ``rels``, read from disk, signed, in (note, line) order: on
+    worker processes when there are many (``reading.ParsePool``)."""
     passages: list[Passage] = []
     pending = list(rels)
     if len(pending) >= POOL_THRESHOLD and ParsePool.useful():
@@ -175,7 +182,38 @@ def find_in_vault(
         if text is not None:
             passages.extend(passages_of(rel, text, min_words))
     passages.sort(key=lambda p: (p.note, p.first))
-    return compare(passages, threshold)
+    return passages
+
+
+class PassageStore:
+    """Each note's passages kept between two looks at the vault (the review desk's): only
+    notes whose file changed (size, modification time) are read again. Not thread-safe:
+    one thread uses it."""
+
+    def __init__(self, min_words: int = MIN_WORDS) -> None:
+        self.min_words = min_words
+        self._notes: dict[str, tuple[tuple[int, int], list[Passage]]] = {}
+
+    def update(self, root: Path, rels: Sequence[str]) -> list[Passage]:
+        """The passages of ``rels`` now (a note no longer listed is forgotten)."""
+        stamps: dict[str, tuple[int, int]] = {}
+        for rel in rels:
+            try:
+                st = os.stat(Path(root) / rel)
+            except OSError:
+                continue
+            stamps[rel] = (st.st_size, st.st_mtime_ns)
+        stale = [
+            rel for rel, stamp in stamps.items() if self._notes.get(rel, ((-1, -1),))[0] != stamp
+        ]
+        fresh: dict[str, list[Passage]] = {rel: [] for rel in stale}
+        for passage in read_passages(root, stale, self.min_words):
+            fresh[passage.note].append(passage)
+        self._notes = {
+            rel: (stamp, fresh[rel] if rel in fresh else self._notes[rel][1])
+            for rel, stamp in stamps.items()
+        }
+        return [p for rel in sorted(self._notes) for p in self._notes[rel][1]]
 
 
 def compare(passages: list[Passage], threshold: float = THRESHOLD) -> Duplicates:

@@ -169,9 +169,15 @@ class ReviewPane(QWidget):
             if item.status == "unreviewed"
             else "changes since your review"
         )
+        repeats = ", ".join(
+            f"{shown_path(r.other)} L{r.at[0]}–{r.at[1]} ({r.similarity:.2f})"
+            for r in item.repeats[:3]
+        )
+        more = f" and {len(item.repeats) - 3} more" if len(item.repeats) > 3 else ""
         self.diff_title.setText(
             f"{shown_path(item.note)} · by {who(item)} · {item.changed[:16].replace('T', ' ')}"
-            f" · {what}"
+            + (f" · ⚠ repeats {repeats}{more}" if repeats else "")
+            + f" · {what}"
             + (f" · {item.backlinks} backlinks" if item.backlinks else "")
             + (f" · concepts: {', '.join(item.concepts)}" if item.concepts else "")
         )

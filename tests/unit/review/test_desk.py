@@ -98,3 +98,47 @@ def test_mark_all_and_recent_reviewed(tmp_path: Path, capsys: pytest.CaptureFixt
     desk = run(capsys, "review", str(tmp_path))
     assert [n["note"] for d in desk["days"] for n in d["notes"]] == ["b.md"]
     assert desk["days"][0]["notes"][0]["by"]["kind"] == "agent"
+
+
+PARAGRAPH = (
+    "The crawler retries failed fetches twice, waits seven seconds between attempts, "
+    "logs every timeout and marks hosts flaky after repeated errors."
+)
+SIGN_OFF = (
+    "Written by the nightly agent run. Review pending, corrections welcome through the "
+    "usual channel, thanks kindly everyone involved here."
+)
+
+
+def test_a_change_that_repeats_another_note(tmp_path: Path) -> None:
+    from librarian_gui.core.index.index import VaultIndex
+    from librarian_gui.core.review.desk import mark_up_to, review_desk
+    from librarian_gui.core.review.duplicates import PassageStore
+
+    for k in range(5):  # the sign-off in five notes: boilerplate
+        (tmp_path / f"n{k}.md").write_text(f"# N{k}\n\n{SIGN_OFF}\n")
+    (tmp_path / "crawler.md").write_text(f"# Crawler\n\n{PARAGRAPH}\n")
+    old = tmp_path.stat().st_mtime - 2 * DAY
+    for note in tmp_path.glob("*.md"):
+        os.utime(note, (old, old))
+    import datetime as dt
+
+    mark_up_to(tmp_path, dt.datetime.fromtimestamp(old + 60, dt.UTC))
+    # the agent writes a diary that repeats the crawler note (two words changed) and signs off
+    edited = PARAGRAPH.replace("twice", "thrice").replace("seven", "nine")
+    (tmp_path / "diary.md").write_text(f"# Diary\n\nToday:\n\n{edited}\n\n{SIGN_OFF}\n")
+    store = PassageStore()
+    desk = review_desk(VaultIndex.scan(tmp_path, use_cache=False), store=store)
+    (item,) = [i for _, items in desk.days for i in items]
+    assert item.note == "diary.md"
+    # 16 content words each (the, between, every, and, after are stop words), 2 changed:
+    # 14 shared, 18 in either; line 5 of the diary, after its title and "Today:"
+    assert [r.json() for r in item.repeats] == [
+        {"lines": [5, 5], "note": "crawler.md", "note_lines": [3, 3], "similarity": 0.778}
+    ]
+    # the store reads again only what changed
+    stamp = (tmp_path / "crawler.md").stat().st_mtime_ns
+    (tmp_path / "crawler.md").write_text("# Crawler\n\nNothing alike any more, gardening only.\n")
+    os.utime(tmp_path / "crawler.md", ns=(stamp, stamp))  # same time, another size
+    desk = review_desk(VaultIndex.scan(tmp_path, use_cache=False), store=store)
+    assert [i.repeats for _, items in desk.days for i in items] == [()]
