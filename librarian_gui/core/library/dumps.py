@@ -115,8 +115,8 @@ def report_of_shape(
 
 
 def find_dumps(index: IndexView, limits: DumpLimits = DEFAULT_LIMITS) -> list[DumpReport]:
-    """Every dump candidate of the vault, longest first. Only notes the index saw with
-    enough headings, and at least as many bytes as the smallest limit allows, are read."""
+    """Every dump candidate of the vault, longest first. Only notes past the byte limit
+    (and past as many bytes as the line limit has lines) with enough headings are read."""
     index = index.snapshot()
     smallest = max(limits.lines, limits.bytes)  # a line is at least one byte
     found: list[DumpReport] = []

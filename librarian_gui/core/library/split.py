@@ -13,13 +13,17 @@ The rules (a person tidying an agent's memory by hand would do the same):
 - **What stays**: the front matter, the preamble (the title and what the index is for),
   grouping headings, and the sections the user keeps. In place of the moved sections the
   index gets one line per topic note (``- [[decisions/Use DuckDB|Use DuckDB]] — its first
-  line``) and one per folder of logs (``- [logs/](logs/) — 42 daily logs, 2024-03-01 to
+  line``) and one per folder of logs (``- [logs/](logs/) — 42 logs, 2024-03-01 to
   2024-05-30``), each where its first section was, so the index keeps the dump's order.
+  When those lines would pass the limits of a dump (200 lines, 25 KB), one line per folder
+  of topic notes instead. New folders go beside the dump (``agent/MEMORY.md``: ``agent/logs``).
 - **Every line lands in one place**: each line of the dump is in exactly one new note or
   stays in the index; only links are rewritten. A link to a heading that moved
   (``[[MEMORY#Some heading]]`` in another note, ``[[#Some heading]]`` inside the dump) is
   rewritten to the note that now holds the heading; so is a Markdown link
-  (``[x](MEMORY.md#some-heading)``). A note's text ends with a line ending.
+  (``[x](MEMORY.md#some-heading)``), and a Markdown link's relative path in a section that
+  moves to another folder (it must reach the same file). A note's text ends with a line
+  ending.
 - **The user decides**: ``keep`` leaves sections in the index, ``to`` names a section's new
   note (sections given one path are merged, in the dump's order), ``logs`` chooses daily or
   monthly logs and ``logs_folder`` their folder.
