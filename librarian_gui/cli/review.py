@@ -156,3 +156,45 @@ def cmd_review(
                 if item.diff_lines > review_desk.DIFF_LINES:
                     out.append(f"    … {item.diff_lines - review_desk.DIFF_LINES} more lines")
     return data, "\n".join(out), 0
+
+
+def add_contradictions_command(sub: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
+    help_ = (
+        "contradiction candidates: two notes about one concept stating different values for "
+        "the same thing (a choice, a number, a date, a sentence and its negation); candidates, "
+        "not truths, most sure first"
+    )
+    p: argparse.ArgumentParser = sub.add_parser("contradictions", help=help_, description=help_)
+    common(p)
+    return p
+
+
+def cmd_contradictions(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> Result:
+    from ..core.index.queries import concept_notes
+    from ..core.review.contradictions import find_contradictions
+    from ..core.vault.files import read_note
+
+    index = open_index(args)
+    view = index.snapshot()
+
+    def notes() -> Any:
+        for rel in sorted(view.notes):
+            text = read_note(view.root, rel).text
+            if text is not None:
+                yield rel, text, view.notes[rel].date.isoformat()
+
+    found = find_contradictions(notes(), view.concepts.concepts, concept_notes(view))
+    data = {"candidates": [c.json() for c in found]}
+    out = [
+        f"{len(found):,} contradiction candidates (found without a language model: "
+        "candidates, not truths; most sure first, then newest)"
+    ]
+    for c in found[:SHOWN]:
+        out.append(f"  [{c.concept}] {c.kind} ({c.sureness:.1f}): {c.about}")
+        out.append(f"    {c.newer.date}  {c.newer.note}:{c.newer.first}  {c.newer.said[:100]}")
+        out.append(f"    {c.older.date}  {c.older.note}:{c.older.first}  {c.older.said[:100]}")
+    if len(found) > SHOWN:
+        out.append(f"  … and {len(found) - SHOWN:,} more (see --json)")
+    return data, "\n".join(out), 0

@@ -1,0 +1,76 @@
+"""Contradiction candidates (issue 32 item 4) on notes written by hand: a choice, a
+negation and a number about one concept, each found with both sides and dated; what does
+not conflict (the same value, another concept, the same note) is not a candidate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from librarian_gui.cli import main
+from librarian_gui.core.concepts.dictionary import Concept
+from librarian_gui.core.review.contradictions import find_contradictions
+
+CONCEPTS = [
+    Concept("staging-database", ("staging database",), "decision"),
+    Concept("crawler", ("crawler",), "project"),
+]
+NOTES = [
+    ("decisions/db.md", "# DB\n\nFor the staging database we chose Postgres.\n", "2024-03-01"),
+    (
+        "diary/2024-05-02.md",
+        "# Diary\n\nRevisited the staging database: we chose DuckDB instead.\n\n"
+        "The crawler timeout is 60 s now.\n",
+        "2024-05-02",
+    ),
+    (
+        "notes/crawler.md",
+        "# Crawler\n\nThe crawler timeout is 30 s and retries twice.\n\n"
+        "The crawler cache is shared between all workers.\n",
+        "2024-01-10",
+    ),
+    ("diary/2024-06-01.md", "The crawler cache is not shared between all workers.\n", "2024-06-01"),
+    # agrees with the first: no candidate
+    ("notes/agree.md", "The staging database: we chose Postgres, it stays.\n", "2024-02-01"),
+]
+
+
+def test_the_candidates() -> None:
+    found = [c.json() for c in find_contradictions(NOTES, CONCEPTS)]
+    assert [(c["concept"], c["kind"], c["newer"]["note"], c["older"]["note"]) for c in found] == [
+        ("staging-database", "choice", "diary/2024-05-02.md", "decisions/db.md"),
+        ("staging-database", "choice", "diary/2024-05-02.md", "notes/agree.md"),
+        ("crawler", "negation", "diary/2024-06-01.md", "notes/crawler.md"),
+        ("crawler", "number", "diary/2024-05-02.md", "notes/crawler.md"),
+    ]
+    choice = found[0]
+    assert (choice["newer"]["says"], choice["older"]["says"]) == ("duckdb", "postgres")
+    assert (choice["newer"]["date"], choice["older"]["date"]) == ("2024-05-02", "2024-03-01")
+    assert choice["newer"]["lines"] == [3, 3] and choice["sureness"] == 0.9
+    number = found[3]
+    assert (number["about"], number["newer"]["says"], number["older"]["says"]) == (
+        "timeout",
+        "60",
+        "30",
+    )
+    assert found[2]["older"]["says"] == "The crawler cache is shared between all workers."
+
+
+def test_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for rel, text, date in NOTES:
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ndate: {date}\n---\n{text}")
+    (tmp_path / "concepts.json").write_text(
+        json.dumps({c.id: {"aliases": list(c.aliases), "category": c.category} for c in CONCEPTS})
+    )
+    assert main(["contradictions", str(tmp_path), "--json", "--no-cache"]) == 0
+    found = json.loads(capsys.readouterr().out)["candidates"]
+    assert [(c["kind"], c["newer"]["note"], c["newer"]["lines"]) for c in found] == [
+        ("choice", "diary/2024-05-02.md", [6, 6]),  # three lines of front matter above
+        ("choice", "diary/2024-05-02.md", [6, 6]),
+        ("negation", "diary/2024-06-01.md", [4, 4]),
+        ("number", "diary/2024-05-02.md", [8, 8]),
+    ]
