@@ -28,9 +28,9 @@ from ..concepts.dictionary import fold
 from ..parse.parser import mask_note
 from ..tagging.matching import AliasMatcher
 from ..text.analyzer import kept, word_set_of
+from .paragraphs import PARAGRAPH
 
 KINDS = {"choice": 0.9, "negation": 0.8, "number": 0.6, "date": 0.6}
-_PARAGRAPH = re.compile(r"^(?![ \t]*#)[ \t]*\S.*(?:\n(?![ \t]*#)[ \t]*\S.*)*", re.MULTILINE)
 _CHOICE = re.compile(
     r"\b(?:chose|choose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
     r"switched\s+to|settled\s+on|adopted|migrated\s+to)\s+(?:the\s+|a\s+|an\s+)?"
@@ -136,7 +136,7 @@ def find_contradictions(
     for rel, text, date in notes:
         masked = mask_note(text.removeprefix("\ufeff"))
         line, at = 0, 0
-        for m in _PARAGRAPH.finditer(masked):
+        for m in PARAGRAPH.finditer(masked):
             line += masked.count("\n", at, m.start())
             at = m.start()
             body = m.group()

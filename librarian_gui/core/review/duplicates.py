@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import os
-import re
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -32,6 +31,7 @@ from ..parse.parser import mask_note
 from ..text.analyzer import word_set_of
 from ..vault.files import read_note
 from ..vault.reading import POOL_THRESHOLD, ParsePool
+from .paragraphs import PARAGRAPH
 
 MIN_WORDS = 10
 THRESHOLD = 0.5
@@ -42,9 +42,6 @@ SLACK = 0.15  # how far below the threshold a pair's estimated similarity may be
 STAR = 64  # a band's group larger than this is compared to its first member only
 _CHUNK = 1 << 20  # word occurrences hashed at once (PERMUTATIONS × 4 MB)
 _PRIME = (1 << 61) - 1
-# A run of lines neither blank nor a heading (a line starting with "#"), code and front
-# matter blanked out before
-_PARAGRAPH = re.compile(r"^(?![ \t]*#)[ \t]*\S.*(?:\n(?![ \t]*#)[ \t]*\S.*)*", re.MULTILINE)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -131,7 +128,7 @@ def passages_of(note: str, text: str, min_words: int = MIN_WORDS) -> list[Passag
     masked = mask_note(text.removeprefix("\ufeff"))
     out: list[Passage] = []
     line, at = 0, 0
-    for m in _PARAGRAPH.finditer(masked):
+    for m in PARAGRAPH.finditer(masked):
         line += masked.count("\n", at, m.start())
         at = m.start()
         words = _hashes(word_set_of(m.group()))
