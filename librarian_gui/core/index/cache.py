@@ -69,9 +69,14 @@ def cache_dir() -> Path:
     return Path(platformdirs.user_cache_dir("librarian", appauthor=False))
 
 
+def vault_key(root: Path) -> str:
+    """The vault's name in Librarian's folders outside it (its resolved path, hashed)."""
+    key = hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogateescape"))
+    return key.hexdigest()[:24]
+
+
 def cache_file(root: Path) -> Path:
-    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()
-    return cache_dir() / "index" / f"{key[:24]}.bin"
+    return cache_dir() / "index" / f"{vault_key(root)}.bin"
 
 
 _pending: dict[Path, threading.Thread] = {}  # cache file → the thread still writing it

@@ -574,7 +574,7 @@ def _description(lines: tuple[str, ...] | list[str]) -> str:
     return ""
 
 
-def _entry(target: Target, index_rel: str) -> str:
+def _entry(target: Target) -> str:
     name = target.path[:-3]
     label = target.title.replace("|", "-").replace("]", ")").replace("[", "(")
     link = f"[[{name}|{label}]]" if label and label != name else f"[[{name}]]"
@@ -659,5 +659,5 @@ def _index_text(
         elif by_folder:
             add(_folder_entry(key, topic_folders[key], snapshot.rel))
         else:
-            add(_entry(target, snapshot.rel))
+            add(_entry(target))
     return "".join(out), tuple(added)

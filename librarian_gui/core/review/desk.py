@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import difflib
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -28,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
+from ..index.cache import vault_key
 from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
 from ..vault.files import read_regular_file
@@ -42,22 +42,18 @@ DIFF_LINES = 400  # lines of one note's diff shown; the rest is counted
 SINCE_DAYS = 7  # with no mark yet, the desk starts this many days back
 
 
-def _key(root: Path) -> str:
-    return hashlib.sha256(str(Path(root).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[
-        :24
-    ]
-
-
 def marks_file(root: Path) -> Path:
     return (
         Path(platformdirs.user_data_dir("librarian", appauthor=False))
         / "review"
-        / (_key(root) + ".json")
+        / (vault_key(root) + ".json")
     )
 
 
 def copies_dir(root: Path) -> Path:
-    return Path(platformdirs.user_cache_dir("librarian", appauthor=False)) / "review" / _key(root)
+    return (
+        Path(platformdirs.user_cache_dir("librarian", appauthor=False)) / "review" / vault_key(root)
+    )
 
 
 @dataclass(slots=True)
@@ -133,9 +129,9 @@ def _bound(folder: Path) -> None:
     files: list[tuple[int, int, Path]] = []
     for vault in folder.iterdir():
         if vault.is_dir():
-            files.extend(
-                (e.stat().st_mtime_ns, e.stat().st_size, Path(e.path)) for e in os.scandir(vault)
-            )
+            for entry in os.scandir(vault):
+                st = entry.stat()
+                files.append((st.st_mtime_ns, st.st_size, Path(entry.path)))
     total = sum(size for _, size, _ in files)
     for _, size, path in sorted(files):
         if total <= COPIES_BYTES:

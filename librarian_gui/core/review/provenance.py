@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..vault.files import read_regular_file
-from ..writing.journal import JOURNAL_DIR, Journal, JournalEntry, JournalFile
+from ..writing.journal import Journal, JournalEntry, JournalFile
 from ..writing.safewrite import digest_of
 
 OUTSIDE = "outside Librarian"
@@ -52,7 +52,8 @@ def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
     gone is left out."""
     wanted = set(rels)
     newest: dict[str, tuple[JournalEntry, JournalFile]] = {}
-    for read, entry in enumerate(Journal(root).newest_first()):
+    journal = Journal(root)
+    for read, entry in enumerate(journal.newest_first()):
         if read >= ENTRIES_READ or len(newest) == len(wanted):
             break
         if entry.error is not None or entry.undone:
@@ -69,7 +70,7 @@ def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
         except OSError:
             continue
         found = newest.get(rel)
-        if found is not None and _holds(data, found[1], root, found[0]):
+        if found is not None and _holds(data, found[1], journal, found[0]):
             entry = found[0]
             by = entry.by
             out[rel] = Writer(
@@ -86,19 +87,10 @@ def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
     return out
 
 
-def _holds(data: bytes, file: JournalFile, root: Path, entry: JournalEntry) -> bool:
+def _holds(data: bytes, file: JournalFile, journal: Journal, entry: JournalEntry) -> bool:
     """Whether ``data`` (the file now) is what ``file``'s write left."""
     if file.kind == "append":
-        blob = _added(root, entry, file)
+        blob = journal.added_bytes(entry, file)
         offset = file.offset
         return blob is not None and offset is not None and data[offset:] == blob
     return digest_of(data) == file.after_digest
-
-
-def _added(root: Path, entry: JournalEntry, file: JournalFile) -> bytes | None:
-    folder = Path(root) / JOURNAL_DIR / entry.id
-    number = entry.files.index(file)
-    try:
-        return (folder / f"{number:05d}.added").read_bytes()
-    except OSError:
-        return None

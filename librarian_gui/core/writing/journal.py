@@ -790,6 +790,15 @@ class Journal:
         """Every entry, newest first; a corrupt one comes back with ``error`` set."""
         return list(self._newest_first())
 
+    def added_bytes(self, entry: JournalEntry, file: JournalFile) -> bytes | None:
+        """The bytes an addition of ``entry`` added (kept in the entry), or None when they
+        cannot be read."""
+        number = entry.files.index(file)
+        try:
+            return read_own(self.folder / entry.id / f"{number:05d}.added")
+        except OSError:
+            return None
+
     def newest_first(self) -> Iterator[JournalEntry]:
         """The entries, newest first, each read when reached (stop when you have enough)."""
         return self._newest_first()

@@ -12,6 +12,8 @@ from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.writing.journal import Journal
 from librarian_gui.ui.index_note.pane import DUMPS, IndexNotePane
+from librarian_gui.ui.index_note.split_dialog import SplitDialog
+from librarian_gui.ui.window.index_note_tab import IndexNoteTab
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.windows import MakeWindow
 
@@ -32,6 +34,18 @@ def _pane(qtbot: QtBot, win: MainWindow) -> IndexNotePane:
     pane = win.index_note.pane
     qtbot.waitUntil(lambda: pane.health is not None, timeout=20_000)
     return pane
+
+
+def _planned(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> tuple[IndexNoteTab, SplitDialog]:
+    """A window on the dump of ``write_dump``, its split planned and shown."""
+    write_dump(vault)
+    win = window_on(vault)
+    pane = _pane(qtbot, win)
+    tab = win.index_note
+    assert tab.service is not None and win.session is not None
+    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
+        pane.split_button.click()
+    return tab, tab.split_dialog
 
 
 def test_split_previews_writes_and_undo_restores(
@@ -82,14 +96,7 @@ def test_split_previews_writes_and_undo_restores(
 def test_a_dump_rewritten_after_the_plan_gets_a_fresh_plan(
     vault: Path, window_on: MakeWindow, qtbot: QtBot
 ) -> None:
-    write_dump(vault)
-    win = window_on(vault)
-    pane = _pane(qtbot, win)
-    tab = win.index_note
-    assert tab.service is not None and win.session is not None
-    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
-        pane.split_button.click()
-    dialog = tab.split_dialog
+    tab, dialog = _planned(vault, window_on, qtbot)
     rewritten = (vault / "MEMORY.md").read_bytes().replace(b"## Queue", b"## Queues")
     (vault / "MEMORY.md").write_bytes(rewritten)
     with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
@@ -102,14 +109,7 @@ def test_a_dump_rewritten_after_the_plan_gets_a_fresh_plan(
 
 
 def test_monthly_logs(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
-    write_dump(vault)
-    win = window_on(vault)
-    pane = _pane(qtbot, win)
-    tab = win.index_note
-    assert tab.service is not None
-    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
-        pane.split_button.click()
-    dialog = tab.split_dialog
+    tab, dialog = _planned(vault, window_on, qtbot)
     with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
         dialog.logs.setCurrentIndex(dialog.logs.findData("month"))
     assert [target for _, _, target in dialog.rows()] == [
@@ -123,14 +123,7 @@ def test_monthly_logs(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
 def test_renaming_a_new_note_merges_sections_sent_to_one(
     vault: Path, window_on: MakeWindow, qtbot: QtBot
 ) -> None:
-    write_dump(vault)
-    win = window_on(vault)
-    pane = _pane(qtbot, win)
-    tab = win.index_note
-    assert tab.service is not None
-    with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
-        pane.split_button.click()
-    dialog = tab.split_dialog
+    tab, dialog = _planned(vault, window_on, qtbot)
     with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
         dialog.sections.topLevelItem(7).setText(2, "projects/Crawler")
     with qtbot.waitSignal(tab.service.split_planned, timeout=10_000):
