@@ -242,6 +242,8 @@ def build_parser() -> argparse.ArgumentParser:
     review.set_defaults(func=_concept_command(cli_review.cmd_review))
     contradictions = cli_review.add_contradictions_command(sub, _common)
     contradictions.set_defaults(func=_concept_command(cli_review.cmd_contradictions))
+    supersede = cli_review.add_supersede_command(sub, _common)
+    supersede.set_defaults(func=_concept_command(cli_review.cmd_supersede))
     check, suggest, tag = cli_concepts.add_commands(sub, _common)
     check.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_check))
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))

@@ -1,5 +1,7 @@
-"""The command line's review commands: ``librarian duplicates``, the near-duplicate passage
-pairs across the vault (boilerplate apart)."""
+"""The command line's review commands: ``librarian review`` (the review desk and its marks),
+``librarian duplicates`` (near-duplicate passage pairs across the vault, boilerplate apart),
+``librarian contradictions`` (candidates) and ``librarian supersede`` (the mark that settles
+one)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..core.index.index import VaultIndex
-from .exits import EXIT_USAGE, CommandFailed, Result
+from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 
 SHOWN = 50  # pairs in the human text; --json has them all
 # core/review/duplicates' defaults, written here so that every command does not import numpy
@@ -172,21 +174,23 @@ def add_contradictions_command(sub: Any, common: Callable[..., None]) -> argpars
 def cmd_contradictions(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> Result:
-    from ..core.index.queries import concept_notes
-    from ..core.review.contradictions import find_contradictions
-    from ..core.vault.files import read_note
+    import shlex
+
+    from ..core.review.contradictions import contradictions_in
 
     index = open_index(args)
-    view = index.snapshot()
-
-    def notes() -> Any:
-        for rel in sorted(view.notes):
-            text = read_note(view.root, rel).text
-            if text is not None:
-                yield rel, text, view.notes[rel].date.isoformat()
-
-    found = find_contradictions(notes(), view.concepts.concepts, concept_notes(view))
-    data = {"candidates": [c.json() for c in found]}
+    found = contradictions_in(index)
+    vault = shlex.quote(str(index.root))
+    data = {
+        "candidates": [
+            {
+                **c.json(),
+                "supersede": f"librarian supersede {vault} {shlex.quote(c.newer.note)} "
+                f"{shlex.quote(c.older.note)} --apply",
+            }
+            for c in found
+        ]
+    }
     out = [
         f"{len(found):,} contradiction candidates (found without a language model: "
         "candidates, not truths; most sure first, then newest)"
@@ -198,3 +202,52 @@ def cmd_contradictions(
     if len(found) > SHOWN:
         out.append(f"  … and {len(found) - SHOWN:,} more (see --json)")
     return data, "\n".join(out), 0
+
+
+def add_supersede_command(sub: Any, common: Callable[..., None]) -> argparse.ArgumentParser:
+    help_ = (
+        'mark NOTE as superseding OLDER: the property supersedes: "[[OLDER]]" in its front '
+        "matter (a preview; --apply writes it through the journal, librarian undo takes it back)"
+    )
+    p: argparse.ArgumentParser = sub.add_parser("supersede", help=help_, description=help_)
+    common(p, note=True)
+    p.add_argument("older", metavar="OLDER", help="the note it replaces: title or path")
+    p.add_argument("--apply", action="store_true", help="write the mark as previewed")
+    p.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
+    return p
+
+
+def cmd_supersede(
+    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
+) -> Result:
+    from ..core.review.supersede import apply_supersede, plan_supersede
+    from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
+    from ..core.writing.lock import VaultBusy
+    from ..core.writing.safewrite import WriteRefused
+    from .common import note_arg
+
+    index = open_index(args)
+    note, older = note_arg(index, args.note), note_arg(index, args.older)
+    try:
+        plan = plan_supersede(index, note, older)
+    except WriteRefused as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"cannot mark it: {exc}") from exc
+    data: dict[str, Any] = {**plan.json(), "applied": False, "journal_entry": None}
+    if plan.already:
+        return data, f"{note} names [[{plan.name}]] in supersedes already: nothing to do", 0
+    text = plan.diff.rstrip("\n")
+    if not args.apply:
+        return data, text + "\n\nnothing written: --apply writes this mark", 0
+    try:
+        entry = apply_supersede(Journal(index.root, by=COMMAND_LINE), plan, wait=args.wait)
+    except VaultBusy as exc:
+        raise CommandFailed(EXIT_BUSY, str(exc)) from exc
+    except (JournalError, WriteRefused) as exc:
+        raise CommandFailed(EXIT_FINDINGS, f"nothing was written: {exc}") from exc
+    data.update(applied=True, journal_entry=entry.id)
+    return (
+        data,
+        text + f"\n\nmarked: {note} supersedes {older} (journal entry {entry.id}; "
+        "librarian undo VAULT, or the window's Edit → Undo, takes it back)",
+        0,
+    )

@@ -65,7 +65,7 @@ def parse_note(text: str) -> ParsedNote:
     fm_date: _dt.date | None = None
     properties: list[tuple[str, str]] = []
     if fm_text is not None:
-        data = _load_front_matter(fm_text, warnings)
+        data = load_front_matter(fm_text, warnings)
         if data is not None:
             aliases = _string_list(data.get("aliases", data.get("alias")), split=False)
             fm_tags = [Tag(t.lstrip("#"), 0) for t in _tag_list(data.get("tags", data.get("tag")))]
@@ -121,7 +121,9 @@ def split_front_matter(text: str) -> tuple[int, str | None, int]:
     return 0, None, 0  # no closing line: Obsidian reads it as a thematic break, not metadata
 
 
-def _load_front_matter(fm_text: str, warnings: list[str]) -> dict[str, Any] | None:
+def load_front_matter(fm_text: str, warnings: list[str]) -> dict[str, Any] | None:
+    """The properties of a front matter's text (as ``split_front_matter`` gives it), or
+    None when it is not a mapping of valid YAML (``warnings`` then says why)."""
     yaml, loader = _yaml()
     try:
         data = yaml.load(fm_text, Loader=loader)  # a safe loader (C or Python)

@@ -20,16 +20,21 @@ Newest first: by the later of the two notes' dates.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..concepts.dictionary import fold
+from ..index.queries import concept_notes
+from ..index.snapshot import IndexView
 from ..parse.parser import mask_note
 from ..tagging.matching import AliasMatcher
 from ..text.analyzer import kept, word_set_of
+from ..vault.files import read_note
 from .paragraphs import PARAGRAPH
+from .supersede import superseded_by
 
+PASSAGE_LIMIT = 1_000  # characters of a side's paragraph kept to show
 KINDS = {"choice": 0.9, "negation": 0.8, "number": 0.6, "date": 0.6}
 _CHOICE = re.compile(
     r"\b(?:chose|choose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
@@ -54,6 +59,7 @@ class Side:
     last: int
     date: str  # the note's date (ISO)
     said: str  # what it states (the value, or the sentence)
+    passage: str = ""  # the paragraph it is in, as written (trimmed to PASSAGE_LIMIT)
 
     def json(self) -> dict[str, Any]:
         return {
@@ -61,6 +67,7 @@ class Side:
             "lines": [self.first, self.last],
             "date": self.date,
             "says": self.said,
+            "passage": self.passage,
         }
 
 
@@ -92,8 +99,9 @@ class _Passage:
     note: str
     first: int
     last: int
-    text: str
+    text: str  # as masked (code and comments blank)
     date: str
+    shown: str  # as written
 
 
 def _facts(text: str) -> dict[tuple[str, str], str]:
@@ -128,9 +136,11 @@ def find_contradictions(
     notes: Iterable[tuple[str, str, str]],
     concepts: Iterable[Any],
     concept_notes: Mapping[str, str] | None = None,
+    settled: Collection[frozenset[str]] = (),
 ) -> list[Candidate]:
     """Candidates among ``notes`` ((path, text, ISO date)), about ``concepts`` (the
-    dictionary's), most sure first, then newest first."""
+    dictionary's), most sure first, then newest first; none between two notes of
+    ``settled`` (pairs of which one supersedes the other)."""
     matcher = AliasMatcher(list(concepts), concept_notes or {})
     by_concept: dict[str, list[_Passage]] = {}
     for rel, text, date in notes:
@@ -144,7 +154,10 @@ def find_contradictions(
             concerned |= matcher.linked(body, matcher.concept_ids)
             if not concerned:
                 continue
-            passage = _Passage(rel, line + 1, line + 1 + body.count("\n"), body, date)
+            shown = text.removeprefix("\ufeff")[m.start() : m.end()].strip()
+            if len(shown) > PASSAGE_LIMIT:
+                shown = shown[: PASSAGE_LIMIT - 1] + "…"
+            passage = _Passage(rel, line + 1, line + 1 + body.count("\n"), body, date, shown)
             for concept in concerned:
                 by_concept.setdefault(concept, []).append(passage)
     found: dict[tuple[str, str, str, int, str, int], Candidate] = {}
@@ -154,7 +167,7 @@ def find_contradictions(
         for i, a in enumerate(passages):
             for j in range(i + 1, len(passages)):
                 b = passages[j]
-                if a.note == b.note:
+                if a.note == b.note or frozenset((a.note, b.note)) in settled:
                     continue
                 new, old = (a, b) if (a.date, a.note) >= (b.date, b.note) else (b, a)
                 fn, fo = (facts[i], facts[j]) if new is a else (facts[j], facts[i])
@@ -170,6 +183,26 @@ def find_contradictions(
                             _add(found, concept, "negation", shared, new, s1, old, s2)
     newest = sorted(found.values(), key=lambda c: (c.newer.date, c.newer.note), reverse=True)
     return sorted(newest, key=lambda c: -c.sureness)  # stable: newest first within each
+
+
+def contradictions_in(index: IndexView) -> list[Candidate]:
+    """``find_contradictions`` over every note of ``index`` that can be read, each dated
+    as the index dates it; two notes of which one names the other in its ``supersedes``
+    property are settled (no candidate between them)."""
+    view = index.snapshot()
+    settled: set[frozenset[str]] = set()
+
+    def notes() -> Iterator[tuple[str, str, str]]:
+        for rel in sorted(view.notes):
+            text = read_note(view.root, rel).text
+            if text is None:
+                continue
+            if "supersedes" in text:
+                settled.update(frozenset((rel, old)) for old in superseded_by(view, rel, text))
+            yield rel, text, view.notes[rel].date.isoformat()
+
+    texts = list(notes())
+    return find_contradictions(texts, view.concepts.concepts, concept_notes(view), settled)
 
 
 def _add(
@@ -189,6 +222,6 @@ def _add(
         concept,
         kind,
         about,
-        Side(new.note, new.first, new.last, new.date, said_new),
-        Side(old.note, old.first, old.last, old.date, said_old),
+        Side(new.note, new.first, new.last, new.date, said_new, new.shown),
+        Side(old.note, old.first, old.last, old.date, said_old, old.shown),
     )

@@ -74,3 +74,34 @@ def test_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         ("negation", "diary/2024-06-01.md", [4, 4]),
         ("number", "diary/2024-05-02.md", [8, 8]),
     ]
+
+
+def test_a_superseded_note_settles_its_candidates(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The "supersedes" mark written by ``librarian supersede`` settles the pair: its
+    candidates are gone, the others stay; each side carries its paragraph as written."""
+    for rel, text, date in NOTES:
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\ndate: {date}\n---\n{text}")
+    (tmp_path / "concepts.json").write_text(
+        json.dumps({c.id: {"aliases": list(c.aliases), "category": c.category} for c in CONCEPTS})
+    )
+    assert main(["contradictions", str(tmp_path), "--json", "--no-cache"]) == 0
+    first = json.loads(capsys.readouterr().out)["candidates"][0]
+    assert first["newer"]["passage"] == "Revisited the staging database: we chose DuckDB instead."
+    assert first["older"]["passage"] == "For the staging database we chose Postgres."
+    assert first["supersede"] == (
+        f"librarian supersede {tmp_path} diary/2024-05-02.md decisions/db.md --apply"
+    )
+    args = ["supersede", str(tmp_path), "diary/2024-05-02.md", "decisions/db.md", "--apply"]
+    assert main([*args, "--no-cache"]) == 0
+    capsys.readouterr()
+    assert main(["contradictions", str(tmp_path), "--json", "--no-cache"]) == 0
+    found = json.loads(capsys.readouterr().out)["candidates"]
+    assert [(c["kind"], c["newer"]["note"], c["older"]["note"]) for c in found] == [
+        ("choice", "diary/2024-05-02.md", "notes/agree.md"),
+        ("negation", "diary/2024-06-01.md", "notes/crawler.md"),
+        ("number", "diary/2024-05-02.md", "notes/crawler.md"),
+    ]
