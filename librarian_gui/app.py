@@ -35,6 +35,8 @@ VIEWS = (
     "index-health",
     "split",
     "review",
+    "contradictions",
+    "supersede",
     "editor",
     "suggestions",
     "isolated",
@@ -371,6 +373,18 @@ def _screenshot(
         review.service.desk_found.connect(lambda _d: QTimer.singleShot(150, loop.quit))
         QTimer.singleShot(30_000, loop.quit)
         loop.exec()
+    if view in ("contradictions", "supersede") and review.service is not None:
+        if review.contradictions.candidates is None:
+            review.service.contradictions_found.connect(
+                lambda _c: QTimer.singleShot(150, loop.quit)
+            )
+            QTimer.singleShot(30_000, loop.quit)
+            loop.exec()
+        if view == "supersede" and review.contradictions.current() is not None:
+            review.service.supersede_planned.connect(lambda _p: QTimer.singleShot(200, loop.quit))
+            review.contradictions.supersede_button.click()
+            QTimer.singleShot(20_000, loop.quit)
+            loop.exec()
     if view == "split" and index_note.service is not None:  # a dump's plan, previewed
         health = index_note.pane.health
         dumps = [d.path for d in health.dumps] if health is not None else []
@@ -452,24 +466,20 @@ def _screenshot(
         painter.drawPixmap(QPoint((image.width() - dialog.width()) // 2, 90), dialog)
         painter.end()
         window.switcher.close()
-    if view == "split" and index_note.split_dialog.isVisible():  # a dialog too
-        dialog = index_note.split_dialog.grab()
-        painter = QPainter(image)
-        at = QPoint((image.width() - dialog.width()) // 2, (image.height() - dialog.height()) // 2)
-        painter.drawPixmap(at, dialog)
-        painter.setPen(window.palette().mid().color())
-        painter.drawRect(at.x() - 1, at.y() - 1, dialog.width() + 1, dialog.height() + 1)
-        painter.end()
-        index_note.split_dialog.close()
-    if view == "warnings":  # a dialog too: drawn where it opens, over the window's centre
-        dialog = window.warnings.grab()
+    floating = {
+        "split": index_note.split_dialog,
+        "supersede": review.dialog,
+        "warnings": window.warnings,
+    }.get(view)
+    if floating is not None and floating.isVisible():  # a dialog: drawn where it opens
+        dialog = floating.grab()
         painter = QPainter(image)
         at = QPoint((image.width() - dialog.width()) // 2, (image.height() - dialog.height()) // 2)
         painter.drawPixmap(at, dialog)
         painter.setPen(window.palette().mid().color())  # the frame a window manager draws
         painter.drawRect(at.x() - 1, at.y() - 1, dialog.width() + 1, dialog.height() + 1)
         painter.end()
-        window.warnings.close()
+        floating.close()
     if window.missing_note is not None:  # a picture of another note would be a wrong answer
         window.close()
         return 1

@@ -133,7 +133,7 @@ def cmd_review(
         marked = review_desk.mark_notes(root, rels)
         said.append(f"marked reviewed: {len(marked)} notes of {day}")
     if args.mark_all:
-        review_desk.mark_up_to(root, dt.datetime.now(dt.UTC))
+        review_desk.mark_up_to(root, dt.datetime.now(dt.UTC), sorted(index.notes))
         said.append("marked reviewed: everything up to now")
     desk = review_desk.review_desk(index, since)
     data = {**desk.json(), "marked": said}

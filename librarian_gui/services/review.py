@@ -1,5 +1,7 @@
 """The Review tab's data: the review desk (``core/review/desk``), gathered on the slow job
-thread once the index is ready and again after changes, and the marks the user sets."""
+thread once the index is ready and again after changes, and the marks the user sets; the
+contradiction candidates (``core/review/contradictions``), gathered when asked, and the plan
+of a "supersedes" mark (the session writes it)."""
 
 from __future__ import annotations
 
@@ -20,12 +22,19 @@ class ReviewService(QObject):
     """The desk of the vault: ``refresh`` gathers it (a newer one cancels the one still
     running); ``mark`` and ``mark_all`` record what the user reviewed, then gather again.
 
+    ``find_contradictions`` gathers the candidates (once asked, again after changes);
+    ``plan_supersede`` makes the plan of a mark, to preview.
+
     Signals:
         desk_found(object): a Desk.
-        failed(str): what to tell the user when marks could not be written.
+        contradictions_found(object): the candidates (a list of Candidate).
+        supersede_planned(object): a SupersedePlan.
+        failed(str): what to tell the user when marks could not be written or planned.
     """
 
     desk_found = Signal(object)
+    contradictions_found = Signal(object)
+    supersede_planned = Signal(object)
     failed = Signal(str)
 
     def __init__(self, model: VaultModel, parent: QObject | None = None) -> None:
@@ -33,10 +42,15 @@ class ReviewService(QObject):
         self.model = model
         self.desk: Any = None
         self._job: JobHandle | None = None
+        self._contradictions_job: JobHandle | None = None
+        self.contradictions: Any = None
+        self._watch_contradictions = False  # asked once: gathered again after changes
         self._closed = False
         self._store: Any = None  # each note's passages, kept for the next look (slow thread)
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
         self._timer.timeout.connect(self.refresh)
+        self._contradictions_timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
+        self._contradictions_timer.timeout.connect(self.find_contradictions)
         model.index_updated.connect(self._on_model_index_updated)
 
     @Slot()
@@ -59,6 +73,40 @@ class ReviewService(QObject):
         self._job = self.model.submit(gather, slow=True, name="review-desk")
         self._job.finished.connect(self._on_gather_finished)
 
+    @Slot()
+    def find_contradictions(self) -> None:
+        """Gather the contradiction candidates (``contradictions_found``); from now on,
+        again after each change."""
+        index = self.model.index
+        self._watch_contradictions = True
+        if self._closed or index is None:
+            return
+
+        def gather(_control: JobControl) -> Any:
+            from ..core.review.contradictions import contradictions_in
+
+            return contradictions_in(index)
+
+        if self._contradictions_job is not None:
+            self._contradictions_job.cancel()
+        self._contradictions_job = self.model.submit(gather, slow=True, name="contradictions")
+        self._contradictions_job.finished.connect(self._on_contradictions_finished)
+
+    def plan_supersede(self, note: str, older: str) -> None:
+        """Make the plan marking ``note`` as superseding ``older`` (``supersede_planned``)."""
+        index = self.model.index
+        if self._closed or index is None:
+            return
+
+        def plan(_control: JobControl) -> Any:
+            from ..core.review.supersede import plan_supersede
+
+            return plan_supersede(index, note, older)
+
+        handle = self.model.submit(plan, name="supersede plan")
+        handle.finished.connect(self.supersede_planned)
+        handle.failed.connect(self._on_plan_failed)
+
     def mark(self, notes: Sequence[str]) -> None:
         """Mark the versions on disk of ``notes`` (vault paths) reviewed."""
         root, wanted = self.model.root, list(notes)
@@ -72,14 +120,15 @@ class ReviewService(QObject):
 
     def mark_all(self) -> None:
         """Mark everything changed up to now reviewed."""
-        root = self.model.root
+        root, index = self.model.root, self.model.index
 
         def write(_control: JobControl) -> Any:
             import datetime as dt
 
             from ..core.review.desk import mark_up_to
 
-            mark_up_to(root, dt.datetime.now(dt.UTC))
+            notes = sorted(index.snapshot().notes) if index is not None else []
+            mark_up_to(root, dt.datetime.now(dt.UTC), notes)
 
         self._write(write)
 
@@ -93,8 +142,19 @@ class ReviewService(QObject):
     def close(self) -> None:
         self._closed = True
         self._timer.stop()
-        if self._job is not None:
-            self._job.cancel()
+        self._contradictions_timer.stop()
+        for job in (self._job, self._contradictions_job):
+            if job is not None:
+                job.cancel()
+
+    @Slot(object)
+    def _on_contradictions_finished(self, found: object) -> None:
+        self.contradictions = found
+        self.contradictions_found.emit(found)
+
+    @Slot(object)
+    def _on_plan_failed(self, error: object) -> None:
+        self.failed.emit(f"Not marked: {error}")
 
     @Slot(object)
     def _on_gather_finished(self, desk: object) -> None:
@@ -108,3 +168,5 @@ class ReviewService(QObject):
     @Slot(object)
     def _on_model_index_updated(self, _update: object) -> None:
         self._timer.start()
+        if self._watch_contradictions:
+            self._contradictions_timer.start()

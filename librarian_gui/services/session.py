@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.library.split import SplitPlan
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
+    from ..core.review.supersede import SupersedePlan
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
@@ -631,6 +632,18 @@ class SessionService(QObject):
 
         self._write("split", plan, job)
 
+    def supersede(self, plan: SupersedePlan) -> None:
+        """Write a previewed "supersedes" mark (on the writer thread, through the journal:
+        Edit → Undo reverts it); ``message`` says how it went."""
+        journal = self.journal
+
+        def job() -> object:
+            from ..core.review.supersede import apply_supersede
+
+            return apply_supersede(journal, plan)
+
+        self._write("supersede", plan, job)
+
     @Slot()
     def undo_last(self) -> None:
         """Undo the newest write not undone yet (on the writer thread)."""
@@ -650,6 +663,8 @@ class SessionService(QObject):
             self._show_index_note_fixed(what, result)
         elif kind == "split":
             self._show_split(what, result)
+        elif kind == "supersede":
+            self._show_superseded(what, result)
         else:
             self._show_undone(result)
         self.undo_changed.emit(self.can_undo())
@@ -684,6 +699,14 @@ class SessionService(QObject):
         self.message.emit(
             f"Added {count} {'entry' if count == 1 else 'entries'} to {plan.index}. "
             "Edit → Undo reverts it."
+        )
+
+    def _show_superseded(self, plan: SupersedePlan, result: object) -> None:
+        if isinstance(result, Exception):
+            self.message.emit(f"Not marked: {result}")
+            return
+        self.message.emit(
+            f"Marked {plan.note} as superseding [[{plan.name}]]. Edit → Undo reverts it."
         )
 
     def _show_split(self, plan: SplitPlan, result: object) -> None:

@@ -37,10 +37,9 @@ from .supersede import superseded_by
 PASSAGE_LIMIT = 1_000  # characters of a side's paragraph kept to show
 KINDS = {"choice": 0.9, "negation": 0.8, "number": 0.6, "date": 0.6}
 _CHOICE = re.compile(
-    r"\b(?:chose|choose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
-    r"switched\s+to|settled\s+on|adopted|migrated\s+to)\s+(?:the\s+|a\s+|an\s+)?"
-    r"([\w][\w.+#-]*)",
-    re.IGNORECASE,
+    r"\b(?i:chose|choose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
+    r"switched\s+to|settled\s+on|adopted|migrated\s+to)\s+(?i:the\s+|a\s+|an\s+)?"
+    r"([\w][\w.+#-]*(?:[ \t]+[A-Z][\w.+#-]*)*)"  # a name: capitalised words go on
 )
 # a word (not ending in "-": "mini-2" is a name), maybe "is"/"of"…, then a number and its unit
 _NUMBER = re.compile(
@@ -108,7 +107,9 @@ def _facts(text: str) -> dict[tuple[str, str], str]:
     """(kind, what) → value, for choices, numbers and dates a passage states."""
     out: dict[tuple[str, str], str] = {}
     for m in _CHOICE.finditer(text):
-        out[("choice", "chose")] = m.group(1).rstrip(".").lower()
+        choice = m.group(1).rstrip(".")
+        if kept(choice.split()[0].lower()):  # "chose them", "picked one": no name
+            out[("choice", "chose")] = choice
     for m in _NUMBER.finditer(text):
         key, unit = m.group(1).lower(), (m.group(3) or "").lower()
         if unit and unit != "%" and not kept(unit):
@@ -172,7 +173,7 @@ def find_contradictions(
                 new, old = (a, b) if (a.date, a.note) >= (b.date, b.note) else (b, a)
                 fn, fo = (facts[i], facts[j]) if new is a else (facts[j], facts[i])
                 for key in sorted(fn.keys() & fo.keys()):
-                    if fn[key] != fo[key]:
+                    if fn[key].casefold() != fo[key].casefold():
                         kind, what = key
                         _add(found, concept, kind, what, new, fn[key], old, fo[key])
                 sn, so = (sentences[i], sentences[j]) if new is a else (sentences[j], sentences[i])

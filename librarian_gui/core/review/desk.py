@@ -10,9 +10,12 @@
   changed, newest first; each with who wrote that version (``provenance``), the diff from
   the version last reviewed when a copy of it is kept (``changed``; else ``unreviewed``: a
   note new since, or reviewed only by an "everything up to" mark, which keeps no copies — the
-  diff then shows the whole note as added), its backlinks and the concepts it links, and its
-  **repeats**: its passages that another note already holds nearly the same
-  (``duplicates``: boilerplate is not a repeat), so the reviewer can merge or link instead.
+  diff then shows the whole note as added; but an "everything up to" mark keeps each
+  note's digest, and when the journal still holds that version — before a write Librarian
+  made since, an agent's append or a link added — the diff is from it), its backlinks and
+  the concepts it links, and its **repeats**: its passages that another note already
+  holds nearly the same (``duplicates``: boilerplate is not a repeat), so the reviewer can
+  merge or link instead.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import datetime as _dt
 import difflib
 import json
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +36,7 @@ from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
 from ..vault.files import read_regular_file
 from ..writing.safewrite import atomic_write, digest_of
-from .provenance import Writer, last_writers
+from .provenance import Writer, journal_version, last_writers
 
 if TYPE_CHECKING:  # numpy is imported only when repeats are asked for (not by ``reviewed``)
     from .duplicates import PassageStore
@@ -107,9 +111,27 @@ def mark_notes(root: Path, rels: list[str]) -> list[str]:
     return done
 
 
-def mark_up_to(root: Path, when: _dt.datetime) -> None:
-    """Every note not changed after ``when`` (aware) is reviewed."""
+def mark_up_to(root: Path, when: _dt.datetime, rels: Iterable[str] = ()) -> None:
+    """Every note not changed after ``when`` (aware) is reviewed. The digest of each of
+    ``rels`` (the vault's notes) not changed after it is kept too, without a copy: a later
+    write through Librarian then shows as a diff from it (``journal_version``)."""
     marks = load_marks(root)
+    limit = when.timestamp()
+    at = _now()
+    for rel in rels:
+        path = Path(root) / rel
+        try:
+            stamp = os.stat(path).st_mtime_ns
+            if stamp / 1e9 > limit:
+                continue  # changed since: not reviewed
+            data = read_regular_file(path)
+            if os.stat(path).st_mtime_ns != stamp:
+                continue  # changed while read
+        except OSError:
+            continue
+        digest = digest_of(data)
+        if marks.notes.get(rel, {}).get("digest") != digest:
+            marks.notes[rel] = {"digest": digest, "at": at}
     # to the microsecond: a note saved in the same second, before the mark, is reviewed
     marks.up_to = when.astimezone(_dt.UTC).isoformat(timespec="microseconds")
     _save(root, marks)
@@ -286,8 +308,10 @@ def _diff(
         try:
             before = (copies_dir(root) / mark["digest"]).read_bytes()
             status = "changed"
-        except OSError:
-            pass  # its copy was dropped (the copies are bounded)
+        except OSError:  # no copy kept (an "everything up to" mark), or it was dropped
+            found = journal_version(root, rel, mark["digest"], data)
+            if found is not None:
+                before, status = found, "changed"
     old = before.decode("utf-8", "replace").splitlines(keepends=True)
     new = data.decode("utf-8", "replace").splitlines(keepends=True)
     lines = list(difflib.unified_diff(old, new, f"{rel} (reviewed)", f"{rel} (now)"))

@@ -94,3 +94,28 @@ def _holds(data: bytes, file: JournalFile, journal: Journal, entry: JournalEntry
         offset = file.offset
         return blob is not None and offset is not None and data[offset:] == blob
     return digest_of(data) == file.after_digest
+
+
+def journal_version(root: Path, rel: str, digest: str, data: bytes) -> bytes | None:
+    """The version of ``rel`` whose digest is ``digest``, rebuilt from the journal: the
+    bytes a replacement replaced (kept for undo), or what ``data`` (the file now) held
+    before an append (its bytes up to where the append landed) — None when no entry of the
+    newest ``ENTRIES_READ`` holds it."""
+    journal = Journal(root)
+    for read, entry in enumerate(journal.newest_first()):
+        if read >= ENTRIES_READ:
+            break
+        if entry.error is not None:
+            continue
+        for file in entry.files:
+            if file.rel != rel or file.before_digest != digest or file.outcome != "written":
+                continue
+            if file.kind == "append" and file.offset is not None:
+                head = data[: file.offset]
+                if digest_of(head) == digest:
+                    return head
+            elif file.kind == "replace":
+                before = journal.before_bytes(entry, file)
+                if before is not None:
+                    return before
+    return None

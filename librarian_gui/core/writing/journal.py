@@ -799,6 +799,18 @@ class Journal:
         except OSError:
             return None
 
+    def before_bytes(self, entry: JournalEntry, file: JournalFile) -> bytes | None:
+        """The bytes a replacement of ``entry`` replaced (kept in the entry for undo), or
+        None when they cannot be read or are not what the entry recorded."""
+        if file.kind != "replace":
+            return None
+        number = entry.files.index(file)
+        try:
+            data = read_own(self.folder / entry.id / f"{number:05d}.before")
+        except OSError:
+            return None
+        return data if digest_of(data) == file.before_digest else None
+
     def newest_first(self) -> Iterator[JournalEntry]:
         """The entries, newest first, each read when reached (stop when you have enough)."""
         return self._newest_first()

@@ -710,6 +710,8 @@ class MainWindow(QMainWindow):
             self.index_note.show_tab()
         elif view == "review":
             self.review.show_tab()
+        elif view in ("contradictions", "supersede"):
+            self.review.show_tab("contradictions")
         elif view in ("editor", "suggestions", "isolated") and self.concept_tabs is not None:
             self.concept_tabs.show_editor()
         elif view in ("tagging", "tagging-preview") and self.concept_tabs is not None:

@@ -46,7 +46,7 @@ def test_the_candidates() -> None:
         ("crawler", "number", "diary/2024-05-02.md", "notes/crawler.md"),
     ]
     choice = found[0]
-    assert (choice["newer"]["says"], choice["older"]["says"]) == ("duckdb", "postgres")
+    assert (choice["newer"]["says"], choice["older"]["says"]) == ("DuckDB", "Postgres")
     assert (choice["newer"]["date"], choice["older"]["date"]) == ("2024-05-02", "2024-03-01")
     assert choice["newer"]["lines"] == [3, 3] and choice["sureness"] == 0.9
     number = found[3]
@@ -104,4 +104,19 @@ def test_a_superseded_note_settles_its_candidates(
         ("choice", "diary/2024-05-02.md", "notes/agree.md"),
         ("negation", "diary/2024-06-01.md", "notes/crawler.md"),
         ("number", "diary/2024-05-02.md", "notes/crawler.md"),
+    ]
+
+
+def test_a_choice_is_a_name_and_a_pronoun_is_none() -> None:
+    """Capitalised words go on a name ("Bright Futures", not "Bright"); "chose them"
+    names nothing, so it contradicts nothing."""
+    concepts = [Concept("adoption", ("adoption",), "topic")]
+    notes = [
+        ("a.md", "For the adoption she chose Hopeful Hearts, the agency.\n", "2023-08-20"),
+        ("b.md", "The adoption: she switched to Bright Futures after the visit.\n", "2023-10-24"),
+        ("c.md", "Adoption agencies: she chose them with care.\n", "2023-05-25"),
+    ]
+    found = [c.json() for c in find_contradictions(notes, concepts)]
+    assert [(c["newer"]["says"], c["older"]["says"]) for c in found] == [
+        ("Bright Futures", "Hopeful Hearts")
     ]

@@ -142,3 +142,44 @@ def test_a_change_that_repeats_another_note(tmp_path: Path) -> None:
     os.utime(tmp_path / "crawler.md", ns=(stamp, stamp))  # same time, another size
     desk = review_desk(VaultIndex.scan(tmp_path, use_cache=False), store=store)
     assert [i.repeats for _, items in desk.days for i in items] == [()]
+
+
+def test_after_mark_all_a_write_through_librarian_shows_as_a_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """ "Mark all reviewed" keeps no copies, but each note's digest: an agent's append and a
+    "supersedes" mark made since show as diffs from the versions the journal still holds;
+    a note an editor changed before Librarian wrote to it shows whole (that version was
+    never seen by Librarian)."""
+    (tmp_path / "diary.md").write_text("# Diary\n\nfirst line\n")
+    (tmp_path / "decision.md").write_text("# Decision\n\nWe chose DuckDB.\n")
+    (tmp_path / "old.md").write_text("# Old\n\nWe chose Postgres.\n")
+    (tmp_path / "edited.md").write_text("# Edited\n")
+    run(capsys, "review", str(tmp_path), "--mark-all")
+
+    async def agent_appends(agent: Agent) -> None:
+        await agent.call("append_to_note", note="diary.md", text="the agent's line")
+
+    run_agent(tmp_path, agent_appends, "--allow-writes", client=("night-agent", "3.0"))
+    run(capsys, "supersede", str(tmp_path), "decision", "old", "--apply")
+    with open(tmp_path / "edited.md", "a", encoding="utf-8") as file:
+        file.write("an editor's line\n")
+
+    async def agent_appends_after_the_editor(agent: Agent) -> None:
+        await agent.call("append_to_note", note="edited.md", text="the agent's line")
+
+    run_agent(tmp_path, agent_appends_after_the_editor, "--allow-writes")
+    items = {n["note"]: n for d in run(capsys, "review", str(tmp_path))["days"] for n in d["notes"]}
+    assert sorted(items) == ["decision.md", "diary.md", "edited.md"]
+    assert (items["diary.md"]["status"], items["diary.md"]["diff"]) == (
+        "changed",
+        "--- diary.md (reviewed)\n+++ diary.md (now)\n@@ -1,3 +1,4 @@\n"
+        " # Diary\n \n first line\n+the agent's line\n",
+    )
+    assert (items["decision.md"]["status"], items["decision.md"]["diff"]) == (
+        "changed",
+        "--- decision.md (reviewed)\n+++ decision.md (now)\n@@ -1,3 +1,6 @@\n"
+        '+---\n+supersedes: "[[old]]"\n+---\n # Decision\n \n We chose DuckDB.\n',
+    )
+    assert items["edited.md"]["status"] == "unreviewed"
+    assert items["edited.md"]["diff"].endswith("+# Edited\n+an editor's line\n+the agent's line\n")

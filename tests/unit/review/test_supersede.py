@@ -112,7 +112,8 @@ def test_plan_apply_and_undo(tmp_path: Path) -> None:
     entry = apply_supersede(journal, plan)
     assert entry.written == ("diary/2024-05-02.md",)
     assert (tmp_path / "diary/2024-05-02.md").read_bytes() == (
-        '\ufeff---\r\nsupersedes: "[[storage]]"\r\n---\r\n# Storage, again\r\n\r\nWe chose DuckDB.\r\n'
+        '\ufeff---\r\nsupersedes: "[[storage]]"\r\n---\r\n'
+        "# Storage, again\r\n\r\nWe chose DuckDB.\r\n"
     ).encode()
     journal.undo()
     assert (tmp_path / "diary/2024-05-02.md").read_bytes() == newer
