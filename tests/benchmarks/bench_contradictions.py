@@ -1,7 +1,7 @@
 """Contradiction candidates (issue 32 item 4), measured on copies of vaults nobody here wrote.
 
 Run: ``python tests/benchmarks/bench_contradictions.py [--vaults DIR] [--pairs 36]`` (about
-20 seconds, most of it the title dictionary on logseq-docs). Asserts nothing; prints tables.
+two seconds). Asserts nothing; prints tables.
 No target yet: it reports what is found and what is missed, with examples.
 
 Into the notes of ``foam-docs`` and ``logseq-docs`` (in memory; the vaults are only read) it

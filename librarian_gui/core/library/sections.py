@@ -23,31 +23,12 @@
 from __future__ import annotations
 
 import datetime as _dt
-import re
 from dataclasses import dataclass
 
-from ..parse.parser import parse_date_text, parse_note
+from ..parse.parser import parse_date_text, parse_note, written_dates
 from ..parse.records import Heading, ParsedNote
 
 MIN_SECTIONS = 5
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_MONTH = r"([A-Za-z]{3,9})\.?"
-_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
-_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+{_MONTH},?\s+(\d{{4}})\b")
-_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b")
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,18 +69,7 @@ def heading_date(text: str) -> _dt.date | None:
     found = parse_date_text(text)
     if found is not None:
         return found
-    for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
-        for m in pattern.finditer(text):
-            day, word = (m.group(1), m.group(2)) if day_first else (m.group(2), m.group(1))
-            word = word.lower()
-            month = next((n for n, name in enumerate(_MONTHS, 1) if name.startswith(word)), None)
-            if month is None or len(word) < 3:
-                continue
-            try:
-                return _dt.date(int(m.group(3)), month, int(day))
-            except ValueError:
-                continue
-    return None
+    return next((date for _, _, date in written_dates(text)), None)
 
 
 def split_lines(text: str) -> tuple[str, ...]:

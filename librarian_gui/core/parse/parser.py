@@ -212,6 +212,44 @@ def parse_date_text(text: str) -> _dt.date | None:
     return None
 
 
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+_MONTH = r"([A-Za-z]{3,9})\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY_MONTH_YEAR = re.compile(rf"\b{_DAY}\s+{_MONTH},?\s+(\d{{4}})\b")
+_MONTH_DAY_YEAR = re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+(\d{{4}})\b")
+
+
+def written_dates(text: str) -> list[tuple[int, int, _dt.date]]:
+    """The English written dates of ``text`` ("Sep 14th, 2020", "8 May 2023", a month
+    named by three letters or more), as (start, end, date), in order."""
+    out = []
+    for pattern, day_first in ((_DAY_MONTH_YEAR, True), (_MONTH_DAY_YEAR, False)):
+        for m in pattern.finditer(text):
+            day, word = (m.group(1), m.group(2)) if day_first else (m.group(2), m.group(1))
+            word = word.lower()
+            month = next((n for n, name in enumerate(_MONTHS, 1) if name.startswith(word)), None)
+            if month is None or len(word) < 3:
+                continue
+            try:
+                out.append((m.start(), m.end(), _dt.date(int(m.group(3)), month, int(day))))
+            except ValueError:
+                continue
+    return sorted(out)
+
+
 def _property_links(text: str, fm_text: str, fm_offset: int) -> list[Link]:
     """Quoted link values of properties (``up: "[[Note]]"``), as Obsidian indexes them."""
     out = []

@@ -2,17 +2,23 @@
 different values for the same thing. Without a language model these are *candidates*, not
 truths: each says what differs, and they are ranked by how sure the evidence is.
 
-Passages are paragraphs (as ``duplicates`` cuts them); a passage is about a concept when it
-links it or writes one of its aliases. Between passages of different notes about the same
-concept, in order of how sure the evidence is:
+Passages are paragraphs (as ``duplicates`` cuts them), read sentence by sentence. What a
+sentence states is about the concepts it names (links, or writes an alias of); a sentence
+that names none is about the paragraph's concept when the paragraph names only one. Between
+passages of different notes about the same concept, in order of how sure the evidence is:
 
 - **choice** (0.9): "chose / picked / selected / decided on / went with / switched to /
   settled on / adopted / migrated to X" with different X ("we chose Postgres" against "we
-  chose DuckDB");
-- **negation** (0.8): nearly the same sentence (three in four of its words shared), one of
-  them negated ("not", "no", "never", "n't", "no longer", "without");
+  chose DuckDB"); X is a name (capitalised words go on: "Bright Futures"), not a pronoun,
+  and "the selected text" (after a determiner) is no choice;
+- **negation** (0.8): nearly the same sentence (three in four of its stemmed words shared,
+  the negation aside), one of them negated ("not", "no", "never", "n't", "no longer");
 - **number** (0.6) and **date** (0.6): the same word before different numbers with the same
-  unit ("timeout of 30 s" against "timeout 60 s"), or before different dates.
+  unit ("timeout of 30 s" against "timeout 60 s"), or before different dates (ISO, or
+  written: "March 3, 2024"); an ordinal's "th" is no unit.
+
+A passage that states several values for one thing ("the timeout is 30 s, the connect
+timeout 5 s") conflicts with another only when they share none of them.
 
 Newest first: by the later of the two notes' dates.
 """
@@ -20,35 +26,48 @@ Newest first: by the later of the two notes' dates.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Collection, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..concepts.dictionary import fold
 from ..index.queries import concept_notes
 from ..index.snapshot import IndexView
-from ..parse.parser import mask_note
+from ..parse.parser import mask_note, written_dates
 from ..tagging.matching import AliasMatcher
-from ..text.analyzer import kept, word_set_of
+from ..text.analyzer import kept, terms
 from ..vault.files import read_note
 from .paragraphs import PARAGRAPH
 from .supersede import superseded_by
 
 PASSAGE_LIMIT = 1_000  # characters of a side's paragraph kept to show
 KINDS = {"choice": 0.9, "negation": 0.8, "number": 0.6, "date": 0.6}
+ALIKE = 0.75  # of a sentence's words, the negation aside, shared with its negation
 _CHOICE = re.compile(
-    r"\b(?i:chose|choose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
+    r"\b(?i:chose|chosen|picked|selected|decided\s+(?:on|to\s+use|for)|went\s+with|"
     r"switched\s+to|settled\s+on|adopted|migrated\s+to)\s+(?i:the\s+|a\s+|an\s+)?"
     r"([\w][\w.+#-]*(?:[ \t]+[A-Z][\w.+#-]*)*)"  # a name: capitalised words go on
 )
+_DETERMINER = re.compile(r"\b(?:the|a|an|this|that|these|those|its|your|my|our|their)\s+$", re.I)
 # a word (not ending in "-": "mini-2" is a name), maybe "is"/"of"…, then a number and its unit
 _NUMBER = re.compile(
     r"\b([A-Za-z][A-Za-z-]*[A-Za-z])(?:\s+(?:is|was|of|at|to|be|are|were|set\s+to))?"
     r"(?:\s*[:=]\s*|\s+)(\d+(?:[.,]\d+)?)(?![\d-])\s*(%|[A-Za-z]{1,12}\b)?"
 )
-_DATE = re.compile(r"\b([A-Za-z][\w-]{2,})\s*(?:is|was|on|by|:)?\s*(\d{4}-\d{2}-\d{2})\b")
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
-_NEGATION = re.compile(r"\b(?:not|no|never|no\s+longer|without)\b|n't\b", re.IGNORECASE)
+_ORDINAL = frozenset({"st", "nd", "rd", "th"})
+_DATE = re.compile(r"\b([A-Za-z][\w-]{2,})\s*(?:is|was|on|by|for|until|:)?\s*(\d{4}-\d{2}-\d{2})\b")
+# a sentence ends at . ! ? before a space or the end ("1.5 GB" and "e.g." go on)
+_SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
+_NEGATION = re.compile(r"\b(?:not|no|never|no\s+longer|cannot)\b|n't\b", re.IGNORECASE)
+_NEGATION_FORMS = (
+    (re.compile(r"\bwon't\b", re.I), "will"),
+    (re.compile(r"\b(can|shan)'t\b", re.I), r"\1"),
+    (re.compile(r"\bcannot\b", re.I), "can"),
+    (re.compile(r"n't\b", re.I), ""),
+    (re.compile(r"\b(?:not|no\s+longer|never|no)\b", re.I), " "),
+)
+_MARKER = re.compile(r"^\s*(?:>\s*)*(?:[-*+]|\d{1,9}[.)])?\s*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,39 +117,57 @@ class _Passage:
     note: str
     first: int
     last: int
-    text: str  # as masked (code and comments blank)
     date: str
     shown: str  # as written
+    # what it states about each concept it is about: (kind, what) → values, in order
+    facts: dict[str, dict[tuple[str, str], list[str]]] = field(default_factory=dict)
 
 
-def _facts(text: str) -> dict[tuple[str, str], str]:
-    """(kind, what) → value, for choices, numbers and dates a passage states."""
-    out: dict[tuple[str, str], str] = {}
+@dataclass(frozen=True, slots=True)
+class _Claim:
+    """A sentence, for negations: its words (stemmed, the negation aside)."""
+
+    passage: _Passage
+    said: str
+    words: frozenset[str]
+    negated: bool
+
+
+def _facts(text: str) -> dict[tuple[str, str], list[str]]:
+    """(kind, what) → values, for the choices, numbers and dates a sentence states."""
+    out: dict[tuple[str, str], list[str]] = {}
+
+    def add(key: tuple[str, str], value: str) -> None:
+        values = out.setdefault(key, [])
+        if value.casefold() not in (v.casefold() for v in values):
+            values.append(value)
+
     for m in _CHOICE.finditer(text):
         choice = m.group(1).rstrip(".")
+        if _DETERMINER.search(text, 0, m.start()):  # "the selected text": no choice
+            continue
         if kept(choice.split()[0].lower()):  # "chose them", "picked one": no name
-            out[("choice", "chose")] = choice
+            add(("choice", "chose"), choice)
+    dates = written_dates(text)
+    for start, end, date in reversed(dates):  # "March 3, 2024" read as 2024-03-03
+        text = text[:start] + date.isoformat() + text[end:]
     for m in _NUMBER.finditer(text):
         key, unit = m.group(1).lower(), (m.group(3) or "").lower()
-        if unit and unit != "%" and not kept(unit):
-            unit = ""  # "30 and …": no unit
+        if unit and unit != "%" and (not kept(unit) or unit in _ORDINAL):
+            unit = ""  # "30 and …", "30th": no unit
         if kept(key):
-            out[("number", f"{key} ({unit})" if unit else key)] = m.group(2).replace(",", ".")
+            add(("number", f"{key} ({unit})" if unit else key), m.group(2).replace(",", "."))
     for m in _DATE.finditer(text):
         key = m.group(1).lower()
         if kept(key):
-            out[("date", key)] = m.group(2)
+            add(("date", key), m.group(2))
     return out
 
 
-def _sentences(text: str) -> list[tuple[str, frozenset[str], bool]]:
-    out = []
-    for m in _SENTENCE.finditer(text):
-        sentence = m.group().strip()
-        words = frozenset(word_set_of(sentence))
-        if len(words) >= 4:
-            out.append((sentence, words, _NEGATION.search(sentence) is not None))
-    return out
+def _claim_words(sentence: str) -> frozenset[str]:
+    for pattern, replacement in _NEGATION_FORMS:
+        sentence = pattern.sub(replacement, sentence)
+    return frozenset(terms(sentence))
 
 
 def find_contradictions(
@@ -143,45 +180,88 @@ def find_contradictions(
     dictionary's), most sure first, then newest first; none between two notes of
     ``settled`` (pairs of which one supersedes the other)."""
     matcher = AliasMatcher(list(concepts), concept_notes or {})
-    by_concept: dict[str, list[_Passage]] = {}
+
+    def named(text: str) -> set[str]:
+        found = {c for _, _, c in matcher.candidates(text, fold(text))}
+        return found | matcher.linked(text, matcher.concept_ids)
+
+    passages: dict[str, list[_Passage]] = {}
+    claims: dict[str, list[_Claim]] = {}
     for rel, text, date in notes:
-        masked = mask_note(text.removeprefix("\ufeff"))
+        text = text.removeprefix("\ufeff")
+        masked = mask_note(text)
         line, at = 0, 0
         for m in PARAGRAPH.finditer(masked):
             line += masked.count("\n", at, m.start())
             at = m.start()
             body = m.group()
-            concerned = {c for _, _, c in matcher.candidates(body, fold(body))}
-            concerned |= matcher.linked(body, matcher.concept_ids)
+            concerned = named(body)
             if not concerned:
                 continue
-            shown = text.removeprefix("\ufeff")[m.start() : m.end()].strip()
+            shown = text[m.start() : m.end()].strip()
             if len(shown) > PASSAGE_LIMIT:
                 shown = shown[: PASSAGE_LIMIT - 1] + "…"
-            passage = _Passage(rel, line + 1, line + 1 + body.count("\n"), body, date, shown)
-            for concept in concerned:
-                by_concept.setdefault(concept, []).append(passage)
-    found: dict[tuple[str, str, str, int, str, int], Candidate] = {}
-    for concept, passages in sorted(by_concept.items()):
-        facts = [_facts(p.text) for p in passages]
-        sentences = [_sentences(p.text) for p in passages]
-        for i, a in enumerate(passages):
-            for j in range(i + 1, len(passages)):
-                b = passages[j]
-                if a.note == b.note or frozenset((a.note, b.note)) in settled:
+            passage = _Passage(rel, line + 1, line + 1 + body.count("\n"), date, shown)
+            for s in _SENTENCE.finditer(body):
+                sentence = s.group()
+                about = named(sentence) or (concerned if len(concerned) == 1 else set())
+                if not about:
                     continue
-                new, old = (a, b) if (a.date, a.note) >= (b.date, b.note) else (b, a)
-                fn, fo = (facts[i], facts[j]) if new is a else (facts[j], facts[i])
-                for key in sorted(fn.keys() & fo.keys()):
-                    if fn[key].casefold() != fo[key].casefold():
-                        kind, what = key
-                        _add(found, concept, kind, what, new, fn[key], old, fo[key])
-                sn, so = (sentences[i], sentences[j]) if new is a else (sentences[j], sentences[i])
-                for s1, w1, neg1 in sn:
-                    for s2, w2, neg2 in so:
-                        if neg1 != neg2 and len(w1 & w2) >= 0.75 * len(w1 | w2):
-                            shared = " ".join(sorted(w1 & w2)[:6])
-                            _add(found, concept, "negation", shared, new, s1, old, s2)
+                facts = _facts(sentence)
+                for concept in about:
+                    own = passage.facts.setdefault(concept, {})
+                    for key, values in facts.items():
+                        kept_values = own.setdefault(key, [])
+                        seen = {v.casefold() for v in kept_values}
+                        kept_values.extend(v for v in values if v.casefold() not in seen)
+                words = _claim_words(sentence)
+                if len(words) >= 3:
+                    said = _MARKER.sub("", text[m.start() + s.start() : m.start() + s.end()])
+                    claim = _Claim(passage, said.strip(), words, bool(_NEGATION.search(sentence)))
+                    for concept in about:
+                        claims.setdefault(concept, []).append(claim)
+            for concept in concerned:
+                passages.setdefault(concept, []).append(passage)
+    found: dict[tuple[str, str, str, int, str, int], Candidate] = {}
+
+    def consider(
+        concept: str, kind: str, about: str, a: tuple[_Passage, str], b: tuple[_Passage, str]
+    ) -> None:
+        if a[0].note == b[0].note or frozenset((a[0].note, b[0].note)) in settled:
+            return
+        new, old = (a, b) if (a[0].date, a[0].note) >= (b[0].date, b[0].note) else (b, a)
+        _add(found, concept, kind, about, new[0], new[1], old[0], old[1])
+
+    for concept in sorted(passages):
+        by_key: dict[tuple[str, str], list[tuple[_Passage, list[str]]]] = {}
+        for passage in passages[concept]:
+            for key, values in passage.facts.get(concept, {}).items():
+                by_key.setdefault(key, []).append((passage, values))
+        for (kind, what), stated in sorted(by_key.items()):
+            for i, (a, va) in enumerate(stated):
+                folded = {v.casefold() for v in va}
+                for b, vb in stated[i + 1 :]:
+                    if folded.isdisjoint(v.casefold() for v in vb):
+                        consider(concept, kind, what, (a, ", ".join(va)), (b, ", ".join(vb)))
+        stated_claims = claims.get(concept, [])
+        plain = [c for c in stated_claims if not c.negated]
+        by_word: dict[str, list[int]] = {}
+        for n, claim in enumerate(plain):
+            for word in claim.words:
+                by_word.setdefault(word, []).append(n)
+        for claim in (c for c in stated_claims if c.negated):
+            shared = Counter(n for word in claim.words for n in by_word.get(word, ()))
+            for n, count in shared.items():
+                other = plain[n]
+                if count >= ALIKE * len(claim.words | other.words):
+                    what = " ".join(sorted(claim.words & other.words)[:6])
+                    consider(
+                        concept,
+                        "negation",
+                        what,
+                        (claim.passage, claim.said),
+                        (other.passage, other.said),
+                    )
     newest = sorted(found.values(), key=lambda c: (c.newer.date, c.newer.note), reverse=True)
     return sorted(newest, key=lambda c: -c.sureness)  # stable: newest first within each
 

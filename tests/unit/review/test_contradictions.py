@@ -120,3 +120,71 @@ def test_a_choice_is_a_name_and_a_pronoun_is_none() -> None:
     assert [(c["newer"]["says"], c["older"]["says"]) for c in found] == [
         ("Bright Futures", "Hopeful Hearts")
     ]
+
+
+CACHE = [Concept("build-cache", ("build cache",), "project"), Concept("proxy", ("proxy",), "x")]
+
+
+@pytest.mark.parametrize(
+    ("older", "newer", "expected"),
+    [
+        # a second value beside the first: they share 30, no conflict
+        ("The build cache timeout is 30 s.", "The build cache timeout is 30 s, and 85 s.", []),
+        # another concept's value in a paragraph that names the cache in passing
+        (
+            "The build cache timeout is 30 s.",
+            "Unlike the build cache, the proxy has its own limits. The proxy timeout is 85 s.",
+            [],
+        ),
+        # a written date against an ISO one, the same day: none; another day: one
+        (
+            "The build cache deadline is 2024-03-03.",
+            "The build cache deadline is March 3, 2024.",
+            [],
+        ),
+        (
+            "The build cache deadline is 2024-03-03.",
+            "The build cache deadline is 17 March 2024.",
+            [("date", "deadline", "2024-03-17", "2024-03-03")],
+        ),
+        # a verb negated with "doesn't": the stemmed words meet
+        (
+            "The build cache requires a VPN connection.",
+            "The build cache doesn't require a VPN connection.",
+            [
+                (
+                    "negation",
+                    "build cache connection require vpn",
+                    "The build cache doesn't require a VPN connection.",
+                    "The build cache requires a VPN connection.",
+                )
+            ],
+        ),
+        # "without" is no negation; "the selected" is no choice; "30th" is no unit
+        (
+            "The build cache is kept on disk.",
+            "The build cache is kept on disk, without exception.",
+            [],
+        ),
+        (
+            "For the build cache we chose Redis.",
+            "In the build cache, the selected keys expire.",
+            [],
+        ),
+        (
+            "The build cache release is on Apr 30th.",
+            "The build cache release is on Apr 12th.",
+            [("number", "apr", "12", "30")],
+        ),
+        # "1.5 GB" is one number, not the end of a sentence
+        (
+            "The build cache size is 1.5 GB.",
+            "The build cache size is 2.5 GB.",
+            [("number", "size (gb)", "2.5", "1.5")],
+        ),
+    ],
+)
+def test_general_rules(older: str, newer: str, expected: list[tuple[str, ...]]) -> None:
+    notes = [("old.md", older + "\n", "2024-01-01"), ("new.md", newer + "\n", "2024-02-01")]
+    found = find_contradictions(notes, CACHE)
+    assert [(c.kind, c.about, c.newer.said, c.older.said) for c in found] == expected
