@@ -12,7 +12,9 @@ passages of different notes about the same concept, in order of how sure the evi
   chose DuckDB"); X is a name (capitalised words go on: "Bright Futures"), not a pronoun,
   and "the selected text" (after a determiner) is no choice;
 - **negation** (0.8): nearly the same sentence (three in four of its stemmed words shared,
-  the negation aside), one of them negated ("not", "no", "never", "n't", "no longer");
+  the negation aside), one of them negated ("not", "no", "never", "n't", "no longer") where
+  the other says what the negation is about (its next word: "is not shared" against "is
+  shared", not "replaces it, never appends" against "replaces it");
 - **number** (0.6) and **date** (0.6): the same word before different numbers with the same
   unit ("timeout of 30 s" against "timeout 60 s"), or before different dates (ISO, or
   written: "March 3, 2024"); an ordinal's "th" is no unit.
@@ -59,7 +61,7 @@ _ORDINAL = frozenset({"st", "nd", "rd", "th"})
 _DATE = re.compile(r"\b([A-Za-z][\w-]{2,})\s*(?:is|was|on|by|for|until|:)?\s*(\d{4}-\d{2}-\d{2})\b")
 # a sentence ends at . ! ? before a space or the end ("1.5 GB" and "e.g." go on)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
-_NEGATION = re.compile(r"\b(?:not|no|never|no\s+longer|cannot)\b|n't\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no\s+longer|no|never|cannot)\b|n't\b", re.IGNORECASE)
 _NEGATION_FORMS = (
     (re.compile(r"\bwon't\b", re.I), "will"),
     (re.compile(r"\b(can|shan)'t\b", re.I), r"\1"),
@@ -131,6 +133,7 @@ class _Claim:
     said: str
     words: frozenset[str]
     negated: bool
+    scope: str | None = None  # the negation's next word (stemmed): what it is about
 
 
 def _facts(text: str) -> dict[tuple[str, str], list[str]]:
@@ -217,7 +220,11 @@ def find_contradictions(
                 words = _claim_words(sentence)
                 if len(words) >= 3:
                     said = _MARKER.sub("", text[m.start() + s.start() : m.start() + s.end()])
-                    claim = _Claim(passage, said.strip(), words, bool(_NEGATION.search(sentence)))
+                    negation = _NEGATION.search(sentence)
+                    scope = terms(sentence[negation.end() :])[:1] if negation else []
+                    claim = _Claim(
+                        passage, said.strip(), words, negation is not None, next(iter(scope), None)
+                    )
                     for concept in about:
                         claims.setdefault(concept, []).append(claim)
             for concept in concerned:
@@ -253,7 +260,9 @@ def find_contradictions(
             shared = Counter(n for word in claim.words for n in by_word.get(word, ()))
             for n, count in shared.items():
                 other = plain[n]
-                if count >= ALIKE * len(claim.words | other.words):
+                if count >= ALIKE * len(claim.words | other.words) and (
+                    claim.scope is None or claim.scope in other.words
+                ):
                     what = " ".join(sorted(claim.words & other.words)[:6])
                     consider(
                         concept,

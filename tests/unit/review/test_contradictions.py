@@ -160,6 +160,13 @@ CACHE = [Concept("build-cache", ("build cache",), "project"), Concept("proxy", (
                 )
             ],
         ),
+        # the negation is about something the other does not say: no candidate
+        (
+            "The build cache must be idempotent: a re-run replaces the day's partition.",
+            "The build cache must be idempotent: a re-run replaces the day's partition, "
+            "never appends to it.",
+            [],
+        ),
         # "without" is no negation; "the selected" is no choice; "30th" is no unit
         (
             "The build cache is kept on disk.",
