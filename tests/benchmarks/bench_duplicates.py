@@ -6,11 +6,15 @@ minute). Asserts nothing; prints tables.
 Into the notes of ``foam-docs`` and ``logseq-docs`` (in memory; the vaults are only read) it
 injects, with a fixed seed:
 
-- **near-duplicates**: ``--per-rate`` paragraphs (15 content words or more) copied from a
-  note to the end of another, each with a share of its words edited — 0 %, 5 %, 10 % and
-  20 %, a third of the edits dropping a word, a third changing it for a word of another
-  note, a third moving it elsewhere in the paragraph — its lines as long as before (the
-  words of the lines trimmed of their indentation);
+- **near-duplicates**: ``--per-rate`` paragraphs (15 content words or more, each copied
+  once) copied from a note to the end of another, each with a share of its words edited —
+  0 %, 5 %, 10 % and 20 %, a third of the edits dropping a word, a third changing it for a
+  word of another note, a third moving it elsewhere in the paragraph. Words are what the
+  edits touch: each line keeps its list marker (its indentation goes: indented at the end of
+  another note it would be a code block), and a token that is markup
+  (a backtick, a heading's or a tag's #, a link's bracket, a property's "::", no letter at
+  all) stays where it was — edits that scramble Markdown would make a code block or a
+  heading of the copy, which is not what a person or an agent editing a copy does;
 - **boilerplate**: the same 3–8 lines (a review block, its length drawn once) added to the
   end of 30 % of the notes.
 
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import subprocess
 import sys
 import time
@@ -70,6 +75,43 @@ def _edit(words: list[str], rate: float, pool: list[str], rng: random.Random) ->
     return out
 
 
+_PREFIX = re.compile(r"^\s*(?:(?:[-*+]|\d{1,9}[.)])\s+)?")
+
+
+def _is_word(token: str) -> bool:
+    return (
+        any(ch.isalpha() for ch in token)
+        and not any(ch in token for ch in "`#[]{}()|<>")
+        and (not token.endswith("::"))
+    )
+
+
+def _edit_words(lines: list[str], rate: float, pool: list[str], rng: random.Random) -> str:
+    """``lines`` with ``rate`` of their words edited (see the module's docstring): each
+    line's prefix and markup tokens kept in place, the words edited as one sequence and put
+    back into the word slots, line by line (a slot left over stays empty)."""
+    prefixes, rows = [], []
+    for line in lines:
+        prefix = _PREFIX.match(line)
+        head = prefix.group() if prefix else ""
+        line, head = line[len(head) :], head.lstrip()  # indentation off: no code block
+        prefixes.append(head)
+        rows.append(line.split())
+    slots = [(n, k) for n, row in enumerate(rows) for k, token in enumerate(row) if _is_word(token)]
+    edited = _edit([rows[n][k] for n, k in slots], rate, pool, rng)
+    for (n, k), word in zip(slots, edited + [""] * (len(slots) - len(edited)), strict=False):
+        rows[n][k] = word
+    # an edit that adds no word is a move; more words than slots go on the last one
+    if len(edited) > len(slots) and slots:
+        n, k = slots[-1]
+        rows[n][k] = " ".join([rows[n][k], *edited[len(slots) :]])
+    out = [
+        (head + " ".join(t for t in row if t)).rstrip()
+        for head, row in zip(prefixes, rows, strict=True)
+    ]
+    return "\n".join(line for line in out if line.strip())
+
+
 def inject(
     notes: dict[str, str], per_rate: int, seed: int
 ) -> tuple[dict[str, str], list[tuple[Pair, float]], set[str]]:
@@ -81,21 +123,15 @@ def inject(
     pool = [w for text in notes.values() for w in text.split() if w.isalpha()]
     injected: list[tuple[Pair, float]] = []
     rels = sorted(notes)
+    # each copy of another paragraph: copies of one paragraph in several notes would make it
+    # text many notes hold (boilerplate) by the injection itself
+    chosen = iter(rng.sample(sources, per_rate * len(RATES)))
     for rate in RATES:
         for _ in range(per_rate):
-            rel, passage = rng.choice(sources)
+            rel, passage = next(chosen)
             target = rng.choice([r for r in rels if r != rel])
             lines = notes[rel].split("\n")[passage.first - 1 : passage.last]
-            counts = [len(line.split()) for line in lines]
-            edited = _edit(" ".join(lines).split(), rate, pool, rng)
-            # the edited words back into lines of the same lengths (an unedited copy is the
-            # same lines, which the baseline can find)
-            rows, at = [], 0
-            for n, count in enumerate(counts):
-                take = len(edited) - at if n == len(counts) - 1 else count
-                rows.append(" ".join(edited[at : at + take]))
-                at += take
-            copied = "\n".join(row for row in rows if row)
+            copied = _edit_words(lines, rate, pool, rng)
             text = out[target].rstrip("\n")
             first = text.count("\n") + 3  # after a blank line
             last = first + copied.count("\n")

@@ -9,9 +9,14 @@
 - **Found without comparing every pair**: MinHash signatures (``PERMUTATIONS`` hashes of each
   word set) cut into bands of ``ROWS``; passages sharing a band are candidates, and each
   candidate's exact similarity decides. Two passages at 0.5 share a band 97 % of the time.
-- **Boilerplate is not a repeat**: passages that are nearly the same in at least
-  ``BOILERPLATE_NOTES`` notes (a template's text, a sign-off, a disclaimer) form a group that
-  is reported apart, and none of its pairs is a repeat.
+- **Boilerplate is not a repeat**: a passage nearly the same as passages of at least
+  ``BOILERPLATE_NOTES`` − 1 other notes (a template's text, a sign-off, a disclaimer) is
+  boilerplate; such passages are reported apart, in groups. A pair with one of them is a
+  repeat only when the two are alike beyond their group's template (the words half its
+  passages hold): at least ``MIN_WORDS`` // 2 words and ``threshold`` of the rest shared — a
+  sign-off copied everywhere never is, a page's property block copied into another page is.
+  Each passage counts its own likes, not a chain's: pages that each open with a property
+  block like the next page's do not make a paragraph copied into one of them boilerplate.
 - Pairs inside one note are not reported: the review is about notes holding what another
   note holds already.
 """
@@ -240,22 +245,44 @@ def compare(passages: list[Passage], threshold: float = THRESHOLD) -> Duplicates
         similarity = shared / (a.count + b.count - shared)
         if similarity >= threshold:
             alike.append((i, j, similarity))
-            parent[root(i)] = root(j)
+    # boilerplate: a passage nearly the same as passages of BOILERPLATE_NOTES - 1 other notes
+    # itself (not through a chain: the property blocks of a wiki's pages are each like the
+    # next, and a paragraph copied into one page is not made boilerplate by them)
+    partners: dict[int, set[str]] = {}
+    for i, j, _ in alike:
+        partners.setdefault(i, set()).add(passages[j].note)
+        partners.setdefault(j, set()).add(passages[i].note)
+    boiler = {k for k, notes in partners.items() if len(notes) >= BOILERPLATE_NOTES - 1}
     groups: dict[int, list[int]] = {}
     for i, j, _ in alike:
-        for k in (i, j):
-            groups.setdefault(root(k), []).append(k)
-    boiler_roots = set()
+        if i in boiler and j in boiler:
+            parent[root(i)] = root(j)
+    for k in boiler:
+        groups.setdefault(root(k), []).append(k)
     boilerplate = []
-    for key, members in groups.items():
+    for members in groups.values():
         unique = sorted(set(members), key=lambda k: (passages[k].note, passages[k].first))
-        if len({passages[k].note for k in unique}) >= BOILERPLATE_NOTES:
-            boiler_roots.add(key)
-            chosen = tuple(passages[k] for k in unique)
-            boilerplate.append(Boilerplate(chosen[0], chosen))
-    pairs = [
-        _ordered(passages[i], passages[j], s) for i, j, s in alike if root(i) not in boiler_roots
-    ]
+        chosen = tuple(passages[k] for k in unique)
+        boilerplate.append(Boilerplate(chosen[0], chosen))
+    # what half a group's passages hold is its template; a pair that is alike beyond it
+    # (two pages' property blocks, one a copy of the other) is a repeat all the same
+    common: dict[int, np.ndarray] = {}
+    for key, members in groups.items():
+        words, counts = np.unique(
+            np.concatenate([passages[k].words for k in members]), return_counts=True
+        )
+        common[key] = words[counts * 2 >= len(members)]
+    pairs = []
+    for i, j, s in alike:
+        if i in boiler or j in boiler:
+            template = common[root(i if i in boiler else j)]
+            own_i = np.setdiff1d(passages[i].words, template, assume_unique=True)
+            own_j = np.setdiff1d(passages[j].words, template, assume_unique=True)
+            shared = len(np.intersect1d(own_i, own_j, assume_unique=True))
+            union = len(own_i) + len(own_j) - shared
+            if shared < MIN_WORDS // 2 or shared < threshold * union:
+                continue
+        pairs.append(_ordered(passages[i], passages[j], s))
     pairs.sort(key=lambda p: (-p.similarity, p.a.note, p.a.first, p.b.note, p.b.first))
     boilerplate.sort(key=lambda b: (-b.notes, b.example.note, b.example.first))
     return Duplicates(tuple(pairs), tuple(boilerplate), len(passages))

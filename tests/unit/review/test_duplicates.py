@@ -66,6 +66,29 @@ def test_boilerplate_in_many_notes_is_not_a_repeat() -> None:
     ]
 
 
+# a wiki's pages open with a property block: 12 words every page has, 6 its own
+TEMPLATE = "kind feature status stable owner docsteam area editor platform desktop shipped yes"
+OWN = [
+    "alpha bravo charlie delta echo foxtrot",
+    "golf hotel india juliet kilo lima",
+    "mike november oscar papa quebec romeo",
+    "sierra tango uniform victor whiskey xray",
+    "yankee zulu amber basil cedar dahlia",
+    "ember fennel garnet hazel iris jasper",
+]
+
+
+def test_a_copied_property_block_is_a_repeat_beyond_its_template() -> None:
+    """Two blocks share the 12 template words of 24 (0.5): each block is like five others,
+    boilerplate. A copy of page 0's block shares its 6 own words too: beyond the template
+    (the words half the group holds), it is a repeat; the blocks of two pages are not."""
+    notes = [(f"p{k}.md", f"{TEMPLATE} {own}\n") for k, own in enumerate(OWN)]
+    notes.append(("x.md", f"# X\n\n{TEMPLATE} {OWN[0]}\n"))
+    found = find_duplicates(notes)
+    assert [(p.a.note, p.b.note, p.similarity) for p in found.pairs] == [("p0.md", "x.md", 1.0)]
+    assert [b.notes for b in found.boilerplate] == [7]
+
+
 def test_what_is_not_compared() -> None:
     short = "Seven words only here, nothing much else."
     notes = [
