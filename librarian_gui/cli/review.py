@@ -143,8 +143,10 @@ def cmd_review(
     for day, items in desk.days:
         out.append(day)
         for item in items:
-            by = item.by
-            who = f"{by.client} {by.version}".strip() if by.kind == "agent" else by.kind
+            who = ", then ".join(
+                f"{by.client} {by.version}".strip() if by.kind == "agent" else by.kind
+                for by in item.writers or (item.by,)
+            )
             extra = f", {item.backlinks} backlinks" if item.backlinks else ""
             concepts = f", concepts: {', '.join(item.concepts)}" if item.concepts else ""
             out.append(f"  {item.note}  ({item.status}, by {who}{extra}{concepts})")

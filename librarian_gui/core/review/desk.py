@@ -36,7 +36,7 @@ from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
 from ..vault.files import read_regular_file
 from ..writing.safewrite import atomic_write, digest_of
-from .provenance import Writer, journal_version, last_writers
+from .provenance import Writer, journal_version, last_writers, writers_since
 
 if TYPE_CHECKING:  # numpy is imported only when repeats are asked for (not by ``reviewed``)
     from .duplicates import PassageStore
@@ -191,12 +191,14 @@ class DeskItem:
     backlinks: int
     concepts: tuple[str, ...]
     repeats: tuple[Repeat, ...] = ()
+    writers: tuple[Writer, ...] = ()  # everyone who wrote it since the review, oldest first
 
     def json(self) -> dict[str, Any]:
         return {
             "note": self.note,
             "changed": self.changed,
             "by": self.by.json(),
+            "writers": [w.json() for w in self.writers or (self.by,)],
             "status": self.status,
             "diff": self.diff,
             "diff_lines": self.diff_lines,
@@ -249,6 +251,7 @@ def review_desk(
             changed.append((mtime, rel))
     changed.sort(reverse=True)
     writers = last_writers(root, [rel for _, rel in changed])
+    chains = writers_since(root, writers, since)
     found: dict[str, list[Repeat]] = {}
     if repeats and changed:
         from .duplicates import PassageStore, compare
@@ -293,6 +296,7 @@ def review_desk(
                 )
             ),
             tuple(sorted(found.get(rel, ()), key=lambda r: (r.lines, -r.similarity, r.other))),
+            chains.get(rel, ()),
         )
         days.setdefault(when.date().isoformat(), []).append(item)
     ordered = tuple((day, tuple(items)) for day, items in sorted(days.items(), reverse=True))

@@ -87,6 +87,56 @@ def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
     return out
 
 
+def writers_since(
+    root: Path, last: dict[str, Writer], since: _dt.datetime
+) -> dict[str, tuple[Writer, ...]]:
+    """Who wrote each note of ``last`` (its last writer, as ``last_writers`` gives it) since
+    ``since`` (aware), oldest first, one after another: the journal's entries that wrote it
+    (not undone), then outside Librarian when the file is no longer what the newest of them
+    left. A note no entry wrote since has its last writer alone."""
+    floor = since.astimezone(_dt.UTC)
+    found: dict[str, list[Writer]] = {}
+    for read, entry in enumerate(Journal(root).newest_first()):
+        if read >= ENTRIES_READ:
+            break
+        if entry.error is not None:
+            continue
+        try:
+            if _dt.datetime.fromisoformat(entry.created) < floor:
+                break
+        except ValueError:
+            continue
+        if entry.undone:
+            continue
+        by = entry.by
+        for file in entry.files:
+            if file.rel in last and file.outcome == "written":
+                found.setdefault(file.rel, []).append(
+                    Writer(
+                        by.get("kind", NOT_RECORDED),
+                        entry.created,
+                        by.get("client", ""),
+                        by.get("version", ""),
+                        by.get("session", ""),
+                        entry.id,
+                    )
+                )
+    out: dict[str, tuple[Writer, ...]] = {}
+    for rel, writer in last.items():
+        chain: list[Writer] = []
+        for w in reversed(found.get(rel, [])):
+            if not chain or _who(chain[-1]) != _who(w):
+                chain.append(w)
+        if writer.kind == OUTSIDE or not chain:
+            chain.append(writer)
+        out[rel] = tuple(chain)
+    return out
+
+
+def _who(writer: Writer) -> tuple[str, str, str]:
+    return writer.kind, writer.client, writer.version
+
+
 def _holds(data: bytes, file: JournalFile, journal: Journal, entry: JournalEntry) -> bool:
     """Whether ``data`` (the file now) is what ``file``'s write left."""
     if file.kind == "append":

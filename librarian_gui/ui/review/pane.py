@@ -25,13 +25,19 @@ from ..tagging.diff import DiffView
 
 if TYPE_CHECKING:
     from ...core.review.desk import Desk, DeskItem
+    from ...core.review.provenance import Writer
 
 PATH_ROLE = Qt.ItemDataRole.UserRole + 1
 MAX_ROWS = 2_000  # notes listed; the summary says how many there are
 
 
 def who(item: DeskItem) -> str:
-    by = item.by
+    """Who wrote the note since the review, one after another ("night-agent 3.0, then
+    outside Librarian")."""
+    return ", then ".join(_writer(w) for w in item.writers or (item.by,))
+
+
+def _writer(by: Writer) -> str:
     if by.kind == "agent":
         return f"{by.client} {by.version}".strip() or "an agent"
     return by.kind

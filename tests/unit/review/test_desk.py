@@ -71,6 +71,11 @@ def test_the_desk_shows_the_diff_since_the_reviewed_version(
     diary = items["diary/2024-06-03.md"]
     assert diary["status"] == "changed"
     assert diary["by"]["kind"] == "outside Librarian"  # the last change was the editor's
+    # everyone since the review, one after another: the agent (twice, once), then the editor
+    assert [(w["kind"], w.get("client")) for w in diary["writers"]] == [
+        ("agent", "night-agent"),
+        ("outside Librarian", None),
+    ]
     assert diary["diff"] == (
         "--- diary/2024-06-03.md (reviewed)\n"
         "+++ diary/2024-06-03.md (now)\n"
