@@ -251,7 +251,9 @@ def review_desk(
             changed.append((mtime, rel))
     changed.sort(reverse=True)
     writers = last_writers(root, [rel for _, rel in changed])
-    chains = writers_since(root, writers, since)
+    chains = writers_since(
+        root, writers, since, {rel: mark["digest"] for rel, mark in marks.notes.items()}
+    )
     found: dict[str, list[Repeat]] = {}
     if repeats and changed:
         from .duplicates import PassageStore, compare

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +32,9 @@ ENTRIES_READ = 5_000  # journal entries read at most, newest first, to find the 
 @dataclass(frozen=True, slots=True)
 class Writer:
     kind: str  # "window", "command line", "agent", OUTSIDE, NOT_RECORDED
-    at: str  # ISO time: the entry's, or the file's modification time
+    # ISO time: the entry's, or the file's modification time; "" when not known (another
+    # program's change found between the version reviewed and a write Librarian made)
+    at: str
     client: str = ""
     version: str = ""
     session: str = ""
@@ -88,14 +90,20 @@ def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
 
 
 def writers_since(
-    root: Path, last: dict[str, Writer], since: _dt.datetime
+    root: Path,
+    last: dict[str, Writer],
+    since: _dt.datetime,
+    reviewed: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[Writer, ...]]:
     """Who wrote each note of ``last`` (its last writer, as ``last_writers`` gives it) since
-    ``since`` (aware), oldest first, one after another: the journal's entries that wrote it
-    (not undone), then outside Librarian when the file is no longer what the newest of them
-    left. A note no entry wrote since has its last writer alone."""
+    ``since`` (aware), oldest first, one after another: outside Librarian when the first
+    entry since found the note other than its version reviewed (``reviewed``: its digest),
+    the journal's entries that wrote it (not undone), then outside Librarian when the file
+    is no longer what the newest of them left. A note no entry wrote since has its last
+    writer alone."""
     floor = since.astimezone(_dt.UTC)
     found: dict[str, list[Writer]] = {}
+    firsts: dict[str, str] = {}
     for read, entry in enumerate(Journal(root).newest_first()):
         if read >= ENTRIES_READ:
             break
@@ -111,6 +119,7 @@ def writers_since(
         by = entry.by
         for file in entry.files:
             if file.rel in last and file.outcome == "written":
+                firsts[file.rel] = file.before_digest  # the oldest entry's, in the end
                 found.setdefault(file.rel, []).append(
                     Writer(
                         by.get("kind", NOT_RECORDED),
@@ -124,7 +133,11 @@ def writers_since(
     out: dict[str, tuple[Writer, ...]] = {}
     for rel, writer in last.items():
         chain: list[Writer] = []
-        for w in reversed(found.get(rel, [])):
+        wrote = found.get(rel, [])
+        digest = (reviewed or {}).get(rel)
+        if wrote and digest is not None and firsts[rel] != digest:
+            chain.append(Writer(OUTSIDE, ""))
+        for w in reversed(wrote):
             if not chain or _who(chain[-1]) != _who(w):
                 chain.append(w)
         if writer.kind == OUTSIDE or not chain:

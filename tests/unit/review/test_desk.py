@@ -187,4 +187,11 @@ def test_after_mark_all_a_write_through_librarian_shows_as_a_diff(
         '+---\n+supersedes: "[[old]]"\n+---\n # Decision\n \n We chose DuckDB.\n',
     )
     assert items["edited.md"]["status"] == "unreviewed"
+    # the editor's change came before the agent's append: both, in that order
+    assert [(w["kind"], w["at"] == "") for w in items["edited.md"]["writers"]] == [
+        ("outside Librarian", True),
+        ("agent", False),
+    ]
+    assert [w["kind"] for w in items["diary.md"]["writers"]] == ["agent"]
+    assert [w["kind"] for w in items["decision.md"]["writers"]] == ["command line"]
     assert items["edited.md"]["diff"].endswith("+# Edited\n+an editor's line\n+the agent's line\n")
