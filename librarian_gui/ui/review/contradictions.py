@@ -162,8 +162,11 @@ class ContradictionsPane(QWidget):
     def _show(self, candidate: Candidate | None) -> None:
         self.supersede_button.setEnabled(candidate is not None)
         if candidate is None:
-            self.newer.setHtml("")
-            self.older.setHtml("")
+            for view, which in ((self.newer, "newer"), (self.older, "older")):
+                view.setHtml(
+                    f'<p style="color: gray"><i>The {which} passage of the selected candidate '
+                    "shows here, with its note's date.</i></p>"
+                )
             return
         self.newer.setHtml(_side_html("Newer", candidate.newer))
         self.older.setHtml(_side_html("Older", candidate.older))
