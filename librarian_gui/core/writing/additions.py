@@ -76,6 +76,7 @@ class Before:
 
     digest: str  # ABSENT for a note to create
     size: int
+    made: str = ""  # a note to create: the first of its folders still to be made ("": none)
 
 
 class FileExists(WriteRefused):
@@ -104,8 +105,8 @@ def look_before(root: Path, addition: Addition) -> tuple[Before, Addition]:
         name_limits(root, rel)
         try:
             place = open_place(root, rel, links="refuse")
-        except FileGone:
-            return Before(ABSENT, 0), addition  # its folder is still to be made
+        except FileGone:  # its folder is still to be made
+            return Before(ABSENT, 0, _first_missing(root, rel)), addition
         with place:
             if place.lstat() is not None:
                 raise FileExists(rel)
@@ -284,6 +285,33 @@ def undo_plan(root: Path, addition: Addition, offset: int, landed: int | None = 
     if current[offset:end] != added:
         raise FileChanged(addition.rel, "changed since the text was appended; left alone", now)
     return Removal(now, len(current), current[:offset] + current[end:])
+
+
+def _first_missing(root: Path, rel: str) -> str:
+    """The first folder on the way to ``rel`` that does not exist ("" when all do)."""
+    parts = rel.split("/")[:-1]
+    for n in range(1, len(parts) + 1):
+        if not os.path.lexists(root.joinpath(*parts[:n])):
+            return "/".join(parts[:n])
+    return ""
+
+
+def remove_made_folders(root: Path, rel: str, made: str) -> None:
+    """After the note ``rel`` was taken back: the folders its creation made (``made`` and
+    those below it on the way to ``rel``) removed while they are empty, deepest first, each
+    by its own path (never through a link). A folder another file went into stays."""
+    if not made or not rel.startswith(made + "/"):
+        return
+    folder = rel.rsplit("/", 1)[0]
+    while True:
+        try:
+            with open_place(root, folder, links="refuse") as place:
+                os.rmdir(place.name, dir_fd=place.fd)
+        except (OSError, WriteRefused):
+            return  # not empty, gone, or not a folder: left as it is
+        if folder == made:
+            return
+        folder = folder.rsplit("/", 1)[0]
 
 
 def move_into(root: Path, rel: str, target: Path) -> None:

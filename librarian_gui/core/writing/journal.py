@@ -315,6 +315,7 @@ class Journal:
             "after_size": None,
             "offset": before.size,  # where the bytes should land; then where they did
             "blob": blob,
+            **({"made": before.made} if before.made else {}),
             "outcome": outcome,
             "reason": reason,
         }
@@ -1012,6 +1013,7 @@ class Journal:
         except (OSError, WriteRefused) as exc:
             refused.append((rel, f"cannot be moved into the journal ({exc})"))
             return None
+        additions.remove_made_folders(self.root, rel, str(item.get("made", "")))
         restored.append(rel)
         return None
 

@@ -53,6 +53,36 @@ def test_create_writes_the_bytes_and_undo_moves_them_into_the_journal(vault: Pat
     assert journal.entry(entry.id).undone
 
 
+def test_undo_removes_the_folders_a_create_made_and_only_those(vault: Path) -> None:
+    """Two notes created in new folders (one nested), one in a folder that was there, empty:
+    undo takes back the folders the entry made, deepest first, and leaves the one that was
+    there before; a folder another file went into meanwhile stays."""
+    (vault / "empty").mkdir()
+    journal = Journal(vault)
+    entry = journal.add(
+        "three notes",
+        [
+            Addition("logs/2024/05-01.md", b"# a\n", "create"),
+            Addition("logs/2024/05-02.md", b"# b\n", "create"),
+            Addition("empty/c.md", b"# c\n", "create"),
+            Addition("topics/d.md", b"# d\n", "create"),
+        ],
+    )
+    record = json.loads((vault / ".librarian/journal" / entry.id / "entry.json").read_text())
+    assert [f.get("made") for f in record["files"]] == ["logs", "logs", None, "topics"]
+    (vault / "topics" / "kept.md").write_bytes(b"# another program's note\n")
+    result = journal.undo()
+    assert result.restored == (
+        "logs/2024/05-01.md",
+        "logs/2024/05-02.md",
+        "empty/c.md",
+        "topics/d.md",
+    )
+    assert not (vault / "logs").exists()
+    assert (vault / "empty").is_dir() and not any((vault / "empty").iterdir())
+    assert sorted(p.name for p in (vault / "topics").iterdir()) == ["kept.md"]
+
+
 def test_create_never_replaces_an_existing_note(vault: Path) -> None:
     journal = Journal(vault)
     before = (vault / "diary" / "2024-05-01.md").read_bytes()
