@@ -1,7 +1,10 @@
 """The ``librarian`` command line: the vault index, headless. Imports nothing from Qt.
 
 This module builds the parser from every command group's module and runs one command
-(``main``); ``mcp`` and ``undo`` live here, each too small for a module of its own."""
+(``main``); ``mcp`` and ``undo`` live here, each too small for a module of its own. The
+command groups are imported when the parser is built, and ``librarian mcp`` builds a parser of
+its own command only: an agent's server starts without the rest of the command line (the
+split's Markdown renderer, the tagger, the graph export)."""
 
 from __future__ import annotations
 
@@ -18,20 +21,13 @@ from ..core.index.index import VaultIndex
 from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import VaultBusy
 from ..core.writing.safewrite import WriteRefused
-from . import agents as cli_agents
-from . import concepts as cli_concepts
-from . import failures as cli_failures
-from . import graph as cli_graph
-from . import index as cli_index
-from . import insight as cli_insight
-from . import library as cli_library
-from . import related as cli_related
-from . import review as cli_review
 from .common import emit, note_arg, open_index, vault_folder
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_OK, EXIT_STOPPED, CommandFailed, Result
 
 
 def cmd_related(args: argparse.Namespace) -> None:
+    from . import related as cli_related
+
     data, human = cli_related.cmd_related(args, open_index, note_arg)
     if args.all and args.json:  # ten thousand notes: one a line
         cli_related.write_rows(data)
@@ -94,7 +90,8 @@ def cmd_undo(args: argparse.Namespace) -> None:
 # ------------------------------------------------------------------ parser
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, only_mcp: bool = False) -> argparse.ArgumentParser:
+    """The whole command line's parser; ``only_mcp``: the ``mcp`` command's alone."""
     parser = argparse.ArgumentParser(
         prog="librarian",
         description="Query a vault of Markdown notes: links, backlinks, neighbours, orphans.",
@@ -117,6 +114,18 @@ def build_parser() -> argparse.ArgumentParser:
         _common(p, note=note, json_flag=json_flag)
         p.set_defaults(func=func)
         return p
+
+    if only_mcp:
+        _add_mcp(add)
+        return parser
+    from . import agents as cli_agents
+    from . import concepts as cli_concepts
+    from . import graph as cli_graph
+    from . import index as cli_index
+    from . import insight as cli_insight
+    from . import library as cli_library
+    from . import related as cli_related
+    from . import review as cli_review
 
     scan = add("scan", cli_graph.cmd_scan, "index the vault and print its counts")
     scan.add_argument(
@@ -218,17 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="count notes dated only by their file's time in the periods too",
     )
     cli_related.add_command(sub, _common).set_defaults(func=cmd_related)
-    mcp = add(
-        "mcp",
-        cmd_mcp,
-        "serve the vault to an agent: Model Context Protocol tools over stdio",
-        json_flag=False,
-    )
-    mcp.add_argument(
-        "--allow-writes",
-        action="store_true",
-        help="let the agent create notes and append to them (journaled, undoable)",
-    )
+    _add_mcp(add)
     undo = add("undo", cmd_undo, "undo the newest write in the vault's journal (or --entry ID)")
     undo.add_argument("--entry", metavar="ID", help="undo this journal entry (its folder name)")
     undo.add_argument("--wait", type=float, default=5.0, metavar="SECONDS", help=argparse.SUPPRESS)
@@ -249,6 +248,20 @@ def build_parser() -> argparse.ArgumentParser:
     suggest.set_defaults(func=_concept_command(cli_concepts.cmd_concepts_suggest))
     tag.set_defaults(func=_concept_command(cli_concepts.cmd_tag))
     return parser
+
+
+def _add_mcp(add: Callable[..., argparse.ArgumentParser]) -> None:
+    mcp = add(
+        "mcp",
+        cmd_mcp,
+        "serve the vault to an agent: Model Context Protocol tools over stdio",
+        json_flag=False,
+    )
+    mcp.add_argument(
+        "--allow-writes",
+        action="store_true",
+        help="let the agent create notes and append to them (journaled, undoable)",
+    )
 
 
 def _common(p: argparse.ArgumentParser, *, note: bool = False, json_flag: bool = True) -> None:
@@ -310,8 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if isinstance(stream, io.TextIOWrapper):
             stream.reconfigure(errors="surrogateescape")
     _say_cache_refusals()
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    given = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(only_mcp=given[:1] == ["mcp"])
+    args = parser.parse_args(given)
     try:
         if getattr(args, "vault", None) is not None:
             vault_folder(args.vault)  # every command: a file or a typo said so at once
@@ -328,6 +342,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_BUSY if isinstance(exc, VaultBusy) else EXIT_STOPPED
     except (OSError, MemoryError, RecursionError) as exc:
         # The last resort: what the system stopped and no command foresaw, in one line.
+        from . import failures as cli_failures
+
         print(f"librarian: {cli_failures.last_resort(exc, args)}", file=sys.stderr)
         return EXIT_STOPPED
     return EXIT_OK

@@ -197,9 +197,14 @@ class VaultUpdater:
             dictionary=self.dictionary,
         )
         listener = self.listener
+        # the file tree is built only for a listener that shows it (the window; an agent's
+        # server has none, and 10,000 notes' tree is 40 ms of its start)
+        shows_files = type(listener).files_listed is not Listener.files_listed
         index.rescan(
             progress=listener.scan_progressed,
-            listed=lambda n, a: listener.files_listed(FileTreeData.build(n, a)),
+            listed=(lambda n, a: listener.files_listed(FileTreeData.build(n, a)))
+            if shows_files
+            else None,
             save=save,
         )
         old, self.index = self.index, index
