@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, Signal, Slot
 from ..core.courtesy import give_back_memory
 from ..core.live.batches import FileBatch
 from ..core.live.updater import Listener, Update, VaultUpdater
+from ..core.review.outside import OutsideLog
 from ..core.vault.filetree import FileTreeData
 from ..core.vault.reading import lower_worker_priority
 from .jobs import JobControl, JobHandle, JobRunner
@@ -135,6 +136,7 @@ class VaultModel(QObject):
             debounce=debounce_ms / 1000,
             save_after=SAVE_AFTER_SCAN,
             prepare_after=PREPARE_AFTER_SCAN,
+            seen=OutsideLog(self.root).seen,  # what other programs change, for the review desk
         )
         self.dictionary_path = self._updater.dictionary_path
         # Not quiet from a file change's arrival until shortly after its update: background

@@ -36,6 +36,7 @@ from ..agents.ranking import learn_names
 from ..courtesy import give_back_memory
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
+from ..review.outside import OutsideLog
 from ..vault.files import read_note, stamp_of
 from ..vault.textstore import TextStore
 from .batches import CHUNK_PATHS
@@ -196,6 +197,7 @@ class _Opening:
             use_cache=options.use_cache,
             dictionary=options.concepts,
             name="live",
+            seen=OutsideLog(root).seen,
         )
         try:
             self.updater.watch()  # before the scan: a change in between is not lost

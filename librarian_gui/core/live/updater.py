@@ -18,7 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -136,6 +136,7 @@ class VaultUpdater:
         save_after: float | None = None,
         prepare_after: float | None = None,
         name: str = "librarian",
+        seen: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.listener = listener
@@ -163,6 +164,9 @@ class VaultUpdater:
         self._observer: Observer | None = None  # type: ignore[valid-type]
         self._watch_lock = threading.Lock()
         self._name = name  # its threads': NAME-updates, NAME-watch
+        # told the notes each batch added or changed, after the listener (the review desk's
+        # log of what other programs changed, ``core/review/outside``)
+        self._seen = seen
         self._thread = threading.Thread(target=self._run, name=f"{name}-updates", daemon=True)
 
     # ------------------------------------------------------------ the owner's calls
@@ -378,6 +382,12 @@ class VaultUpdater:
             if (src, dest) not in known and src in delta.notes_removed and dest in delta.notes_added
         )
         self._tell(index, delta, renamed, batch.events, started)
+        touched = delta.notes_added + delta.notes_changed
+        if self._seen is not None and touched:
+            try:
+                self._seen(touched)
+            except Exception:  # a help to the reviewer: it never stops the updates
+                _log.exception("logging the changes of %d notes failed", len(touched))
 
     def _reload(self, index: VaultIndex) -> None:
         started = time.perf_counter()

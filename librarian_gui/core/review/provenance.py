@@ -23,6 +23,7 @@ from typing import Any
 from ..vault.files import read_regular_file
 from ..writing.journal import Journal, JournalEntry, JournalFile
 from ..writing.safewrite import digest_of
+from .outside import outside_changes
 
 OUTSIDE = "outside Librarian"
 NOT_RECORDED = "Librarian"  # an entry written before who wrote was recorded
@@ -96,11 +97,12 @@ def writers_since(
     reviewed: Mapping[str, str] | None = None,
 ) -> dict[str, tuple[Writer, ...]]:
     """Who wrote each note of ``last`` (its last writer, as ``last_writers`` gives it) since
-    ``since`` (aware), oldest first, one after another: outside Librarian when the first
-    entry since found the note other than its version reviewed (``reviewed``: its digest),
-    the journal's entries that wrote it (not undone), then outside Librarian when the file
-    is no longer what the newest of them left. A note no entry wrote since has its last
-    writer alone."""
+    ``since`` (aware), oldest first, one after another: the journal's entries that wrote it
+    (not undone) and the changes of other programs the watcher logged (``outside``), by
+    time; outside Librarian (its time not known) first when the first entry since found the
+    note other than its version reviewed (``reviewed``: its digest) and no logged change
+    says when; outside Librarian last when the file is no longer what the newest write
+    left. A note nobody wrote since, as far as these tell, has its last writer alone."""
     floor = since.astimezone(_dt.UTC)
     found: dict[str, list[Writer]] = {}
     firsts: dict[str, str] = {}
@@ -130,18 +132,27 @@ def writers_since(
                         entry.id,
                     )
                 )
+    logged = outside_changes(root, since)
     out: dict[str, tuple[Writer, ...]] = {}
     for rel, writer in last.items():
-        chain: list[Writer] = []
         wrote = found.get(rel, [])
+        events = [*reversed(wrote), *(Writer(OUTSIDE, at) for at in logged.get(rel, ()))]
+        events.sort(key=lambda w: _dt.datetime.fromisoformat(w.at))
         digest = (reviewed or {}).get(rel)
         if wrote and digest is not None and firsts[rel] != digest:
-            chain.append(Writer(OUTSIDE, ""))
-        for w in reversed(wrote):
+            first = _dt.datetime.fromisoformat(wrote[-1].at)
+            if not any(
+                e.kind == OUTSIDE and _dt.datetime.fromisoformat(e.at) <= first for e in events
+            ):
+                events.insert(0, Writer(OUTSIDE, ""))  # seen by nobody: its time not known
+        if writer.kind == OUTSIDE and (not events or events[-1].kind != OUTSIDE):
+            events.append(writer)
+        if not events:
+            events.append(writer)
+        chain: list[Writer] = []
+        for w in events:
             if not chain or _who(chain[-1]) != _who(w):
                 chain.append(w)
-        if writer.kind == OUTSIDE or not chain:
-            chain.append(writer)
         out[rel] = tuple(chain)
     return out
 

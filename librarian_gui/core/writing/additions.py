@@ -77,6 +77,9 @@ class Before:
     digest: str  # ABSENT for a note to create
     size: int
     made: str = ""  # a note to create: the first of its folders still to be made ("": none)
+    # a note to append to: the digest of the whole file once the bytes land at ``size``
+    # (what the review desk tells a write of Librarian's from another program's by)
+    file_after: str = ""
 
 
 class FileExists(WriteRefused):
@@ -128,7 +131,7 @@ def look_before(root: Path, addition: Addition) -> tuple[Before, Addition]:
         ) from None
     if addition.lines:
         addition = replace(addition, data=fit_lines(data, addition.data), lines=False)
-    return Before(digest_of(data), len(data)), addition
+    return Before(digest_of(data), len(data), file_after=digest_of(data + addition.data)), addition
 
 
 def fit_lines(note: bytes, text: bytes) -> bytes:

@@ -120,6 +120,13 @@ class JournalFile:
     reason: str = ""  # why it was skipped, or torn
     kind: str = "replace"  # or an addition's: "create", "append" (``additions``)
     offset: int | None = None  # an addition's: where its bytes landed in the file
+    # an append's: the digest of the whole file once its bytes landed ("": not recorded)
+    appended_after: str = ""
+
+    @property
+    def file_after(self) -> str:
+        """The digest of the whole file as the write left it ("": not known)."""
+        return self.appended_after if self.kind == "append" else self.after_digest
 
 
 WINDOW = {"kind": "window"}
@@ -316,6 +323,7 @@ class Journal:
             "offset": before.size,  # where the bytes should land; then where they did
             "blob": blob,
             **({"made": before.made} if before.made else {}),
+            **({"file_after": before.file_after} if before.file_after else {}),
             "outcome": outcome,
             "reason": reason,
         }
@@ -1074,6 +1082,7 @@ def _entry_from(record: dict[str, Any]) -> JournalEntry:
                 item["reason"],
                 kind,
                 item["offset"] if kind != "replace" else None,
+                str(item.get("file_after") or "") if kind == "append" else "",
             )
         )
     for key in ("id", "description", "created"):

@@ -3,11 +3,13 @@ it, a change after the mark comes back as its diff, Mark all empties it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
+from librarian_gui.core.review.outside import outside_file
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.windows import MakeWindow
 
@@ -46,6 +48,9 @@ def test_marking_reviewed(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> N
         note.write("second\n")
     qtbot.waitUntil(lambda: len(pane.rows()) == 2, timeout=20_000)
     assert ("a", "outside Librarian", "+1 −0 lines") in pane.rows()
+    # the window's watcher logged it, with the file's time (core/review/outside)
+    logged = outside_file(vault).read_text(encoding="utf-8")
+    assert [json.loads(line)["note"] for line in logged.splitlines()] == ["a.md"]
     with qtbot.waitSignal(service.desk_found, timeout=10_000):
         qtbot.mouseClick(pane.mark_all_button, Qt.MouseButton.LeftButton)
     assert pane.rows() == []
