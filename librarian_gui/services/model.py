@@ -136,7 +136,7 @@ class VaultModel(QObject):
             debounce=debounce_ms / 1000,
             save_after=SAVE_AFTER_SCAN,
             prepare_after=PREPARE_AFTER_SCAN,
-            seen=OutsideLog(self.root).seen,  # what other programs change, for the review desk
+            changes=OutsideLog(self.root),  # what other programs change, for the review desk
         )
         self.dictionary_path = self._updater.dictionary_path
         # Not quiet from a file change's arrival until shortly after its update: background

@@ -105,6 +105,11 @@ class LiveVault:
     def index(self) -> VaultIndex:
         return self._opening.index
 
+    @property
+    def outside(self) -> OutsideLog:
+        """The log of the changes other programs make (``core/review/outside``)."""
+        return self._opening.outside
+
     def changed(self, paths: Iterable[str]) -> None:
         """Queue vault paths (relative) to read again: events, and the server's own writes."""
         self._opening.changed(paths)
@@ -190,6 +195,7 @@ class _Opening:
         # The index reads the dictionary itself (``--concepts`` or the vault's own), and
         # again when it changes: in the vault, with the notes; outside, when the updater's
         # watch on its folder says so, as in the window.
+        self.outside = OutsideLog(root)  # what other programs change, for the review desk
         self.updater = VaultUpdater(
             root,
             self._told,
@@ -197,7 +203,7 @@ class _Opening:
             use_cache=options.use_cache,
             dictionary=options.concepts,
             name="live",
-            seen=OutsideLog(root).seen,
+            changes=self.outside,
         )
         try:
             self.updater.watch()  # before the scan: a change in between is not lost

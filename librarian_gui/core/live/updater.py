@@ -18,10 +18,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from watchdog.observers import Observer
 
@@ -88,6 +88,15 @@ def make_update(
     )
 
 
+class ChangeLog(Protocol):
+    """Told the notes each applied batch added or changed (the review desk's log of what
+    other programs changed); closed when the updater closes."""
+
+    def seen(self, rels: tuple[str, ...]) -> None: ...
+
+    def close(self) -> None: ...
+
+
 class Listener:
     """What a ``VaultUpdater`` tells its owner, from its threads; each does nothing here."""
 
@@ -136,7 +145,7 @@ class VaultUpdater:
         save_after: float | None = None,
         prepare_after: float | None = None,
         name: str = "librarian",
-        seen: Callable[[tuple[str, ...]], None] | None = None,
+        changes: ChangeLog | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.listener = listener
@@ -165,8 +174,8 @@ class VaultUpdater:
         self._watch_lock = threading.Lock()
         self._name = name  # its threads': NAME-updates, NAME-watch
         # told the notes each batch added or changed, after the listener (the review desk's
-        # log of what other programs changed, ``core/review/outside``)
-        self._seen = seen
+        # log of what other programs changed, ``core/review/outside``); closed with us
+        self._changes = changes
         self._thread = threading.Thread(target=self._run, name=f"{name}-updates", daemon=True)
 
     # ------------------------------------------------------------ the owner's calls
@@ -285,6 +294,8 @@ class VaultUpdater:
                 observer.join(timeout=5)
         if self._thread.is_alive() and self._thread is not threading.current_thread():
             self._thread.join(timeout=30)
+        if self._changes is not None:
+            self._changes.close()
         if self.index is not None:
             self.index.wait_saved()
 
@@ -383,9 +394,9 @@ class VaultUpdater:
         )
         self._tell(index, delta, renamed, batch.events, started)
         touched = delta.notes_added + delta.notes_changed
-        if self._seen is not None and touched:
+        if self._changes is not None and touched:
             try:
-                self._seen(touched)
+                self._changes.seen(touched)
             except Exception:  # a help to the reviewer: it never stops the updates
                 _log.exception("logging the changes of %d notes failed", len(touched))
 

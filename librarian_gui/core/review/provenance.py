@@ -104,8 +104,7 @@ def writers_since(
     says when; outside Librarian last when the file is no longer what the newest write
     left. A note nobody wrote since, as far as these tell, has its last writer alone."""
     floor = since.astimezone(_dt.UTC)
-    found: dict[str, list[Writer]] = {}
-    firsts: dict[str, str] = {}
+    found: dict[str, list[tuple[Writer, str]]] = {}  # newest first, with the state before
     for read, entry in enumerate(Journal(root).newest_first()):
         if read >= ENTRIES_READ:
             break
@@ -121,30 +120,40 @@ def writers_since(
         by = entry.by
         for file in entry.files:
             if file.rel in last and file.outcome == "written":
-                firsts[file.rel] = file.before_digest  # the oldest entry's, in the end
                 found.setdefault(file.rel, []).append(
-                    Writer(
-                        by.get("kind", NOT_RECORDED),
-                        entry.created,
-                        by.get("client", ""),
-                        by.get("version", ""),
-                        by.get("session", ""),
-                        entry.id,
+                    (
+                        Writer(
+                            by.get("kind", NOT_RECORDED),
+                            entry.created,
+                            by.get("client", ""),
+                            by.get("version", ""),
+                            by.get("session", ""),
+                            entry.id,
+                        ),
+                        file.before_digest,
                     )
                 )
     logged = outside_changes(root, since)
     out: dict[str, tuple[Writer, ...]] = {}
     for rel, writer in last.items():
-        wrote = found.get(rel, [])
-        events = [*reversed(wrote), *(Writer(OUTSIDE, at) for at in logged.get(rel, ()))]
-        events.sort(key=lambda w: _dt.datetime.fromisoformat(w.at))
-        digest = (reviewed or {}).get(rel)
-        if wrote and digest is not None and firsts[rel] != digest:
-            first = _dt.datetime.fromisoformat(wrote[-1].at)
-            if not any(
-                e.kind == OUTSIDE and _dt.datetime.fromisoformat(e.at) <= first for e in events
-            ):
-                events.insert(0, Writer(OUTSIDE, ""))  # seen by nobody: its time not known
+        wrote = found.get(rel, [])[::-1]  # oldest first
+        # (time, 1) for a write; an outside change whose bytes a write started from goes
+        # just before that write, (its time, 0), whatever the clocks say (a file's time is
+        # the kernel's coarse clock, a few milliseconds behind the journal's), else by time
+        keyed: list[tuple[tuple[_dt.datetime, int], Writer]] = [
+            ((_dt.datetime.fromisoformat(w.at), 1), w) for w, _ in wrote
+        ]
+        for at, digest in logged.get(rel, ()):
+            when = _dt.datetime.fromisoformat(at)
+            before = next((w for w, b in wrote if b == digest), None)
+            if before is not None:
+                when = _dt.datetime.fromisoformat(before.at)
+            keyed.append(((when, 0), Writer(OUTSIDE, at)))
+        keyed.sort(key=lambda pair: pair[0])
+        events = [w for _, w in keyed]
+        seen_first = (reviewed or {}).get(rel)
+        if wrote and seen_first not in (None, wrote[0][1]) and events[0].kind != OUTSIDE:
+            events.insert(0, Writer(OUTSIDE, ""))  # seen by nobody: its time not known
         if writer.kind == OUTSIDE and (not events or events[-1].kind != OUTSIDE):
             events.append(writer)
         if not events:

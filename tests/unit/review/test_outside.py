@@ -16,7 +16,7 @@ from librarian_gui.cli import main
 from librarian_gui.core.agents.writes import append_to_note
 from librarian_gui.core.live.runtime import LiveVault
 from librarian_gui.core.review.outside import OutsideLog, outside_changes, outside_file
-from librarian_gui.core.writing.journal import agent
+from librarian_gui.core.writing.journal import Journal, agent
 
 
 def run(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
@@ -34,16 +34,24 @@ def test_an_editors_change_between_two_agent_appends(
     live = LiveVault(tmp_path, related=False)
     try:
 
-        def seen_now() -> None:  # what the watcher tells, applied before we go on
+        def seen_now() -> None:  # what the watcher tells, applied and logged before we go on
             live.changed(["diary.md"])
             live.fresh()
+            assert live.outside.drain()
 
         append_to_note(live.index, "the agent's first line", "diary.md", by=by)
         seen_now()
         assert not outside_file(tmp_path).exists()  # its own write: nothing logged
         with open(note, "a", encoding="utf-8") as file:
             file.write("an editor's line\n")
-        edited = dt.datetime.fromtimestamp(os.stat(note).st_mtime, dt.UTC)
+        # a file's time is the kernel's coarse clock, milliseconds behind the journal's: the
+        # editor's change may bear a time before the agent's first write; the order holds
+        # all the same (the agent's second write started from the editor's bytes)
+        (first,) = Journal(tmp_path).entries()
+        created = dt.datetime.fromisoformat(first.created)
+        stamp = int(created.timestamp() * 1e9) - 1_000_000  # a millisecond before it
+        os.utime(note, ns=(stamp, stamp))
+        edited = dt.datetime.fromtimestamp(stamp / 1e9, dt.UTC)
         seen_now()
         append_to_note(live.index, "the agent's second line", "diary.md", by=by)
         seen_now()
@@ -70,7 +78,7 @@ def test_the_log_counts_a_change_once_and_keeps_its_size(tmp_path: Path) -> None
 
     (tmp_path / "a.md").write_text("# A\n")
     for _ in range(2):
-        OutsideLog(tmp_path).seen(["a.md"])
+        OutsideLog(tmp_path).look(["a.md"])
     since = dt.datetime(2000, 1, 1, tzinfo=dt.UTC)
     assert list(outside_changes(tmp_path, since)) == ["a.md"]
     assert len(outside_changes(tmp_path, since)["a.md"]) == 1
@@ -80,7 +88,7 @@ def test_the_log_counts_a_change_once_and_keeps_its_size(tmp_path: Path) -> None
     try:
         for k in range(40):
             (tmp_path / "a.md").write_text(f"# A {k}\n")
-            log.seen(["a.md"])
+            log.look(["a.md"])
     finally:
         outside.LOG_BYTES = old
     size = outside_file(tmp_path).stat().st_size
