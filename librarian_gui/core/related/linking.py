@@ -4,15 +4,15 @@ journal like every other write, and undoable."""
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 
 from ..backlinks.unlinked import linkable_name
 from ..index.snapshot import IndexView
 from ..parse.parser import mask_note
-from ..writing.journal import Edit, Journal, JournalEntry
-from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
+from ..writing.edits import edit_diff, write_edit
+from ..writing.journal import Journal, JournalEntry
+from ..writing.safewrite import Snapshot, read_snapshot
 
 HEADING = "## Related"
 _RELATED = re.compile(r"^ {0,3}##[ \t]+Related[ \t]*#*[ \t]*$", re.IGNORECASE)
@@ -79,25 +79,13 @@ def plan_related_link(index: IndexView, source: str, target: str) -> RelatedLink
     snapshot = read_snapshot(index.root, source)
     name = linkable_name(index, source, target)
     after = with_related_link(snapshot.text, name, snapshot.newline)
-    diff = "".join(
-        difflib.unified_diff(
-            snapshot.text.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            f"a/{source}",
-            f"b/{source}",
-        )
-    )
+    diff = edit_diff(source, snapshot.text, after)
     return RelatedLinkPlan(source, target, name, snapshot, after, diff)
 
 
 def apply_related_link(journal: Journal, plan: RelatedLinkPlan) -> JournalEntry:
     """Write ``plan`` through the journal as one entry, unless the note changed since it
     was read for the preview (then ``WriteRefused`` says so and nothing is written)."""
-    entry = journal.apply(
-        f"Link related [[{plan.name}]] in {plan.source}",
-        [Edit(plan.source, plan.snapshot, encode_like(plan.snapshot, plan.after))],
+    return write_edit(
+        journal, f"Link related [[{plan.name}]] in {plan.source}", plan.snapshot, plan.after
     )
-    if not entry.written:
-        reason = entry.skipped[0][1] if entry.skipped else "nothing was written"
-        raise WriteRefused(plan.source, reason)
-    return entry

@@ -21,7 +21,6 @@ older one is left as it is (``SupersedePlan.already``).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from dataclasses import dataclass
@@ -30,9 +29,10 @@ from typing import Any
 from ..backlinks.unlinked import linkable_name
 from ..index.snapshot import IndexView
 from ..parse.parser import load_front_matter, split_front_matter, split_wiki
-from ..writing.journal import Edit, Journal, JournalEntry
+from ..writing.edits import edit_diff, write_edit
+from ..writing.journal import Journal, JournalEntry
 from ..writing.lock import WAIT
-from ..writing.safewrite import Snapshot, WriteRefused, encode_like, read_snapshot
+from ..writing.safewrite import Snapshot, WriteRefused, read_snapshot
 
 KEY = "supersedes"
 _KEY_LINE = re.compile(rf"^{KEY}[ \t]*:(?:[ \t]|$)")
@@ -86,14 +86,7 @@ def plan_supersede(index: IndexView, note: str, older: str) -> SupersedePlan:
         after = with_supersedes(snapshot.text, name, snapshot.newline, names_older)
     except WriteRefused as exc:
         raise WriteRefused(note, exc.reason) from None
-    diff = "".join(
-        difflib.unified_diff(
-            snapshot.text.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            f"a/{note}",
-            f"b/{note}",
-        )
-    )
+    diff = edit_diff(note, snapshot.text, after)
     return SupersedePlan(note, older, name, snapshot, after, diff)
 
 
@@ -178,12 +171,6 @@ def apply_supersede(journal: Journal, plan: SupersedePlan, wait: float = WAIT) -
     was read for the preview (``WriteRefused`` says so; nothing is written)."""
     if plan.already:
         raise WriteRefused(plan.note, f"it names [[{plan.name}]] in {KEY} already")
-    entry = journal.apply(
-        f"Mark {plan.note} as superseding [[{plan.name}]]",
-        [Edit(plan.note, plan.snapshot, encode_like(plan.snapshot, plan.after))],
-        wait=wait,
+    return write_edit(
+        journal, f"Mark {plan.note} as superseding [[{plan.name}]]", plan.snapshot, plan.after, wait
     )
-    if not entry.written:
-        reason = entry.skipped[0][1] if entry.skipped else "nothing was written"
-        raise WriteRefused(plan.note, reason)
-    return entry
