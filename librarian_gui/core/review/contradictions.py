@@ -16,8 +16,10 @@ passages of different notes about the same concept, in order of how sure the evi
   the other says what the negation is about (its next word: "is not shared" against "is
   shared", not "replaces it, never appends" against "replaces it");
 - **number** (0.6) and **date** (0.6): the same word before different numbers with the same
-  unit ("timeout of 30 s" against "timeout 60 s"), or before different dates (ISO, or
-  written: "March 3, 2024"); an ordinal's "th" is no unit.
+  unit ("timeout of 30 s" against "timeout 60 s"; a quantity of bytes or time compared in
+  one unit: "512 MB" against "2 GB", "2 GB" and "2000 MB" the same), a count of things ("8
+  workers", "three replicas": the things are what is counted), or different dates after the
+  same word (ISO, or written: "March 3, 2024"); an ordinal's "th" is no unit.
 
 A passage that states several values for one thing ("the timeout is 30 s, the connect
 timeout 5 s") conflicts with another only when they share none of them.
@@ -58,6 +60,41 @@ _NUMBER = re.compile(
     r"(?:\s*[:=]\s*|\s+)(\d+(?:[.,]\d+)?)(?![\d-])\s*(%|[A-Za-z]{1,12}\b)?"
 )
 _ORDINAL = frozenset({"st", "nd", "rd", "th"})
+# units of one quantity, compared in one unit ("512 MB" against "2 GB")
+_UNITS: dict[str, tuple[str, float]] = {}
+for _names, _dimension, _factor in (
+    (("b", "byte", "bytes"), "bytes", 1.0),
+    (("kb", "kilobyte", "kilobytes"), "bytes", 1e3),
+    (("mb", "megabyte", "megabytes"), "bytes", 1e6),
+    (("gb", "gigabyte", "gigabytes"), "bytes", 1e9),
+    (("tb", "terabyte", "terabytes"), "bytes", 1e12),
+    (("kib",), "bytes", 1024.0),
+    (("mib",), "bytes", 1024.0**2),
+    (("gib",), "bytes", 1024.0**3),
+    (("ms", "millisecond", "milliseconds"), "seconds", 1e-3),
+    (("s", "sec", "secs", "second", "seconds"), "seconds", 1.0),
+    (("min", "mins", "minute", "minutes"), "seconds", 60.0),
+    (("h", "hr", "hrs", "hour", "hours"), "seconds", 3600.0),
+    (("day", "days"), "seconds", 86400.0),
+    (("week", "weeks"), "seconds", 604800.0),
+):
+    for _name in _names:
+        _UNITS[_name] = (_dimension, _factor)
+# a count of things: "8 workers", "three replicas"
+_NUMBER_WORDS = {
+    word: str(n)
+    for n, word in enumerate(
+        [
+            *("zero", "one", "two", "three", "four", "five", "six"),
+            *("seven", "eight", "nine", "ten", "eleven", "twelve"),
+        ]
+    )
+}
+_COUNT = re.compile(
+    r"\b(\d+|zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+"
+    r"([A-Za-z]{3,}s)\b",
+    re.IGNORECASE,
+)
 _DATE = re.compile(r"\b([A-Za-z][\w-]{2,})\s*(?:is|was|on|by|for|until|:)?\s*(\d{4}-\d{2}-\d{2})\b")
 # a sentence ends at . ! ? before a space or the end ("1.5 GB" and "e.g." go on)
 _SENTENCE = re.compile(r"(?:[^.!?\n]|[.!?](?=[^\s.!?]))+[.!?]*")
@@ -156,15 +193,35 @@ def _facts(text: str) -> dict[tuple[str, str], list[str]]:
         text = text[:start] + date.isoformat() + text[end:]
     for m in _NUMBER.finditer(text):
         key, unit = m.group(1).lower(), (m.group(3) or "").lower()
+        number = m.group(2).replace(",", ".")
+        if unit in _UNITS:  # one quantity in one unit: "512 MB" and "2 GB" compare
+            add(("number", f"{key} ({_UNITS[unit][0]})"), f"{number} {m.group(3)}")
+            continue
         if unit and unit != "%" and (not kept(unit) or unit in _ORDINAL):
             unit = ""  # "30 and …", "30th": no unit
         if kept(key):
-            add(("number", f"{key} ({unit})" if unit else key), m.group(2).replace(",", "."))
+            add(("number", f"{key} ({unit})" if unit else key), number)
+    for m in _COUNT.finditer(text):
+        noun = m.group(2).lower()
+        if kept(noun) and noun not in _UNITS:
+            add(("number", noun), _NUMBER_WORDS.get(m.group(1).lower(), m.group(1)))
     for m in _DATE.finditer(text):
         key = m.group(1).lower()
         if kept(key):
             add(("date", key), m.group(2))
     return out
+
+
+def _same(value: str) -> str:
+    """A stated value as compared: a quantity in its dimension's one unit ("2 GB" as
+    2e9), anything else case-folded."""
+    number, _, unit = value.partition(" ")
+    if unit.lower() in _UNITS:
+        try:
+            return f"{float(number) * _UNITS[unit.lower()][1]:g}"
+        except ValueError:
+            pass
+    return value.casefold()
 
 
 def _claim_words(sentence: str) -> frozenset[str]:
@@ -246,9 +303,9 @@ def find_contradictions(
                 by_key.setdefault(key, []).append((passage, values))
         for (kind, what), stated in sorted(by_key.items()):
             for i, (a, va) in enumerate(stated):
-                folded = {v.casefold() for v in va}
+                folded = {_same(v) for v in va}
                 for b, vb in stated[i + 1 :]:
-                    if folded.isdisjoint(v.casefold() for v in vb):
+                    if folded.isdisjoint(_same(v) for v in vb):
                         consider(concept, kind, what, (a, ", ".join(va)), (b, ", ".join(vb)))
         stated_claims = claims.get(concept, [])
         plain = [c for c in stated_claims if not c.negated]

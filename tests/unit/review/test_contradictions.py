@@ -51,9 +51,9 @@ def test_the_candidates() -> None:
     assert choice["newer"]["lines"] == [3, 3] and choice["sureness"] == 0.9
     number = found[3]
     assert (number["about"], number["newer"]["says"], number["older"]["says"]) == (
-        "timeout",
-        "60",
-        "30",
+        "timeout (seconds)",
+        "60 s",
+        "30 s",
     )
     assert found[2]["older"]["says"] == "The crawler cache is shared between all workers."
 
@@ -183,11 +183,25 @@ CACHE = [Concept("build-cache", ("build cache",), "project"), Concept("proxy", (
             "The build cache release is on Apr 12th.",
             [("number", "apr", "12", "30")],
         ),
+        # one quantity in two units: the same amount is no conflict, another is
+        ("The build cache size is 2 GB.", "The build cache size is 2000 MB.", []),
+        (
+            "The build cache size is 512 MB.",
+            "The build cache size is 2 GB.",
+            [("number", "size (bytes)", "2 GB", "512 MB")],
+        ),
+        # a count of things, in digits or in words
+        (
+            "The build cache runs three replicas.",
+            "The build cache runs 5 replicas.",
+            [("number", "replicas", "5", "3")],
+        ),
+        ("The build cache runs three replicas.", "The build cache has 3 replicas.", []),
         # "1.5 GB" is one number, not the end of a sentence
         (
             "The build cache size is 1.5 GB.",
             "The build cache size is 2.5 GB.",
-            [("number", "size (gb)", "2.5", "1.5")],
+            [("number", "size (bytes)", "2.5 GB", "1.5 GB")],
         ),
     ],
 )
