@@ -90,7 +90,7 @@ class ReviewPane(QWidget):
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.tree)
         split.addWidget(right)
-        split.setSizes([340, 390])
+        split.setSizes([400, 330])
         split.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -125,6 +125,7 @@ class ReviewPane(QWidget):
                 row = QTreeWidgetItem(group, [name, who(item), status])
                 row.setData(0, PATH_ROLE, path_data(item.note))
                 row.setToolTip(0, shown_path(item.note))
+                row.setToolTip(1, who(item))  # everyone since the review, in full
                 self._items[item.note] = item
                 if item.note == current:
                     select = row
@@ -132,6 +133,8 @@ class ReviewPane(QWidget):
             group.setExpanded(True)
         for column in range(3):
             self.tree.resizeColumnToContents(column)
+        for column, widest in ((0, 190), (1, 120)):  # the status stays in sight
+            self.tree.setColumnWidth(column, min(self.tree.columnWidth(column), widest))
         since = html.escape(desk.since[:16].replace("T", " "))
         self.summary.setText(
             f"<b>{count:,} notes</b> changed since {since} UTC and not reviewed yet"
