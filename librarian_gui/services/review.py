@@ -130,12 +130,12 @@ class ReviewService(QObject):
             notes = sorted(index.snapshot().notes) if index is not None else []
             mark_up_to(root, dt.datetime.now(dt.UTC), notes)
 
-        self._write(write)
+        self._write(write, slow=True)  # every note read: the slow thread, as scans are
 
-    def _write(self, job: Any) -> None:
+    def _write(self, job: Any, *, slow: bool = False) -> None:
         if self._closed:
             return
-        handle = self.model.submit(job, name="review-mark")
+        handle = self.model.submit(job, slow=slow, name="review-mark")
         handle.finished.connect(self.refresh)
         handle.failed.connect(self._on_mark_failed)
 

@@ -36,7 +36,7 @@ from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
 from ..vault.files import read_regular_file
 from ..writing.safewrite import atomic_write, digest_of
-from .provenance import Writer, journal_version, last_writers, writers_since
+from .provenance import JournalRead, Writer, journal_version, last_writers, writers_since
 
 if TYPE_CHECKING:  # numpy is imported only when repeats are asked for (not by ``reviewed``)
     from .duplicates import PassageStore
@@ -250,9 +250,10 @@ def review_desk(
         if mtime > floor:
             changed.append((mtime, rel))
     changed.sort(reverse=True)
-    writers = last_writers(root, [rel for _, rel in changed])
+    journal = JournalRead.of(root) if changed else None  # read once for every question
+    writers = last_writers(root, [rel for _, rel in changed], journal)
     chains = writers_since(
-        root, writers, since, {rel: mark["digest"] for rel, mark in marks.notes.items()}
+        root, writers, since, {rel: mark["digest"] for rel, mark in marks.notes.items()}, journal
     )
     found: dict[str, list[Repeat]] = {}
     if repeats and changed:
@@ -280,7 +281,7 @@ def review_desk(
         mark = marks.notes.get(rel)
         if mark is not None and mark["digest"] == digest_of(data):
             continue  # the version the user reviewed
-        diff, length, status = _diff(root, rel, mark, data)
+        diff, length, status = _diff(root, rel, mark, data, journal)
         when = _dt.datetime.fromtimestamp(mtime, _dt.UTC)
         item = DeskItem(
             rel,
@@ -306,7 +307,7 @@ def review_desk(
 
 
 def _diff(
-    root: Path, rel: str, mark: dict[str, str] | None, data: bytes
+    root: Path, rel: str, mark: dict[str, str] | None, data: bytes, journal: JournalRead | None
 ) -> tuple[str | None, int, str]:
     before = b""
     status = "unreviewed"
@@ -315,7 +316,7 @@ def _diff(
             before = (copies_dir(root) / mark["digest"]).read_bytes()
             status = "changed"
         except OSError:  # no copy kept (an "everything up to" mark), or it was dropped
-            found = journal_version(root, rel, mark["digest"], data)
+            found = journal_version(root, rel, mark["digest"], data, journal)
             if found is not None:
                 before, status = found, "changed"
     old = before.decode("utf-8", "replace").splitlines(keepends=True)

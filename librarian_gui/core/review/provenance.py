@@ -14,8 +14,9 @@ Nothing of this is written into the notes.
 from __future__ import annotations
 
 import datetime as _dt
+import itertools
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,16 +51,48 @@ class Writer:
         return out
 
 
-def last_writers(root: Path, rels: Iterable[str]) -> dict[str, Writer]:
+@dataclass(frozen=True, slots=True)
+class JournalRead:
+    """The journal's newest ``ENTRIES_READ`` entries, read once for several questions (the
+    desk asks who wrote, who wrote since, and which versions it holds)."""
+
+    journal: Journal
+    entries: tuple[JournalEntry, ...]  # newest first, the corrupt ones left out
+
+    @classmethod
+    def of(cls, root: Path) -> JournalRead:
+        journal = Journal(root)
+        entries = []
+        for read, entry in enumerate(journal.newest_first()):
+            if read >= ENTRIES_READ:
+                break
+            if entry.error is None:
+                entries.append(entry)
+        return cls(journal, tuple(entries))
+
+
+def _newest(root: Path, read: JournalRead | None) -> tuple[Journal, Iterator[JournalEntry]]:
+    """The journal and its entries newest first (up to ``ENTRIES_READ``, the corrupt ones
+    left out): those of ``read``, or read as they are reached."""
+    if read is not None:
+        return read.journal, iter(read.entries)
+    journal = Journal(root)
+    lazily = itertools.islice(journal.newest_first(), ENTRIES_READ)
+    return journal, (entry for entry in lazily if entry.error is None)
+
+
+def last_writers(
+    root: Path, rels: Iterable[str], read: JournalRead | None = None
+) -> dict[str, Writer]:
     """The writer of each note's version on disk now (see the module's docstring); a note
     gone is left out."""
     wanted = set(rels)
     newest: dict[str, tuple[JournalEntry, JournalFile]] = {}
-    journal = Journal(root)
-    for read, entry in enumerate(journal.newest_first()):
-        if read >= ENTRIES_READ or len(newest) == len(wanted):
+    journal, entries = _newest(root, read)
+    for entry in entries:
+        if len(newest) == len(wanted):
             break
-        if entry.error is not None or entry.undone:
+        if entry.undone:
             continue
         for file in entry.files:
             if file.rel in wanted and file.rel not in newest and file.outcome == "written":
@@ -95,6 +128,7 @@ def writers_since(
     last: dict[str, Writer],
     since: _dt.datetime,
     reviewed: Mapping[str, str] | None = None,
+    read: JournalRead | None = None,
 ) -> dict[str, tuple[Writer, ...]]:
     """Who wrote each note of ``last`` (its last writer, as ``last_writers`` gives it) since
     ``since`` (aware), oldest first, one after another: the journal's entries that wrote it
@@ -105,11 +139,7 @@ def writers_since(
     left. A note nobody wrote since, as far as these tell, has its last writer alone."""
     floor = since.astimezone(_dt.UTC)
     found: dict[str, list[tuple[Writer, str]]] = {}  # newest first, with the state before
-    for read, entry in enumerate(Journal(root).newest_first()):
-        if read >= ENTRIES_READ:
-            break
-        if entry.error is not None:
-            continue
+    for entry in _newest(root, read)[1]:
         try:
             if _dt.datetime.fromisoformat(entry.created) < floor:
                 break
@@ -179,17 +209,15 @@ def _holds(data: bytes, file: JournalFile, journal: Journal, entry: JournalEntry
     return digest_of(data) == file.after_digest
 
 
-def journal_version(root: Path, rel: str, digest: str, data: bytes) -> bytes | None:
+def journal_version(
+    root: Path, rel: str, digest: str, data: bytes, read: JournalRead | None = None
+) -> bytes | None:
     """The version of ``rel`` whose digest is ``digest``, rebuilt from the journal: the
     bytes a replacement replaced (kept for undo), or what ``data`` (the file now) held
     before an append (its bytes up to where the append landed) — None when no entry of the
     newest ``ENTRIES_READ`` holds it."""
-    journal = Journal(root)
-    for read, entry in enumerate(journal.newest_first()):
-        if read >= ENTRIES_READ:
-            break
-        if entry.error is not None:
-            continue
+    journal, entries = _newest(root, read)
+    for entry in entries:
         for file in entry.files:
             if file.rel != rel or file.before_digest != digest or file.outcome != "written":
                 continue
