@@ -413,3 +413,32 @@ def test_index_health_names_a_dump_and_the_command_that_splits_it(tmp_path: Path
         assert health["dumps"][0]["command"] == f"librarian split {tmp_path} MEMORY.md"
 
     run_agent(tmp_path, scenario)
+
+
+def test_the_start_pauses_the_collector_and_shortens_the_switch_interval_once_ready() -> None:
+    """Until both parts of the start (index, SDK and tools) are done, no cyclic collection
+    and Python's own switch interval; then what the start made is frozen, the collector is
+    on and the interval is the short one answers need."""
+    import gc
+
+    from librarian_gui import mcp_server
+
+    interval, enabled = sys.getswitchinterval(), gc.isenabled()
+    try:
+        sys.setswitchinterval(0.005)
+        gc.enable()
+        start = mcp_server._Start()
+        assert not gc.isenabled()
+        start.done()  # the index, say: the SDK is still being imported
+        assert not gc.isenabled()
+        assert sys.getswitchinterval() == pytest.approx(0.005)
+        frozen = gc.get_freeze_count()
+        made = [[n] for n in range(1000)]  # tracked objects made during the start
+        start.done()
+        assert gc.isenabled()
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+        assert gc.get_freeze_count() >= frozen + len(made)
+    finally:
+        gc.unfreeze()
+        sys.setswitchinterval(interval)
+        (gc.enable if enabled else gc.disable)()
