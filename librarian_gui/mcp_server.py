@@ -9,6 +9,7 @@ vault's journal and return as soon as the file is written.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import datetime as _dt
 import functools
@@ -76,6 +77,16 @@ class Tools:
         # Per call (each runs on a worker thread of its own): the notes its answer does not
         # see yet, being read (``LiveVault.fresh``); ``telling_indexing`` adds them.
         self.indexing = threading.local()
+        self._answered = False
+
+    def answered(self) -> None:
+        """After each answer: the first lets the vault's background work start (held back
+        so as not to share the interpreter with it: ``serve``)."""
+        if self._answered:
+            return
+        self._answered = True
+        with contextlib.suppress(LookupError):  # not loaded: nothing to start
+            self._live().begin_background()
 
     def _ready(self) -> LiveVault:
         live = self._live()
@@ -487,7 +498,10 @@ def telling_indexing(tools: Tools, method: Callable[..., T]) -> Callable[..., T]
     @functools.wraps(method)
     def call(*args: Any, **kwargs: Any) -> T:
         tools.indexing.paths = ()
-        answer = method(*args, **kwargs)
+        try:
+            answer = method(*args, **kwargs)
+        finally:
+            tools.answered()
         paths = tools.indexing.paths
         if paths and isinstance(answer, dict):
             answer[STILL_INDEXING] = sorted(paths)[:50]
@@ -573,6 +587,7 @@ def build_server(tools: Tools) -> Any:
 
 
 READY_SWITCH_INTERVAL_S = 0.0005  # see ``_Start``
+BACKGROUND_AFTER_S = 1.0  # after the index is loaded, when no question came: see ``serve``
 
 
 class _Start:
@@ -623,9 +638,16 @@ def serve(
 
     def load() -> None:
         try:
-            loaded.append(
-                LiveVault(vault, concepts=concepts, excluded=excluded, use_cache=use_cache)
+            opened = LiveVault(
+                vault, concepts=concepts, excluded=excluded, use_cache=use_cache, held=True
             )
+            loaded.append(opened)
+            # Its background work (the warm-up for searches, related notes) waits for the
+            # first answer (``Tools.answered``), or for this long without a question: it
+            # would take a share of the interpreter from that answer.
+            later = threading.Timer(BACKGROUND_AFTER_S, opened.begin_background)
+            later.daemon = True
+            later.start()
         except BaseException as exc:  # reported to every question instead
             failed.append(exc)
         finally:

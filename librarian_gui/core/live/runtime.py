@@ -27,7 +27,7 @@ import os
 import stat
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..agents.answers import Adjacency, related_adjacency
@@ -76,6 +76,7 @@ class _Options:
     excluded: tuple[str, ...]
     use_cache: bool
     related: bool
+    held: bool
 
 
 class LiveVault:
@@ -94,8 +95,13 @@ class LiveVault:
         excluded: Iterable[str] = (),
         use_cache: bool = True,
         related: bool = True,
+        held: bool = False,
     ) -> None:
-        self._options = _Options(concepts, tuple(excluded), use_cache, related)
+        """``held``: the background work of the opening (counting the notes' terms, reading
+        their words, the first pass of related notes) waits for ``begin_background`` (the
+        MCP server calls it after its first answer: see ``mcp_server.serve``), or for a
+        question that needs it (``related``)."""
+        self._options = _Options(concepts, tuple(excluded), use_cache, related, held)
         self._opening = _Opening(Path(root), self._options)
         self.root = self._opening.root
         self._reopening = threading.Lock()  # one question opens the folder anew, not two
@@ -104,6 +110,11 @@ class LiveVault:
     @property
     def index(self) -> VaultIndex:
         return self._opening.index
+
+    def begin_background(self) -> None:
+        """Start the background work a ``held`` opening holds back (once; later calls and
+        an opening not held do nothing)."""
+        self._opening.begin()
 
     @property
     def outside(self) -> OutsideLog:
@@ -143,8 +154,8 @@ class LiveVault:
             if now is None:
                 raise VaultGone(self.root)
             _log.warning("the vault folder %s was replaced: reading it anew", self.root)
-            try:
-                self._opening = _Opening(self.root, self._options)
+            try:  # a folder opened again does not wait for a first answer
+                self._opening = _Opening(self.root, replace(self._options, held=False))
             except FileNotFoundError:  # gone again while it was read
                 raise VaultGone(self.root) from None
             return self._opening
@@ -222,7 +233,9 @@ class _Opening:
         # Background work (the warm-up, related notes) holds back while changes come.
         self._quiet = self.updater.quiet
         self._stop = threading.Event()
-        self._threads = [threading.Thread(target=self._warm, name="live-warm")]
+        self._threads = [threading.Thread(target=self._warm, name="live-warm", daemon=True)]
+        self._began = False
+        self._beginning = threading.Lock()
         # Related notes: the window's worker too (core/live/related.py), told of changes
         # by the updater's listener; it reads a function of the index and the root, not
         # the opening: no cycle keeps a closed opening alive.
@@ -238,11 +251,20 @@ class _Opening:
                 name="live",
             )
             self._told.related = self._related
-            self._related.want()
         self.updater.start()
-        for thread in self._threads:
-            thread.daemon = True
-            thread.start()
+        if not options.held:
+            self.begin()
+
+    def begin(self) -> None:
+        """Start the background work: the warm-up's thread and the first related pass."""
+        with self._beginning:
+            if self._began or self._stop.is_set():
+                return
+            self._began = True
+            if self._related is not None:
+                self._related.want()
+            for thread in self._threads:
+                thread.start()
 
     # ------------------------------------------------------------ changes
 
@@ -308,6 +330,7 @@ class _Opening:
         runner = self._related
         if runner is None:
             return None
+        self.begin()  # a question that needs them: not held back any longer
         if wait > 0:
             runner.ready.wait(wait)
         return runner.current
@@ -324,12 +347,14 @@ class _Opening:
         """Stop and join the watcher and the threads (each observer holds an inotify
         instance, 128 a user); the opening is lost from then on."""
         self.lost.set()
-        self._stop.set()
+        with self._beginning:  # no thread starts now
+            self._stop.set()
         self.updater.close()
         if self._related is not None:
             self._related.close()
         for thread in self._threads:
-            thread.join(timeout=10)
+            if thread.ident is not None:  # started
+                thread.join(timeout=10)
         self.index.wait_saved()
 
 

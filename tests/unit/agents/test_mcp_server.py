@@ -177,6 +177,9 @@ def test_search_context_pack_and_index_health_answer_exactly(vault: Path) -> Non
         with pytest.raises(ToolFailed, match="since: 'May' is not a date"):
             await agent.call("search", query="x", since="May")
 
+        # A pack uses the latest pass of related notes and never waits for one (the server
+        # starts the first after its first answer); a `related` question waits for it.
+        await agent.call("related", note="alpha")
         pack = await agent.call("context_pack", query="What did we say about rag?", budget=300)
         assert pack["index_note"] == {
             "note": "MEMORY.md",
@@ -442,3 +445,29 @@ def test_the_start_pauses_the_collector_and_shortens_the_switch_interval_once_re
         gc.unfreeze()
         sys.setswitchinterval(interval)
         (gc.enable if enabled else gc.disable)()
+
+
+def test_the_first_answer_lets_the_vaults_background_work_start(tmp_path: Path) -> None:
+    """The server opens the vault held (``serve``): the warm-up and the related-notes pass
+    wait for the first answer, which would otherwise share the interpreter with them."""
+    import time
+
+    from librarian_gui import mcp_server
+    from librarian_gui.core.live.runtime import LiveVault
+
+    (tmp_path / "a.md").write_text("# A\n\nTo [[b]].\n")
+    (tmp_path / "b.md").write_text("# B\n\nBack to nothing.\n")
+    opened = LiveVault(tmp_path, held=True, use_cache=False)
+    try:
+        tools = mcp_server.Tools(lambda: opened, allow_writes=False)
+        neighbors = mcp_server.telling_indexing(tools, tools.neighbors)
+        time.sleep(0.3)
+        assert opened.related_edges() is None  # held: no pass
+        answer = neighbors("a")
+        assert [row["note"] for row in answer["neighbors"]] == ["b.md"]
+        end = time.monotonic() + 10
+        while opened.related_edges() is None:
+            assert time.monotonic() < end, "no related-notes pass after the first answer"
+            time.sleep(0.02)
+    finally:
+        opened.close()

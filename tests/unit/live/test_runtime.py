@@ -256,3 +256,42 @@ def test_a_chosen_dictionary_in_the_vault_is_read_again_when_it_changes(vault: P
         eventually(grown, "the dictionary read again")
     finally:
         opened.close()
+
+
+def test_a_held_opening_starts_its_background_work_when_told(vault: Path) -> None:
+    """``held``: no warm-up (the notes' words) and no related-notes pass until
+    ``begin_background``; then both, once."""
+    fill_old(vault)
+    opened = LiveVault(vault, held=True)
+    try:
+        time.sleep(0.5)  # what a started warm-up and pass would need here, and more
+        assert opened.mention_sources(["beta"]) is None  # words not read: any note may
+        assert opened.related_edges() is None
+        opened.begin_background()
+        opened.begin_background()  # once only: a second thread would fail to start
+        eventually(lambda: opened.related_edges() is not None, "the first related pass")
+        eventually(
+            lambda: opened.mention_sources(["beta"]) == {"alpha.md", "beta.md"},
+            "the words read: alpha.md and beta.md say beta, notes/kept.md does not",
+        )
+    finally:
+        opened.close()
+
+
+def test_a_question_for_related_notes_starts_a_held_opening(vault: Path) -> None:
+    fill_old(vault)
+    opened = LiveVault(vault, held=True)
+    try:
+        related = opened.related(wait=DEADLINE)
+        assert related is not None
+        assert sorted(related.model.notes) == ["alpha.md", "beta.md", "notes/kept.md"]
+    finally:
+        opened.close()
+
+
+def test_a_held_opening_closes_without_having_begun(vault: Path) -> None:
+    fill_old(vault)
+    opened = LiveVault(vault, held=True)
+    opened.close()
+    opened.begin_background()  # after close: nothing starts
+    assert not [t for t in threading.enumerate() if t.name == "live-warm" and t.is_alive()]
