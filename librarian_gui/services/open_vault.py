@@ -98,7 +98,7 @@ class OpenVault(QObject):
         QTimer.singleShot(0, self.lists.refresh)
         QTimer.singleShot(0, self.thin_spots.refresh)
         QTimer.singleShot(0, self.index_note.refresh)
-        QTimer.singleShot(0, self.review.refresh)
+        QTimer.singleShot(0, self.review.refresh_watched)
 
     def set_related_threshold(self, threshold: float) -> None:
         """The one threshold the related notes and the thin spots share moved."""

@@ -20,7 +20,10 @@ REFRESH_DELAY_MS = 500  # a burst of saves asks once
 
 class ReviewService(QObject):
     """The desk of the vault: ``refresh`` gathers it (a newer one cancels the one still
-    running); ``mark`` and ``mark_all`` record what the user reviewed, then gather again.
+    running), and from then on again after each change; ``mark`` and ``mark_all`` record
+    what the user reviewed, then gather again. Nothing is gathered before it is asked for
+    (the Review tab shown): on a vault never reviewed the desk reads every note, and its
+    repeats compare all their passages.
 
     ``find_contradictions`` gathers the candidates (once asked, again after changes);
     ``plan_supersede`` makes the plan of a mark, to preview.
@@ -44,7 +47,8 @@ class ReviewService(QObject):
         self._job: JobHandle | None = None
         self._contradictions_job: JobHandle | None = None
         self.contradictions: Any = None
-        self._watch_contradictions = False  # asked once: gathered again after changes
+        self._watch_desk = False  # asked once: gathered again after changes
+        self._watch_contradictions = False
         self._closed = False
         self._store: Any = None  # each note's passages, kept for the next look (slow thread)
         self._timer = QTimer(self, singleShot=True, interval=REFRESH_DELAY_MS)
@@ -53,9 +57,15 @@ class ReviewService(QObject):
         self._contradictions_timer.timeout.connect(self.find_contradictions)
         model.index_updated.connect(self._on_model_index_updated)
 
+    @property
+    def desk_watched(self) -> bool:
+        return self._watch_desk
+
     @Slot()
     def refresh(self) -> None:
+        """Gather the desk (``desk_found``); from now on, again after each change."""
         index = self.model.index
+        self._watch_desk = True
         if self._closed or index is None:
             return
         self._timer.stop()
@@ -165,8 +175,17 @@ class ReviewService(QObject):
     def _on_mark_failed(self, error: object) -> None:
         self.failed.emit(f"Not marked reviewed: {error}")
 
+    @Slot()
+    def refresh_watched(self) -> None:
+        """After a scan: gather again what was asked for (nothing, before anything was)."""
+        if self._watch_desk:
+            self.refresh()
+        if self._watch_contradictions:
+            self.find_contradictions()
+
     @Slot(object)
     def _on_model_index_updated(self, _update: object) -> None:
-        self._timer.start()
+        if self._watch_desk:
+            self._timer.start()
         if self._watch_contradictions:
             self._contradictions_timer.start()

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 class ReviewTab(QObject):
     """Owns the Review pages (a tab of ``centre``) shown for the open vault's
     ReviewService. A note double-clicked, or a side's title clicked, opens in the preview,
-    the centre's first tab. The contradiction candidates are gathered when their page is
-    first shown (they read every note), then again after changes.
+    the centre's first tab. The desk and the contradiction candidates are each gathered
+    when their page is first shown (they read every note), then again after changes.
 
     Signals:
         message(str): something to tell the user in the status bar.
@@ -44,6 +44,7 @@ class ReviewTab(QObject):
         self.pane.note_opened.connect(self._on_place_opened)
         self.contradictions.line_opened.connect(self._on_place_opened)
         self.pages.currentChanged.connect(self._on_pages_current_changed)
+        centre.currentChanged.connect(self._on_pages_current_changed)
 
     def open_vault(self, vault: OpenVault) -> None:
         self.service = service = vault.review
@@ -58,8 +59,7 @@ class ReviewTab(QObject):
         self.pane.note_opened.connect(vault.session.open_note)
         self.contradictions.line_opened.connect(vault.session.open_at_line)
         self.dialog.confirmed.connect(vault.session.supersede)
-        if self.pages.currentWidget() is self.contradictions:
-            service.find_contradictions()
+        self._gather_shown()
 
     def close_vault(self) -> None:
         service = self.service
@@ -82,7 +82,15 @@ class ReviewTab(QObject):
 
     @Slot(int)
     def _on_pages_current_changed(self, _index: int) -> None:
+        self._gather_shown()
+
+    def _gather_shown(self) -> None:
+        """The page shown now gathers what it shows, the first time."""
         service = self.service
-        shown = self.pages.currentWidget() is self.contradictions
-        if shown and service is not None and service.contradictions is None:
+        if service is None or self.centre.currentWidget() is not self.pages:
+            return
+        page = self.pages.currentWidget()
+        if page is self.pane and not service.desk_watched:
+            service.refresh()
+        elif page is self.contradictions and service.contradictions is None:
             service.find_contradictions()

@@ -55,3 +55,42 @@ def test_marking_reviewed(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> N
         qtbot.mouseClick(pane.mark_all_button, Qt.MouseButton.LeftButton)
     assert pane.rows() == []
     assert "every change is reviewed" in pane.summary.text()
+
+
+def test_the_desk_is_gathered_once_its_tab_is_shown(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    """On a vault never reviewed the desk reads every note and compares all their passages:
+    not before anyone looks at it, nor again after each change until then."""
+    (vault / "a.md").write_text("# A\nfirst\n")
+    win = window_on(vault)
+    service = win.review.service
+    assert service is not None
+    with (
+        qtbot.waitSignal(win.model.index_updated, timeout=10_000),
+        open(vault / "a.md", "a", encoding="utf-8") as note,
+    ):
+        note.write("second\n")
+    qtbot.wait(1_000)  # twice the desk's refresh delay after a change
+    assert service.desk is None
+    assert win.review.pane.desk is None
+    win.show_view("review")
+    _desk(qtbot, win)
+    assert win.review.pane.rows() == [("a", "outside Librarian", "not reviewed")]
+    # From now on after each change
+    (vault / "b.md").write_text("# B\n")
+    qtbot.waitUntil(lambda: len(win.review.pane.rows()) == 2, timeout=20_000)
+
+
+def test_a_long_desk_lists_the_newest_500_and_says_so(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    for n in range(501):
+        (vault / f"n{n:03}.md").write_text(f"# Note {n}\n")
+    win = window_on(vault)
+    win.show_view("review")
+    _desk(qtbot, win)
+    assert len(win.review.pane.rows()) == 500
+    summary = win.review.pane.summary.text()
+    assert "<b>501 notes</b> changed since" in summary
+    assert summary.endswith("newest day first (the newest 500 listed).")
