@@ -46,6 +46,10 @@ ROWS = 2  # hashes per band: 12 bands
 SLACK = 0.15  # how far below the threshold a pair's estimated similarity may be to be checked
 STAR = 64  # a band's group larger than this is compared to its first member only
 _CHUNK = 1 << 20  # word occurrences hashed at once (PERMUTATIONS × 4 MB)
+# Passages' signatures put side by side at once: numpy's concatenation of many small arrays
+# holds the interpreter throughout, and one over 10,000 notes' passages froze the window's
+# thread 50-70 ms (the review desk's look after each change).
+_STACKED = 4096
 _PRIME = (1 << 61) - 1
 
 
@@ -224,9 +228,12 @@ def compare(passages: list[Passage], threshold: float = THRESHOLD) -> Duplicates
         return Duplicates((), (), len(passages))
     unsigned = [p for p in passages if p.signature is None]
     made = iter(signatures(unsigned).T) if unsigned else iter(())
-    signed = np.stack(
-        [p.signature if p.signature is not None else next(made) for p in passages], axis=1
-    )
+    signed = np.empty((PERMUTATIONS, len(passages)), dtype=np.uint32)
+    for at in range(0, len(passages), _STACKED):
+        part = passages[at : at + _STACKED]
+        signed[:, at : at + len(part)] = np.stack(
+            [p.signature if p.signature is not None else next(made) for p in part], axis=1
+        )
     links = _likely(signed, _candidates(signed), threshold)
     parent = list(range(len(passages)))
 
@@ -323,17 +330,14 @@ def signatures(passages: list[Passage]) -> np.ndarray:
 
 
 def _likely(
-    signatures: np.ndarray, pairs: set[tuple[int, int]], threshold: float
+    signatures: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], threshold: float
 ) -> list[tuple[int, int]]:
     """The candidate pairs whose signatures agree often enough to be worth an exact look:
     the share of equal hashes estimates the similarity (its standard error is about 0.1 at
     24 hashes); only pairs estimated below ``threshold`` − ``SLACK`` are dropped."""
-    if not pairs:
-        return []
-    both = np.fromiter((k for pair in pairs for k in pair), dtype=np.int64, count=2 * len(pairs))
-    left, right = both[0::2], both[1::2]
+    left, right = pairs
     kept: list[tuple[int, int]] = []
-    step = 1 << 18
+    step = 1 << 15  # pairs compared in one numpy call, which holds the interpreter (_STACKED)
     for at in range(0, len(left), step):
         i, j = left[at : at + step], right[at : at + step]
         agree = (signatures[:, i] == signatures[:, j]).mean(axis=0)
@@ -342,10 +346,13 @@ def _likely(
     return kept
 
 
-def _candidates(signatures: np.ndarray) -> set[tuple[int, int]]:
-    """Pairs of passages (lower index first) that share a band of their signatures."""
+def _candidates(signatures: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs of passages that share a band of their signatures, once each: two arrays, the
+    lower index of each pair and the higher. Arrays, not a set of tuples: over 10,000 notes'
+    passages there are millions of pairs, and freeing them held the interpreter ~60 ms."""
     count = signatures.shape[1]
-    found: set[tuple[int, int]] = set()
+    lefts: list[np.ndarray] = []
+    rights: list[np.ndarray] = []
     for band in range(0, PERMUTATIONS, ROWS):
         rows = signatures[band : band + ROWS].astype(np.uint64)
         keys = rows[0]
@@ -354,13 +361,20 @@ def _candidates(signatures: np.ndarray) -> set[tuple[int, int]]:
         order = np.argsort(keys, kind="stable")
         bounds = np.concatenate(([0], np.flatnonzero(np.diff(keys[order])) + 1, [count]))
         sizes = np.diff(bounds)
-        for g in np.flatnonzero(sizes >= 2):
-            members = sorted(order[bounds[g] : bounds[g + 1]].tolist())
+        two = bounds[:-1][sizes == 2]  # most groups: one pair each, all at once
+        a, b = order[two], order[two + 1]
+        lefts.append(np.minimum(a, b))
+        rights.append(np.maximum(a, b))
+        for g in np.flatnonzero(sizes > 2):
+            members = np.sort(order[bounds[g] : bounds[g + 1]])
             if len(members) > STAR:  # boilerplate-sized: a star is enough to group them
-                head = members[0]
-                found.update((head, k) for k in members[1:])
+                lefts.append(np.full(len(members) - 1, members[0]))
+                rights.append(members[1:])
                 continue
-            for x, i in enumerate(members):
-                for j in members[x + 1 :]:
-                    found.add((i, j))
-    return found
+            i, j = np.triu_indices(len(members), 1)
+            lefts.append(members[i])
+            rights.append(members[j])
+    both = np.concatenate(lefts) * count + np.concatenate(rights)
+    both.sort()  # in place, without the interpreter (np.unique's hash table holds it)
+    both = both[np.concatenate(([True], both[1:] != both[:-1]))]
+    return both // count, both % count

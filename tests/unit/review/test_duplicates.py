@@ -130,3 +130,23 @@ def test_worker_processes_find_what_one_process_finds(tmp_path: Path) -> None:
     assert [p.json() for p in many.pairs] == [p.json() for p in one.pairs]
     assert ("copy-a.md", "copy-b.md") in {(p.a.note, p.b.note) for p in many.pairs}
     assert many.passages == one.passages
+
+
+def test_a_repeat_is_found_across_the_signatures_stacked_in_parts() -> None:
+    """5,000 passages, their signatures put side by side 4,096 at a time: a copy on either
+    side of that boundary is found, and nothing else is alike."""
+    common = (
+        "copied paragraph mentions alpine lakes, granite ridges, glacier meltwater, trout "
+        "streams, pine forests, marmot colonies"
+    )
+    notes = [
+        (f"n{n:04}.md", " ".join(f"w{n}x{k}" for k in range(12)) + "\n")
+        for n in range(5000)
+    ]
+    notes[4090] = ("n4090.md", common + "\n")
+    notes[4100] = ("n4100.md", common + "\n")
+    found = find_duplicates(notes)
+    assert found.passages == 5000
+    assert [(p.a.note, p.b.note, p.similarity) for p in found.pairs] == [
+        ("n4090.md", "n4100.md", 1.0)
+    ]
