@@ -139,10 +139,7 @@ def test_a_repeat_is_found_across_the_signatures_stacked_in_parts() -> None:
         "copied paragraph mentions alpine lakes, granite ridges, glacier meltwater, trout "
         "streams, pine forests, marmot colonies"
     )
-    notes = [
-        (f"n{n:04}.md", " ".join(f"w{n}x{k}" for k in range(12)) + "\n")
-        for n in range(5000)
-    ]
+    notes = [(f"n{n:04}.md", " ".join(f"w{n}x{k}" for k in range(12)) + "\n") for n in range(5000)]
     notes[4090] = ("n4090.md", common + "\n")
     notes[4100] = ("n4100.md", common + "\n")
     found = find_duplicates(notes)
