@@ -330,8 +330,8 @@ class _Opening:
         runner = self._related
         if runner is None:
             return None
-        self.begin()  # a question that needs them: not held back any longer
-        if wait > 0:
+        if wait > 0:  # a question that waits for them: not held back any longer
+            self.begin()
             runner.ready.wait(wait)
         return runner.current
 
