@@ -79,7 +79,7 @@ class VaultIndex:
         # Nodes of ``_in_edges`` whose map the writer made since the last publish (the rest
         # are a snapshot's too, copied before they change); None: all of them, after a build.
         self._owned: set[str] | None = None
-        self.identity = IndexIdentity()
+        self.identity = IndexIdentity(use_cache)
         self._published = IndexSnapshot(
             self.root,
             self.identity,

@@ -34,7 +34,10 @@ class IndexIdentity:
     """One index across all its snapshots: what a per-index cache is kept under (weakly:
     it goes with the index and its last snapshot)."""
 
-    __slots__ = ("__weakref__",)
+    __slots__ = ("__weakref__", "use_cache")
+
+    def __init__(self, use_cache: bool = True) -> None:
+        self.use_cache = use_cache  # whether caches on disk are read and written for it
 
 
 class IndexView(Protocol):

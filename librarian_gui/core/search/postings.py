@@ -10,6 +10,7 @@ every note, exactly as the arrays and the fresh rows stand together."""
 
 from __future__ import annotations
 
+import marshal
 import math
 import threading
 from collections import Counter
@@ -26,6 +27,10 @@ K1 = 1.2
 B = 0.75
 FRESH_SHARE = 0.05  # notes counted since the packing, past this share of all: pack again
 FRESH_LEAST = 256  # … and never for fewer than this many
+# A text the analyzer's terms of are kept with the postings a process saves (``dump``):
+# postings counted by an analyzer that splits it otherwise are not loaded (``undump``).
+_PROBE = "Don't stop: the runners ran 3 races in 2024, naïve café — 東京の会議 and ideas."
+_DUMP_FORMAT = 1
 
 Text = Callable[[str], str]
 
@@ -60,9 +65,74 @@ class NoteTerms:
         self._live: npt.NDArray[np.bool_] = np.zeros(0, bool)  # False: changed or gone
         # Counted since the packing: note → (term ids, counts, length)
         self._fresh: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]] = {}
+        self.unsaved = 0  # notes counted since made, loaded or dumped
 
     def __len__(self) -> int:
         return len(self._stamps)
+
+    def stamps(self) -> dict[str, Hashable]:
+        """Each note counted, with the stamp it was counted at."""
+        with self._lock:
+            return dict(self._stamps)
+
+    def dump(self) -> bytes:
+        """The postings as bytes, for ``undump`` in another process (the notes counted
+        since the last packing packed first: the same scores)."""
+        with self._lock:
+            if self._fresh or not self._live.all():
+                self._pack()
+            self.unsaved = 0
+            vocab = sorted(self._vocab, key=self._vocab.__getitem__)
+            return marshal.dumps(
+                (
+                    _DUMP_FORMAT,
+                    terms(_PROBE),
+                    vocab,
+                    self._paths,
+                    [_plain(self._stamps[rel]) for rel in self._paths],
+                    self._ptr.tobytes(),
+                    self._rows.tobytes(),
+                    self._tfs.tobytes(),
+                    self._lengths.tobytes(),
+                )
+            )
+
+    @classmethod
+    def undump(cls, data: bytes, stamp: Callable[..., Hashable] = tuple) -> NoteTerms | None:
+        """Postings ``dump`` made, or None when they are not usable here (another format,
+        another analyzer, or not whole). ``stamp`` makes a note's stamp of its fields."""
+        import numpy as np
+
+        try:
+            form, probe, vocab, paths, stamps, ptr, rows, tfs, lengths = marshal.loads(data)
+            if form != _DUMP_FORMAT or probe != terms(_PROBE):
+                return None
+            made = cls()
+            made._vocab = {term: i for i, term in enumerate(vocab)}
+            made._paths = list(paths)
+            made._row = {rel: i for i, rel in enumerate(made._paths)}
+            made._stamps = {
+                rel: stamp(*s) if isinstance(s, tuple) else s
+                for rel, s in zip(paths, stamps, strict=True)
+            }
+            made._ptr = np.frombuffer(ptr, np.int64).copy()
+            made._rows = np.frombuffer(rows, np.int32).copy()
+            made._tfs = np.frombuffer(tfs, np.float32).copy()
+            made._lengths = np.frombuffer(lengths, np.float64).copy()
+            made._live = np.ones(len(made._paths), bool)
+        except (ValueError, TypeError, EOFError):
+            return None
+        whole = (
+            len(made._ptr) == len(vocab) + 1
+            and made._ptr[0] == 0
+            and made._ptr[-1] == len(made._rows) == len(made._tfs)
+            and len(made._lengths) == len(made._paths) == len(made._row)
+            and (
+                not len(made._rows)
+                or 0 <= int(made._rows.min()) <= int(made._rows.max()) < len(paths)
+            )
+        )
+        return made if whole else None
 
     def best(
         self,
@@ -114,6 +184,7 @@ class NoteTerms:
                 self._forget(rel)
                 self._fresh[rel] = self._counted(note.title, text_of(rel))
                 counted[rel] = stamp
+                self.unsaved += 1
         if len(self._fresh) > max(FRESH_LEAST, FRESH_SHARE * len(self._stamps)):
             self._pack()
 
@@ -205,6 +276,11 @@ class NoteTerms:
 
 
 _NEVER = object()
+
+
+def _plain(stamp: Hashable) -> Hashable:
+    """A stamp as marshal keeps it: a named tuple (``FileStamp``) as a plain one."""
+    return tuple(stamp) if isinstance(stamp, tuple) else stamp
 
 
 class VaultStats:

@@ -170,3 +170,53 @@ def test_incremental_postings_score_as_a_fresh_count(
                 assert stats.df(term) == sum(1 for w in words.values() if term in w)
     finally:
         postings.FRESH_LEAST = least
+
+
+@settings(max_examples=100, deadline=None)
+@given(EDITS, EDITS)
+def test_postings_dumped_and_loaded_score_as_a_fresh_count_and_read_only_what_changed(
+    before: list[tuple[str, str, list[str], bool]], after: list[tuple[str, str, list[str], bool]]
+) -> None:
+    """Postings dumped (another process's, say) and loaded: a question then reads only the
+    notes changed since the dump, and scores the vault as it stands, counted afresh."""
+    vault = Vault({})
+
+    def apply(edits: list[tuple[str, str, list[str], bool]]) -> set[str]:
+        touched = set()
+        for rel, title, words, gone in edits:
+            if gone:
+                vault.notes.pop(rel, None)
+            else:
+                vault.edit(rel, title, " ".join(words))
+                touched.add(rel)
+        return touched
+
+    apply(before)
+    counted = NoteTerms()
+    _best(counted, vault, ["cat"])
+    loaded = NoteTerms.undump(counted.dump())
+    assert loaded is not None
+    assert loaded.stamps() == {rel: r.stamp for rel, r in vault.stamps().items()}
+    changed = apply(after)
+    vault.reads.clear()
+    query = ["cat", "dog", "zebra"]
+    expected = _bm25(vault.words(), query) if vault.notes else {}
+    assert _best(loaded, vault, query, limit=100) == _order(expected)
+    assert sorted(vault.reads) == sorted(changed & vault.notes.keys())
+    for rel, score in loaded._scores(query).items():
+        assert math.isclose(score, expected[rel], rel_tol=1e-5)
+
+
+def test_postings_of_another_analyzer_or_cut_short_are_not_loaded() -> None:
+    vault = Vault({"a.md": ("", "cat dog"), "b.md": ("dog", "bird")})
+    counted = NoteTerms()
+    _best(counted, vault, ["cat"])
+    data = counted.dump()
+    assert NoteTerms.undump(data) is not None
+    assert NoteTerms.undump(data[: len(data) // 2]) is None
+    original = postings._PROBE
+    postings._PROBE = "Another analyzer splits this otherwise"  # its terms differ
+    try:
+        assert NoteTerms.undump(data) is None
+    finally:
+        postings._PROBE = original
