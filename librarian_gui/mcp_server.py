@@ -20,16 +20,14 @@ import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
 from . import __version__
 from .core.agents import answers, paging
-from .core.agents.context import INDEX_SHARE, ContextPack, context_pack
-from .core.agents.pack_budget import DEFAULT_BUDGET, MAX_PACK_TOKENS, too_small
-from .core.agents.search import search_notes
+from .core.agents.pack_budget import DEFAULT_BUDGET, INDEX_SHARE, MAX_PACK_TOKENS, too_small
 from .core.agents.writes import append_to_note, write_note
 from .core.concepts.dictionary_file import unusable
 from .core.index.queries import AmbiguousNote
@@ -39,6 +37,9 @@ from .core.review.desk import reviewed
 from .core.review.provenance import last_writers
 from .core.writing.journal import agent
 from .mcp_errors import ReadOnly, argument_errors, failing_as
+
+if TYPE_CHECKING:  # packs and searches load with the first of them, not with the server
+    from .core.agents.context import ContextPack
 
 INSTRUCTIONS = """\
 Librarian serves one vault of Markdown notes (an agent's memory: diaries, project notes,
@@ -125,6 +126,8 @@ class Tools:
         cursor: Cursor = None,
     ) -> dict[str, Any]:
         live = self._ready() if concept is None else self._with_concepts()
+        from .core.agents.search import search_notes  # with the first search: not the start
+
         found = search_notes(
             live.index,
             live.text,
@@ -160,6 +163,8 @@ class Tools:
     ) -> dict[str, Any]:
         live = self._ready()
         related = live.related()  # the latest pass, if any: a pack never waits for one
+
+        from .core.agents.context import context_pack  # with the first pack: not the start
 
         def pack_of(tokens: int) -> ContextPack:
             return context_pack(

@@ -16,6 +16,7 @@ from ..text.analyzer import terms
 from .aliases import alias_terms
 from .corpus import Corpus, TextOf
 from .index_lines import fold_dated_runs
+from .pack_budget import INDEX_SHARE
 from .passages import Passage
 from .ranking import NOT_ANSWERED, TIME_QUESTION, answers_well, name_scores, score_passages
 from .tokens import estimate_tokens, from_tenths, joined_tenths, tenths
@@ -23,7 +24,6 @@ from .tokens import estimate_tokens, from_tenths, joined_tenths, tenths
 if TYPE_CHECKING:
     from ..related.vault import RelatedIndex
 
-INDEX_SHARE = 0.25
 REFILLS = 4  # rounds of packing passages into what the printed body left
 QUERY_SHOWN = 200  # characters of the query repeated in the header
 

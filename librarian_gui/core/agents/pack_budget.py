@@ -10,6 +10,7 @@ if TYPE_CHECKING:  # the command line reads the numbers below without loading pa
     from .context import ContextPack
 
 DEFAULT_BUDGET = 2000  # tokens: the command line's and the MCP tool's default
+INDEX_SHARE = 0.25  # of a pack's budget, the index note's at most (``context_pack``)
 # The MCP tool's most: a pack's text and its description (a row per passage) in one answer
 # below the page size (``paging``), under the 25,000 tokens a client takes.
 MAX_PACK_TOKENS = 15_000

@@ -31,8 +31,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..agents.answers import Adjacency, related_adjacency
-from ..agents.corpus import analyse_newest, count_candidates
-from ..agents.ranking import learn_names
 from ..courtesy import give_back_memory
 from ..index.index import VaultIndex
 from ..related.vault import RelatedIndex
@@ -301,6 +299,10 @@ class _Opening:
         return _text(self.index, self.texts, rel)
 
     def _warm(self) -> None:
+        # Loaded here, after the first answer (``held``), not with the server.
+        from ..agents.corpus import analyse_newest, count_candidates
+        from ..agents.ranking import learn_names
+
         # Questions (search, context_pack) pick their candidates from every note's terms:
         # count them first, ahead of the first question, which otherwise counts them
         # itself while the words below are read (10,000 notes: the first search took 15 s).
