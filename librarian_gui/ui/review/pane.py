@@ -150,11 +150,15 @@ class ReviewPane(QWidget):
         # row's size of the view: 20 ms at 500 rows).
         metrics = self.tree.fontMetrics()
         days = max((QFontMetrics(bold).horizontalAdvance(g.text(0)) for g in groups), default=0)
-        for column, widest in enumerate((190, 120, None)):
-            width = max(map(metrics.horizontalAdvance, texts[column]), default=0) + 8
-            if column == 0:
-                width = max(width + self.tree.indentation(), days + 8)
-            self.tree.setColumnWidth(column, width if widest is None else min(width, widest))
+        width = [max(map(metrics.horizontalAdvance, t), default=0) + 8 for t in texts]
+        width[0] = min(max(width[0] + self.tree.indentation(), days + 8), 190)
+        width[1] = min(width[1], 120)
+        # The note's column gives way (down to 100 pixels) before the status would scroll
+        # out of sight: the list's own scroll bar takes its share of the width.
+        room = self.tree.viewport().width() - self.tree.verticalScrollBar().sizeHint().width()
+        width[0] = max(100, min(width[0], room - width[1] - width[2]))
+        for column, pixels in enumerate(width):
+            self.tree.setColumnWidth(column, pixels)
         since = html.escape(desk.since[:16].replace("T", " "))
         listed = f" (the newest {MAX_ROWS:,} listed)" if count > MAX_ROWS else ""
         self.summary.setText(
