@@ -11,6 +11,7 @@ from pathlib import Path
 from ..concepts.dictionary import ConceptDictionary, dictionary_place, load_dictionary
 from ..courtesy import gc_paused
 from ..parse.records import FileStamp, Link, NoteRecord, ScanWarning, name_key
+from ..vault import walk_apart
 from ..vault.files import (
     IGNORE_FILE,
     MAX_IGNORE_BYTES,
@@ -20,6 +21,7 @@ from ..vault.files import (
     walk_vault,
 )
 from ..vault.reading import POOL_THRESHOLD, ParsePool, read_many
+from ..vault.walk_apart import WalkApart
 from . import cache as _cache
 from .delta import IndexDelta, find_renames
 from .resolver import UNRESOLVED_PREFIX, Resolver
@@ -230,7 +232,16 @@ class VaultIndex:
         if not self.root.is_dir():
             raise FileNotFoundError(f"{self.root}: no such folder")
         self.wait_saved()
-        with gc_paused():
+        # With a cache of many notes, another process walks the vault while this one loads
+        # the cache: each holds its own interpreter (``walk_apart``).
+        apart = (
+            WalkApart(self.root, self.excluded)
+            if self.use_cache and walk_apart.useful(_cache.cache_file(self.root))
+            else None
+        )
+        with gc_paused(), contextlib.ExitStack() as stack:
+            if apart is not None:
+                stack.callback(apart.close)
             cached = _cache.load(self.root) if self.use_cache else None
             fingerprint = self.fingerprint()
             warm = cached is not None and cached.fingerprint == fingerprint
@@ -239,7 +250,11 @@ class VaultIndex:
             on_many = None
             if not warm and ParsePool.useful():
                 on_many = (POOL_THRESHOLD, lambda: pools.append(ParsePool(self.root)))
-            walk = walk_vault(self.root, self.rules, on_many=on_many)
+            walk = apart.result() if apart is not None else None
+            if walk is None:
+                walk = walk_vault(self.root, self.rules, on_many=on_many)
+            elif on_many is not None and len(walk.notes) >= POOL_THRESHOLD:
+                on_many[1]()
             self._scan_warnings = {w.path: w for w in walk.warnings}
             if listed is not None:
                 listed(tuple(walk.notes), tuple(walk.attachments))

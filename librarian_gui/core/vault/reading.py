@@ -26,6 +26,7 @@ from ..parse.records import (
     parse_warning_kind,
 )
 from .files import read_note
+from .walk_apart import worker_env
 
 # Below this many notes a process pool costs more (start-up, transfer) than it saves.
 POOL_THRESHOLD = 1500
@@ -216,11 +217,7 @@ class ParsePool:
     ) -> None:
         """``module``: the worker to run (``python -m MODULE ROOT NICE *extra``), speaking
         the parse worker's frames: the marshalled list of paths in, marshalled chunks out."""
-        import librarian_gui
-
-        package_parent = str(Path(librarian_gui.__file__).resolve().parents[1])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+        env = worker_env()
         self.procs: list[subprocess.Popen[bytes]] = []
         for _ in range(min(os.cpu_count() or 1, 4)):
             try:
