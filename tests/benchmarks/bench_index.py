@@ -777,16 +777,19 @@ def scale_mode(sizes: list[int], keep: Path | None, seed: int, repeat: int) -> N
                 warms.append(warm)
                 progress(
                     f"{notes:,} run {run + 1}/{repeat}: cat {cats[-1]:.2f} s CPU, cold "
-                    f"{cold['cpu_s'] + cold['workers_cpu_s']:.2f} s, warm {warm['cpu_s']:.2f} s"
+                    f"{cold['cpu_s'] + cold['workers_cpu_s']:.2f} s, warm "
+                    f"{warm['cpu_s'] + warm['workers_cpu_s']:.2f} s"
                 )
             # The floor is the cheapest read: cat's system time swings 2x between runs
             # here (1.87-4.30 s at 100,000 notes), which a median would credit to the scan.
             cat = min(cats)
             cold_cpu = statistics.median(r["cpu_s"] + r["workers_cpu_s"] for r in colds)
             cold_mb = max(max(r["tree_kb"], r["peak_kb"]) for r in colds) / 1024
-            warm_cpu = statistics.median(r["cpu_s"] for r in warms)
+            # A warm scan of a large vault walks it in another process (``walk_apart``):
+            # its CPU counts, as the parse workers' does in a cold scan.
+            warm_cpu = statistics.median(r["cpu_s"] + r["workers_cpu_s"] for r in warms)
             warm_wall = statistics.median(r["import_s"] + r["seconds"] for r in warms)
-            warm_mb = max(r["peak_kb"] for r in warms) / 1024
+            warm_mb = max(max(r["tree_kb"], r["peak_kb"]) for r in warms) / 1024
             ratio = cold_cpu / cat if cat > 0 else float("inf")
             scale = notes / 100_000
             warm_met = ""
