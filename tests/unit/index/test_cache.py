@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from librarian_gui.core.index import cache
 from librarian_gui.core.index.index import VaultIndex
 from tests.conftest import write
@@ -158,3 +160,40 @@ def test_a_loaded_cache_gives_back_every_targets_sources_and_counts(vault: Path)
     warm = VaultIndex.scan(vault)
     assert warm.last_parsed == 0
     assert {t: dict(s) for t, s in warm.in_edges.items()} == in_edges
+
+
+class _Planted:
+    """What a planted cache would make on load: a call of ``os.system`` (never run)."""
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (os.system, ("touch planted",))
+
+
+def test_a_cache_that_names_a_function_makes_nothing_and_is_rebuilt(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is a pickle stream of plain data: an unpickler that refuses every class and
+    function a stream names reads it. A file written by someone else, sealed as the cache
+    seals it, makes no call: the cache is rebuilt."""
+    import pickle
+
+    from librarian_gui.core.index import cachefile
+
+    make_vault(vault, 3)
+    VaultIndex.scan(vault).wait_saved()
+    monkeypatch.chdir(tmp_path)
+    header = {
+        "version": cache.CACHE_VERSION,
+        "root": str(vault.resolve()),
+        "saved_at_ns": 0,
+        "fingerprint": VaultIndex(vault).fingerprint(),
+        "note_frames": 1,
+        "edge_frames": 0,
+    }
+    payload = pickle.dumps(header, protocol=5) + pickle.dumps([_Planted()], protocol=5)
+    path = cache.cache_file(vault)
+    path.write_bytes(cachefile.seal(cache._MAGIC, payload))
+    assert cache.load(vault.resolve()) is None
+    index = VaultIndex.scan(vault)
+    assert index.last_parsed == 3
+    assert not (tmp_path / "planted").exists()
