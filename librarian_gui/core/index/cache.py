@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import io
 import os
 import pickle
 import tempfile
@@ -95,13 +96,20 @@ def load(root: Path) -> CachedIndex | None:
     corrupt, another version or another vault): the caller then parses everything."""
     wait_for_save(root)
     path = cache_file(root)
-    # Read whole, never blocking on a FIFO nor through a link (marshal.load(fh) reads in
-    # tiny chunks: 7x slower), and trusted only if its checksum matches.
+    # Read whole, never blocking on a FIFO nor through a link, and trusted only if its
+    # checksum matches.
     data = cachefile.read_sealed(path, _MAGIC, MAX_BYTES)
     if data is None:
         return None
     try:
-        reader = _ViewReader(data)
+        # The file's bytes, read by ``BytesIO`` in place (it shares a bytes object until
+        # written), from where the payload begins (``data`` is a view of them).
+        whole = data.obj
+        if not isinstance(whole, bytes):
+            return None
+        end = len(whole) - cachefile.DIGEST_BYTES
+        reader = io.BytesIO(whole)
+        reader.seek(end - len(data))
         frames = _DataOnly(reader)
         header = frames.load()
         if (
@@ -126,7 +134,7 @@ def load(root: Path) -> CachedIndex | None:
         in_edges: dict[str, dict[str, int]] = {}
         for _ in range(header["edge_frames"]):
             in_edges.update(frames.load())
-        if not reader.at_end():
+        if reader.tell() != end:
             return None
         if sum(map(len, in_edges.values())) != sum(map(len, out_edges.values())):
             return None
@@ -156,37 +164,6 @@ class _DataOnly(pickle.Unpickler):
 
     def find_class(self, module: str, name: str) -> Any:
         raise pickle.UnpicklingError(f"a cache holds data only, not {module}.{name}")
-
-
-class _ViewReader:
-    """A file over a buffer, for the unpickler, without copying the buffer whole (a warm
-    start at 100,000 notes would hold the 160 MB cache twice)."""
-
-    def __init__(self, view: memoryview) -> None:
-        self._view = view
-        self._pos = 0
-
-    def read(self, size: int = -1) -> bytes:
-        start = self._pos
-        end = len(self._view) if size < 0 else min(len(self._view), start + size)
-        self._pos = end
-        return bytes(self._view[start:end])
-
-    def readinto(self, buffer: Any) -> int:
-        target = memoryview(buffer).cast("B")
-        part = self._view[self._pos : self._pos + len(target)]
-        target[: len(part)] = part
-        self._pos += len(part)
-        return len(part)
-
-    def readline(self) -> bytes:
-        end = self._pos
-        while end < len(self._view) and self._view[end] != 0x0A:
-            end += 1
-        return self.read(min(end + 1, len(self._view)) - self._pos)
-
-    def at_end(self) -> bool:
-        return self._pos == len(self._view)
 
 
 def save(

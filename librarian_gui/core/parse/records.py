@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import marshal
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple
 
@@ -94,6 +95,8 @@ class FileStamp(NamedTuple):
 
 
 _new_tuple = tuple.__new__
+_new_object = object.__new__
+_from_ordinal = _dt.date.fromordinal
 
 
 def encode_parsed(p: ParsedNote) -> bytes:
@@ -199,6 +202,31 @@ class NoteRecord:
             raise ValueError("a NoteRecord needs one kind for each of its warnings")
         self.warning_kinds = warning_kinds
         self.link_keys = link_keys
+
+    @classmethod
+    def from_row(cls, row: Sequence[object]) -> NoteRecord:
+        """A record as ``vault.reading.record_row`` wrote it (a cache's row, a parse
+        worker's answer), its parse left in its bytes: each field set as it is, without
+        the constructor's keywords and its checks for a parse the row does not hold
+        (50,000 of them at a warm start: 0.09 → 0.05-0.065 s)."""
+        path, stamp, date, source, lossy, warnings, warning_kinds, kinds, keys, blob = row
+        if len(warning_kinds) != len(warnings):  # type: ignore[arg-type]
+            raise ValueError("a NoteRecord needs one kind for each of its warnings")
+        record = _new_object(cls)
+        record.path = path  # type: ignore[assignment]
+        record.stamp = _new_tuple(FileStamp, stamp)  # type: ignore[arg-type]
+        record.date = _from_ordinal(date)  # type: ignore[arg-type]
+        record.date_source = source  # type: ignore[assignment]
+        record.lossy = lossy  # type: ignore[assignment]
+        record._parsed = None
+        record._blob = blob  # type: ignore[assignment]
+        record._targets = None
+        record._aliases = None
+        record.link_kinds = kinds  # type: ignore[assignment]
+        record.warnings = warnings  # type: ignore[assignment]
+        record.warning_kinds = warning_kinds  # type: ignore[assignment]
+        record.link_keys = keys  # type: ignore[assignment]
+        return record
 
     @property
     def parsed(self) -> ParsedNote:

@@ -130,19 +130,8 @@ def record_row(record: NoteRecord) -> Row:
 
 
 def record_from_row(row: Sequence[object]) -> NoteRecord:
-    path, stamp, date, source, lossy, warnings, warning_kinds, kinds, keys, blob = row
-    return NoteRecord(
-        path,  # type: ignore[arg-type]
-        FileStamp(*stamp),  # type: ignore[misc]
-        _dt.date.fromordinal(date),  # type: ignore[arg-type]
-        source,  # type: ignore[arg-type]
-        lossy=lossy,  # type: ignore[arg-type]
-        blob=blob,  # type: ignore[arg-type]
-        link_kinds=kinds,  # type: ignore[arg-type]
-        link_keys=keys,  # type: ignore[arg-type]
-        warnings=warnings,  # type: ignore[arg-type]
-        warning_kinds=warning_kinds,  # type: ignore[arg-type]
-    )
+    """The record ``record_row`` wrote as ``row``."""
+    return NoteRecord.from_row(row)
 
 
 # ------------------------------------------------------------------ many at once
