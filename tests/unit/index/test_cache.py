@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -197,3 +198,22 @@ def test_a_cache_that_names_a_function_makes_nothing_and_is_rebuilt(
     index = VaultIndex.scan(vault)
     assert index.last_parsed == 3
     assert not (tmp_path / "planted").exists()
+
+
+def test_a_name_that_is_not_utf8_comes_back_from_the_cache(vault: Path) -> None:
+    """A file name of bytes that are no UTF-8 is a string with surrogates (os.fsdecode);
+    the cache writes and reads it back as that string, links and all."""
+    name = os.fsdecode(b"caf\xe9.md")  # Latin-1 bytes
+    with open(os.path.join(os.fsencode(vault), b"caf\xe9.md"), "wb") as fh:
+        fh.write(b"[[b]]\n")
+    write(vault, "b.md", "back to [[a]]\n", age=3600)
+    write(vault, "a.md", "a\n", age=3600)
+    old = time.time() - 3600
+    os.utime(os.path.join(os.fsencode(vault), b"caf\xe9.md"), (old, old))
+    VaultIndex.scan(vault).wait_saved()
+    warm = VaultIndex.scan(vault)
+    assert warm.last_parsed == 0
+    assert sorted(warm.notes) == ["a.md", "b.md", name]
+    assert name == "caf\udce9.md"
+    assert dict(warm.in_edges["b.md"]) == {name: 1}
+    assert warm.targets[name] == ("b.md",)
