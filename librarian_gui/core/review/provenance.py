@@ -107,16 +107,7 @@ def last_writers(
             continue
         found = newest.get(rel)
         if found is not None and _holds(data, found[1], journal, found[0]):
-            entry = found[0]
-            by = entry.by
-            out[rel] = Writer(
-                by.get("kind", NOT_RECORDED),
-                entry.created,
-                by.get("client", ""),
-                by.get("version", ""),
-                by.get("session", ""),
-                entry.id,
-            )
+            out[rel] = _writer_of(found[0])
         else:
             changed = _dt.datetime.fromtimestamp(stat.st_mtime, _dt.UTC)
             out[rel] = Writer(OUTSIDE, changed.isoformat(timespec="seconds"))
@@ -147,22 +138,9 @@ def writers_since(
             continue
         if entry.undone:
             continue
-        by = entry.by
         for file in entry.files:
             if file.rel in last and file.outcome == "written":
-                found.setdefault(file.rel, []).append(
-                    (
-                        Writer(
-                            by.get("kind", NOT_RECORDED),
-                            entry.created,
-                            by.get("client", ""),
-                            by.get("version", ""),
-                            by.get("session", ""),
-                            entry.id,
-                        ),
-                        file.before_digest,
-                    )
-                )
+                found.setdefault(file.rel, []).append((_writer_of(entry), file.before_digest))
     logged = outside_changes(root, since)
     out: dict[str, tuple[Writer, ...]] = {}
     for rel, writer in last.items():
@@ -194,6 +172,19 @@ def writers_since(
                 chain.append(w)
         out[rel] = tuple(chain)
     return out
+
+
+def _writer_of(entry: JournalEntry) -> Writer:
+    """The writer a journal entry records (its ``by``), at the entry's time."""
+    by = entry.by
+    return Writer(
+        by.get("kind", NOT_RECORDED),
+        entry.created,
+        by.get("client", ""),
+        by.get("version", ""),
+        by.get("session", ""),
+        entry.id,
+    )
 
 
 def _who(writer: Writer) -> tuple[str, str, str]:
