@@ -170,7 +170,7 @@ class SessionService(QObject):
         except AmbiguousNote as exc:
             return f"{exc}; give the path to choose one", 5
         except NoteNotFound as exc:
-            close = closest_notes(index, name)
+            close = closest_notes(index, name, keep=False)  # asked once, at the start
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             return f"{exc}{hint}", 4
         self.open_note(rel)

@@ -213,11 +213,15 @@ def answers_well(index: IndexView, corpus: Corpus, query: str) -> bool:
     a note named by it, or one
     passage or note holding ``WELL_COVERED`` of what its words weigh (their idf over the
     passages; a word the vault never uses weighs the most). An empty query lists notes:
-    well."""
+    well. A query of stop words only matches nothing, unless it names a note."""
+    if not query.strip():
+        return True  # nothing asked: the newest notes are the answer
     evidence, people = corpus.split_names(terms(query))
     q_terms = list(dict.fromkeys(evidence))
-    if not q_terms or set(q_terms) <= people:
-        return True  # nothing asked, or only who: their lines are the answer
+    if not q_terms:
+        return bool(name_scores(index, corpus.notes, query))
+    if set(q_terms) <= people:
+        return True  # only who: their lines are the answer
     if name_scores(index, corpus.notes, query):
         return True
     bm25 = corpus.passage_bm25

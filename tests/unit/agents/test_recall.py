@@ -167,6 +167,22 @@ def test_nothing_in_memory_says_so(demo: tuple[VaultIndex, object]) -> None:
     assert well.answers_well and "warning" not in well.to_json("q")
 
 
+def test_a_question_of_stop_words_only_is_not_answered(
+    demo: tuple[VaultIndex, object],
+) -> None:
+    """Every word of "something during" is a stop word: nothing can match it, so neither
+    the pack nor the search may say that memory answers it (they said so: no word left
+    was read as "nothing asked")."""
+    index, text_of = demo
+    pack = context_pack(index, text_of, "something during", 2000)  # type: ignore[arg-type]
+    assert (pack.passages, pack.answers_well) == ((), False)
+    assert pack.to_json()["warning"] == NOT_ANSWERED
+    found = search_notes(index, text_of, "something during")  # type: ignore[arg-type]
+    assert (found.hits, found.to_json("q")["answers_well"]) == ((), False)
+    # An empty question lists the newest notes, and that is an answer.
+    assert search_notes(index, text_of, "").answers_well  # type: ignore[arg-type]
+
+
 def test_search_json_says_whether_it_answers(
     vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
