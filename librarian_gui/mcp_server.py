@@ -252,14 +252,20 @@ class Tools:
         live = self._ready()
         view = live.index.snapshot()
         node = answers.note_node(view, note)
-        linked = answers.backlink_rows(view, node)
-        answer: dict[str, Any] = {"note": node, "linked": linked}
+        # Linked rows are read for the page only; unlinked ones are found to be counted.
+        items: list[Any] = list(answers.backlink_places(view, node))
         if unlinked and node in live.index.notes:
-            rows = answers.unlinked_rows(live.index, node, live.text, live.mention_sources)
-            answer["unlinked"] = rows
-        items = [{**row, "linked": True} for row in answer.pop("linked")]
-        items += [{**row, "linked": False} for row in answer.pop("unlinked", [])]
-        return paging.page_list({**answer, "backlinks": items}, "backlinks", cursor)
+            items += answers.unlinked_rows(live.index, node, live.text, live.mention_sources)
+        linked = answers.BacklinkRender(view, node)
+
+        def render(item: Any) -> dict[str, Any]:
+            if isinstance(item, tuple):
+                return {**linked(item), "linked": True}
+            return {**item, "linked": False}
+
+        return paging.page_list(
+            {"note": node, "backlinks": items}, "backlinks", cursor, render=render
+        )
 
     def outgoing_links(self, note: NoteArg, cursor: Cursor = None) -> dict[str, Any]:
         live = self._ready()

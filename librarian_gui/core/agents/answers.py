@@ -12,8 +12,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..index.queries import (
     AmbiguousNote,
+    Backlink,
     NoteNotFound,
+    backlink_sources,
     backlinks,
+    backlinks_from,
     find_note,
     node_kind,
     node_label,
@@ -136,17 +139,46 @@ def note_node(index: IndexView, name: str, *, concepts: bool = True) -> str:
 
 
 def backlink_rows(index: IndexView, node: str) -> list[dict[str, Any]]:
-    return [
-        {
-            "note": b.source,
-            "source": b.source,  # the old key, kept for one release (README)
-            "line": b.link.line,
-            "column": b.link.column,
-            "kind": b.link.kind,
-            "context": b.context,
-        }
-        for b in backlinks(index, node)
-    ]
+    return [_backlink_row(b) for b in backlinks(index, node)]
+
+
+def _backlink_row(b: Backlink) -> dict[str, Any]:
+    return {
+        "note": b.source,
+        "source": b.source,  # the old key, kept for one release (README)
+        "line": b.link.line,
+        "column": b.link.column,
+        "kind": b.link.kind,
+        "context": b.context,
+    }
+
+
+BacklinkPlace = tuple[str, int]  # (source, n): the source's n-th link into the note
+
+
+def backlink_places(index: IndexView, node: str) -> list[BacklinkPlace]:
+    """Where each row of ``backlink_rows`` comes from, in its order, found without reading
+    a note: a page of them is rendered by ``BacklinkRender`` (a note linked from 7,600
+    notes read them all, 1-2 s at 50,000 notes, for a page of a few hundred)."""
+    sources = index.in_edges.get(node, {})
+    return [(s, n) for s in backlink_sources(index, node) for n in range(sources[s])]
+
+
+class BacklinkRender:
+    """A row of ``backlink_rows`` from its place; each source is read once."""
+
+    def __init__(self, index: IndexView, node: str) -> None:
+        self._index = index
+        self._node = node
+        self._rows: dict[str, list[dict[str, Any]]] = {}
+
+    def __call__(self, place: BacklinkPlace) -> dict[str, Any]:
+        source, n = place
+        rows = self._rows.get(source)
+        if rows is None:
+            found = backlinks_from(self._index, self._node, source)
+            rows = self._rows[source] = [_backlink_row(b) for b in found]
+        return rows[n]
 
 
 def unlinked_rows(

@@ -163,15 +163,26 @@ def _lines_of(index: IndexView, rel: str) -> list[str]:
 def backlinks(index: IndexView, node: str) -> list[Backlink]:
     """Every link into ``node`` from another note, in source order, with its line."""
     out: list[Backlink] = []
-    for source in sorted(index.in_edges.get(node, {})):
-        if source == node or source not in index.notes:
-            continue
-        lines = _lines_of(index, source)
-        for link, target in index.links_of(source):
-            if target == node:
-                context = lines[link.line - 1].strip() if link.line <= len(lines) else ""
-                out.append(Backlink(source, link, context))
+    for source in backlink_sources(index, node):
+        out += backlinks_from(index, node, source)
     return out
+
+
+def backlink_sources(index: IndexView, node: str) -> list[str]:
+    """The other notes linking to ``node``, in the order ``backlinks`` lists them; each
+    with ``index.in_edges[node][source]`` links to it."""
+    notes = index.notes
+    return [s for s in sorted(index.in_edges.get(node, {})) if s != node and s in notes]
+
+
+def backlinks_from(index: IndexView, node: str, source: str) -> list[Backlink]:
+    """The links of ``source`` into ``node``, in order, with their lines."""
+    lines = _lines_of(index, source)
+    return [
+        Backlink(source, link, lines[link.line - 1].strip() if link.line <= len(lines) else "")
+        for link, target in index.links_of(source)
+        if target == node
+    ]
 
 
 def outgoing(index: IndexView, rel: str) -> list[tuple[Link, str]]:
