@@ -20,6 +20,7 @@ packing (once the index is complete, then when those notes pass a share of all).
 
 from __future__ import annotations
 
+import marshal
 import threading
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
@@ -33,6 +34,10 @@ if TYPE_CHECKING:  # numpy loads with the first note put, not with the package
 
 FRESH_SHARE = 0.05  # notes put since the packing, past this share of all: pack again
 FRESH_LEAST = 256  # … and never for fewer than this many
+# A text whose ``word_set`` is kept with the words a process saves (``dump``): words split
+# otherwise (another version's analyzer) are not loaded (``undump``).
+_PROBE = "Don't stop: the runners ran 3 races in 2024, naïve CAFÉ_2 — 東京の会議 and alpha中文."
+_DUMP_FORMAT = 1
 
 
 class WordIndex:
@@ -67,6 +72,82 @@ class WordIndex:
 
     def stamp(self, rel: str) -> FileStamp | None:
         return self._stamps.get(rel)
+
+    def stamps(self) -> dict[str, FileStamp]:
+        """Each note put, with the stamp it was read at."""
+        with self._lock:
+            return dict(self._stamps)
+
+    def dump(self) -> bytes:
+        """The words as bytes, for ``undump`` in another process (packed first)."""
+        import numpy as np
+
+        with self._lock:
+            if self._fresh or (self._live is not None and not self._live.all()):
+                self._pack()
+            vocab = sorted(self._vocab, key=self._vocab.__getitem__)
+            ptr = self._ptr if self._ptr is not None else np.zeros(len(vocab) + 1, np.int64)
+            rows = self._rows if self._rows is not None else np.zeros(0, np.int32)
+            return marshal.dumps(
+                (
+                    _DUMP_FORMAT,
+                    sorted(word_set(_PROBE)),
+                    vocab,
+                    self._paths,
+                    [tuple(self._stamps[rel]) for rel in self._paths],
+                    ptr.tobytes(),
+                    rows.tobytes(),
+                )
+            )
+
+    @classmethod
+    def undump(cls, data: bytes | memoryview) -> WordIndex | None:
+        """Words ``dump`` made, not complete (the owner checks each note's stamp), or None
+        when they are not usable here (another format, another analyzer, not whole)."""
+        import numpy as np
+
+        try:
+            form, probe, vocab, paths, stamps, ptr, rows = marshal.loads(data)
+            if form != _DUMP_FORMAT or probe != sorted(word_set(_PROBE)):
+                return None
+            made = cls()
+            made._vocab = {word: i for i, word in enumerate(vocab)}
+            made._paths = list(paths)
+            made._row = {rel: i for i, rel in enumerate(made._paths)}
+            made._stamps = {
+                rel: FileStamp(*stamp) for rel, stamp in zip(paths, stamps, strict=True)
+            }
+            # read-only views of the loaded bytes: packed arrays are replaced, never written
+            made._ptr = np.frombuffer(ptr, np.int64)
+            made._rows = np.frombuffer(rows, np.int32)
+            made._live = np.ones(len(made._paths), bool)
+        except (ValueError, TypeError, EOFError):
+            return None
+        whole = (
+            len(made._ptr) == len(made._vocab) + 1 == len(vocab) + 1
+            and made._ptr[0] == 0
+            and bool((np.diff(made._ptr) >= 0).all())
+            and made._ptr[-1] == len(made._rows)
+            and len(made._stamps) == len(made._row) == len(paths)
+            and (
+                not len(made._rows)
+                or 0 <= int(made._rows.min()) <= int(made._rows.max()) < len(paths)
+            )
+        )
+        return made if whole else None
+
+    def take(self, other: WordIndex) -> bool:
+        """Hold what ``other`` holds (words ``undump`` loaded), when nothing was put here
+        yet; False (nothing changed) otherwise."""
+        with self._lock:
+            if self._stamps or self._fresh or self._complete:
+                return False
+            with other._lock:
+                self._vocab, self._stamps = other._vocab, other._stamps
+                self._paths, self._row = other._paths, other._row
+                self._ptr, self._rows, self._live = other._ptr, other._rows, other._live
+                self._fresh = other._fresh
+            return True
 
     def put(self, rel: str, stamp: FileStamp, text: str) -> None:
         import numpy as np

@@ -61,3 +61,55 @@ def test_the_notes_holding_a_name_are_those_holding_all_its_words(
     for rel in held:
         assert index.stamp(rel) is not None
     assert index.holding(["中文"]) is None  # an unspaced script: every note is looked in
+
+
+@given(before=ops, after=ops)
+@settings(max_examples=100, deadline=None)
+def test_words_dumped_and_loaded_hold_the_same_notes_and_stamps(
+    before: list[tuple[str, str, str]], after: list[tuple[str, str, str]]
+) -> None:
+    """What another process loads (``undump``, then ``take``) answers as the words it was
+    dumped from did, and keeps following puts and removals."""
+    index = WordIndex()
+    held: dict[str, str] = {}
+    for n, (op, rel, text) in enumerate(before):
+        if op == "put":
+            index.put(rel, FileStamp(n, n, n), text)
+            held[rel] = text
+        else:
+            index.remove(rel)
+            held.pop(rel, None)
+    loaded = WordIndex.undump(index.dump())
+    assert loaded is not None
+    again = WordIndex()
+    assert again.take(loaded)
+    assert again.stamps() == index.stamps()
+    assert again.holding(["red"]) is None  # loaded, not complete: the owner checks stamps
+    again.complete = True
+    for n, (op, rel, text) in enumerate(after, start=len(before)):
+        if op == "put":
+            again.put(rel, FileStamp(n, n, n), text)
+            held[rel] = text
+        else:
+            again.remove(rel)
+            held.pop(rel, None)
+    for name in NAMES:
+        assert again.holding([name]) == _by_definition(held, name), (name, held)
+
+
+def test_words_of_another_format_or_damaged_are_not_loaded() -> None:
+    import marshal
+
+    index = WordIndex()
+    index.put("a.md", FileStamp(1, 1, 1), "red sky")
+    data = index.dump()
+    parts = list(marshal.loads(data))
+    assert WordIndex.undump(data) is not None
+    assert WordIndex.undump(data[:-3]) is None  # cut short
+    assert WordIndex.undump(marshal.dumps((2, *parts[1:]))) is None  # another format
+    assert WordIndex.undump(marshal.dumps((parts[0], ["other"], *parts[2:]))) is None
+    bad_rows = marshal.dumps((*parts[:6], b"\x07\x00\x00\x00" * 2))  # rows past the notes
+    assert WordIndex.undump(bad_rows) is None
+    fuller = WordIndex()
+    fuller.put("b.md", FileStamp(2, 2, 2), "green")
+    assert not fuller.take(WordIndex.undump(data))  # type: ignore[arg-type]  # words put
