@@ -26,6 +26,16 @@ def _pack_often(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(word_index, "FRESH_LEAST", 2)
 
 
+def _apply(index: WordIndex, held: dict[str, str], op: str, rel: str, text: str, n: int) -> None:
+    """Put or remove a note in ``index`` (at stamp ``n``) and in ``held``, its texts."""
+    if op == "put":
+        index.put(rel, FileStamp(n, n, n), text)
+        held[rel] = text
+    else:
+        index.remove(rel)
+        held.pop(rel, None)
+
+
 def _by_definition(held: dict[str, str], name: str) -> set[str]:
     wanted = set(name.lower().split())
     return {rel for rel, text in held.items() if wanted <= set(text.lower().split())}
@@ -38,21 +48,12 @@ def test_the_notes_holding_a_name_are_those_holding_all_its_words(
 ) -> None:
     index = WordIndex()
     held: dict[str, str] = {}
-
-    def apply(op: str, rel: str, text: str, n: int) -> None:
-        if op == "put":
-            index.put(rel, FileStamp(n, n, n), text)
-            held[rel] = text
-        else:
-            index.remove(rel)
-            held.pop(rel, None)
-
     for n, (op, rel, text) in enumerate(before):
-        apply(op, rel, text, n)
+        _apply(index, held, op, rel, text, n)
     assert index.holding(["red"]) is None  # not complete yet: cannot narrow
     index.complete = True  # packs what was put
     for n, (op, rel, text) in enumerate(after, start=len(before)):
-        apply(op, rel, text, n)
+        _apply(index, held, op, rel, text, n)
         for name in NAMES:
             assert index.holding([name]) == _by_definition(held, name), (name, held)
     assert index.holding(["red", "über"]) == _by_definition(held, "red") | _by_definition(
@@ -73,12 +74,7 @@ def test_words_dumped_and_loaded_hold_the_same_notes_and_stamps(
     index = WordIndex()
     held: dict[str, str] = {}
     for n, (op, rel, text) in enumerate(before):
-        if op == "put":
-            index.put(rel, FileStamp(n, n, n), text)
-            held[rel] = text
-        else:
-            index.remove(rel)
-            held.pop(rel, None)
+        _apply(index, held, op, rel, text, n)
     loaded = WordIndex.undump(index.dump())
     assert loaded is not None
     again = WordIndex()
@@ -87,12 +83,7 @@ def test_words_dumped_and_loaded_hold_the_same_notes_and_stamps(
     assert again.holding(["red"]) is None  # loaded, not complete: the owner checks stamps
     again.complete = True
     for n, (op, rel, text) in enumerate(after, start=len(before)):
-        if op == "put":
-            again.put(rel, FileStamp(n, n, n), text)
-            held[rel] = text
-        else:
-            again.remove(rel)
-            held.pop(rel, None)
+        _apply(again, held, op, rel, text, n)
     for name in NAMES:
         assert again.holding([name]) == _by_definition(held, name), (name, held)
 

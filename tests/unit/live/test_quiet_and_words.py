@@ -58,6 +58,27 @@ ops = st.lists(
 )
 
 
+class _Writer:
+    """Writes and deletes the notes of a test vault, each write at a new mtime, long past
+    (so that a cache may be kept at once); ``touched``: the notes written or deleted."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._stamp = iter(range(1_000_000_000, 2_000_000_000, 10))
+        self.touched: set[str] = set()
+
+    def __call__(self, op: str, rel: str, text: str) -> None:
+        path = self.root / rel
+        self.touched.add(rel)
+        if op == "write":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            when = next(self._stamp)
+            os.utime(path, (when, when))
+        elif path.exists():
+            path.unlink()
+
+
 def _by_definition(root: Path, name: str) -> set[str]:
     wanted = set(name.split())
     found = set()
@@ -77,18 +98,7 @@ def test_the_words_follow_the_index_through_the_warm_up_and_every_update(
 ) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        stamp = iter(range(1_000_000_000, 2_000_000_000, 10))  # a new mtime per write
-
-        def apply(op: str, rel: str, text: str) -> None:
-            path = root / rel
-            if op == "write":
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                when = next(stamp)
-                os.utime(path, (when, when))
-            elif path.exists():
-                path.unlink()
-
+        apply = _Writer(root)
         for op, rel, text in first:
             apply(op, rel, text)
         index = VaultIndex.scan(root, use_cache=False)
@@ -133,19 +143,8 @@ def test_the_next_process_reads_only_the_notes_changed_since_the_words_were_kept
     answers as if it had read every note."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        stamp = iter(range(1_000_000_000, 2_000_000_000, 10))  # old mtimes: kept at once
-        touched: set[str] = set()
-
-        def apply(op: str, rel: str, text: str) -> None:
-            path = root / rel
-            touched.add(rel)
-            if op == "write":
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text, encoding="utf-8")
-                when = next(stamp)
-                os.utime(path, (when, when))
-            elif path.exists():
-                path.unlink()
+        apply = _Writer(root)
+        touched = apply.touched
 
         def open_words() -> tuple[VaultIndex, VaultWords, list[str]]:
             index = VaultIndex.scan(root, use_cache=True)
