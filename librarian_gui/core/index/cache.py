@@ -138,6 +138,9 @@ def load(root: Path) -> CachedIndex | None:
             return None
         if sum(map(len, in_edges.values())) != sum(map(len, out_edges.values())):
             return None
+        from .cache_room import touch
+
+        touch(path)  # used now: the last vault whose caches make room for others'
         return CachedIndex(
             int(header["saved_at_ns"]),
             str(header["fingerprint"]),
@@ -255,6 +258,9 @@ def _write(
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
+        from .cache_room import trim  # the folder below its limit, this vault kept
+
+        trim(keep=path.stem)
     except OSError:
         return
     finally:
