@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import marshal
 import threading
+import time
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..parse.records import FileStamp
 from ..text.analyzer import has_unspaced, mention_words, word_set
@@ -38,6 +39,25 @@ FRESH_LEAST = 256  # … and never for fewer than this many
 # otherwise (another version's analyzer) are not loaded (``undump``).
 _PROBE = "Don't stop: the runners ran 3 races in 2024, naïve CAFÉ_2 — 東京の会議 and alpha中文."
 _DUMP_FORMAT = 1
+
+
+_CHUNK = 5_000  # items marshalled apiece: a few ms each, so a window's thread gets its turn
+
+
+def _chunked(items: list[Any]) -> list[bytes]:
+    out = []
+    for i in range(0, len(items), _CHUNK):
+        out.append(marshal.dumps(items[i : i + _CHUNK]))
+        time.sleep(0)  # let a GUI thread waiting for the GIL have it now
+    return out
+
+
+def _unchunked(chunks: list[bytes]) -> list[Any]:
+    out: list[Any] = []
+    for chunk in chunks:
+        out += marshal.loads(chunk)
+        time.sleep(0)
+    return out
 
 
 class WordIndex:
@@ -88,13 +108,14 @@ class WordIndex:
             vocab = sorted(self._vocab, key=self._vocab.__getitem__)
             ptr = self._ptr if self._ptr is not None else np.zeros(len(vocab) + 1, np.int64)
             rows = self._rows if self._rows is not None else np.zeros(0, np.int32)
+            stamps = [tuple(self._stamps[rel]) for rel in self._paths]
             return marshal.dumps(
                 (
                     _DUMP_FORMAT,
                     sorted(word_set(_PROBE)),
-                    vocab,
-                    self._paths,
-                    [tuple(self._stamps[rel]) for rel in self._paths],
+                    _chunked(vocab),
+                    _chunked(self._paths),
+                    _chunked(stamps),
                     ptr.tobytes(),
                     rows.tobytes(),
                 )
@@ -110,6 +131,7 @@ class WordIndex:
             form, probe, vocab, paths, stamps, ptr, rows = marshal.loads(data)
             if form != _DUMP_FORMAT or probe != sorted(word_set(_PROBE)):
                 return None
+            vocab, paths, stamps = _unchunked(vocab), _unchunked(paths), _unchunked(stamps)
             made = cls()
             made._vocab = {word: i for i, word in enumerate(vocab)}
             made._paths = list(paths)
