@@ -90,7 +90,7 @@ def filtered_notes(
         if until is not None and record.date > until:
             continue
         if wanted_tag is not None and not has_tag(
-            {t.name.lower() for t in record.parsed.tags}, wanted_tag
+            {name.lower() for name in record.tag_names}, wanted_tag
         ):
             continue
         out.append(rel)

@@ -231,9 +231,9 @@ def _build(index: _Snapshot, nodes: set[str], filters: GraphFilter) -> GraphData
     tag_labels: dict[str, str] = {}
     if "tag" in wanted:
         for rel in sorted(n for n in nodes if n in index.notes):
-            for tag in index.notes[rel].parsed.tags:
-                node = TAG_PREFIX + tag.name.lower()
-                tag_labels.setdefault(node, tag.name)
+            for name in index.notes[rel].tag_names:
+                node = TAG_PREFIX + name.lower()
+                tag_labels.setdefault(node, name)
                 tag_edges.append((rel, node))
         kind_of.update(dict.fromkeys(tag_labels, "tag"))
         nodes |= set(tag_labels)

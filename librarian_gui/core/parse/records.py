@@ -152,6 +152,7 @@ class NoteRecord:
         "_aliases",
         "_blob",
         "_parsed",
+        "_tag_names",
         "_targets",
         "date",
         "date_source",
@@ -190,6 +191,7 @@ class NoteRecord:
         self._blob = blob
         self._targets: tuple[str, ...] | None = None
         self._aliases: tuple[str, ...] | None = None
+        self._tag_names: tuple[str, ...] | None = None
         if parsed is not None:
             self.link_kinds = "".join([KIND_CODES[link.kind] for link in parsed.links])
             self.warnings = parsed.warnings
@@ -222,6 +224,7 @@ class NoteRecord:
         record._blob = blob  # type: ignore[assignment]
         record._targets = None
         record._aliases = None
+        record._tag_names = None
         record.link_kinds = kinds  # type: ignore[assignment]
         record.warnings = warnings  # type: ignore[assignment]
         record.warning_kinds = warning_kinds  # type: ignore[assignment]
@@ -246,9 +249,32 @@ class NoteRecord:
             return parsed.aliases
         aliases = self._aliases
         if aliases is None:
-            assert self._blob is not None
-            aliases = self._aliases = marshal.loads(self._blob)[3]
+            self._read_names()
+            aliases = self._aliases
+            assert aliases is not None
         return aliases
+
+    @property
+    def tag_names(self) -> tuple[str, ...]:
+        """The names of the note's tags (front matter, then inline, as ``parsed.tags``),
+        read from the parse's bytes as ``aliases`` is: one tag search decoded and kept
+        every note's parse, 243 MB at 50,000 notes."""
+        parsed = self._parsed
+        if parsed is not None:
+            return tuple([tag.name for tag in parsed.tags])
+        names = self._tag_names
+        if names is None:
+            self._read_names()
+            names = self._tag_names
+            assert names is not None
+        return names
+
+    def _read_names(self) -> None:
+        """The aliases and tag names from the parse's bytes (``encode_parsed``), kept."""
+        assert self._blob is not None
+        fields = marshal.loads(self._blob)
+        self._aliases = fields[3]
+        self._tag_names = tuple([tag[0] for tag in fields[2]])
 
     @property
     def blob(self) -> bytes:

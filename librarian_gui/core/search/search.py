@@ -183,7 +183,7 @@ class _Plan:
     def passes_tags(self, record: NoteRecord) -> bool:
         if not (self.tags or self.banned_tags):
             return True
-        names = {tag.name.lower() for tag in record.parsed.tags}
+        names = {name.lower() for name in record.tag_names}
         return all(has_tag(names, t) for t in self.tags) and not any(
             has_tag(names, t) for t in self.banned_tags
         )
