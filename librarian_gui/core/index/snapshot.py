@@ -124,7 +124,7 @@ class IndexSnapshot:
     def links_of(self, rel: str) -> list[tuple[Link, str]]:
         """Each link of a note with the node it resolves to."""
         record = self.notes[rel]
-        return list(zip(record.parsed.links, self.targets.get(rel, ()), strict=True))
+        return list(zip(record.read_links(), self.targets.get(rel, ()), strict=True))
 
     def stats(self) -> dict[str, object]:
         letters: Counter[str] = Counter()

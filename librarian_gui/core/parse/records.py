@@ -269,6 +269,16 @@ class NoteRecord:
             assert names is not None
         return names
 
+    def read_links(self) -> tuple[Link, ...]:
+        """The note's links: its parse's when decoded, else read from the parse's bytes and
+        not kept (the index's ``links_of``: the backlinks of a note linked from 7,600 notes
+        decoded and kept each one's whole parse)."""
+        parsed = self._parsed
+        if parsed is not None:
+            return parsed.links
+        assert self._blob is not None
+        return tuple([_new_tuple(Link, x) for x in marshal.loads(self._blob)[0]])
+
     def _read_names(self) -> None:
         """The aliases and tag names from the parse's bytes (``encode_parsed``), kept."""
         assert self._blob is not None
