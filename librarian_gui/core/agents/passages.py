@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..parse.parser import split_front_matter
-from .tokens import from_tenths, joined_tenths, tenths
+from .tokens import from_tenths, joined_tenths, line_tenths
 
 # A section up to this many tokens stays one passage; a longer one is cut into paragraphs.
 SECTION_TOKENS = 160
@@ -128,7 +128,7 @@ def _section_passages(
     last = blocks[-1].first + len(blocks[-1].lines) - 1
     # Each line priced once: the section's, its blocks' and its lines' estimates are sums
     # of these (``joined_tenths``), exactly as if each text were priced whole.
-    priced = [tenths(line) for line in lines[first : last + 1]]
+    priced = line_tenths(lines[first : last + 1])
     whole = joined_tenths(lines[first : last + 1], priced)
     if from_tenths(whole) <= SECTION_TOKENS:
         text = "\n".join(lines[first : last + 1])

@@ -49,9 +49,11 @@ ending with a newline, can be reserved one by one.
 
 from __future__ import annotations
 
+import functools
 import re
 import string
 from collections.abc import Sequence
+from typing import Any
 
 _CJK = (  # Hangul jamo, kana, Hangul compatibility jamo, CJK ideographs, Hangul, half-width
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
@@ -162,6 +164,123 @@ def tenths(text: str) -> int:
             + 3 * len(_SYMBOL_3.findall(text))
         )
     return count
+
+
+# Below this many characters of ASCII lines, ``line_tenths`` prices them one by one: its
+# array arithmetic costs about 0.1 ms whatever the text's length (measured on sections of
+# 4-32 lines: faster from about 12 lines and 1,500 characters on).
+VECTOR_CHARS = 1500
+VECTOR_LINES = 12  # … or fewer lines than this: what it saves is a dozen calls a line
+_BLANK_BYTES = (32, 9, 10)
+_PUNCT_BYTES = bytes(string.punctuation, "ascii")
+
+
+def line_tenths(lines: Sequence[str]) -> list[int]:
+    """``[tenths(line) for line in lines]`` (no line holding a newline), the ASCII lines
+    priced together: each kind of piece found once over all of them with array
+    arithmetic, not a dozen regular expressions a line. A question cuts about 50 notes
+    into passages, pricing each line, and a line of interconnected-10k (250 characters)
+    took 25 us."""
+    if len(lines) < VECTOR_LINES or sum(map(len, lines)) < VECTOR_CHARS:
+        return [tenths(line) for line in lines]
+    ascii_at = [i for i, line in enumerate(lines) if line.isascii()]
+    if len(ascii_at) < VECTOR_LINES:
+        return [tenths(line) for line in lines]
+    wanted = set(ascii_at)
+    out = [0 if i in wanted else tenths(line) for i, line in enumerate(lines)]
+    for i, price in zip(ascii_at, _ascii_line_tenths([lines[i] for i in ascii_at]), strict=True):
+        out[i] = price
+    return out
+
+
+@functools.cache
+def _byte_tables() -> tuple[Any, Any]:
+    """Whether each byte is ASCII punctuation, and whether it is a blank (before a word)."""
+    import numpy as np
+
+    punct = np.zeros(256, bool)
+    punct[np.frombuffer(_PUNCT_BYTES, np.uint8)] = True
+    blank = np.zeros(256, bool)
+    blank[list(_BLANK_BYTES)] = True
+    return punct, blank
+
+
+def _ascii_line_tenths(lines: list[str]) -> list[int]:
+    """``tenths`` of each of these ASCII lines, by array arithmetic over them joined with
+    newlines (no piece but a run of newlines spans one, and none is counted here)."""
+    import numpy as np
+
+    # A newline before the first line: each line then starts after a newline, as
+    # ``tenths`` reads a text (its words' patterns run over "\n" + text).
+    b = np.frombuffer(("\n" + "\n".join(lines)).encode("ascii"), np.uint8)
+    n = len(b)
+    line_of = np.cumsum(b == 10) - 1  # line 0 starts after the first newline
+    lines_count = len(lines)
+
+    def per_line(at: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
+        return np.bincount(line_of[at], weights=weights, minlength=lines_count)
+
+    upper = (b >= 65) & (b <= 90)
+    lower = (b >= 97) & (b <= 122)
+    letter = upper | lower
+    digit = (b >= 48) & (b <= 57)
+    punct_table, blank_table = _byte_tables()
+    punct = punct_table[b]
+    blank = blank_table[b]
+    before = np.concatenate(([False], letter[:-1]))
+    after = np.concatenate((letter[1:], [False]))
+
+    # Words: runs of letters. Each 10; past a length, by what comes before and its case.
+    starts = np.flatnonzero(letter & ~before)
+    ends = np.flatnonzero(letter & ~after)
+    length = ends - starts + 1
+    uppers = np.concatenate(([0], np.cumsum(upper)))
+    capital = uppers[ends + 1] - uppers[starts] > 0
+    spaced = blank[starts - 1]  # the first byte is the newline: a word never starts there
+    extra = np.where(
+        spaced,
+        np.where(
+            capital,
+            np.where(length > CAPITAL_PAST, CAPITAL_TENTHS * (length - CAPITAL_PAST), 0),
+            np.where(length > LOWER_PAST, LOWER_TENTHS * (length - LOWER_PAST), 0),
+        ),
+        np.where(length > BARE_PAST, BARE_TENTHS * (length - BARE_PAST), 0),
+    )
+    count = per_line(starts, 10 + extra)
+
+    pieces = np.zeros(lines_count)
+    # camelCase turns: a capital after a lower-case letter
+    pieces += per_line(np.flatnonzero(upper[1:] & lower[:-1]) + 1)
+    # digits by threes; a space before a digit
+    digit_before = np.concatenate(([False], digit[:-1]))
+    d_starts = np.flatnonzero(digit & ~digit_before)
+    d_ends = np.flatnonzero(digit & ~np.concatenate((digit[1:], [False])))
+    pieces += per_line(d_starts, -(-(d_ends - d_starts + 1) // DIGITS_PER_TOKEN))
+    pieces += per_line(np.flatnonzero((b[:-1] == 32) & digit[1:]))
+    # punctuation: runs of one character; a long run costs more
+    same = np.concatenate(([False], b[1:] == b[:-1]))
+    p_starts = np.flatnonzero(punct & ~same)
+    p_ends = np.flatnonzero(punct & ~np.concatenate((same[1:], [False])))
+    pieces += per_line(p_starts)
+    run = p_ends - p_starts + 1
+    long = run > LONG_RUN
+    pieces += per_line(p_starts[long], (run[long] - 1) // LONG_RUN)
+    # an apostrophe after a letter, before one or two letters: joined, costs nothing
+    word_at = np.full(n, 0)
+    word_at[starts] = length
+    quote = np.flatnonzero(b[1:-1] == 39) + 1
+    joined = quote[before[quote] & (word_at[quote + 1] >= 1) & (word_at[quote + 1] <= 2)]
+    pieces -= per_line(joined)
+    # tabs; runs of two spaces or more; other spaces and control characters
+    pieces += per_line(np.flatnonzero(b == 9))
+    space = b == 32
+    s_before = np.concatenate(([False], space[:-1]))
+    s_starts = np.flatnonzero(space & ~s_before)
+    s_ends = np.flatnonzero(space & ~np.concatenate((space[1:], [False])))
+    pieces += per_line(s_starts[s_ends > s_starts])
+    odd = ((b < 32) & (b != 9) & (b != 10)) | (b == 127)
+    pieces += per_line(np.flatnonzero(odd))
+    return [int(x) for x in np.rint(count + 10 * pieces)]
 
 
 def joined_tenths(lines: Sequence[str], priced: Sequence[int]) -> int:

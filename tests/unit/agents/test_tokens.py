@@ -6,10 +6,16 @@ import math
 import re
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from librarian_gui.core.agents.tokens import estimate_tokens, from_tenths, joined_tenths, tenths
+from librarian_gui.core.agents.tokens import (
+    estimate_tokens,
+    from_tenths,
+    joined_tenths,
+    line_tenths,
+    tenths,
+)
 
 REPO = Path(__file__).resolve().parents[3]
 
@@ -196,3 +202,31 @@ def test_a_text_priced_line_by_line_costs_what_it_costs_whole(text: str) -> None
     punctuation, a text opening with a newline)."""
     lines = text.split("\n")
     assert from_tenths(joined_tenths(lines, [tenths(line) for line in lines])) == _by_pieces(text)
+
+
+# Words of each length around the thresholds, cases, digits, punctuation runs, apostrophes,
+# blanks and control characters: the pieces ``line_tenths`` finds with arrays.
+LINE_BITS = st.sampled_from(
+    ["a", "ab", "abcd", "abcde", "abcdef", "abcdefg", "abcdefgh", "Abcde", "aBcdefgh", "ABCDEFGHIJ",
+     "camelCaseWord", "1", "12", "123", "1234", "1234567", " ", "  ", "   ", "\t", "\r", "\x00",
+     "\x1f", "\x7f", "'", "'s", "'ll", "'abc", "-", "--", "----", "-------", "**", "[[", "]]",
+     "...", ":", "(", "/", "_", "é", "東京", "\u00a0"]
+)  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(LINE_BITS, max_size=25).map("".join), min_size=1, max_size=8))
+def test_lines_priced_together_cost_what_each_costs_alone(lines: list[str]) -> None:
+    """``line_tenths`` prices ASCII lines with array arithmetic over all of them: each
+    line's price is exactly ``tenths`` of that line (lines with other characters are
+    priced one by one), whatever the vector threshold."""
+    from librarian_gui.core.agents import tokens
+
+    expected = [tenths(line) for line in lines]
+    saved = tokens.VECTOR_CHARS, tokens.VECTOR_LINES
+    try:
+        for chars, count in ((0, 0), saved):
+            tokens.VECTOR_CHARS, tokens.VECTOR_LINES = chars, count
+            assert line_tenths(lines) == expected
+    finally:
+        tokens.VECTOR_CHARS, tokens.VECTOR_LINES = saved
