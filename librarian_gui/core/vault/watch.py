@@ -10,7 +10,8 @@ the top later is added (and what it already holds reported as created, as watchd
 a folder it starts watching), one removed or moved away is dropped. Past ``MAX_FOLDERS``
 top-level folders (each watch is a thread of watchdog's) the vault is watched recursively as
 one, dot folders included. The inotify observer walks a recursive watch with a stack of
-its own (``_walks_without_recursion``); under another observer, whose walk may recurse, a
+its own (``_walks_without_recursion``), and lists no folder ``WATCH_DEPTH`` path components
+down as holding folders (``watch_walk``); under another observer, whose walk may recurse, a
 folder nested deeper than it can walk is watched at its own level only, and the log says
 so: the rest of the vault stays watched.
 """
@@ -207,10 +208,31 @@ def walk(
                 stack.append(path)
 
 
-class _OsWalkingWithoutRecursion:
-    """The ``os`` module as watchdog's inotify observer sees it, with ``walk`` above."""
+# Path components below which watchdog's inotify observer is not walked (``watch_walk``).
+WATCH_DEPTH = 128
 
-    walk = staticmethod(walk)
+
+def watch_walk(
+    top: Any, topdown: bool = True, onerror: Any = None, followlinks: bool = False
+) -> Iterator[tuple[Any, list[Any], list[Any]]]:
+    """``walk`` as watchdog's inotify observer walks a recursive watch: no folder more than
+    ``WATCH_DEPTH`` path components down is listed as holding folders, so none below it is
+    watched. Each folder made in a watched one is walked in the thread that hands out the
+    events of every watch, and watchdog finds each folder of a walk in its tree from the
+    top (7.x): a folder made one level at a time 1,100 levels down walked the levels below
+    each new one again, and the thread took minutes, every watch of the vault silent
+    meanwhile. Changes past the depth are read at the next scan."""
+    sep = os.sep if isinstance(top, str) else os.sep.encode()
+    for folder, dirs, files in walk(top, topdown, onerror, followlinks):
+        if folder.count(sep) >= WATCH_DEPTH:
+            dirs[:] = []
+        yield folder, dirs, files
+
+
+class _OsWalkingWithoutRecursion:
+    """The ``os`` module as watchdog's inotify observer sees it, with ``watch_walk``."""
+
+    walk = staticmethod(watch_walk)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(os, name)

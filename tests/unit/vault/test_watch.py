@@ -176,16 +176,31 @@ def test_a_vault_holding_a_folder_too_deep_to_walk_is_watched(vault: Path) -> No
 def test_watchdog_walks_a_folder_too_deep_for_a_recursive_walk(vault: Path) -> None:
     """The observer's thread walks each new folder (to watch and report what it holds);
     a folder deep by the time it comes to it made Python 3.11's recursive os.walk raise
-    RecursionError there, ending the thread (the flaky failure of the test above)."""
+    RecursionError there, ending the thread (the flaky failure of the test above). Its walk
+    stops listing folders ``WATCH_DEPTH`` path components down: below, each folder made one
+    level at a time had the levels below it walked again (watchdog 7.x), and the thread
+    took minutes (the test above failed most runs)."""
     from watchdog.observers import inotify
 
     VaultWatches(Observer(), Seen(vault), str(vault))  # the observer's walks: ours
     deep = deep_folder(vault)
     try:
-        walked = list(inotify.os.walk(os.fsencode(vault / "d")))
+        walked = list(watch.walk(os.fsencode(vault / "d")))  # the stack walk: every level
         assert len(walked) == DEPTH  # d, d/d, … down to the deepest, each once
         assert walked[0] == (os.fsencode(vault / "d"), [b"d"], [])
         assert walked[-1] == (os.fsencode(deep), [], [])
+        observed = list(inotify.os.walk(os.fsencode(vault / "d")))
+        first = str(vault / "d").count("/")  # path components of the walk's top
+        assert first < watch.WATCH_DEPTH
+        # by hand: one folder for each count of components from the top's to the limit,
+        # the last listed as holding none
+        assert len(observed) == watch.WATCH_DEPTH - first + 1
+        assert observed[-2][1] == [b"d"] and observed[-1][1] == []
+        assert observed[-1][0].count(b"/") == watch.WATCH_DEPTH
+        assert observed == [
+            (r, d if r.count(b"/") < watch.WATCH_DEPTH else [], f)
+            for r, d, f in walked[: len(observed)]
+        ]
     finally:
         remove_deep(vault)
 
