@@ -55,6 +55,8 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
+from ..text.lazy_pattern import lazy_pattern
+
 _CJK = (  # Hangul jamo, kana, Hangul compatibility jamo, CJK ideographs, Hangul, half-width
     "\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u4dbf\u4e00-\u9fff"
     "\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
@@ -94,11 +96,11 @@ _ASCII_ODD_SPACE = re.compile(r"[\r\x0b\x0c\x1c-\x1f]")
 _ASCII_RARE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")  # an odd space or a control character
 _DIGITS = re.compile(rf"\d{{1,{DIGITS_PER_TOKEN}}}")
 _ODD_SPACE = re.compile(r"[^\S \n\t]")  # also no-break, ideographic and other spaces
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_LETTER = re.compile(rf"[^\W\d_\x00-\x7f{_CJK}]")
-_SYMBOL_1 = re.compile(r"[^\w\s\x00-\x7f\u0100-\u1fff\u2070-\U0010ffff]")
-_SYMBOL_2 = re.compile(r"[^\w\s\x00-\xff\u2000-\u206f\U00010000-\U0010ffff]")
-_SYMBOL_3 = re.compile(r"[^\w\s\x00-\uffff]")
+_CJK_CHAR = lazy_pattern(f"[{_CJK}]")
+_LETTER = lazy_pattern(rf"[^\W\d_\x00-\x7f{_CJK}]")
+_SYMBOL_1 = lazy_pattern(r"[^\w\s\x00-\x7f\u0100-\u1fff\u2070-\U0010ffff]")
+_SYMBOL_2 = lazy_pattern(r"[^\w\s\x00-\xff\u2000-\u206f\U00010000-\U0010ffff]")
+_SYMBOL_3 = lazy_pattern(r"[^\w\s\x00-\uffff]")
 
 
 def estimate_tokens(text: str) -> int:

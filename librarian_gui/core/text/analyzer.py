@@ -20,6 +20,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from .lazy_pattern import lazy_pattern
 from .stopwords import STOP_WORDS
 
 # Chinese and Japanese: a run of them is cut into bigrams (``words``).
@@ -33,12 +34,12 @@ NO_SPACES = (
     "\U00020000-\U0003134f"
 )
 SPACED_WORD_CHAR = f"[^\\W{NO_SPACES}]"
-IS_SPACED_WORD_CHAR = re.compile(SPACED_WORD_CHAR)
+IS_SPACED_WORD_CHAR = lazy_pattern(SPACED_WORD_CHAR)
 
 # A word: letters and digits of any script that spaces its words, one apostrophe inside
 # ("don't"); a run of Chinese or Japanese characters, cut into bigrams.
-_WORD = re.compile(rf"[{CJK}]+|[^\W_{CJK}]+(?:['’][^\W_{CJK}]+)?")
-_IS_CJK = re.compile(rf"[{CJK}]")
+_WORD = lazy_pattern(rf"[{CJK}]+|[^\W_{CJK}]+(?:['’][^\W_{CJK}]+)?")
+_IS_CJK = lazy_pattern(rf"[{CJK}]")
 _DIGITS = re.compile(r"\d+")
 # ``_WORD`` for a piece without Chinese or Japanese and with "’" already made "'".
 _APOSTROPHE_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
@@ -51,13 +52,13 @@ _ASCII_SPACES = str.maketrans(
 # The same for UTF-8 bytes; a byte of a multi-byte character (128 and over) as it is.
 _BYTE_SPACES = bytes(ord(_ASCII_SPACES.get(c, chr(c))) if c < 128 else c for c in range(256))
 
-_MENTION_WORD = re.compile(f"{SPACED_WORD_CHAR}+")
-_UNSPACED = re.compile(f"[{NO_SPACES}]")
+_MENTION_WORD = lazy_pattern(f"{SPACED_WORD_CHAR}+")
+_UNSPACED = lazy_pattern(f"[{NO_SPACES}]")
 
-_PHRASE_WORD = re.compile(rf"[^\W_{NO_SPACES}]+(?:['’\-][^\W_{NO_SPACES}]+)*")
+_PHRASE_WORD = lazy_pattern(rf"[^\W_{NO_SPACES}]+(?:['’\-][^\W_{NO_SPACES}]+)*")
 # Within a sentence clause, words are separated by spaces only; anything else (punctuation,
 # a line end, a link that was cut out) ends the run of words a phrase may span.
-_PHRASE_RUN = re.compile(rf"{_PHRASE_WORD.pattern}(?:[ \t]+{_PHRASE_WORD.pattern})*")
+_PHRASE_RUN = lazy_pattern(rf"{_PHRASE_WORD.pattern}(?:[ \t]+{_PHRASE_WORD.pattern})*")
 
 
 def words(text: str) -> list[str]:
