@@ -110,6 +110,7 @@ class SessionService(QObject):
         self._unlinked_timer.timeout.connect(self._on_unlinked_timer_timeout)
         self._switcher_timer = QTimer(self, singleShot=True, interval=800)
         self._switcher_timer.timeout.connect(self._on_switcher_timer_timeout)
+        self._switcher: object | None = None  # the last one built: the next may share it
         # A checkout changes thousands of files in bursts: the warnings are gathered again
         # once a burst has settled.
         self._warnings_timer = QTimer(self, singleShot=True, interval=300)
@@ -421,13 +422,19 @@ class SessionService(QObject):
     @Slot()
     def _on_switcher_timer_timeout(self) -> None:
         if self.model.ready:
-            index = self._index()
+            index, previous = self._index(), self._switcher
             # On the slow thread: building takes 0.3 s at 10,000 notes, and a save's
             # backlinks job on the quick thread would wait behind it.
             handle = self.model.submit(
-                lambda _c: _build_switcher(index), slow=True, name="switcher"
+                lambda _c: _build_switcher(index, previous), slow=True, name="switcher"
             )
-            handle.finished.connect(self.switcher_ready)
+            handle.finished.connect(self._on_switcher_job_finished)
+
+    @Slot(object)
+    def _on_switcher_job_finished(self, switcher: object) -> None:
+        if switcher is not None:
+            self._switcher = switcher
+        self.switcher_ready.emit(switcher)
 
     @Slot()
     def _on_warnings_timer_timeout(self) -> None:
@@ -796,12 +803,15 @@ def _tree_if_changed(index: IndexView, listed: FileTreeData | None) -> FileTreeD
     return FileTreeData.build(notes, attachments)
 
 
-def _build_switcher(index: IndexView) -> object:
+def _build_switcher(index: IndexView, previous: object | None) -> object:
+    """The switcher over the index's latest snapshot; ``previous`` (the last one) shared
+    when only which notes are recent changed (``SwitcherIndex.build``)."""
     from ..core.courtesy import gc_paused
     from ..core.search.switcher import SwitcherIndex
 
+    last = previous if isinstance(previous, SwitcherIndex) else None
     with gc_paused():  # its candidates live as long as the index: frozen with it
-        return SwitcherIndex.build(index)  # from the index's latest snapshot
+        return SwitcherIndex.build(index, last)
 
 
 def _linked(

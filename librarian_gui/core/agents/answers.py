@@ -25,8 +25,6 @@ from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexIdentity, IndexView
 
 if TYPE_CHECKING:
-    from ..concepts.dictionary import ConceptDictionary
-    from ..parse.records import NoteRecord
     from ..related.vault import RelatedIndex, RelatedNote
     from ..search.switcher import SwitcherIndex
 
@@ -72,11 +70,8 @@ def closest_notes(
 
 @dataclass(frozen=True, slots=True)
 class _Names:
-    """What ``closest_notes`` matches a name against, and the notes and dictionary it was
-    built from."""
+    """What ``closest_notes`` matches a name against."""
 
-    records: Mapping[str, NoteRecord]
-    concepts: ConceptDictionary
     switcher: SwitcherIndex
     titles: dict[str, str]  # by path, so that notes scoring alike come in one order always
 
@@ -85,20 +80,11 @@ class _Names:
         from ..search.switcher import SwitcherIndex
 
         titles = {rel: index.notes[rel].title for rel in sorted(index.notes)}
-        return cls(index.notes, index.concepts, SwitcherIndex.build(index), titles)
+        return cls(SwitcherIndex.build(index), titles)
 
     def hold(self, index: IndexView) -> bool:
-        """Whether ``index`` has the names these were built from: the same notes, each with
-        the same aliases (a note rewritten keeps its record's aliases or not), the same
-        dictionary. A note's title is its path; the dictionary's pages follow from both."""
-        notes = index.notes
-        if index.concepts is not self.concepts or notes.keys() != self.records.keys():
-            return False
-        old = self.records
-        return all(
-            old[rel] is record or old[rel].aliases == record.aliases
-            for rel, record in notes.items()
-        )
+        """Whether ``index`` has the names these were built from (``names_hold``)."""
+        return self.switcher.names_hold(index)
 
 
 # Each open index's names for ``closest_notes``: an unknown NOTE is a common mistake of an

@@ -248,6 +248,21 @@ def test_quick_switcher_finds_a_note_by_alias_with_a_typo(window: MainWindow, qt
     assert shown(window) == "projects/Memory Hygiene.md"
 
 
+def test_a_note_changed_outside_comes_first_in_the_switcher_whose_names_are_kept(
+    window: MainWindow, demo: Path, qtbot: QtBot
+) -> None:
+    qtbot.waitUntil(lambda: window.switcher._index is not None, timeout=10_000)
+    first = window.switcher._index
+    assert first is not None
+    path = demo / "projects/Memory Hygiene.md"
+    write(demo, "projects/Memory Hygiene.md", path.read_text(encoding="utf-8") + "\nOne more.\n")
+    qtbot.waitUntil(lambda: window.switcher._index is not first, timeout=10_000)
+    second = window.switcher._index
+    assert second is not None
+    assert second._suffixes is first._suffixes  # the same names: not built again
+    assert second.query("", limit=1)[0][0].node == "projects/Memory Hygiene.md"
+
+
 def test_search_finds_a_phrase_and_opens_the_hit(window: MainWindow, qtbot: QtBot) -> None:
     window.search.set_query('"token bucket"')
     qtbot.waitUntil(lambda: bool(window.search.hits), timeout=10_000)

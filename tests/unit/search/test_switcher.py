@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 from unittest.mock import patch
 
 import pytest
@@ -172,3 +173,45 @@ def test_typing_letter_by_letter_answers_like_a_fresh_index(
         for end in range(1, len(typed) + 1):
             _FRESH._typo_cache.clear()
             assert _TYPED[narrow_scope].query(typed[:end]) == _FRESH.query(typed[:end])
+
+
+def test_a_rewritten_note_shares_the_names_and_only_moves_up_the_recent_list(
+    tmp_path: Path,
+) -> None:
+    write(tmp_path, "a/Plan.md", "---\naliases: [roadmap]\n---\nOld plan.\n", age=300)
+    write(tmp_path, "b/Plan.md", "Other plan.\n", age=200)
+    write(tmp_path, "Notes.md", "Notes.\n", age=100)
+    vault = VaultIndex.scan(tmp_path, use_cache=False)
+    first = SwitcherIndex.build(vault)
+    a_plan = Candidate("Plan", "note", "a/Plan.md", "a/Plan.md")
+    b_plan = Candidate("Plan", "note", "b/Plan.md", "b/Plan.md")
+    notes = Candidate("Notes", "note", "Notes.md", "Notes.md")
+    assert [c for c, _ in first.query("")] == [notes, b_plan, a_plan]
+    # Two names alike: the newer note first.
+    assert first.query("plan") == [(b_plan, 100.0), (a_plan, 100.0)]
+
+    write(tmp_path, "a/Plan.md", "---\naliases: [roadmap]\n---\nNew plan.\n", age=10)
+    vault.update(["a/Plan.md"])
+    second = SwitcherIndex.build(vault, first)
+    assert second._suffixes is first._suffixes  # shared, not built again
+    assert [c for c, _ in second.query("")] == [a_plan, notes, b_plan]
+    assert second.query("plan") == [(a_plan, 100.0), (b_plan, 100.0)]
+    assert second.query("roadmap") == [
+        (Candidate("roadmap", "alias", "a/Plan.md", "a/Plan.md"), 100.0 - 1e-3)
+    ]
+    assert [c for c, _ in first.query("")] == [notes, b_plan, a_plan]  # the first unchanged
+
+    # An alias changed: built again, and found by its new name only.
+    write(tmp_path, "a/Plan.md", "---\naliases: [schedule]\n---\nNew plan.\n", age=5)
+    vault.update(["a/Plan.md"])
+    third = SwitcherIndex.build(vault, second)
+    assert third._suffixes is not second._suffixes
+    assert [c.node for c, _ in third.query("schedule")] == ["a/Plan.md"]
+    assert third.query("roadmap") == []
+
+    # So is a note added.
+    write(tmp_path, "Planet.md", "Mars.\n", age=1)
+    vault.update(["Planet.md"])
+    fourth = SwitcherIndex.build(vault, third)
+    assert fourth._suffixes is not third._suffixes
+    assert [c.node for c, _ in fourth.query("")][:1] == ["Planet.md"]
