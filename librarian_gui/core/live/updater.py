@@ -27,7 +27,7 @@ from watchdog.observers import Observer
 
 from ..concepts.dictionary import dictionary_place
 from ..vault.filetree import FileTreeData
-from ..vault.watch import VaultWatches
+from ..vault.watch import VaultWatches, schedule
 from .batches import FileBatch, chunks
 from .inbox import DictionaryHandler, Inbox, VaultHandler
 
@@ -192,7 +192,7 @@ class VaultUpdater:
             if self._dictionary_rel is None and path.parent.is_dir():
                 # outside the vault: its folder (an atomic save replaces the file itself)
                 handler = DictionaryHandler(self.inbox, path)
-                observer.schedule(handler, str(path.parent), recursive=False)
+                schedule(observer, handler, str(path.parent), recursive=False)
             observer.name = f"{self._name}-watch"
             observer.daemon = True
             self._observer = observer

@@ -261,3 +261,53 @@ def test_the_walk_lists_what_os_walk_lists(
         theirs = [(r, sorted(d), sorted(f)) for r, d, f in os.walk(top)]
         assert sorted(ours) == sorted(theirs)
         assert [r for r, _, _ in watch.walk(top)] == [r for r, _, _ in os.walk(top)]
+
+
+_IN_CLOSE_NOWRITE, _IN_OPEN = 0x10, 0x20
+
+
+def _inotify_masks() -> list[int]:
+    """The event mask of every inotify watch of this process, as the kernel holds them."""
+    masks = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if os.readlink(f"/proc/self/fd/{fd}") != "anon_inode:inotify":
+                continue
+            info = Path(f"/proc/self/fdinfo/{fd}").read_text()
+        except OSError:
+            continue
+        for line in info.splitlines():
+            if line.startswith("inotify "):
+                fields = dict(f.split(":", 1) for f in line.split()[1:])
+                masks.append(int(fields["mask"], 16))
+    return masks
+
+
+@pytest.mark.skipif(not Path("/proc/self/fdinfo").is_dir(), reason="Linux's /proc only")
+def test_reading_a_note_is_no_event_to_the_watches(vault: Path) -> None:
+    observer = Observer()
+    seen: list[str] = []
+
+    class Every(FileSystemEventHandler):
+        def on_any_event(self, event: FileSystemEvent) -> None:
+            seen.append(f"{event.event_type} {os.fsdecode(event.src_path)}")
+
+    before = len(_inotify_masks())
+    VaultWatches(observer, Every(), str(vault)).schedule()
+    observer.start()
+    try:
+        masks = _inotify_masks()
+        # the vault's own folder, notes/ and notes/deep/: none asks for opens and closes
+        assert len(masks) == before + 3
+        assert not [m for m in masks[-3:] if m & (_IN_OPEN | _IN_CLOSE_NOWRITE)]
+        (vault / "top.md").read_text()
+        (vault / "notes" / "n.md").write_text("n\n")
+        (vault / "notes" / "n.md").read_text()
+        deadline = time.monotonic() + 10
+        while len(seen) < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.2)  # what else the reads would have brought
+        assert sorted(seen) == [f"created {vault}/notes/n.md", f"modified {vault}/notes/n.md"]
+    finally:
+        observer.stop()
+        observer.join(5)
