@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from librarian_gui.core.text import analyzer
 from librarian_gui.core.text.analyzer import (
     apostrophe_words,
     ascii_words,
@@ -200,6 +201,26 @@ def test_word_spans_are_raw_words_where_they_stand(text: str) -> None:
     spans = word_spans(text)
     assert [w for w, _, _ in spans] == raw_words(text)
     assert [text[s:e].casefold().replace("’", "'") for _, s, e in spans] == raw_words(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(st.text(ALPHABET, max_size=6), max_size=30).map(" ".join))
+def test_terms_of_any_text_are_the_stemmed_words(text: str) -> None:
+    """Text beyond ASCII is split as UTF-8 bytes and each piece's terms kept: still exactly
+    the stemmed ``words``, Chinese bigrams, other blanks, dashes and case folding included."""
+    assert terms(text) == [stem(w) for w in words(text)]
+    assert terms(text) == [stem(w) for w in words(text)]  # the kept pieces, read back
+
+
+def test_terms_beyond_ascii_past_the_pieces_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``_PIECES_KEPT`` the pieces' terms start again from none, and are right."""
+    monkeypatch.setattr(analyzer, "_PIECES_KEPT", 3)
+    monkeypatch.setattr(analyzer, "_BYTE_PIECE_TERMS", {})
+    assert terms("Café crème brûlée") == ["café", "crème", "brûlée"]
+    assert len(analyzer._BYTE_PIECE_TERMS) == 3
+    # casefolded ("ß" is "ss"); the stemmer folds only ASCII words
+    assert terms("Über Straße naïve cafés") == ["über", "strasse", "naïve", "cafés"]
+    assert len(analyzer._BYTE_PIECE_TERMS) == 4  # more than kept: a new table of these four
 
 
 ASCII = st.sampled_from([*"aAzZ09 _'-.,\t\n\r#*[]|/\\`\"éé", "ing", "ies", "ed", "'s", "s"])
