@@ -21,6 +21,7 @@ _NON_PARAGRAPH_THEN_INDENTED = (
 _INDENTED_AFTER_NON_PARAGRAPH = re.compile("\n" + _NON_PARAGRAPH_THEN_INDENTED)
 _BODY_OPENS_THEN_INDENTED = re.compile(_NON_PARAGRAPH_THEN_INDENTED)
 _INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
+_PERCENTS = re.compile("%%")
 _FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _BACKTICKS = re.compile(r"`+")
@@ -46,18 +47,23 @@ def mask_text(text: str, body_start: int) -> str:
     # Single characters first: most notes hold none of them, and looking for one character
     # is much faster than for a string or a pattern.
     tick = "`" in masked
-    comment = ("<" in masked and "<!--" in masked) or ("%" in masked and "%%" in masked)
+    # "%%" and the indented line by pattern: for a needle of two characters or more, a
+    # pattern's literal-prefix search is twice as fast as ``in`` (39 MB without them:
+    # 0.016 s against 0.035); "%" alone is frequent (percent-encoded link paths).
+    comment = ("<" in masked and "<!--" in masked) or (
+        "%" in masked and _PERCENTS.search(masked) is not None
+    )
     if (
         (tick and "```" in masked)
         or ("~" in masked and "~~~" in masked)
         or masked.startswith(("    ", "\t"), body_start)
         or (
-            ("\n    " in masked or "\n\t" in masked)  # any indented line at all
+            _INDENTED_LINE.search(masked, body_start) is not None  # any indented line
             and (
                 _BODY_OPENS_THEN_INDENTED.match(masked, body_start) is not None
                 or _INDENTED_AFTER_NON_PARAGRAPH.search(masked, body_start) is not None
                 # the line after an HTML or %% comment is no paragraph text either
-                or (comment and _INDENTED_LINE.search(masked, body_start) is not None)
+                or comment
             )
         )
     ):

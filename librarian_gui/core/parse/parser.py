@@ -52,9 +52,11 @@ _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.\-]*:")
 _TAG = re.compile(r"#([\w/\-]+)")
 _DIGITS_ONLY = re.compile(r"[\d/\-]+")
 _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?$", re.M)
-_ATX_LINE = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?(?=\n)")
+# A line's end is a "\n" or the end of the text: ``(?![^\n])``.
+_ATX_LINE = re.compile(r"\n {0,3}(#{1,6})(?:[ \t]+([^\r\n]*?))?(?:[ \t]+#+)?[ \t]*\r?(?![^\n])")
+_DASHES = re.compile("--")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
-_SETEXT_LINE = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?=\n)")
+_SETEXT_LINE = re.compile(r"\n {0,3}(=+|-+)[ \t]*\r?(?![^\n])")
 _BLOCK_ID = re.compile(r"\^([A-Za-z0-9\-]+)[ \t]*\r?$", re.M)
 _PROPERTY_LINK = re.compile(r"([\"'])(!?\[\[([^\[\]\r\n]+)\]\])\1")
 
@@ -483,22 +485,30 @@ def _block_ids(masked: str) -> tuple[str, ...]:
 def _headings(masked: str) -> list[Heading]:
     out: list[Heading] = []
     has_atx = "#" in masked
-    has_setext = "==" in masked or "--" in masked
+    # "=" is rare and found at once; "--" by pattern, twice as fast as ``in`` (see masking)
+    has_setext = ("=" in masked and "==" in masked) or _DASHES.search(masked) is not None
     if not (has_atx or has_setext):
         return out
-    # A leading newline makes every line start with "\n", the patterns' literal first
-    # character; a match at offset i in ``lined`` is the line starting at i in ``masked``.
-    lined = "\n" + masked + "\n"
+    # The patterns start with the "\n" that ends the line before (a literal first character
+    # the regex engine skips to fast); the first line has none and is matched on its own.
+    # Prefixing the text with "\n" instead copied every note (0.04 s of 0.20 at 10,000).
     if has_atx:
-        line = 0
+        first = _ATX.match(masked)
+        if first is not None:
+            level, text = first.groups()
+            out.append(_new_tuple(Heading, (len(level), (text or "").strip(), 1)))
+        line = 1
         pos = 0
-        for m in _ATX_LINE.finditer(lined):
-            line += lined.count("\n", pos, m.start() + 1)
-            pos = m.start() + 1
-            out.append(Heading(len(m.group(1)), (m.group(2) or "").strip(), line))
+        count = masked.count
+        for m in _ATX_LINE.finditer(masked):
+            start = m.start() + 1
+            line += count("\n", pos, start)
+            pos = start
+            level, text = m.groups()
+            out.append(_new_tuple(Heading, (len(level), (text or "").strip(), line)))
     if has_setext:
-        for m in _SETEXT_LINE.finditer(lined):
-            heading = _setext_heading(masked, m.start(), m.group(1))
+        for m in _SETEXT_LINE.finditer(masked):  # never the first line: nothing above
+            heading = _setext_heading(masked, m.start() + 1, m.group(1))
             if heading is not None:
                 out.append(heading)
         out.sort(key=lambda h: h.line)
