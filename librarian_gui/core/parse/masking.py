@@ -163,6 +163,10 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             spans.append((pos, line_end))
             pos = nxt
             continue
+        if content[:1].isalpha():  # indented paragraph text: no rule, item, fence or block
+            in_para = True
+            pos = nxt
+            continue
         if THEMATIC_BREAK.match(content):  # "- - -" is a rule, not three list items
             in_para = False
             pos = nxt
@@ -180,8 +184,12 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
                 items.append(col)
                 rest = after
                 item = ITEM_MARKER.match(rest) if rest else None
-            in_para = False
             content = rest.lstrip(" \t")
+            if content[:1].isalpha():  # the item's paragraph text, the usual list item
+                in_para = True
+                pos = nxt
+                continue
+            in_para = False
         m = _FENCE_OPEN_LINE.match(content)
         if m and not (m.group(1)[0] == "`" and "`" in m.group(2)):
             fence = (m.group(1)[0], len(m.group(1)))

@@ -447,10 +447,11 @@ def _inline_tags(masked: str, wiki_spans: list[tuple[int, int]]) -> list[Tag]:
     non-numeric character, outside code and outside wiki links."""
     if "#" not in masked:
         return []
-    out = []
+    out: list[Tag] = []
     line = 1
     pos = 0
     starts = [s for s, _ in wiki_spans]
+    count = masked.count
     for m in _TAG.finditer(masked):
         start = m.start()
         if start:
@@ -460,15 +461,19 @@ def _inline_tags(masked: str, wiki_spans: list[tuple[int, int]]) -> list[Tag]:
             if before == "(" and start > 1 and masked[start - 2] == "]":
                 continue  # [text](#heading): a Markdown link's destination
         name = m.group(1).rstrip("/")
-        if not name or _DIGITS_ONLY.fullmatch(name):
-            continue  # "#1984" is not a tag: a tag needs a non-numeric character
+        if not name:
+            continue
+        # "#1984" is not a tag: a tag needs a non-numeric character (a name starting with
+        # a letter has one: the pattern is tried only on the others)
+        if (name[0].isdigit() or name[0] in "/-") and _DIGITS_ONLY.fullmatch(name):
+            continue
         if starts:
             i = bisect.bisect_right(starts, start) - 1
             if i >= 0 and wiki_spans[i][1] > start:
                 continue  # inside [[...]]
-        line += masked.count("\n", pos, start)
+        line += count("\n", pos, start)
         pos = start
-        out.append(Tag(name, line))
+        out.append(_new_tuple(Tag, (name, line)))
     return out
 
 
