@@ -108,6 +108,20 @@ def test_headings_and_block_ids() -> None:
     assert parsed.block_ids == ("abc-1",)
 
 
+def test_atx_closing_sequences() -> None:
+    """A closing run of "#" goes when spaces come before it; otherwise it is text."""
+    text = "## A ##  \n# B#\n### #\n#\tC \t#\t\r\n#  #\n####### no\n#x\n# D # E ##\r\n#\n"
+    assert [(h.level, h.text, h.line) for h in parse_note(text).headings] == [
+        (2, "A", 1),
+        (1, "B#", 2),
+        (3, "#", 3),
+        (1, "C", 4),
+        (1, "#", 5),
+        (1, "D # E", 8),
+        (1, "", 9),
+    ]
+
+
 def test_thematic_break_after_list_is_not_a_heading() -> None:
     assert parse_note("- item\n---\n").headings == ()
 
