@@ -23,6 +23,10 @@ _BODY_OPENS_THEN_INDENTED = re.compile(_NON_PARAGRAPH_THEN_INDENTED)
 _INDENTED_LINE = re.compile(r"\n(?: {4}|\t)")
 _PERCENTS = re.compile("%%")
 _FENCE_OPEN_LINE = re.compile(r"(`{3,}|~{3,})(.*)$")
+# The first characters of a line's content that can open anything but paragraph text: a
+# fence, heading, HTML or comment, quote, rule or list item (digits too). Lines starting
+# otherwise skip those checks: in notes with code, a third of _mask_code_blocks.
+_BLOCK_FIRST = frozenset("`~#<>%-*_+")
 _BLANK_LINE = re.compile(r"\n[ \t]*\r?\n")
 _BACKTICKS = re.compile(r"`+")
 _LINE_END = re.compile(r"([\r\n])")
@@ -163,8 +167,17 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
             spans.append((pos, line_end))
             pos = nxt
             continue
-        if content[:1].isalpha():  # indented paragraph text: no rule, item, fence or block
-            in_para = True
+        first = content[0]
+        if first not in _BLOCK_FIRST and not first.isdecimal():
+            in_para = True  # paragraph text (a table row, a link): no rule, item or block
+            pos = nxt
+            continue
+        if first == "#":  # a heading, or paragraph text starting with a tag
+            in_para = _ATX.match(content) is None
+            pos = nxt
+            continue
+        if first == ">" and "`" not in content and "~" not in content:
+            in_para = True  # a quote without a fence in it holds a paragraph
             pos = nxt
             continue
         if THEMATIC_BREAK.match(content):  # "- - -" is a rule, not three list items
@@ -185,7 +198,9 @@ def _mask_code_blocks(text: str, body_start: int) -> str:
                 rest = after
                 item = ITEM_MARKER.match(rest) if rest else None
             content = rest.lstrip(" \t")
-            if content[:1].isalpha():  # the item's paragraph text, the usual list item
+            first = content[:1]
+            if first and first not in _BLOCK_FIRST and not first.isdecimal():
+                # the item's paragraph text, the usual list item
                 in_para = True
                 pos = nxt
                 continue
