@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from .tokens import estimate_tokens
+from .tokens import estimate_tokens, from_tenths, line_tenths
 
 PAGE_TOKENS = 20_000
 
@@ -70,8 +70,8 @@ def page_list(
     base = {**answer, key: [], "total": len(items), "next_cursor": encode_cursor(len(items))}
     room = limit - json_tokens(base)
     end = start
-    while end < len(items):
-        cost = json_tokens(items[end]) + 1  # the comma and space between items
+    for price in _prices(items, start):
+        cost = price + 1  # the comma and space between items
         if end > start and cost > room:
             break
         room -= cost
@@ -86,6 +86,23 @@ def page_list(
         if end <= start + 1 or json_tokens(page) <= limit:
             return page
         end -= 1
+
+
+# Items priced together (``_prices``): a page of 200 small rows (``neighbors`` at depth 2)
+# took 11 ms to price one row at a time, a dozen patterns each.
+PRICED_TOGETHER = 64
+
+
+def _prices(items: Sequence[Any], start: int) -> Iterator[int]:
+    """``json_tokens`` of each item from ``start`` on, in order: a run of them at a time,
+    as lines (JSON text without an indent holds no line end) priced together
+    (``tokens.line_tenths``, exact to the tenth)."""
+    for first in range(start, len(items), PRICED_TOGETHER):
+        texts = [
+            json.dumps(items[i], ensure_ascii=False)
+            for i in range(first, min(first + PRICED_TOGETHER, len(items)))
+        ]
+        yield from map(from_tenths, line_tenths(texts))
 
 
 def page_lines(

@@ -39,6 +39,47 @@ def test_list_pages_fit_and_reassemble(items: list[dict[str, object]], limit: in
         assert json_tokens(page) <= limit or len(page["rows"]) == 1
 
 
+ascii_rows = st.lists(
+    st.fixed_dictionaries(
+        {
+            "note": st.lists(
+                st.sampled_from([*"abcXYZ 09-_/.#'", "ing", "Note ", "é"]), max_size=30
+            ).map("".join),
+            "via": st.lists(st.sampled_from([*"wikembd ", "related"]), max_size=8).map("".join),
+            "hops": st.integers(1, 3),
+        }
+    ),
+    min_size=40,
+    max_size=200,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(items=ascii_rows, limit=st.integers(60, 1500))
+def test_items_priced_together_cut_the_page_where_pricing_each_does(
+    items: list[dict[str, object]], limit: int
+) -> None:
+    """Rows are priced a run at a time (``line_tenths``); the page ends where it ended when
+    each row was priced alone with ``json_tokens``, as this loop does."""
+    answer = {"note": "hub.md", "rows": items}
+    base = {**answer, "rows": [], "total": len(items), "next_cursor": encode_cursor(len(items))}
+    room = limit - json_tokens(base)
+    end = 0
+    while end < len(items):
+        cost = json_tokens(items[end]) + 1
+        if end > 0 and cost > room:
+            break
+        room -= cost
+        end += 1
+    while end > 1:  # the page gives back what joined rows price above the limit
+        page = {**answer, "rows": items[:end], "total": len(items), "next_cursor": "?"}
+        page["next_cursor"] = encode_cursor(end) if end < len(items) else None
+        if json_tokens(page) <= limit:
+            break
+        end -= 1
+    assert page_list(answer, "rows", None, limit)["rows"] == items[:end]
+
+
 @settings(max_examples=150, deadline=None)
 @given(
     text=st.text(alphabet=st.characters(codec="utf-8"), max_size=3000), limit=st.integers(80, 800)
