@@ -35,12 +35,20 @@ CACHE_VERSION = 12
 MTIME_GRACE_NS = 1_000_000_000
 
 
+def doubted(at_ns: int) -> range:
+    """The file times too near a save at ``at_ns`` to trust its parse of the file: a
+    rewrite in the same tick could have kept the file's stamp. A time further away, in the
+    past or the future (a clock ahead, files synced from another machine, a diary stamped
+    with its day), is trusted: a rewrite since would have given the file the time it was
+    made, which differs. (``mtime in doubted(at)`` is two comparisons, no loop.)"""
+    return range(at_ns - MTIME_GRACE_NS, at_ns + MTIME_GRACE_NS + 1)
+
+
 def changed_too_recently(mtimes_ns: Iterable[int], now_ns: int) -> bool:
-    """Whether one of these files was modified within ``MTIME_GRACE_NS`` of now, so that a
-    rewrite in the same tick could keep its stamp: a cache saved now would not be
-    trusted. A time further in the future (a clock ahead, files synced from another
-    machine) is not recent: a rewrite now gives the file now's time, which differs."""
-    return any(now_ns - MTIME_GRACE_NS < m <= now_ns + MTIME_GRACE_NS for m in mtimes_ns)
+    """Whether one of these files was modified so near now (``doubted``) that a cache saved
+    now would not be trusted."""
+    window = doubted(now_ns)
+    return any(m in window for m in mtimes_ns)
 
 
 # The version in the first line: a cache of another version is set aside without a word.

@@ -312,12 +312,12 @@ class VaultIndex:
         """Build everything: reuse cached parses of unchanged files, parse the rest, and
         resolve every link."""
         reuse = cached.notes if cached is not None else {}
-        trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS if cached else 0
+        doubted = _cache.doubted(cached.saved_at_ns) if cached else range(0)
         self._notes = {}
         to_read = []
         for rel, stamp in sorted(notes_now.items()):
             old = reuse.get(rel)
-            if old is not None and old.stamp == stamp and stamp.mtime_ns < trusted_before:
+            if old is not None and old.stamp == stamp and stamp.mtime_ns not in doubted:
                 self._notes[rel] = old
             else:
                 to_read.append(rel)
@@ -368,13 +368,13 @@ class VaultIndex:
         self._resolver = Resolver(self._concepts)
         self._resolver.add(self._notes)
         self._resolver.add(self._attachments)
-        trusted_before = cached.saved_at_ns - _cache.MTIME_GRACE_NS
+        doubted = _cache.doubted(cached.saved_at_ns)
         changed = {
             rel
             for rel, stamp in notes_now.items()
             if (old := self._notes.get(rel)) is None
             or old.stamp != stamp
-            or stamp.mtime_ns >= trusted_before
+            or stamp.mtime_ns in doubted
         }
         changed.update(rel for rel in self._notes if rel not in notes_now)
         changed.update(p for p, s in attachments_now.items() if self._attachments.get(p) != s)

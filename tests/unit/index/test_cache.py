@@ -57,6 +57,23 @@ def test_rewrite_within_the_timestamp_tick_of_the_save_is_reparsed(vault: Path) 
     assert latest.targets["b.md"] == ("//unresolved/w",)
 
 
+def test_a_file_dated_in_the_future_is_trusted_once_parsed(vault: Path) -> None:
+    # A clock ahead, a file synced from another machine, a diary stamped with its day: its
+    # time is far from the save's, so a rewrite since would have changed it. Only a time
+    # within the grace around the save is doubted; this one was parsed at every start.
+    make_vault(vault, 3)
+    ahead = time.time_ns() + 400 * 86_400 * 10**9
+    os.utime(vault / "n001.md", ns=(ahead, ahead))
+    assert VaultIndex.scan(vault).last_parsed == 3
+    again = VaultIndex.scan(vault)
+    assert again.last_parsed == 0
+    assert again.targets["n001.md"] == ("n002.md",)
+    write(vault, "n001.md", "note 1 now links [[n000]]\n")  # rewritten: today's time
+    latest = VaultIndex.scan(vault)
+    assert latest.last_parsed == 1
+    assert latest.targets["n001.md"] == ("n000.md",)
+
+
 def test_corrupt_or_foreign_cache_is_rebuilt(vault: Path) -> None:
     make_vault(vault, 5)
     VaultIndex.scan(vault).wait_saved()  # the cache is written on a thread
