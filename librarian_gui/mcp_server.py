@@ -14,18 +14,19 @@ import contextvars
 import datetime as _dt
 import functools
 import gc
+import inspect
 import shlex
 import sys
 import threading
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Literal, TypeVar
 
 from pydantic import Field, PlainValidator, WithJsonSchema
 from pydantic_core import PydanticCustomError
 
-from . import __version__
+from . import __version__, mcp_index
 from .core.agents import answers, paging
 from .core.agents.pack_budget import DEFAULT_BUDGET, INDEX_SHARE, MAX_PACK_TOKENS, too_small
 from .core.agents.writes import append_to_note, write_note
@@ -528,6 +529,26 @@ CALLER: contextvars.ContextVar[tuple[str, str]] = contextvars.ContextVar(
 )
 
 
+def asking(
+    index: mcp_index.IndexProcess, name: str, method: Callable[..., T], error: type[Exception]
+) -> Callable[..., T]:
+    """The tool ``name`` answered by the index process: ``method``'s signature (what the
+    SDK reads its schema from), its arguments and the calling client sent there, its
+    refusals raised here as ``error`` with the message the index process gave."""
+    signature = inspect.signature(method)
+
+    @functools.wraps(method)
+    def call(*args: Any, **kwargs: Any) -> T:
+        arguments = dict(signature.bind(*args, **kwargs).arguments)
+        try:
+            answer: T = index.call(name, arguments, CALLER.get())
+        except (mcp_index.Refused, mcp_index.IndexGone) as exc:
+            raise error(str(exc)) from None
+        return answer
+
+    return call
+
+
 def _client_of(context: Any) -> tuple[str, str]:
     try:
         params = context.session.client_params
@@ -538,8 +559,9 @@ def _client_of(context: Any) -> tuple[str, str]:
     return name, str(getattr(info, "version", "") or "")
 
 
-def build_server(tools: Tools) -> Any:
-    """The MCP server with every tool of ``tools`` registered, described and annotated."""
+def build_server(tools: Tools, index: mcp_index.IndexProcess | None = None) -> Any:
+    """The MCP server with every tool of ``tools`` registered, described and annotated;
+    with ``index``, each tool is answered by that index process (``asking``)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
@@ -588,8 +610,12 @@ def build_server(tools: Tools) -> Any:
         )
         # Plain functions, not coroutines: the SDK runs each call on a worker thread
         # (anyio.to_thread), so a big write never keeps the event loop from the next read.
+        if index is None:
+            tool = failing_as(telling_indexing(tools, method), ToolError)
+        else:
+            tool = asking(index, name, method, ToolError)
         server.add_tool(
-            failing_as(telling_indexing(tools, method), ToolError),
+            tool,
             name=name,
             description=description,
             annotations=annotations,
@@ -639,20 +665,50 @@ def serve(
     concepts: Path | None = None,
     excluded: tuple[str, ...] = (),
     use_cache: bool = True,
+    one_process: bool = False,
 ) -> None:
     """Run the server on stdio until the client closes it. The index loads from its cache
-    while the SDK is imported; the first question waits for it."""
-    started = _Start()
-    loaded: list[LiveVault] = []
-    failed: list[BaseException] = []
-    ready = threading.Event()
+    in a process of its own (``mcp_index``) while this one imports the SDK, or, with
+    ``one_process`` or where no process can be forked, on a thread of this one; the first
+    question waits for it."""
 
-    def load() -> None:
+    def open_vault() -> LiveVault:
+        return LiveVault(
+            vault, concepts=concepts, excluded=excluded, use_cache=use_cache, held=True
+        )
+
+    index = None
+    if not one_process:
+        index = mcp_index.start(functools.partial(_answer_calls, open_vault, allow_writes))
+    if index is None:
+        _serve_here(open_vault, allow_writes)
+        return
+    started = _Start(parts=1)
+    try:
+        server = build_server(Tools(_elsewhere, allow_writes), index)
+    finally:
+        started.done()
+    try:
+        server.run("stdio")
+    finally:
+        index.close()
+
+
+def _elsewhere() -> LiveVault:
+    raise LookupError("the vault is open in the index process")
+
+
+class _Loaded:
+    """The vault as the server opened it, or why it could not be opened."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._vault: LiveVault | None = None
+        self._error: BaseException | None = None
+
+    def load(self, open_vault: Callable[[], LiveVault], started: _Start) -> None:
         try:
-            opened = LiveVault(
-                vault, concepts=concepts, excluded=excluded, use_cache=use_cache, held=True
-            )
-            loaded.append(opened)
+            opened = self._vault = open_vault()
             # Its background work (the warm-up for searches, related notes) waits for the
             # first answer (``Tools.answered``), or for this long without a question: it
             # would take a share of the interpreter from that answer.
@@ -660,25 +716,58 @@ def serve(
             later.daemon = True
             later.start()
         except BaseException as exc:  # reported to every question instead
-            failed.append(exc)
+            self._error = exc
         finally:
-            ready.set()
+            self._done.set()
             started.done()
 
-    threading.Thread(target=load, name="live-load", daemon=True).start()
+    def __call__(self) -> LiveVault:
+        self._done.wait()
+        if self._vault is None:
+            raise LookupError(f"the vault could not be indexed: {self._error}")
+        return self._vault
 
-    def live() -> LiveVault:
-        ready.wait()
-        if failed:
-            raise LookupError(f"the vault could not be indexed: {failed[0]}")
-        return loaded[0]
+    def close(self) -> None:
+        if self._vault is not None:
+            self._vault.close()
 
+
+def _serve_here(open_vault: Callable[[], LiveVault], allow_writes: bool) -> None:
+    """The server and the index in this process: the index loads on a thread while the SDK
+    is imported on this one."""
+    started = _Start()
+    loaded = _Loaded()
+    threading.Thread(
+        target=loaded.load, args=(open_vault, started), name="live-load", daemon=True
+    ).start()
     try:
-        server = build_server(Tools(live, allow_writes))
+        server = build_server(Tools(loaded, allow_writes))
     finally:
         started.done()
     try:
         server.run("stdio")
     finally:
-        if loaded:
-            loaded[0].close()
+        loaded.close()
+
+
+def _answer_calls(
+    open_vault: Callable[[], LiveVault], allow_writes: bool, calls: BinaryIO, answers: BinaryIO
+) -> None:
+    """The index process (``mcp_index.start``): the vault opened, then the server's calls
+    answered by the tools until the server closes its end; then the vault is closed."""
+    loaded = _Loaded()
+    loaded.load(open_vault, _Start(parts=1))
+    tools = Tools(loaded, allow_writes)
+    methods = {
+        name: failing_as(telling_indexing(tools, getattr(tools, name)), mcp_index.Refused)
+        for name in DESCRIPTIONS
+    }
+
+    def handle(name: str, arguments: dict[str, Any], caller: tuple[str, str]) -> Any:
+        CALLER.set(caller)
+        return methods[name](**arguments)
+
+    try:
+        mcp_index.answer(calls, answers, handle)
+    finally:
+        loaded.close()

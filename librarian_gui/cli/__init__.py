@@ -50,6 +50,7 @@ def cmd_mcp(args: argparse.Namespace) -> None:
         concepts=Path(args.concepts) if args.concepts else None,
         excluded=tuple(args.exclude or ()),
         use_cache=not args.no_cache,
+        one_process=args.one_process,
     )
 
 
@@ -266,6 +267,12 @@ def _add_mcp(add: Callable[..., argparse.ArgumentParser]) -> None:
         "--allow-writes",
         action="store_true",
         help="let the agent create notes and append to them (journaled, undoable)",
+    )
+    mcp.add_argument(
+        "--one-process",
+        action="store_true",
+        help="keep the index in the server's own process (by default it loads in a process "
+        "of its own while the server starts: a faster start, one more process)",
     )
 
 

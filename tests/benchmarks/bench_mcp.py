@@ -30,8 +30,9 @@ pipes. On a copy of ``interconnected-10k`` (written to: the copy, never the orig
 ``--scale 10000,50000`` (issue 30) measures instead, per size, a vault written by
 ``generate_vault.py`` (``--keep DIR`` keeps them for the next run: a 50,000-note vault takes
 minutes to write and to index the first time): the server ready, warm (median of three
-starts); its resident memory (RSS) once ready, after ``--idle`` seconds (90) with no
-request, and after ten searches; search p50/p95 over the ten questions, warm, and
+starts); its resident memory (RSS: the server's and its index process's, summed, so the
+pages they share since the fork count twice) once ready, after ``--idle`` seconds (90) with
+no request, and after ten searches; search p50/p95 over the ten questions, warm, and
 ``neighbors`` depth 1 p50/p95 over 50 notes. Targets (DESIGN §8, issue 30): RSS ≤ 600 MB at
 20,000 notes and ≤ 1 GB at 50,000; search p95 ≤ 100 ms at 10,000 and ≤ 300 ms at 50,000;
 ready ≤ 1 s.
@@ -100,11 +101,15 @@ async def pinged(session: ClientSession) -> float:
     return time.perf_counter() - started
 
 
+def _parent_of(stat: Path) -> int:
+    return int(stat.read_text().rsplit(")", 1)[1].split()[1])
+
+
 def _server() -> Path:
     """``/proc/PID`` of this process's ``librarian mcp`` child (the server the SDK spawned)."""
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            parent = _parent_of(stat)
             cmdline = (stat.parent / "cmdline").read_bytes()
         except OSError:
             continue
@@ -113,10 +118,32 @@ def _server() -> Path:
     raise LookupError("no librarian mcp child process")
 
 
+def _server_tree() -> list[Path]:
+    """``/proc/PID`` of the server and of every process under it: its index process (see
+    ``librarian_gui/mcp_index.py``), and parse or walk workers while they run."""
+    parents: dict[int, list[Path]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            parents.setdefault(_parent_of(stat), []).append(stat.parent)
+        except (OSError, ValueError, IndexError):
+            continue
+    tree = [_server()]
+    for proc in tree:
+        tree += parents.get(int(proc.name), [])
+    return tree
+
+
 def _server_cpu() -> float:
-    """CPU seconds of the server."""
-    fields = (_server() / "stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """CPU seconds of the server and the processes under it (each one's own, and those of
+    its children that ended and were waited for)."""
+    total = 0
+    for proc in _server_tree():
+        try:
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # ended meanwhile: its parent's count holds it
+            continue
+        total += sum(int(f) for f in fields[11:15])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 async def settled(most: float = 180.0) -> float:
@@ -209,9 +236,16 @@ async def next_session_search(vault: Path, notes: list[str]) -> float:
 
 
 def _server_rss() -> float:
-    """Resident memory of the server, MB."""
-    status = (_server() / "status").read_text().splitlines()
-    return int(next(ln for ln in status if ln.startswith("VmRSS:")).split()[1]) / 1024
+    """Resident memory of the server and the processes under it, MB: their sum, so the
+    pages the index process shares with the server since its fork are counted twice."""
+    total = 0
+    for proc in _server_tree():
+        try:
+            status = (proc / "status").read_text().splitlines()
+        except OSError:
+            continue
+        total += int(next((ln for ln in status if ln.startswith("VmRSS:")), "0 0").split()[1])
+    return total / 1024
 
 
 async def at_scale(vault: Path, notes: list[str], idle: float) -> dict[str, Any]:
