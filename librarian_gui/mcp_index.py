@@ -22,7 +22,6 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
@@ -197,6 +196,27 @@ def answer(calls: BinaryIO, answers: BinaryIO, handle: Handler) -> None:
             _log.error("call %s failed", name, exc_info=exc)
             send(key, False, f"the server failed: {type(exc).__name__}: {exc}")
 
-    with ThreadPoolExecutor(CONCURRENT_CALLS, thread_name_prefix="index-call") as pool:
-        while (frame := read_frame(calls)) is not None:
-            pool.submit(run, *pickle.loads(frame))
+    reading = threading.Lock()
+
+    def take_calls() -> None:
+        # Whichever thread is free reads the next call and runs it itself: a call wakes
+        # one thread, not a reader and then a worker (each wake waits for the interpreter,
+        # held by the index's own updates after a write).
+        while True:
+            with reading:
+                try:
+                    frame = read_frame(calls)
+                except (OSError, ValueError, EOFError):
+                    frame = None
+            if frame is None:
+                return
+            run(*pickle.loads(frame))
+
+    threads = [
+        threading.Thread(target=take_calls, name=f"index-call-{n}", daemon=True)
+        for n in range(CONCURRENT_CALLS)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
