@@ -75,6 +75,10 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
             os.close(null)
             with os.fdopen(down_read, "rb") as calls, os.fdopen(up_write, "wb") as answers:
                 run(calls, answers)
+            # As the interpreter's own exit would: a cache still being saved is finished.
+            for thread in threading.enumerate():
+                if thread is not threading.current_thread() and not thread.daemon:
+                    thread.join()
         except BaseException:
             traceback.print_exc()
             status = 1

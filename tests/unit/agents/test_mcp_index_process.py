@@ -82,6 +82,24 @@ def test_the_index_process_answers_and_leaves_with_the_server(vault: Path) -> No
         time.sleep(0.05)
 
 
+def test_the_index_process_saves_its_cache_before_it_leaves(vault: Path) -> None:
+    from librarian_gui.core.index import cache
+    from librarian_gui.core.index.index import VaultIndex
+
+    settled = time.time() - 3600  # trusted by the next start (not near the save)
+    for note in vault.iterdir():
+        os.utime(note, (settled, settled))
+    assert not cache.cache_file(vault).exists()
+
+    async def scenario(agent: Agent) -> None:
+        await agent.call("neighbors", note="alpha", related=False)
+
+    run_agent(vault, scenario)
+    again = VaultIndex.scan(vault)
+    assert again.last_parsed == 0  # every note from the cache the index process wrote
+    assert again.targets["alpha.md"] == ("beta.md",)
+
+
 def test_a_stopped_index_process_is_said_on_each_call(vault: Path) -> None:
     async def scenario(agent: Agent) -> None:
         await agent.call("neighbors", note="alpha", related=False)
