@@ -18,6 +18,7 @@ import contextlib
 import logging
 import os
 import pickle
+import signal
 import sys
 import threading
 import traceback
@@ -67,6 +68,10 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
     if pid == 0:  # the child: never returns into the caller's code
         status = 0
         try:
+            # A Ctrl+C in a terminal reaches every process of the group: the server's end
+            # of the pipes, not a signal, ends this one, so it never leaves a server
+            # running without its index.
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             os.close(down_write)
             os.close(up_read)
             null = os.open(os.devnull, os.O_RDWR)

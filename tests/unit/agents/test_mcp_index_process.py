@@ -100,6 +100,19 @@ def test_the_index_process_saves_its_cache_before_it_leaves(vault: Path) -> None
     assert again.targets["alpha.md"] == ("beta.md",)
 
 
+def test_a_ctrl_c_leaves_the_index_process_answering(vault: Path) -> None:
+    # A terminal's Ctrl+C reaches every process of its group; the index process lives
+    # as long as the server holds its end of the pipes, whatever the server does with it.
+    async def scenario(agent: Agent) -> None:
+        (index,) = children(server_pid())
+        os.kill(index, signal.SIGINT)
+        time.sleep(0.3)
+        answer = await agent.call("neighbors", note="alpha", related=False)
+        assert [(row["note"], row["distance"]) for row in answer["neighbors"]] == [("beta.md", 1)]
+
+    run_agent(vault, scenario)
+
+
 def test_a_stopped_index_process_is_said_on_each_call(vault: Path) -> None:
     async def scenario(agent: Agent) -> None:
         await agent.call("neighbors", note="alpha", related=False)
