@@ -9,7 +9,7 @@ the index loads on one core while the SDK imports on the other.
 its end, then exits. The server's end is an ``IndexProcess``: ``call`` sends a tool's name,
 its arguments and the calling client, and waits for the answer or the refusal's message.
 Each call is a frame (``reading.write_frame``) of pickled plain data, both ways; calls are
-answered concurrently, each on a thread of the child's, as the SDK runs them on its own.
+answered concurrently, on threads of the child's, as the SDK runs them on its own.
 """
 
 from __future__ import annotations
@@ -181,9 +181,9 @@ def _status(pid: int) -> str:
 
 def answer(calls: BinaryIO, answers: BinaryIO, handle: Handler) -> None:
     """The index process's loop: each call read from ``calls`` is run by ``handle(name,
-    arguments, caller)`` on a thread of its own and its answer, or the message of the
-    ``Refused`` it raised, written to ``answers``. Returns once ``calls`` ends and every
-    call is answered."""
+    arguments, caller)`` on one of ``CONCURRENT_CALLS`` threads (a long one never holds up
+    the next) and its answer, or the message of the ``Refused`` it raised, written to
+    ``answers``. Returns once ``calls`` ends and every call is answered."""
     lock = threading.Lock()
 
     def send(key: int, ok: bool, value: Any) -> None:
