@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import string
+import time
 from pathlib import Path
 
 from .cache import cache_dir
@@ -26,6 +28,7 @@ DEFAULT_LIMIT_MB = 4096
 LIMIT_ENV = "LIBRARIAN_CACHE_MB"
 _KEY_LENGTH = 24
 _HEX = frozenset(string.hexdigits.lower())
+ABANDONED_S = 3600  # a temporary file untouched this long is a save that will never end
 
 
 def limit_bytes() -> int:
@@ -43,6 +46,7 @@ def trim(keep: str, limit: int | None = None) -> list[str]:
     caches together take at most ``limit`` bytes (``limit_bytes()`` by default); never the
     caches of the vault whose key is ``keep``. The keys removed, in that order."""
     limit = limit_bytes() if limit is None else limit
+    now = time.time_ns()
     vaults: dict[str, list[tuple[Path, int, int]]] = {}
     for kind in KINDS:
         try:
@@ -51,9 +55,12 @@ def trim(keep: str, limit: int | None = None) -> list[str]:
             continue
         with entries:
             for entry in entries:
+                if entry.name.startswith("."):  # a temporary file a save writes (".index-…")
+                    _sweep(entry, now)
+                    continue
                 key = entry.name.split(".", 1)[0]
                 if len(key) != _KEY_LENGTH or not _HEX.issuperset(key):
-                    continue  # not a vault's cache (a temporary file being written: ".index-…")
+                    continue  # not a vault's cache
                 try:
                     if not entry.is_file(follow_symlinks=False):
                         continue
@@ -75,6 +82,16 @@ def trim(keep: str, limit: int | None = None) -> list[str]:
                 total -= size
         removed.append(key)
     return removed
+
+
+def _sweep(entry: os.DirEntry[str], now_ns: int) -> None:
+    """Remove a temporary file a save left: one not written to for ``ABANDONED_S`` (a
+    save writes its file in seconds; a process killed while saving, by a client closing
+    its MCP server say, left 50-70 MB at 50,000 notes, never counted nor removed)."""
+    with contextlib.suppress(OSError):
+        st = entry.stat(follow_symlinks=False)
+        if stat.S_ISREG(st.st_mode) and now_ns - st.st_mtime_ns > ABANDONED_S * 1_000_000_000:
+            os.unlink(entry.path)
 
 
 def touch(path: Path) -> None:

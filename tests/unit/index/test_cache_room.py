@@ -4,6 +4,7 @@ used longest ago first, never the vault being saved."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def test_the_vaults_used_longest_ago_go_first_and_whole(folder: Path) -> None:
     ]
     c = [_file(folder, "index", f"{C}.bin", 100, 500), _file(folder, "words", f"{C}.bin", 100, 500)]
     other = [
-        _file(folder, "index", ".index-tmp123", 5000, 1),
+        _file(folder, "index", ".index-tmp123", 5000, int(time.time())),  # being written
         _file(folder, "notes.txt", "x", 5000, 1),
     ]
     # by hand: 1,210 bytes of vaults' caches; A's newest file is older than B's; C is kept
@@ -50,6 +51,21 @@ def test_the_vaults_used_longest_ago_go_first_and_whole(folder: Path) -> None:
     assert cache_room.trim(keep=C, limit=800) == []
     assert cache_room.trim(keep=C, limit=0) == [B]  # C is never removed
     assert all(p.exists() for p in (*c, *other)) and not any(p.exists() for p in b)
+
+
+def test_temporary_files_a_save_left_an_hour_ago_are_removed(folder: Path) -> None:
+    now = int(time.time())
+    left = [
+        _file(folder, "index", ".index-abandoned", 5000, now - 3700),
+        _file(folder, "postings", ".librarian-tmp-x", 10, now - 7200),
+    ]
+    kept = [
+        _file(folder, "index", ".index-writing", 5000, now - 60),  # a save under way
+        _file(folder, "index", f"{A}.bin", 300, now - 9000),  # a vault's cache, within limit
+    ]
+    assert cache_room.trim(keep=C, limit=10_000) == []
+    assert not any(p.exists() for p in left)
+    assert all(p.exists() for p in kept)
 
 
 def test_the_limit_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
