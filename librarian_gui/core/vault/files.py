@@ -22,8 +22,14 @@ MAX_NOTE_BYTES = 16_000_000  # larger notes are listed but not parsed (DESIGN §
 _BINARY_SNIFF = 8192
 
 
+# A note's name ends in ".md" in any case. Only these four spellings lower to it: the one
+# character lowering to more than one (U+0130) ends in a combining dot, and no other character
+# lowers to ".", "m" or "d". Matched as they are, the name is not lowered (a walk's every file).
+_NOTE_SUFFIXES = (".md", ".MD", ".Md", ".mD")
+
+
 def is_note_name(name: str) -> bool:
-    return name.lower().endswith(".md")
+    return name.endswith(_NOTE_SUFFIXES)
 
 
 def is_temp_name(name: str) -> bool:
@@ -279,6 +285,11 @@ class IgnoreRules:
 
             self._spec = pathspec.GitIgnoreSpec.from_lines(lines)
 
+    @property
+    def has_patterns(self) -> bool:
+        """Whether a rule besides the dot rule applies (an ignore file, excluded folders)."""
+        return self._spec is not None
+
     def ignored(self, rel: str, is_dir: bool) -> bool:
         """``rel`` is a vault-relative POSIX path."""
         if rel.startswith(".") or "/." in rel:  # a part of it starts with a dot
@@ -295,8 +306,16 @@ class WalkResult:
     warnings: list[ScanWarning] = field(default_factory=list)
 
 
+_new_stamp = tuple.__new__  # a FileStamp made without its Python-level ``__new__``
+# Where the system allows it, a folder is listed through a descriptor of it and each entry's
+# ``stat`` is made relative to that (``fstatat``): the kernel looks up one name, not the
+# whole path again (50,000 notes: 0.21-0.26 → 0.13-0.15 s of system time). An entry's
+# ``path`` is then its bare name: the walk joins the folder's path itself.
+_LIST_BY_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY")
+
+
 def stamp_of(st: os.stat_result) -> FileStamp:
-    return FileStamp(st.st_size, st.st_mtime_ns, st.st_ino)
+    return _new_stamp(FileStamp, (st.st_size, st.st_mtime_ns, st.st_ino))
 
 
 def walk_vault(
@@ -347,89 +366,109 @@ def walk_vault(
         result.warnings.append(ScanWarning(start, "not-a-file", _FOLDER_NOTE))
     seen: set[tuple[int, int]] = {(top_st.st_dev, top_st.st_ino)}
     stack: list[tuple[str, str, str]] = [(str(top), start, top_real)]
+    notes, attachments = result.notes, result.attachments
     while stack:
         folder, rel_folder, folder_real = stack.pop()
+        fd = None
         try:
-            entries = list(os.scandir(folder))
+            if _LIST_BY_FD:
+                fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            entries = list(os.scandir(folder if fd is None else fd))
         except OSError as exc:
+            if fd is not None:
+                os.close(fd)
             result.warnings.append(
                 ScanWarning(rel_folder or ".", "unreadable", f"folder {_os_reason(exc)}")
             )
             continue
-        for entry in entries:
-            name = entry.name
-            rel = f"{rel_folder}/{name}" if rel_folder else name
-            if not name.isascii() and not is_utf8(name) and not name.startswith("."):
-                result.warnings.append(ScanWarning(rel, "file-name", _bad_name_message(name)))
-            if name.startswith("."):
-                # Only a full scan: a live update's walk would catch writes under way.
-                if (
-                    not start
-                    and is_interrupted_write(name)
-                    and entry.is_file(follow_symlinks=False)
-                ):
-                    result.warnings.append(ScanWarning(rel, "interrupted-write", INTERRUPTED_WRITE))
-                elif not start and rel == OWN_FOLDER:
-                    result.warnings.extend(_interrupted_runs(entry.path))
-                continue
-            real = None
-            if entry.is_symlink():
-                real = _realpath(entry.path)
-                if real is None:
-                    result.warnings.append(ScanWarning(rel, "vanished", _CHANGED))
+        # ``rules.ignored`` of a name without a leading dot, when the rules are the dot
+        # rule alone: whether the folder's own path has a part starting with a dot.
+        dotted = rel_folder.startswith(".") or "/." in rel_folder
+        plain = not rules.has_patterns
+        try:
+            for entry in entries:
+                name = entry.name
+                rel = f"{rel_folder}/{name}" if rel_folder else name
+                if not name.isascii() and not is_utf8(name) and not name.startswith("."):
+                    result.warnings.append(ScanWarning(rel, "file-name", _bad_name_message(name)))
+                if name.startswith("."):
+                    # Only a full scan: a live update's walk would catch writes under way.
+                    if (
+                        not start
+                        and is_interrupted_write(name)
+                        and entry.is_file(follow_symlinks=False)
+                    ):
+                        result.warnings.append(
+                            ScanWarning(rel, "interrupted-write", INTERRUPTED_WRITE)
+                        )
+                    elif not start and rel == OWN_FOLDER:
+                        result.warnings.extend(_interrupted_runs(os.path.join(folder, name)))
                     continue
-                refused = _judge(root_real, real, rel)
-                if refused is not None:
-                    is_dir = _is_dir(entry)
-                    if not (rules.ignored(rel, is_dir) or (not is_dir and is_temp_name(name))):
-                        result.warnings.append(refused)
+                real = None
+                if entry.is_symlink():
+                    real = _realpath(os.path.join(folder, name))
+                    if real is None:
+                        result.warnings.append(ScanWarning(rel, "vanished", _CHANGED))
+                        continue
+                    refused = _judge(root_real, real, rel)
+                    if refused is not None:
+                        is_dir = _is_dir(entry)
+                        if not (rules.ignored(rel, is_dir) or (not is_dir and is_temp_name(name))):
+                            result.warnings.append(refused)
+                        continue
+                try:
+                    st = entry.stat()  # follows symlinks
+                except OSError as exc:
+                    if exc.errno == errno.ELOOP:
+                        result.warnings.append(ScanWarning(rel, "symlink-loop", _LOOP))
+                    elif entry.is_symlink():
+                        result.warnings.append(
+                            ScanWarning(rel, "broken-link", "symbolic link to nothing; skipped")
+                        )
+                    else:
+                        result.warnings.append(ScanWarning(rel, "vanished", _os_reason(exc)))
                     continue
-            try:
-                st = entry.stat()  # follows symlinks
-            except OSError as exc:
-                if exc.errno == errno.ELOOP:
-                    result.warnings.append(ScanWarning(rel, "symlink-loop", _LOOP))
-                elif entry.is_symlink():
+                if _stat.S_ISDIR(st.st_mode):
+                    if rules.ignored(rel, True):
+                        continue
+                    key = (st.st_dev, st.st_ino)
+                    # A link to a folder holding it is a loop even where the walk began below
+                    # that folder (a live update walks only the folder that changed). A link to
+                    # another folder of the vault that the walk reads anyway is one too: its
+                    # notes are indexed under their own paths, never twice, whichever of the two
+                    # the walk meets first — and a live update's walk agrees with a full scan.
+                    if (
+                        key in seen
+                        or (real is not None and _within(folder_real, real))
+                        or (real is not None and _walked_anyway(root_real, real, rules))
+                    ):
+                        result.warnings.append(ScanWarning(rel, "symlink-loop", _ALREADY))
+                        continue
+                    seen.add(key)
+                    if is_note_name(name):
+                        result.warnings.append(ScanWarning(rel, "not-a-file", _FOLDER_NOTE))
+                    path = os.path.join(folder, name)
+                    stack.append((path, rel, real or os.path.join(folder_real, name)))
+                    continue
+                if (dotted if plain else rules.ignored(rel, False)) or is_temp_name(name):
+                    continue
+                if not _stat.S_ISREG(st.st_mode):
                     result.warnings.append(
-                        ScanWarning(rel, "broken-link", "symbolic link to nothing; skipped")
+                        ScanWarning(
+                            rel, "not-a-file", "not a regular file (a pipe or device); skipped"
+                        )
                     )
-                else:
-                    result.warnings.append(ScanWarning(rel, "vanished", _os_reason(exc)))
-                continue
-            if _stat.S_ISDIR(st.st_mode):
-                if rules.ignored(rel, True):
                     continue
-                key = (st.st_dev, st.st_ino)
-                # A link to a folder holding it is a loop even where the walk began below
-                # that folder (a live update walks only the folder that changed). A link to
-                # another folder of the vault that the walk reads anyway is one too: its
-                # notes are indexed under their own paths, never twice, whichever of the two
-                # the walk meets first — and a live update's walk agrees with a full scan.
-                if (
-                    key in seen
-                    or (real is not None and _within(folder_real, real))
-                    or (real is not None and _walked_anyway(root_real, real, rules))
-                ):
-                    result.warnings.append(ScanWarning(rel, "symlink-loop", _ALREADY))
-                    continue
-                seen.add(key)
+                stamp = _new_stamp(FileStamp, (st.st_size, st.st_mtime_ns, st.st_ino))
                 if is_note_name(name):
-                    result.warnings.append(ScanWarning(rel, "not-a-file", _FOLDER_NOTE))
-                stack.append((entry.path, rel, real or os.path.join(folder_real, name)))
-                continue
-            if rules.ignored(rel, False) or is_temp_name(name):
-                continue
-            if not _stat.S_ISREG(st.st_mode):
-                result.warnings.append(
-                    ScanWarning(rel, "not-a-file", "not a regular file (a pipe or device); skipped")
-                )
-                continue
-            if is_note_name(name):
-                result.notes[rel] = stamp_of(st)
-                if len(result.notes) == many_at and on_many_call is not None:
-                    on_many_call()
-            else:
-                result.attachments[rel] = stamp_of(st)
+                    notes[rel] = stamp
+                    if len(notes) == many_at and on_many_call is not None:
+                        on_many_call()
+                else:
+                    attachments[rel] = stamp
+        finally:
+            if fd is not None:  # after the entries' ``stat``, which are made relative to it
+                os.close(fd)
     return result
 
 
