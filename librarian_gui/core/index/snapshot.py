@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import repeat
 from pathlib import Path
 from typing import Protocol
 
@@ -165,4 +166,4 @@ class IndexSnapshot:
 
 def unresolved_targets(in_edges: Mapping[str, Mapping[str, int]]) -> int:
     """How many link targets name no file and no concept."""
-    return sum(1 for node in in_edges if node.startswith(UNRESOLVED_PREFIX))
+    return sum(map(str.startswith, in_edges, repeat(UNRESOLVED_PREFIX)))

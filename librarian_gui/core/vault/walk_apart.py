@@ -89,9 +89,10 @@ class WalkApart:
             return None
         try:
             notes, attachments, warnings = marshal.loads(data)
+            new_stamp = tuple.__new__  # a FileStamp without its Python-level ``__new__``
             return WalkResult(
-                {rel: FileStamp(*stamp) for rel, stamp in notes},
-                {rel: FileStamp(*stamp) for rel, stamp in attachments},
+                {rel: new_stamp(FileStamp, stamp) for rel, stamp in notes},
+                {rel: new_stamp(FileStamp, stamp) for rel, stamp in attachments},
                 [ScanWarning(*warning) for warning in warnings],
             )
         except (EOFError, ValueError, TypeError):
