@@ -15,7 +15,9 @@ import datetime as _dt
 import functools
 import gc
 import inspect
+import os
 import shlex
+import signal
 import sys
 import threading
 import uuid
@@ -683,6 +685,7 @@ def serve(
     if index is None:
         _serve_here(open_vault, allow_writes)
         return
+    _stop_on_interrupt(index.close)
     started = _Start(parts=1)
     try:
         server = build_server(Tools(_elsewhere, allow_writes), index)
@@ -692,6 +695,36 @@ def serve(
         server.run("stdio")
     finally:
         index.close()
+
+
+INTERRUPTED_EXIT = 130  # 128 + SIGINT, as a shell reports a command Ctrl+C ended
+
+
+def _stop_on_interrupt(close: Callable[[], None]) -> None:
+    """Ctrl+C (SIGINT) stops the server as its client closing the connection does: the
+    calls under way are answered, the vault is closed (its cache saved), and the process
+    exits with INTERRUPTED_EXIT; a second Ctrl+C ends it at once.
+
+    Without this, a server run by hand at a terminal went on after Ctrl+C: the SDK reads
+    standard input on a thread that no cancellation reaches, and waits for that read to
+    return (the python-sdk's issue 3551), which it does only when the input ends. An agent's
+    client closes the input, so it never saw this; a person trying the server did. Set only
+    from the main thread (the only one a signal handler may be set from)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def stop() -> None:
+        try:
+            close()
+        finally:
+            os._exit(INTERRUPTED_EXIT)  # the SDK's input thread would hold a normal exit
+
+    def interrupted(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a second Ctrl+C: at once
+        print("librarian mcp: interrupted, closing the vault", file=sys.stderr, flush=True)
+        threading.Thread(target=stop, name="librarian-interrupted", daemon=True).start()
+
+    signal.signal(signal.SIGINT, interrupted)
 
 
 def _elsewhere() -> LiveVault:
@@ -728,6 +761,9 @@ class _Loaded:
         return self._vault
 
     def close(self) -> None:
+        """Close the vault, once it has loaded (a load under way finishes first: its
+        threads are joined and its cache saved, not cut off by the process's end)."""
+        self._done.wait()
         if self._vault is not None:
             self._vault.close()
 
@@ -737,6 +773,7 @@ def _serve_here(open_vault: Callable[[], LiveVault], allow_writes: bool) -> None
     is imported on this one."""
     started = _Start()
     loaded = _Loaded()
+    _stop_on_interrupt(loaded.close)
     threading.Thread(
         target=loaded.load, args=(open_vault, started), name="live-load", daemon=True
     ).start()

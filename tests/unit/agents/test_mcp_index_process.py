@@ -3,11 +3,14 @@ server, and a stop of it is said on each call; ``--one-process`` keeps it in the
 
 from __future__ import annotations
 
+import json
 import os
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -139,3 +142,68 @@ def test_one_process_keeps_the_index_in_the_server(vault: Path) -> None:
         assert str(told.value).startswith("Error executing tool neighbors: no note named 'gamma'")
 
     run_agent(vault, scenario, "--one-process")
+
+
+def _spoken(proc: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps(message).encode() + b"\n")
+    proc.stdin.flush()
+
+
+def _heard(proc: subprocess.Popen[bytes], ident: int) -> dict[str, Any]:
+    """The server's answer to request ``ident`` (notifications on the way skipped)."""
+    assert proc.stdout is not None
+    while line := proc.stdout.readline():
+        message = json.loads(line)
+        if message.get("id") == ident:
+            return message  # type: ignore[no-any-return]
+    raise AssertionError(f"the server stopped before answering request {ident}")
+
+
+@pytest.mark.parametrize("mode", [(), ("--one-process",)], ids=["index-process", "one-process"])
+def test_ctrl_c_stops_a_server_whose_input_stays_open(
+    vault: Path, tmp_path: Path, mode: tuple[str, ...]
+) -> None:
+    # A person trying the server at a terminal: its input stays open and Ctrl+C is how it
+    # ends. Before, the server went on until the input closed (the SDK waits for the read
+    # of its input to return).
+    from mcp.types import LATEST_PROTOCOL_VERSION
+
+    repo = Path(__file__).resolve().parents[3]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "librarian_gui.cli", "mcp", str(vault), *mode],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=repo,
+        env={**os.environ, "PYTHONPATH": str(repo), "XDG_CACHE_HOME": str(tmp_path / "cache")},
+    )
+    try:
+        _spoken(proc, {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {},
+            "clientInfo": {"name": "a person", "version": "1"}}})  # fmt: skip
+        assert "result" in _heard(proc, 1)
+        _spoken(proc, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _spoken(proc, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "backlinks", "arguments": {"note": "beta"}}})  # fmt: skip
+        answer = _heard(proc, 2)["result"]
+        assert answer["isError"] is False
+        assert [row["source"] for row in answer["structuredContent"]["backlinks"]] == ["alpha.md"]
+        index = children(proc.pid)
+        assert len(index) == (0 if mode else 1)
+        proc.send_signal(signal.SIGINT)  # the input still open
+        try:
+            code = proc.wait(timeout=60)  # not a timing figure: without the fix, forever
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server went on after Ctrl+C")
+        assert code == 130
+        assert proc.stderr is not None
+        assert b"librarian mcp: interrupted, closing the vault" in proc.stderr.read()
+        assert not any(alive(pid) for pid in index)  # the server waited for it to close
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
