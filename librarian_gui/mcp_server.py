@@ -25,9 +25,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, BinaryIO, Literal, TypeVar
 
-from pydantic import Field, PlainValidator, WithJsonSchema
-from pydantic_core import PydanticCustomError
-
 from . import __version__, mcp_index
 from .core.agents import answers, paging
 from .core.agents.pack_budget import DEFAULT_BUDGET, INDEX_SHARE, MAX_PACK_TOKENS, too_small
@@ -42,6 +39,8 @@ from .core.writing.journal import agent
 from .mcp_errors import ReadOnly, argument_errors, failing_as
 
 if TYPE_CHECKING:  # packs and searches load with the first of them, not with the server
+    from pydantic import Field
+
     from .core.agents.context import ContextPack
 
 INSTRUCTIONS = """\
@@ -55,20 +54,44 @@ RELATED_WAIT = 10.0  # seconds a `related` question waits for the first pass at 
 HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for in full
 HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
-NoteArg = Annotated[str, Field(description="A note's title or vault path, .md optional")]
-Cursor = Annotated[
-    str | None, Field(description="next_cursor of the previous page; omit for the first page")
-]
+
+def argument_types() -> dict[str, Any]:
+    """The tools' argument types (``NoteArg``, ``Cursor``, ``Flag``, pydantic's ``Field``),
+    put among this module's names, where the SDK resolves the tools' annotations (strings):
+    made when a server is built, as they need pydantic. The index process answers the
+    tools but never builds a server, so it never imports pydantic: 0.09-0.13 s of CPU
+    that its load, the start's longest path, waited for when this module imported it."""
+    made = globals().get("_ARGUMENT_TYPES")
+    if made is not None:
+        return made  # type: ignore[no-any-return]
+    from pydantic import Field, PlainValidator, WithJsonSchema
+    from pydantic_core import PydanticCustomError
+
+    def boolean(value: object) -> bool:
+        # Lax validation took "yes", "on", 1 for true: an `overwrite` nobody meant.
+        if isinstance(value, bool):
+            return value
+        raise PydanticCustomError("boolean", "must be true or false (a JSON boolean)")
+
+    made = {
+        "Field": Field,
+        "NoteArg": Annotated[str, Field(description="A note's title or vault path, .md optional")],
+        "Cursor": Annotated[
+            str | None,
+            Field(description="next_cursor of the previous page; omit for the first page"),
+        ],
+        "Flag": Annotated[bool, PlainValidator(boolean), WithJsonSchema({"type": "boolean"})],
+    }
+    globals().update(made, _ARGUMENT_TYPES=made)
+    return made
 
 
-def _boolean(value: object) -> bool:
-    # Lax validation took "yes", "on", 1 for true: an `overwrite` nobody meant.
-    if isinstance(value, bool):
-        return value
-    raise PydanticCustomError("boolean", "must be true or false (a JSON boolean)")
+if TYPE_CHECKING:  # as ``argument_types`` makes them
+    from pydantic import PlainValidator, WithJsonSchema
 
-
-Flag = Annotated[bool, PlainValidator(_boolean), WithJsonSchema({"type": "boolean"})]
+    NoteArg = Annotated[str, Field(description="")]
+    Cursor = Annotated[str | None, Field(description="")]
+    Flag = Annotated[bool, PlainValidator(bool), WithJsonSchema({"type": "boolean"})]
 
 
 class Tools:
@@ -568,6 +591,8 @@ def build_server(tools: Tools, index: mcp_index.IndexProcess | None = None) -> A
     from mcp.server.mcpserver.exceptions import ToolError
     from mcp.types import ToolAnnotations
     from pydantic import ValidationError
+
+    argument_types()  # before the SDK reads the tools' signatures
 
     class Server(MCPServer):
         _arguments: dict[str, list[str]] | None = None  # each tool's, in schema order

@@ -85,6 +85,19 @@ def test_the_index_process_answers_and_leaves_with_the_server(vault: Path) -> No
         time.sleep(0.05)
 
 
+def test_the_index_process_never_loads_pydantic(vault: Path) -> None:
+    # The tools' argument types need pydantic; only the server that registers them does.
+    # Its import is a tenth of a second of the index process's load, the start's longest path.
+    async def scenario(agent: Agent) -> None:
+        await agent.call("neighbors", note="alpha", related=False)
+        server = server_pid()
+        (index,) = children(server)
+        assert "pydantic_core" in Path(f"/proc/{server}/maps").read_text()
+        assert "pydantic_core" not in Path(f"/proc/{index}/maps").read_text()
+
+    run_agent(vault, scenario)
+
+
 def test_the_index_process_saves_its_cache_before_it_leaves(vault: Path) -> None:
     from librarian_gui.core.index import cache
     from librarian_gui.core.index.index import VaultIndex
