@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -356,25 +357,37 @@ def _many_notes(root: Path, count: int) -> None:
     write(root, "bad.md", b"\xff\xfe not utf-8 [[n1]]")
 
 
+@pytest.mark.parametrize("alone", [True, False], ids=["forked", "interpreters"])
 def test_worker_processes_build_the_same_index(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
+    vault: Path, monkeypatch: pytest.MonkeyPatch, alone: bool
 ) -> None:
+    # Forked where the scanning process runs no other thread (the command line), else
+    # started as interpreters (a window, an MCP server's index process).
     from librarian_gui.core.vault import reading
 
     _many_notes(vault, 120)
     monkeypatch.setattr(reading, "POOL_THRESHOLD", 10**9)
     here = VaultIndex.scan(vault, use_cache=False)
     monkeypatch.setattr(reading, "POOL_THRESHOLD", 10)
-    spawned = []
+    monkeypatch.setattr(reading, "_alone", lambda: alone)
+    spawned: list[object] = []
+    forked: list[object] = []
     real_popen = reading.subprocess.Popen
+    real_fork = reading.ForkedWorker.start
 
     def counting_popen(*args: object, **kwargs: object) -> object:
         spawned.append(args)
         return real_popen(*args, **kwargs)  # type: ignore[arg-type]
 
+    def counting_fork(*args: Any) -> object:
+        forked.append(args)
+        return real_fork(*args)
+
     monkeypatch.setattr(reading.subprocess, "Popen", counting_popen)
+    monkeypatch.setattr(reading.ForkedWorker, "start", counting_fork)
     pooled = VaultIndex.scan(vault, use_cache=False)
-    assert len(spawned) >= 2
+    assert len(forked if alone else spawned) >= 2
+    assert not (spawned if alone else forked)
     assert snapshot(pooled) == snapshot(here)
     assert pooled.warnings() == here.warnings()
     assert pooled.notes["bad.md"].lossy is True
