@@ -393,6 +393,22 @@ def test_worker_processes_build_the_same_index(
     assert pooled.notes["bad.md"].lossy is True
 
 
+def test_a_name_key_parse_workers_send_is_held_once(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Each worker's answer is its own copy of every string: a key many notes link by is
+    # interned as it arrives, so the index holds it once and the cache writes it once.
+    from librarian_gui.core.vault import reading
+
+    for i in range(40):
+        write(vault, f"n{i}.md", f"# N{i}\nSee [[Common Ground]] and [[n{(i + 1) % 40}]].\n")
+    monkeypatch.setattr(reading, "POOL_THRESHOLD", 10)
+    index = VaultIndex.scan(vault, use_cache=False)
+    keys = [key for r in index.notes.values() for key in r.link_keys if key == "common ground"]
+    assert len(keys) == 40
+    assert len({id(key) for key in keys}) == 1
+
+
 def test_workers_that_cannot_start_fall_back_to_reading_here(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
