@@ -150,15 +150,18 @@ def read_chunk(root: Path, rels: Sequence[str]) -> list[WorkerResult]:
     return out
 
 
-def _outcome(result: WorkerResult) -> ReadOutcome:
+def _outcome(result: WorkerResult, asked: dict[str, str]) -> ReadOutcome:
+    """A worker's result as a record. A worker's answers share no string with the caller
+    nor with each other: its path becomes the caller's own ``asked`` string (as the walk's
+    paths, the resolver's nodes are), and its link keys are interned (10,000 generated notes:
+    79,000 key strings → 11,000). So the index holds each once, and the cache stream,
+    whose memo goes by object, writes each once (``cache._row``)."""
     rel, row, warning, targets = result
+    rel = asked.get(rel, rel)
     record = None
     if row is not None:
-        # A worker's answers share nothing with each other: each chunk's link keys are
-        # copies. Interned, the index holds each key once (10,000 generated notes: 79,000
-        # key strings → 11,000), and the cache stream writes it once (``cache._row``).
-        *head, keys, blob = row
-        row = (*head, tuple(map(intern, keys)), blob)  # type: ignore[call-overload]
+        _, *head, keys, blob = row
+        row = (rel, *head, tuple(map(intern, keys)), blob)  # type: ignore[call-overload]
         record = record_from_row(row).with_targets(targets)
     return rel, record, ScanWarning(rel, *warning) if warning else None
 
@@ -182,10 +185,11 @@ def read_many(
         pool = None
     if pool is not None:
         delivered: set[str] = set()
+        asked = {rel: rel for rel in pending}
         for results in pool.run(pending):
             for result in results:
                 delivered.add(result[0])
-                yield _outcome(result)
+                yield _outcome(result, asked)
             done += len(results)
             if progress is not None:
                 progress(done)

@@ -393,7 +393,7 @@ def test_worker_processes_build_the_same_index(
     assert pooled.notes["bad.md"].lossy is True
 
 
-def test_a_name_key_parse_workers_send_is_held_once(
+def test_the_strings_parse_workers_send_are_held_once(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Each worker's answer is its own copy of every string: a key many notes link by is
@@ -407,6 +407,11 @@ def test_a_name_key_parse_workers_send_is_held_once(
     keys = [key for r in index.notes.values() for key in r.link_keys if key == "common ground"]
     assert len(keys) == 40
     assert len({id(key) for key in keys}) == 1
+    # and a note's path is one string: its key, its record's path, the node links reach
+    paths = {id(rel) for rel in index.notes if rel == "n1.md"}
+    paths |= {id(r.path) for r in index.notes.values() if r.path == "n1.md"}
+    paths |= {id(t) for targets in index.targets.values() for t in targets if t == "n1.md"}
+    assert len(paths) == 1
 
 
 def test_workers_that_cannot_start_fall_back_to_reading_here(
