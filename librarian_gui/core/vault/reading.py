@@ -66,7 +66,9 @@ _key_memo: dict[str, str] = {}
 
 
 def link_keys_of(targets: Sequence[str]) -> tuple[str, ...]:
-    """The distinct name keys of a note's link targets (targets repeat across a vault)."""
+    """The distinct name keys of a note's link targets (targets repeat across a vault).
+    Interned: every note naming a key holds that one string, whenever it was read (the
+    memo is emptied now and then), and the cache writes it once (``cache._row``)."""
     memo = _key_memo
     if len(memo) > 200_000:
         memo.clear()
@@ -75,7 +77,7 @@ def link_keys_of(targets: Sequence[str]) -> tuple[str, ...]:
         found.discard(None)
         for target in targets:
             if target not in memo:
-                key = memo[target] = name_key(target.strip())
+                key = memo[target] = intern(name_key(target.strip()))
                 found.add(key)
     keys: set[str] = found  # type: ignore[assignment]  # no None left
     return tuple(sorted(keys))

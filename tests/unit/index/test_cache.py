@@ -139,7 +139,15 @@ def test_scan_right_after_a_scan_waits_for_its_cache(vault: Path) -> None:
     assert second.stats()["edges"] == 5
 
 
-def test_a_loaded_cache_holds_each_path_and_name_once(vault: Path) -> None:
+@pytest.mark.parametrize("memo_full", [False, True], ids=["fresh", "key-memo-full"])
+def test_a_loaded_cache_holds_each_path_and_name_once(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, memo_full: bool
+) -> None:
+    if memo_full:  # a long-lived process: the link keys' memo is emptied during the scan
+        from librarian_gui.core.vault import reading
+
+        filler = {f"filler {i}": "" for i in range(199_999)}
+        monkeypatch.setattr(reading, "_key_memo", filler)
     for name in ("a", "b", "c"):
         write(vault, f"{name}.md", "to the [[Hub]] and [[hub]]\n", age=3600)
     write(vault, "hub.md", "# Hub\n", age=3600)
