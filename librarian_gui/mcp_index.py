@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
+from .core.vault.forked import fork_joined
 from .core.vault.reading import read_frame, write_frame
 
 _log = logging.getLogger(__name__)
@@ -55,16 +56,10 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
     stray print can reach the client."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return None
-    down_read, down_write = os.pipe()
-    up_read, up_write = os.pipe()
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    try:
-        pid = os.fork()
-    except OSError:
-        for fd in (down_read, down_write, up_read, up_write):
-            os.close(fd)
+    joined = fork_joined()
+    if joined is None:
         return None
+    pid, from_other, to_other = joined
     if pid == 0:  # the child: never returns into the caller's code
         status = 0
         try:
@@ -72,13 +67,11 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
             # of the pipes, not a signal, ends this one, so it never leaves a server
             # running without its index.
             signal.signal(signal.SIGINT, signal.SIG_IGN)
-            os.close(down_write)
-            os.close(up_read)
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(2, 1)
             os.close(null)
-            with os.fdopen(down_read, "rb") as calls, os.fdopen(up_write, "wb") as answers:
+            with os.fdopen(from_other, "rb") as calls, os.fdopen(to_other, "wb") as answers:
                 run(calls, answers)
             # As the interpreter's own exit would: a cache still being saved is finished.
             for thread in threading.enumerate():
@@ -92,9 +85,7 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
                 with contextlib.suppress(OSError, ValueError):
                     stream.flush()
             os._exit(status)
-    os.close(down_read)
-    os.close(up_write)
-    return IndexProcess(pid, os.fdopen(down_write, "wb"), os.fdopen(up_read, "rb"))
+    return IndexProcess(pid, os.fdopen(to_other, "wb"), os.fdopen(from_other, "rb"))
 
 
 @dataclass

@@ -28,6 +28,7 @@ from ..parse.records import (
     parse_warning_kind,
 )
 from .files import read_note
+from .forked import fork_joined
 from .walk_apart import worker_env
 
 # Below this many notes a process pool costs more (start-up, transfer) than it saves.
@@ -311,31 +312,23 @@ class ForkedWorker:
         pool's workers so far, whose pipes the new one must not hold open."""
         from . import parse_worker
 
-        calls_read, calls_write = os.pipe()
-        answers_read, answers_write = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (calls_read, calls_write, answers_read, answers_write):
-                os.close(fd)
+        joined = fork_joined()
+        if joined is None:
             return None
+        pid, from_other, to_other = joined
         if pid == 0:  # the worker: never returns into the caller's code
             code = 1
             try:
-                os.close(calls_write)
-                os.close(answers_read)
                 for other in others:  # a worker ends when its own pipes close
                     for stream in (other.stdin, other.stdout):
                         if stream is not None:
                             os.close(stream.fileno())
-                with os.fdopen(calls_read, "rb") as calls, os.fdopen(answers_write, "wb") as out:
+                with os.fdopen(from_other, "rb") as calls, os.fdopen(to_other, "wb") as out:
                     parse_worker.serve(root, step, calls, out)
                 code = 0
             finally:
                 os._exit(code)  # no atexit, no flush of the caller's buffers
-        os.close(calls_read)
-        os.close(answers_write)
-        return cls(pid, os.fdopen(calls_write, "wb"), os.fdopen(answers_read, "rb"))
+        return cls(pid, os.fdopen(to_other, "wb"), os.fdopen(from_other, "rb"))
 
     def wait(self) -> int:
         if self.returncode is None:
