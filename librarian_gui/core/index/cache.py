@@ -283,10 +283,11 @@ def _row(
     and its link counts. A string the stream meets again as the same object is written as a
     reference to it and loads as that one object, however many notes name it: the index
     shares its strings already (paths and nodes are the walk's and the resolver's, a parse
-    worker's link keys are interned as they arrive, ``reading._outcome``), so they are not
-    interned again here: at 10,000 notes that was half of a save's 0.44-0.48 s of CPU,
-    for 13 % less file. Strings an update parsed since may be equal copies: each is then
-    written again, which costs a few bytes and loads as an equal string."""
+    worker's paths and link keys are made the caller's and interned as they arrive,
+    ``reading._outcome``), so they are not interned again here: at 10,000 notes that was
+    half of a save's 0.44-0.61 s of CPU, for the same file. Strings an update parsed since
+    may be equal copies: each is then written again, which costs a few bytes and loads as
+    an equal string."""
     _, *rest, blob = record_row(record)
     return ((record.path, *rest, blob), targets, _counts(out_edges))
 
