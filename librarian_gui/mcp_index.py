@@ -19,7 +19,6 @@ import logging
 import os
 import pickle
 import signal
-import sys
 import threading
 import traceback
 from collections.abc import Callable
@@ -56,12 +55,8 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
     stray print can reach the client."""
     if not hasattr(os, "fork") or threading.active_count() > 1:
         return None
-    joined = fork_joined()
-    if joined is None:
-        return None
-    pid, from_other, to_other = joined
-    if pid == 0:  # the child: never returns into the caller's code
-        status = 0
+
+    def child(calls: BinaryIO, answers: BinaryIO) -> None:
         try:
             # A Ctrl+C in a terminal reaches every process of the group: the server's end
             # of the pipes, not a signal, ends this one, so it never leaves a server
@@ -71,20 +66,19 @@ def start(run: Callable[[BinaryIO, BinaryIO], None]) -> IndexProcess | None:
             os.dup2(null, 0)
             os.dup2(2, 1)
             os.close(null)
-            with os.fdopen(from_other, "rb") as calls, os.fdopen(to_other, "wb") as answers:
-                run(calls, answers)
+            run(calls, answers)
             # As the interpreter's own exit would: a cache still being saved is finished.
             for thread in threading.enumerate():
                 if thread is not threading.current_thread() and not thread.daemon:
                     thread.join()
         except BaseException:
             traceback.print_exc()
-            status = 1
-        finally:
-            for stream in (sys.stdout, sys.stderr):
-                with contextlib.suppress(OSError, ValueError):
-                    stream.flush()
-            os._exit(status)
+            raise
+
+    joined = fork_joined(child)
+    if joined is None:
+        return None
+    pid, from_other, to_other = joined
     return IndexProcess(pid, os.fdopen(to_other, "wb"), os.fdopen(from_other, "rb"))
 
 

@@ -55,15 +55,13 @@ HEALTH_ROWS = 50  # rows of each of index_health's lists but the one asked for i
 HEALTH_LISTS = ("unlisted", "dead_links", "text_entries", "missing_entries")
 
 
+@functools.cache
 def argument_types() -> dict[str, Any]:
     """The tools' argument types (``NoteArg``, ``Cursor``, ``Flag``, pydantic's ``Field``),
     put among this module's names, where the SDK resolves the tools' annotations (strings):
     made when a server is built, as they need pydantic. The index process answers the
     tools but never builds a server, so it never imports pydantic: 0.09-0.13 s of CPU
     that its load, the start's longest path, waited for when this module imported it."""
-    made = globals().get("_ARGUMENT_TYPES")
-    if made is not None:
-        return made  # type: ignore[no-any-return]
     from pydantic import Field, PlainValidator, WithJsonSchema
     from pydantic_core import PydanticCustomError
 
@@ -82,7 +80,7 @@ def argument_types() -> dict[str, Any]:
         ],
         "Flag": Annotated[bool, PlainValidator(boolean), WithJsonSchema({"type": "boolean"})],
     }
-    globals().update(made, _ARGUMENT_TYPES=made)
+    globals().update(made)
     return made
 
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from sys import intern
-from typing import IO
+from typing import IO, BinaryIO
 
 from ..parse.parser import parse_date_text, parse_note
 from ..parse.records import (
@@ -312,22 +312,17 @@ class ForkedWorker:
         pool's workers so far, whose pipes the new one must not hold open."""
         from . import parse_worker
 
-        joined = fork_joined()
+        def child(calls: BinaryIO, out: BinaryIO) -> None:
+            for other in others:  # a worker ends when its own pipes close
+                for stream in (other.stdin, other.stdout):
+                    if stream is not None:
+                        os.close(stream.fileno())
+            parse_worker.serve(root, step, calls, out)
+
+        joined = fork_joined(child)
         if joined is None:
             return None
         pid, from_other, to_other = joined
-        if pid == 0:  # the worker: never returns into the caller's code
-            code = 1
-            try:
-                for other in others:  # a worker ends when its own pipes close
-                    for stream in (other.stdin, other.stdout):
-                        if stream is not None:
-                            os.close(stream.fileno())
-                with os.fdopen(from_other, "rb") as calls, os.fdopen(to_other, "wb") as out:
-                    parse_worker.serve(root, step, calls, out)
-                code = 0
-            finally:
-                os._exit(code)  # no atexit, no flush of the caller's buffers
         return cls(pid, os.fdopen(to_other, "wb"), os.fdopen(from_other, "rb"))
 
     def wait(self) -> int:
