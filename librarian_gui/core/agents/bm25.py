@@ -47,6 +47,7 @@ class BM25:
         self._postings: dict[str, list[tuple[int, int]]] = {}
         self._vault = vault
         self._vault_df: dict[str, int] = {}
+        self._vocabulary: list[str] | None = None
         if vault is not None and vault.size >= self.size:
             self.size, self.mean_length = vault.size, vault.mean_length
         else:
@@ -63,6 +64,22 @@ class BM25:
             )
             self._postings[term] = found
         return found
+
+    def held(self, term: str) -> int:
+        """How many documents hold ``term``: of these, or of the larger set when given."""
+        df = self._held.get(term, 0)
+        if df or self._vault is None:
+            return df
+        known = self._vault_df.get(term)
+        if known is None:
+            known = self._vault_df[term] = self._vault.df(term)
+        return known
+
+    def vocabulary(self) -> list[str]:
+        """Every term these documents hold, sorted (made once, when first asked)."""
+        if self._vocabulary is None:
+            self._vocabulary = sorted(self._held)
+        return self._vocabulary
 
     def idf(self, term: str) -> float:
         df = self._held.get(term, 0)

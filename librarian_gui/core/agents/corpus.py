@@ -19,6 +19,7 @@ from ..index.snapshot import IndexIdentity, IndexView
 from ..parse.records import FileStamp
 from ..search.postings import FRESH_LEAST, NoteTerms, VaultStats
 from ..text.analyzer import terms
+from ..text.forms import vault_form
 from ..writing.safewrite import atomic_write
 from .bm25 import BM25
 from .passages import Passage, split_passages
@@ -114,6 +115,20 @@ class Corpus:
             passage_speakers,
             frozenset().union(*passage_speakers),
         )
+
+    def in_vault(self, query: Sequence[str]) -> list[str]:
+        """``query``'s terms, each the corpus never uses replaced by the form of it that the
+        corpus uses (``forms.vault_form``: "decid" by "decide", "funraiser" by
+        "fundraiser"), when it has one."""
+        held = self.note_bm25.held
+        if all(held(t) for t in query):
+            return list(query)
+        vocabulary = self.note_bm25.vocabulary()
+        out = []
+        for t in query:
+            found = vault_form(t, held, vocabulary)
+            out.append(t if found is None else found)
+        return out
 
     def split_names(self, query: Sequence[str]) -> tuple[list[str], frozenset[str]]:
         """The query's terms that are evidence, and the speakers it names. Names are not

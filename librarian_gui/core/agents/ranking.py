@@ -117,7 +117,7 @@ def score_passages(
     related: RelatedIndex | None,
 ) -> list[tuple[float, int, tuple[str, ...]]]:
     """(score, passage index, reasons) of every passage worth packing, best first."""
-    q_terms, people = corpus.split_names(terms(query))
+    q_terms, people = corpus.split_names(corpus.in_vault(terms(query)))
     spelled = {
         p: CONCEPT_WEIGHT * s
         for p, s in concept_scores(
@@ -216,7 +216,7 @@ def answers_well(index: IndexView, corpus: Corpus, query: str) -> bool:
     well. A query of stop words only matches nothing, unless it names a note."""
     if not query.strip():
         return True  # nothing asked: the newest notes are the answer
-    evidence, people = corpus.split_names(terms(query))
+    evidence, people = corpus.split_names(corpus.in_vault(terms(query)))
     q_terms = list(dict.fromkeys(evidence))
     if not q_terms:
         return bool(name_scores(index, corpus.notes, query))
@@ -514,7 +514,7 @@ def ranked_notes(
             top_passage[n] = (p, reasons)
     whole = _scaled(
         _added(
-            corpus.note_bm25.scores(corpus.split_names(terms(query))[0]),
+            corpus.note_bm25.scores(corpus.split_names(corpus.in_vault(terms(query)))[0]),
             _note_concepts(index, corpus, query),
         )
     )

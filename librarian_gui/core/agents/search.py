@@ -176,7 +176,7 @@ def search_notes(
     wide = max(CANDIDATES // 2, SEARCH_CANDIDATES * limit)
     corpus = Corpus.build(index, text_of, notes, q_terms, keep=named, limit=wide)
     scores, tops = ranked_notes(index, corpus, query)
-    evidence = corpus.split_names(q_terms)[0]
+    evidence = corpus.split_names(corpus.in_vault(q_terms))[0]
     if not query.strip():
         row = {rel: i for i, rel in enumerate(corpus.notes)}
         order = [

@@ -26,6 +26,16 @@ def test_text_match_ranks_and_skips_non_matching(agent_vault: Path) -> None:
     assert _search(agent_vault, "nothing-like-this") == []
 
 
+def test_a_word_the_vault_writes_in_another_form_or_misspelled(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("The colleague stayed home.\n", encoding="utf-8")
+    (tmp_path / "z.md").write_text("The colleague invited him along.\n", encoding="utf-8")
+    (tmp_path / "m.md").write_text("A fundraiser for the shelter.\n", encoding="utf-8")
+    # "invite" folds to itself and "invited" to "invit": the vault's form is taken, so
+    # z.md comes before a.md, which only shares "colleague" (a tie would go to the path)
+    assert _search(tmp_path, "what did the colleague invite him to") == ["z.md", "a.md"]
+    assert _search(tmp_path, "the funraiser") == ["m.md"]  # a letter left out
+
+
 def test_tag_filter_takes_nested_tags_not_prefixes(agent_vault: Path) -> None:
     # pie.md: alpha/beta (nested); b/2026-02-10: #alpha; bb/tart.md: #alphabet (not alpha)
     assert sorted(_search(agent_vault, "apple", tag="alpha")) == ["b/2026-02-10.md", "pie.md"]
