@@ -9,7 +9,8 @@ question's words spread over consecutive turns count together), raised by its no
 answers the match's question or points back to it; speaker names are not evidence but
 prefer that speaker's lines; the best notes lift the notes they link, share a concept with
 or are related to; and a question about time lifts passages saying when, the lines that
-are only a date above a match, and notes dated as asked."""
+are only a date above a match, and notes dated as asked (the month or year it names, and
+most the notes dated nearest a day it names)."""
 
 from __future__ import annotations
 
@@ -53,6 +54,8 @@ ANSWER_WEIGHT = 0.7  # … and one answering its question or pointing back to it
 TIME_BOOST = 0.3  # a question about time: passages saying when grow by this share
 DATELINE_WEIGHT = 0.7  # … and a line that is only a date takes this much of a match it dates
 DATE_BOOST = 0.5  # … and the notes dated in the month or year it names, by this one
+DAY_BOOST = 0.5  # … and the notes dated nearest a day it names (within DAY_SPAN), by this one
+DAY_SPAN = 7
 DATELINE_CHARS = 100  # a dateline is a passage this long at most
 GRAPH_BOOST = 0.3  # notes linked to, sharing a concept with or related to the best notes
 NAME_WEIGHT = 0.5  # a note named by the query: each of its passages scores this much at least
@@ -138,6 +141,7 @@ def score_passages(
         notes = {n: s / top_note for n, s in notes.items()}
     near = _graph_neighbours(index, corpus, notes, related)
     dated = _dated_notes(corpus, query) if timed else set()
+    on_day = _day_notes(corpus, query) if timed else set()
     dating = _datelines(corpus, base) if timed else {}
     out = []
     for p, passage in enumerate(corpus.passages):
@@ -194,6 +198,9 @@ def score_passages(
         if n in dated:
             boost += DATE_BOOST
             reasons.append("dated as asked")
+        if n in on_day:
+            boost += DAY_BOOST
+            reasons.append("dated nearest the day asked")
         out.append((score * boost, p, tuple(reasons)))
     out.sort(
         key=lambda item: (-item[0], corpus.passages[item[1]].note, corpus.passages[item[1]].first)
@@ -475,6 +482,32 @@ def _graph_neighbours(
                 if found.note in row and row[found.note] not in seeds:
                     near.setdefault(row[found.note], f"related to {rel}")
     return near
+
+
+def _day_notes(corpus: Corpus, query: str) -> set[int]:
+    """The notes dated nearest a day the query names ("on 3 June, 2023", "May 23"), at
+    most ``DAY_SPAN`` days from it: a diary's entry of that day, or the first written
+    about it. A day named without its year is looked for in each year the notes span."""
+    out: set[int] = set()
+    years = sorted({d.year for d in corpus.dates})
+    for m in _DAY_MONTH.finditer(query):
+        written = m.group("m") or m.group("m2")
+        if written == "may":
+            continue  # the verb ("they may 2 …"); the month is written May
+        day = int(m.group("d") or m.group("d2"))
+        month = _MONTHS.index(written.casefold()[:3]) + 1
+        asked = []
+        for year in [int(m.group("y"))] if m.group("y") else years:
+            try:
+                asked.append(_dt.date(year, month, day))
+            except ValueError:
+                continue
+        for when in asked:
+            gaps = {n: abs((d - when).days) for n, d in enumerate(corpus.dates)}
+            near = min(gaps.values(), default=DAY_SPAN + 1)
+            if near <= DAY_SPAN:
+                out.update(n for n, gap in gaps.items() if gap == near)
+    return out
 
 
 def _dated_notes(corpus: Corpus, query: str) -> set[int]:

@@ -94,6 +94,19 @@ def test_question_naming_a_month_raises_notes_of_that_month(vault: Path) -> None
     assert "dated as asked" in pack.passages[0].reasons
 
 
+def test_question_naming_a_day_raises_the_note_dated_nearest_it(vault: Path) -> None:
+    write(vault, "d/2026-05-02.md", "apple harvest notes\n")
+    write(vault, "d/2026-05-20.md", "apple harvest notes\n")
+    pack = _pack(vault, "the apple harvest on 19 May, 2026", 1000)
+    # both are of May 2026; the 20th is a day from the 19th, the 2nd 17 days
+    assert [p.passage.note for p in pack.passages] == ["d/2026-05-20.md", "d/2026-05-02.md"]
+    assert "dated nearest the day asked" in pack.passages[0].reasons
+    assert "dated nearest the day asked" not in pack.passages[1].reasons
+    far = _pack(vault, "the apple harvest on May 30", 1000)  # 10 days from the nearest
+    assert all("dated nearest the day asked" not in p.reasons for p in far.passages)
+    assert [p.passage.note for p in far.passages] == ["d/2026-05-02.md", "d/2026-05-20.md"]
+
+
 def test_linked_note_of_a_best_note_is_raised(vault: Path) -> None:
     # the three best notes (a, d, e) are the seeds; c, linked from a, passes b, its twin
     write(vault, "a.md", "kiwi kiwi kiwi, see [[c]]\n")
