@@ -93,6 +93,9 @@ def assert_same_as_fresh_scan(index: VaultIndex) -> None:
 # -- a hung test fails the run with every thread's stack, instead of stalling CI ------------
 
 HANG_SECONDS = float(os.environ.get("LIBRARIAN_TEST_HANG_SECONDS", "240"))
+# The run's own output: standard output, but in a pytest-xdist worker standard error, as
+# execnet keeps the worker's standard output for its channel and points fd 1 at /dev/null.
+_RUN_OUTPUT = 2 if os.environ.get("PYTEST_XDIST_WORKER") else 1
 
 
 class _HangWatch:
@@ -114,6 +117,7 @@ class _HangWatch:
                 str(HANG_SECONDS),
             ],
             stdin=subprocess.PIPE,
+            stdout=_RUN_OUTPUT,
         )
         # After Python joined the threads that are not daemons (watched: "exit"), before
         # the interpreter goes: the watchdog's input closes, and it ends.
@@ -148,14 +152,14 @@ _watch = _HangWatch()
 
 @pytest.hookimpl(trylast=True)  # after pytest's faulthandler plugin, which it overrides
 def pytest_configure(config: pytest.Config) -> None:
-    """Start the watchdog, and point faulthandler at the run's real standard output: pytest's
-    plugin points it at the capture's file, lost when the watchdog aborts the run (and CI
-    may keep only the standard output)."""
+    """Start the watchdog, and point faulthandler at the run's real output (``_RUN_OUTPUT``):
+    pytest's plugin points it at the capture's file, lost when the watchdog aborts the run
+    (and CI may keep only what the run prints)."""
     capture = config.pluginmanager.getplugin("capturemanager")
     if capture is not None:
         capture.suspend_global_capture(in_=False)
     try:
-        faulthandler.enable(file=os.dup(1), all_threads=True)
+        faulthandler.enable(file=os.dup(_RUN_OUTPUT), all_threads=True)
         _watch.start()
     finally:
         if capture is not None:
