@@ -28,6 +28,9 @@ class Inbox:
         self._moves: list[tuple[str, str]] = []
         self._events = 0
         self._dictionary = False  # the dictionary outside the vault changed
+        # Taken by ``take`` and not read yet (``reading``): with the waiting ones, what an
+        # answer does not see yet, told at once (a change is never in neither).
+        self._taken: tuple[str, ...] = ()
         self._lock = threading.Lock()
         self.wake = threading.Event()
         self.lost = threading.Event()  # the folder was deleted, or the runtime closed
@@ -65,11 +68,28 @@ class Inbox:
         with self._lock:
             return tuple(self._pending)
 
+    def unseen(self) -> tuple[str, ...]:
+        """The paths an answer does not see yet: those waiting, then those taken and not
+        read yet (``reading``), each once."""
+        with self._lock:
+            return tuple(dict.fromkeys((*self._pending, *self._taken)))
+
+    @property
+    def taken(self) -> tuple[str, ...]:
+        """The paths of the batch under way not read yet."""
+        return self._taken
+
     def take(self) -> FileBatch:
         with self._lock:
             batch = FileBatch(tuple(self._pending), tuple(self._moves), self._events)
             self._pending, self._moves, self._events = {}, [], 0
+            self._taken = batch.paths
         return batch
+
+    def reading(self, paths: tuple[str, ...]) -> None:
+        """What is left to read of the batch taken (``()``: all of it read, or given up)."""
+        with self._lock:
+            self._taken = paths
 
 
 class VaultHandler(FileSystemEventHandler):

@@ -126,9 +126,10 @@ class LiveVault:
     def fresh(self) -> tuple[str, ...]:
         """Make the index current for a question: raise ``VaultGone`` when no folder is at
         the vault's path, open the folder anew when it is another one, then apply every
-        queued change. One ``stat`` when nothing of that happened. Returns the vault paths
-        the answer will not see yet: changes too large to read before answering
-        (``FRESH_BYTES``), being read by the update thread meanwhile."""
+        queued change, waiting for a small batch the update thread is reading (an agent's
+        write is in its next answer). One ``stat`` when nothing of that happened. Returns
+        the vault paths the answer will not see yet: changes too large to read before
+        answering (``FRESH_PATHS``, ``FRESH_BYTES``), read by the update thread meanwhile."""
         return self.following().fresh()
 
     def following(self) -> _Opening:
@@ -271,13 +272,15 @@ class _Opening:
 
     def fresh(self) -> tuple[str, ...]:
         updater = self.updater
-        if not updater.inbox.waiting():
-            return updater.applying
-        waiting = updater.inbox.peek()
-        applying = updater.applying
-        if applying or len(waiting) > FRESH_PATHS or self._unread_bytes(waiting) > FRESH_BYTES:
+        unseen = updater.inbox.unseen()  # waiting, or taken by the update thread, not read
+        if not unseen and not updater.inbox.waiting():  # (waiting: the dictionary too)
+            return ()
+        if len(unseen) > FRESH_PATHS or self._unread_bytes(unseen) > FRESH_BYTES:
             updater.flush()  # the update thread reads them now; the question goes on
-            return tuple(dict.fromkeys((*applying, *waiting)))
+            return unseen
+        # Small: read before the answer, read-your-writes. A batch the update thread took
+        # already (its wait for quiet may end first on a busy machine) is waited for, then
+        # what waits is applied here.
         updater.apply()
         return ()
 

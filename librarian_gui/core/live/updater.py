@@ -166,7 +166,6 @@ class VaultUpdater:
         self._prepare_after = prepare_after
         self._due: dict[str, float] = {}
         self._updating = threading.Lock()  # one batch applied at a time
-        self._applying: tuple[str, ...] = ()  # the paths of the batch under way, not yet read
         self._rescan: tuple[str, ...] | None = None  # a scan asked for, with these exclusions
         self._flush = threading.Event()  # apply what came without waiting for quiet
         self._stop = threading.Event()
@@ -252,7 +251,7 @@ class VaultUpdater:
     @property
     def applying(self) -> tuple[str, ...]:
         """The paths of the batch being applied that are not read yet."""
-        return self._applying
+        return self.inbox.taken
 
     def apply(self) -> None:
         """Apply every change that came, in the calling thread (after the one under way)."""
@@ -260,23 +259,22 @@ class VaultUpdater:
             index = self.index
             if index is None:
                 return  # the scan to come reads them
-            batch = self.inbox.take()
-            reload = self.inbox.take_dictionary()
-            if not batch.paths and not reload:
-                return
-            self.listener.batch_taken(batch)
-            if reload or self._dictionary_rel in batch.paths:
-                self.listener.dictionary_changed()
-            pieces = chunks(batch) if batch.paths else []
-            self._applying = batch.paths
+            batch = self.inbox.take()  # its paths unseen until read (``Inbox.unseen``)
             try:
+                reload = self.inbox.take_dictionary()
+                if not batch.paths and not reload:
+                    return
+                self.listener.batch_taken(batch)
+                if reload or self._dictionary_rel in batch.paths:
+                    self.listener.dictionary_changed()
+                pieces = chunks(batch) if batch.paths else []
                 for done, piece in enumerate(pieces):
                     self._apply_piece(index, batch, piece)
-                    self._applying = tuple(p for rest in pieces[done + 1 :] for p in rest)
+                    self.inbox.reading(tuple(p for rest in pieces[done + 1 :] for p in rest))
                 if reload:
                     self._reload(index)
             finally:
-                self._applying = ()
+                self.inbox.reading(())
             self.listener.batch_done()
 
     def close(self) -> None:

@@ -186,7 +186,8 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     )
     # A small change: read before the question is answered. The update thread is held
     # while the question looks (else the watcher's own event may have it take the change
-    # first, and the question rightly names it as under way): the question applies it.
+    # first, and the question waits for that batch: the test below): the question applies
+    # it itself.
     write(live.root, "small.md", "# Small\n[[alpha]]\n")
     with opening.updater._updating:
         live.changed(["small.md"])
@@ -196,6 +197,43 @@ def test_a_question_is_not_held_up_by_a_large_change_being_read(live: LiveVault)
     asking.join(DEADLINE)
     assert answered[-1] == ()
     assert "small.md" in live.index.notes
+
+
+def test_a_question_waits_for_a_small_change_the_update_thread_is_reading(
+    live: LiveVault,
+) -> None:
+    """Read-your-writes: an agent writes a note and asks at once, and the update thread has
+    taken the change first (on a loaded machine its wait for quiet ended before the
+    question came). The change is small: the question waits for that batch and sees the
+    note, rather than answering without it (a two-process test run caught that)."""
+    updater = live._opening.updater
+    eventually(lambda: not updater.applying and not updater.inbox.waiting(), "idle")
+    entered, release = threading.Event(), threading.Event()
+    read_piece = updater._apply_piece
+
+    def held(*args: object) -> None:
+        entered.set()
+        release.wait(DEADLINE)
+        read_piece(*args)  # type: ignore[arg-type]
+
+    updater._apply_piece = held  # type: ignore[method-assign]
+    try:
+        write(live.root, "small.md", "# Small\n[[alpha]]\n")
+        live.changed(["small.md"])
+        updater.flush()  # the update thread takes it now, and is held reading it
+        assert entered.wait(DEADLINE)
+        answered: list[tuple[str, ...]] = []
+        asking = threading.Thread(target=lambda: answered.append(live.fresh()))
+        asking.start()
+        eventually(lambda: _waits_in_apply(asking), "the question waits for the batch")
+        assert "small.md" not in live.index.notes and answered == []
+        release.set()
+        asking.join(DEADLINE)
+        assert answered == [()]
+        assert "small.md" in live.index.notes
+    finally:
+        release.set()
+        del updater._apply_piece
 
 
 def _waits_in_apply(thread: threading.Thread) -> bool:
