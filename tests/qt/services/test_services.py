@@ -245,10 +245,10 @@ def test_background_loops_hold_back_until_the_last_piece_of_a_checkout(
     quiet, updater = model._quiet, model._updater
     # As the updater leaves things between two pieces: one applied, more to apply.
     quiet.arrived()
-    updater._applying = ("co-150.md", "co-151.md")
+    updater.inbox.reading(("co-150.md", "co-151.md"))
     model._on_updater_updated(updates[0])
     assert quiet._until - time.monotonic() > HOLD_AFTER_BATCH / 2  # still held back
     # The last piece is out: loops go on shortly.
-    updater._applying = ()
+    updater.inbox.reading(())
     model._on_updater_updated(updates[0])
     assert quiet._until - time.monotonic() <= HOLD_AFTER_UPDATE
