@@ -55,6 +55,9 @@ class Corpus:
     # ``speakers``), and every such term of the corpus.
     passage_speakers: list[frozenset[str]] = field(repr=False, default_factory=list)
     speaker_terms: frozenset[str] = frozenset()
+    # ``in_vault``'s answers, per term: a question's terms are read by its passages' score,
+    # its notes' and whether it is answered well, each asking again.
+    _forms: dict[str, str] = field(repr=False, default_factory=dict)
 
     @classmethod
     def build(
@@ -120,14 +123,14 @@ class Corpus:
         """``query``'s terms, each the corpus never uses replaced by the form of it that the
         corpus uses (``forms.vault_form``: "decid" by "decide", "funraiser" by
         "fundraiser"), when it has one."""
-        held = self.note_bm25.held
-        if all(held(t) for t in query):
-            return list(query)
-        vocabulary = self.note_bm25.vocabulary()
+        held, forms = self.note_bm25.held, self._forms
         out = []
         for t in query:
-            found = vault_form(t, held, vocabulary)
-            out.append(t if found is None else found)
+            form = forms.get(t)
+            if form is None:
+                found = None if held(t) else vault_form(t, held, self.note_bm25.vocabulary())
+                form = forms[t] = t if found is None else found
+            out.append(form)
         return out
 
     def split_names(self, query: Sequence[str]) -> tuple[list[str], frozenset[str]]:
