@@ -217,10 +217,10 @@ _ANAPHOR = re.compile(
 
 def answers_well(index: IndexView, corpus: Corpus, query: str) -> bool:
     """Whether anything in ``corpus`` answers ``query`` well: a query naming only speakers,
-    a note named by it, or one
-    passage or note holding ``WELL_COVERED`` of what its words weigh (their idf over the
-    passages; a word the vault never uses weighs the most). An empty query lists notes:
-    well. A query of stop words only matches nothing, unless it names a note."""
+    a note named by it, or one passage or note holding ``WELL_COVERED`` of what its words
+    weigh (their idf over the passages, each word as the vault writes it: ``in_vault``; a
+    word the vault uses in no form weighs the most). An empty query lists notes: well. A
+    query of stop words only matches nothing, unless it names a note."""
     if not query.strip():
         return True  # nothing asked: the newest notes are the answer
     evidence, people = corpus.split_names(corpus.in_vault(terms(query)))
