@@ -64,10 +64,6 @@ class Inbox:
         with self._lock:
             return bool(self._pending) or self._dictionary
 
-    def peek(self) -> tuple[str, ...]:
-        with self._lock:
-            return tuple(self._pending)
-
     def unseen(self) -> tuple[str, ...]:
         """The paths an answer does not see yet: those waiting, then those taken and not
         read yet (``reading``), each once."""
