@@ -8,6 +8,7 @@ import atexit
 import contextlib
 import faulthandler
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from librarian_gui.core.index.index import VaultIndex
 # CI shares the machine's ~/.cache and ~/.config with everyone's runs: every test run gets
 # its own, so no run reads another's cache or settings.
 _XDG = Path(tempfile.mkdtemp(prefix="librarian-tests-xdg-"))
+atexit.register(shutil.rmtree, _XDG, ignore_errors=True)  # registered first: runs last
 for _name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
     os.environ[_name] = str(_XDG / _name.lower())
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
