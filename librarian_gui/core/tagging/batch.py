@@ -31,6 +31,8 @@ import numpy as np
 from ..backlinks.unlinked import EXCLUDED_PATTERNS, PATH_SEPARATORS
 from ..concepts.dictionary import fold
 from ..parse.parser import mask_note
+from ..text.analyzer import SPACED_WORD_CHAR
+from ..text.lazy_pattern import lazy_pattern
 from .matching import (
     WIKI_TARGET,
     AliasMatcher,
@@ -48,7 +50,6 @@ MAX_JOINED = 1 << 20  # a longer note goes through find_occurrences: no arrays i
 MAX_HASHED = 256  # longer aliases go through the automaton
 _BASE = 0x9E3779B97F4A7C15  # odd, so it has an inverse modulo 2**64
 _INVERSE = pow(_BASE, -1, 1 << 64)
-_MASK64 = (1 << 64) - 1
 _SLOTS = 1 << 18  # entries of the direct lookup table on a hash's low bits
 _WIDEST = 1 << 24  # sort key: start, then longest first (no alias is 16 M characters)
 _DENSE_FIRST = 1 << 21  # (notes × concepts) of a piece up to which a table finds firsts
@@ -105,24 +106,31 @@ class _Powers:
 _POWERS = _Powers()
 
 
-def _hash(key: str) -> int:
-    """The hash the word runs get: sum of ord(c) * _BASE**i modulo 2**64."""
-    value = 0
-    power = 1
-    for char in key:
-        value = (value + ord(char) * power) & _MASK64
-        power = (power * _BASE) & _MASK64
-    return value
+def hashes(keys: Sequence[str]) -> np.ndarray:
+    """The hash each key's word run gets, at once: sum of ord(c) * _BASE**i modulo 2**64
+    (uint64 arithmetic wraps as the hash does). A loop per character took 1.3 s for the
+    180,000 aliases of a 90,000-concept dictionary."""
+    out = np.zeros(len(keys), dtype=np.uint64)
+    lengths = np.fromiter(map(len, keys), dtype=np.int64, count=len(keys))
+    some = np.flatnonzero(lengths)
+    if not len(some):
+        return out
+    lengths = lengths[some]
+    joined = "".join(keys[i] for i in some.tolist())
+    codes = np.frombuffer(joined.encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    starts = np.cumsum(lengths) - lengths
+    offsets = np.arange(len(codes), dtype=np.int64) - np.repeat(starts, lengths)
+    up, _ = _POWERS.get(int(lengths.max()))
+    out[some] = np.add.reduceat(codes.astype(np.uint64) * up[offsets], starts)
+    return out
 
 
-def _word_count(key: str) -> int:
-    runs = 0
-    inside = False
-    for char in key:
-        word = is_word_char(char)
-        runs += word and not inside
-        inside = word
-    return runs
+_WORD_RUN = lazy_pattern(SPACED_WORD_CHAR + "+")
+
+
+def word_count(key: str) -> int:
+    """How many runs of letters and digits of spaced scripts ``key`` holds."""
+    return len(_WORD_RUN.findall(key))
 
 
 class BatchMatcher:
@@ -153,11 +161,13 @@ class BatchMatcher:
         self._slow_patterns: list[Pattern] = []
         self._patterns = patterns
         concept_of = []
-        for number, (key, pattern) in enumerate(zip(matcher.keys, patterns, strict=True)):
+        keys = matcher.keys
+        values = hashes([key if len(key) <= MAX_HASHED else "" for key in keys]).tolist()
+        for number, (key, pattern) in enumerate(zip(keys, patterns, strict=True)):
             simple, aliases = pattern
             concept_of.append(self.index[simple[0]] if simple is not None else -1)
-            words = _word_count(key)
-            value = _hash(key)
+            words = word_count(key)
+            value = values[number]
             if (
                 len(key) <= MAX_HASHED
                 and is_word_char(key[0])
@@ -174,14 +184,18 @@ class BatchMatcher:
         for words, table in sorted(hashed.items()):
             if not table:
                 continue
-            values = np.array(sorted(table), dtype=np.uint64)
-            numbers = np.array([table[int(v)][0] for v in values], dtype=np.int64)
-            lengths = np.array([table[int(v)][1] for v in values], dtype=np.int64)
+            values = np.fromiter(table, dtype=np.uint64, count=len(table))
+            order = np.argsort(values, kind="stable")
+            values = values[order]
+            found = table.values()
+            numbers = np.fromiter((n for n, _ in found), dtype=np.int64, count=len(table))[order]
+            lengths = np.fromiter((k for _, k in found), dtype=np.int64, count=len(table))[order]
             # A direct table on the hash's low bits: the slot of the one alias there (+1), or
             # -1 where two aliases share them (those few are looked up by bisection).
             direct = np.zeros(_SLOTS, dtype=np.int16 if len(values) < 32767 else np.int32)
-            for slot, low in enumerate(_low_bits(values).tolist()):
-                direct[low] = slot + 1 if direct[low] == 0 else -1
+            lows = _low_bits(values)
+            direct[lows] = np.arange(1, len(values) + 1)
+            direct[np.bincount(lows, minlength=_SLOTS) > 1] = -1
             self._tables.append((words, values, numbers, lengths, direct))
         self._slow = ahocorasick_rs.AhoCorasick(slow_keys) if slow_keys else None
         _POWERS.get(CHUNK_CHARS + 2)  # the powers a piece of notes needs, made once

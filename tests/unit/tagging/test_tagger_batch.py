@@ -9,7 +9,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from librarian_gui.core.concepts.dictionary import Concept
-from librarian_gui.core.tagging.batch import BatchMatcher, _longest_first, spans_plan_items
+from librarian_gui.core.tagging.batch import (
+    BatchMatcher,
+    _longest_first,
+    hashes,
+    spans_plan_items,
+    word_count,
+)
 from librarian_gui.core.tagging.matching import AliasMatcher, _resolve, find_occurrences
 
 WORDS = ["memory", "agent", "vault", "graph", "link", "note", "ai", "rag", "tool", "plan"]
@@ -209,3 +215,31 @@ def test_a_long_chain_of_overlaps_is_settled_past_the_round_limit() -> None:
     ends = np.array([p[1] for p in pairs], dtype=np.int64)
     kept = _longest_first(starts, ends).tolist()
     assert kept == list(range(0, 400, 2))
+
+
+def _reference_hash(key: str) -> int:
+    # The hash as its definition says, one character at a time, in Python's integers.
+    base = 0x9E3779B97F4A7C15
+    return sum(ord(char) * pow(base, i, 1 << 64) for i, char in enumerate(key)) % (1 << 64)
+
+
+def test_hashes_by_hand() -> None:
+    base = 0x9E3779B97F4A7C15
+    assert hashes(["", "a", "ab"]).tolist() == [0, 97, (97 + 98 * base) % (1 << 64)]
+
+
+@given(st.lists(st.text(max_size=40), max_size=30))
+def test_hashes_are_the_polynomial_hash_of_each_key(keys: list[str]) -> None:
+    assert hashes(keys).tolist() == [_reference_hash(key) for key in keys]
+
+
+def test_word_count_counts_runs_of_letters_and_digits_of_spaced_scripts() -> None:
+    assert [word_count(k) for k in ["", "ai", "agent vault", "c++ x", "記憶", "e-mail", "x 1"]] == [
+        0,
+        1,
+        2,
+        2,
+        0,
+        2,
+        2,
+    ]
