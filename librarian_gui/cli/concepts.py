@@ -9,9 +9,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from ..core.concepts.dictionary import DEFAULT_DICTIONARY, DictionaryUnusable, LintIssue
+from ..core.concepts.dictionary import (
+    DEFAULT_DICTIONARY,
+    Concept,
+    DictionaryUnusable,
+    LintIssue,
+)
 from ..core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
-from ..core.concepts.lint import lint_concepts
+from ..core.concepts.lint import lint_concepts, lint_errors
 from ..core.courtesy import gc_paused
 from ..core.index.index import VaultIndex
 from ..core.index.queries import concept_notes, named_note
@@ -216,8 +221,7 @@ def cmd_tag(
         lines = [f"undid tagging run {result.entry_id}: {len(result.restored)} notes restored"]
         lines += [f"  refused {p}: {r}" for p, r in result.refused]
         return data, "\n".join(lines), EXIT_FINDINGS if result.refused else 0
-    doc = _usable_dictionary(dictionary_path(args, vault), vault)
-    concepts = doc.concepts()
+    concepts = _usable_concepts(dictionary_path(args, vault), vault)
     known = {c.id for c in concepts}
     unknown = [c for c in args.concept or () if c not in known]
     if unknown:
@@ -275,9 +279,9 @@ def cmd_tag(
     return data, "\n".join(lines), EXIT_FINDINGS if data["skipped"] else 0
 
 
-def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
-    """The dictionary a tagging run may use: one that exists and that ``concepts check``
-    finds no errors in (an alias claimed by two concepts would link the wrong one)."""
+def _usable_concepts(path: Path, vault: Path) -> tuple[Concept, ...]:
+    """The concepts a tagging run may use: of a dictionary that exists and that ``concepts
+    check`` finds no errors in (an alias claimed by two concepts would link the wrong one)."""
     if not path.exists():
         raise CommandFailed(
             EXIT_FINDINGS,
@@ -286,7 +290,9 @@ def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
             "--concepts PATH",
         )
     doc = load_document(path, writes=True)
-    errors = [i for i in dictionary_issues(doc) if i.severity == "error"]
+    concepts = doc.concepts()
+    errors = [i for i in doc.structure_issues() if i.severity == "error"]
+    errors += lint_errors(concepts)
     if errors:
         # Every line of an error starts with "librarian:", as the command line's errors do.
         listed = "".join(
@@ -298,7 +304,7 @@ def _usable_dictionary(path: Path, vault: Path) -> DictionaryFile:
             f"fix {'them' if len(errors) != 1 else 'it'} first (librarian concepts check "
             f"{vault}), nothing was changed:{listed}",
         )
-    return doc
+    return concepts
 
 
 def add_commands(

@@ -9,10 +9,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from rapidfuzz import fuzz
 
 from librarian_gui.core.concepts.dictionary import Concept, LintIssue, load_dictionary
-from librarian_gui.core.concepts.lint import lint_concepts
+from librarian_gui.core.concepts.lint import lint_concepts, lint_errors
 
 ROOT = Path(__file__).resolve().parents[3]
 BUNDLED = [
@@ -354,3 +356,55 @@ def test_slugify_is_the_one_id_rule_of_lint_editor_and_suggestions() -> None:
     assert slugify("snake_case id") == "snake-case-id"
     assert slugify("检索 系统") == "检索-系统"
     assert slugify("---") == "" and not is_slug("")
+
+
+def test_the_errors_alone_as_a_tagging_run_asks_them() -> None:
+    # Warnings (a stop word, a short alias, a near-duplicate, a slug) are not looked for.
+    issues = lint_errors(
+        [
+            c("Vectors", "vector store", "the", ""),
+            c("y", "Vector Store", "vector stores"),
+            c("z", "ai", " "),
+            c("w", "AI"),
+        ]
+    )
+    assert [(i.concept, i.severity, i.code, i.alias, i.message) for i in issues] == [
+        ("Vectors", "error", "conflict", "vector store", VECTORS_CONFLICT),
+        ("Vectors", "error", "empty-alias", "", "Alias 3 is empty; remove it."),
+        ("y", "error", "conflict", "Vector Store", Y_CONFLICT),
+        ("z", "error", "conflict", "ai", Z_CONFLICT),
+        ("z", "error", "empty-alias", " ", "Alias 2 is empty; remove it."),
+        ("w", "error", "conflict", "AI", W_CONFLICT),
+    ]
+
+
+VECTORS_CONFLICT = (
+    '"vector store" matches the same text as "Vector Store" of "y"; a mention would tag '
+    "both. Keep it in one concept."
+)
+Y_CONFLICT = (
+    '"Vector Store" matches the same text as "vector store" of "Vectors"; a mention would '
+    "tag both. Keep it in one concept."
+)
+Z_CONFLICT = (
+    '"ai" matches the same text as "AI" of "w"; a mention would tag both. Keep it in one concept.'
+)
+W_CONFLICT = (
+    '"AI" matches the same text as "ai" of "z"; a mention would tag both. Keep it in one concept.'
+)
+
+_ALIASES = st.sampled_from(["", " ", "ai", "AI", "Ai", "rag", "RAG", "the", "vector store"])
+
+
+@given(
+    st.lists(
+        st.tuples(st.sampled_from(["a", "B", "c-d", "e"]), st.lists(_ALIASES, max_size=4)),
+        max_size=5,
+    )
+)
+def test_the_errors_alone_are_the_errors_of_the_whole_lint(
+    drawn: list[tuple[str, list[str]]],
+) -> None:
+    concepts = [c(cid, *aliases) for cid, aliases in drawn]
+    whole = [i for i in lint_concepts(concepts) if i.severity == "error"]
+    assert lint_errors(concepts) == whole
