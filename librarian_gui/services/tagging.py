@@ -102,7 +102,7 @@ class TaggingService(QObject):
         self._runner.close()
 
 
-def _concept_notes(model: VaultModel | None) -> dict[str, str] | None:
+def _concept_notes(model: VaultModel | None) -> Mapping[str, str] | None:
     if model is None or model.index is None:
         return None
     index = model.snapshot()

@@ -100,6 +100,9 @@ class IndexSnapshot:
     in_edges: Mapping[str, Mapping[str, int]] = field(default_factory=dict)
     summary: Summary = (0, 0, 0, 0)
     generation: int = 0
+    # What readers work out from the snapshot and keep with it, by name (it never changes):
+    # see ``queries.concept_notes``.
+    derived: dict[str, object] = field(default_factory=dict, init=False, repr=False)
 
     def snapshot(self) -> IndexSnapshot:
         return self

@@ -43,7 +43,7 @@ import fnmatch
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -348,7 +348,7 @@ def _coverage(
     linked: set[str] = set()
     folder_entries: set[str] = set()
     dead: list[DeadLink] = []
-    pages: dict[str, str] | None = None  # made when a link names a concept
+    pages: Mapping[str, str] | None = None  # made when a link names a concept
     index = index.snapshot()
     for link in parsed.links:
         if link.is_self:

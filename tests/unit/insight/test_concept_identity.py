@@ -170,3 +170,22 @@ def test_the_tagger_leaves_alone_the_demo_notes_linking_the_concepts_note(
         "logs/2026_11_12.md",
         "people/Priya Raman.md",
     ]
+
+
+def test_the_concepts_notes_are_kept_with_a_snapshot_and_found_again_after_a_change(
+    vault: Path,
+) -> None:
+    index = _vault(vault)
+    first = index.snapshot()
+    assert concept_notes(first) is concept_notes(index)  # worked out once per snapshot
+    assert dict(concept_notes(first))["ops"] == "misc/runbook.md"
+    (vault / "misc/runbook.md").unlink()
+    write(vault, "ops.md", "Named like the concept.\n")
+    index.update(["misc/runbook.md", "ops.md"])
+    # ops' "note" names a note gone now: found by its id; the old snapshot keeps its own.
+    assert dict(concept_notes(index)) == {
+        "ops": "ops.md",
+        "rag": "notes/Retrieval Augmented Generation.md",
+        "risk": "risk.md",
+    }
+    assert concept_notes(first)["ops"] == "misc/runbook.md"
