@@ -579,7 +579,8 @@ def _refused_open(fd: int, root: str, rel: str) -> ScanWarning | None:
 
 
 def _read_all(fd: int, size_hint: int) -> bytes:
-    """Read to the end; one system call for a file whose size did not change."""
+    """Read to the end: for a file whose size did not change, one read for its bytes and one
+    that finds the end (a short read alone does not prove it on every file system)."""
     data = os.read(fd, size_hint + 1)
     if len(data) <= size_hint:
         more = os.read(fd, 65536)
