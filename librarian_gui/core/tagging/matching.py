@@ -27,8 +27,9 @@ from ..concepts.dictionary import (
 from ..parse.parser import mask_note, split_front_matter
 from ..text.analyzer import IS_SPACED_WORD_CHAR
 
-# A wiki link cannot name these, nor label its text with the second; a search, as
-# ``frozenset.intersection`` of each alias took a quarter of this build at 180,000 aliases.
+# What a wiki link's target cannot hold, and what its label cannot: looked for with a regex
+# (a ``frozenset.intersection`` with each alias took a quarter of ``AliasMatcher``'s build
+# at 180,000 aliases).
 _NOT_IN_ID = re.compile(r"[\[\]|#^\r\n]")
 _NOT_IN_LABEL = re.compile(r"[\[\]|\r\n]")
 WIKI_TARGET = re.compile(r"\[\[([^\[\]|#\\\r\n]*)")
