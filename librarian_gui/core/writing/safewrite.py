@@ -23,6 +23,7 @@ from .place import (
     LinkRule,
     Place,
     WriteRefused,
+    open_direct,
     open_place,
     refuse_read_only,
     why,
@@ -68,12 +69,20 @@ def read_snapshot(root: Path, rel: str, *, links: LinkRule = "follow") -> Snapsh
     missing, not a regular file, outside the vault, binary, or not valid UTF-8 (writing
     back text decoded with replacement characters would destroy bytes). ``links``: how a
     symbolic link on the way is met (``place.open_place``)."""
-    with open_place(root, rel, links=links) as place:
-        fd = place.open_regular()
+    direct = open_direct(root, rel)
+    if direct is not None:
+        fd, st = direct
         try:
-            data = _read_fd(fd, rel)
+            data = _read_fd(fd, rel, st.st_size)
         finally:
             os.close(fd)
+    else:
+        with open_place(root, rel, links=links) as place:
+            fd = place.open_regular()
+            try:
+                data = _read_fd(fd, rel)
+            finally:
+                os.close(fd)
     if b"\x00" in data[:_BINARY_SNIFF]:
         raise WriteRefused(rel, "holds binary content, so Librarian does not edit it")
     try:
@@ -645,12 +654,15 @@ def _fsync_folder(folder: str | Path) -> None:
             os.close(dir_fd)
 
 
-def _read_fd(fd: int, rel: str) -> bytes:
-    """Everything the descriptor's file holds now, from its first byte."""
+def _read_fd(fd: int, rel: str, size: int | None = None) -> bytes:
+    """Everything the descriptor's file holds now, from its first byte, read until a read
+    returns nothing (a short read alone does not prove the end on every file system).
+    ``size``: the file's size by an ``fstat`` the caller just made, else one is made."""
     parts = []
     offset = 0
     try:
-        size = os.fstat(fd).st_size
+        if size is None:
+            size = os.fstat(fd).st_size
         while chunk := os.pread(fd, max(size + 1 - offset, 65536), offset):
             parts.append(chunk)
             offset += len(chunk)

@@ -12,9 +12,11 @@ from typing import BinaryIO
 
 import pytest
 
+from librarian_gui.core.writing.place import open_direct
 from librarian_gui.core.writing.safewrite import (
     FileChanged,
     WriteRefused,
+    _read_fd,
     atomic_write,
     create_file,
     encode_like,
@@ -300,3 +302,53 @@ def test_create_file_makes_a_readable_new_file_and_never_replaces_one(tmp_path: 
         create_file(target, b"{}\n")
     assert target.read_bytes() == b'{"rag": {}}\n'
     assert listing(tmp_path) == ["concepts.json"]
+
+
+def test_a_note_with_no_link_on_its_way_is_opened_directly(vault: Path) -> None:
+    write(vault, "a/b/n.md", b"deep\n")
+    write(vault, "top.md", b"top\n")
+    for rel, data in (("a/b/n.md", b"deep\n"), ("top.md", b"top\n")):
+        found = open_direct(vault, rel)
+        assert found is not None
+        fd, st = found
+        try:
+            assert st.st_size == len(data)
+            assert os.pread(fd, 100, 0) == data
+        finally:
+            os.close(fd)
+
+
+def test_a_link_or_anything_but_a_note_on_the_way_sends_a_reader_the_long_way(
+    vault: Path,
+) -> None:
+    write(vault, "real/target.md", b"target\n")
+    (vault / "linked.md").symlink_to(Path("real") / "target.md")
+    (vault / "alias").symlink_to("real")
+    (vault / "folder.md").mkdir()
+    os.mkfifo(vault / "pipe.md")
+    held = len(os.listdir("/proc/self/fd"))
+    for rel in ("linked.md", "alias/target.md", "gone.md", "nope/x.md", "folder.md", "pipe.md"):
+        assert open_direct(vault, rel) is None, rel
+    assert len(os.listdir("/proc/self/fd")) == held  # no descriptor left open
+    # ... where the link rule decides: followed inside the vault, refused for an agent
+    assert read_snapshot(vault, "linked.md").data == b"target\n"
+    assert read_snapshot(vault, "alias/target.md").data == b"target\n"
+    with pytest.raises(WriteRefused, match=r"^linked\.md: is a symbolic link"):
+        read_snapshot(vault, "linked.md", links="refuse")
+    with pytest.raises(WriteRefused, match=r"^alias/target\.md: is reached through"):
+        read_snapshot(vault, "alias/target.md", links="refuse")
+
+
+def test_a_read_told_a_size_that_no_longer_holds_still_reads_the_whole_file(
+    vault: Path,
+) -> None:
+    data = bytes(range(256)) * 400  # 102,400 bytes: more than one read of 65,536
+    path = write(vault, "n.md", data)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        assert _read_fd(fd, "n.md", 10) == data  # it grew since the size was taken
+        assert _read_fd(fd, "n.md", 200_000) == data  # it shrank
+        assert _read_fd(fd, "n.md", 0) == data
+        assert _read_fd(fd, "n.md") == data
+    finally:
+        os.close(fd)
