@@ -74,11 +74,11 @@ class Corpus:
         and ``keep``, notes matched by name) are split and scored; without terms, the ``limit``
         newest (and ``keep``)."""
         index = index.snapshot()
-        records = [index.notes[rel] for rel in notes if rel in index.notes]
+        records = [r for r in map(index.notes.get, notes) if r is not None]
         if len(records) > PREFILTER_ABOVE and not query:
             # No word to look for (none given, or stop words only): the newest notes, and
             # the ones named, as a reader of a diary would start; never the whole vault.
-            newest = newest_first([(r.date, r.path) for r in records])[:limit]
+            newest = newest_notes(index, notes)[:limit]
             wanted = set(newest) | set(keep)
             records = [r for r in records if r.path in wanted]
         vault: VaultStats | None = None
@@ -183,6 +183,23 @@ def newest_first(dated: Sequence[tuple[_dt.date, str]]) -> list[str]:
     return [rel for _, rel in sorted(dated, key=lambda d: (-d[0].toordinal(), d[1]))]
 
 
+def newest_notes(index: IndexView, notes: Sequence[str]) -> Sequence[str]:
+    """The notes of ``notes`` the index holds, by ``newest_first``. For the whole vault
+    (``notes`` is the snapshot's ``sorted_notes()`` itself) the order is worked out once per
+    snapshot: a question of stop words only sorted every note by date (50,000 notes: 0.1 s)."""
+    snapshot = index.snapshot()
+    whole = notes is snapshot.sorted_notes()
+    if whole:
+        kept = snapshot.derived.get("newest_first")
+        if kept is not None:
+            return kept  # type: ignore[return-value]
+    held = snapshot.notes
+    found = newest_first([(r.date, r.path) for r in map(held.get, notes) if r is not None])
+    if whole:
+        snapshot.derived["newest_first"] = tuple(found)
+    return found
+
+
 _POSTINGS: weakref.WeakKeyDictionary[IndexIdentity, NoteTerms] = weakref.WeakKeyDictionary()
 _POSTINGS_LOCK = threading.Lock()
 # The postings kept beside the index cache (``save_postings``): a process's first question
@@ -243,9 +260,9 @@ def candidates(
     query's terms best by BM25 over the vault, from postings kept per open index
     (``NoteTerms``: the first question counts every note, later ones the notes changed)."""
     index = index.snapshot()
-    notes = dict(index.notes)
     postings = note_terms(index)
-    found = postings.best(notes, lambda rel: _read(text_of, rel), set(among), query, limit)
+    # the snapshot's own notes: the same mapping again is a vault that did not change
+    found = postings.best(index.notes, lambda rel: _read(text_of, rel), set(among), query, limit)
     if postings.unsaved >= FRESH_LEAST:  # a question that counted many: kept for the next
         save_postings(index, postings)
     return found
@@ -255,9 +272,8 @@ def count_candidates(index: IndexView, text_of: TextOf) -> None:
     """Count every note of ``index`` into its postings (``candidates``) now, ahead of the
     first question, which would otherwise read the whole vault (10,000 notes: 3 s)."""
     index = index.snapshot()
-    notes = dict(index.notes)
     postings = note_terms(index)
-    postings.best(notes, lambda rel: _read(text_of, rel), (), (), 0)
+    postings.best(index.notes, lambda rel: _read(text_of, rel), (), (), 0)
     if postings.unsaved:
         save_postings(index, postings)
 

@@ -622,7 +622,7 @@ def learn_names(index: IndexView) -> None:
     sorted, as a search without filters asks), ahead of the first question, which would
     otherwise read them all (10,000 notes: 0.2 s)."""
     index = index.snapshot()
-    _names_of(index, sorted(index.notes))
+    _names_of(index, index.sorted_notes())
 
 
 def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[str], list[int]]:

@@ -13,7 +13,7 @@ from ..index.resolver import CONCEPT_PREFIX
 from ..index.snapshot import IndexView
 from ..search.search import has_tag
 from ..text.analyzer import terms
-from .corpus import CANDIDATES, SEARCH_CANDIDATES, Corpus, TextOf, newest_first
+from .corpus import CANDIDATES, SEARCH_CANDIDATES, Corpus, TextOf, newest_first, newest_notes
 from .ranking import NOT_ANSWERED, answers_well, name_scores, ranked_notes
 
 LINES_SHOWN = 3
@@ -63,15 +63,14 @@ def filtered_notes(
     since: _dt.date | None = None,
     until: _dt.date | None = None,
     concept: str | None = None,
-) -> list[str]:
+) -> Sequence[str]:
     """The notes passing every filter given, sorted: ``tag`` (front matter or inline, ``#``
     optional, case-insensitive; a parent tag holds its nested tags), ``folder`` (a path
     prefix, whole folder names), ``since``/``until`` (the note's date, inclusive),
     ``concept`` (a concept id, or its node ``//concept/<id>``: notes linking the concept or
     its note, or mentioning one of its aliases where the tagger would link it)."""
     if (tag, folder, since, until, concept) == (None, None, None, None, None):
-        index = index.snapshot()
-        return sorted(index.notes)
+        return index.snapshot().sorted_notes()  # the snapshot's own: see newest_notes
     index = index.snapshot()
     records = sorted(index.notes.items())
     known = {c.id for c in index.concepts.concepts}
@@ -169,9 +168,7 @@ def search_notes(
     )
     q_terms = terms(query)
     if not query.strip():  # the newest first: only they are read
-        index = index.snapshot()
-        dated = [(index.notes[rel].date, rel) for rel in notes if rel in index.notes]
-        notes = newest_first(dated)[:limit]
+        notes = newest_notes(index, notes)[:limit]
     named = {notes[i] for i in name_scores(index, notes, query)}
     wide = max(CANDIDATES // 2, SEARCH_CANDIDATES * limit)
     corpus = Corpus.build(index, text_of, notes, q_terms, keep=named, limit=wide)

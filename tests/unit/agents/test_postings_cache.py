@@ -60,3 +60,32 @@ def test_an_index_without_cache_keeps_no_postings(tmp_path: Path) -> None:
     count_candidates(VaultIndex.scan(vault, use_cache=False), _reader(vault, reads))
     assert sorted(reads) == ["n0.md", "n1.md", "n2.md"]
     assert not postings_file(vault).exists()
+
+
+def test_one_index_asked_again_reads_nothing_and_after_an_update_reads_the_note_changed(
+    tmp_path: Path,
+) -> None:
+    vault = _vault(tmp_path / "vault")
+    index = VaultIndex.scan(vault, use_cache=False)
+    reads: list[str] = []
+    text_of = _reader(vault, reads)
+    # "dog": twice in n2 (5 terms with its title's twice), once in n1 (4), never in n0
+    assert candidates(index, text_of, sorted(index.notes), ["dog"]) == ["n2.md", "n1.md"]
+    assert sorted(reads) == ["n0.md", "n1.md", "n2.md"]
+    reads.clear()
+    assert candidates(index, text_of, sorted(index.notes), ["dog"]) == ["n2.md", "n1.md"]
+    assert reads == []  # the same snapshot: nothing to count again
+
+    (vault / "n0.md").write_text("dog dog dog\n")
+    (vault / "n3.md").write_text("dog\n")
+    index.update(["n0.md", "n3.md"])
+    # "dog" in every note, so the order is BM25's tf part (k1 1.2, b 0.75, mean length
+    # 17 / 4): n0 3 in 5 terms 6.6 / 4.359 = 1.514; n2 2 in 5 4.4 / 3.359 = 1.310; n3 1 in
+    # 3 2.2 / 1.935 = 1.137; n1 1 in 4 2.2 / 2.147 = 1.025
+    assert candidates(index, text_of, sorted(index.notes), ["dog"]) == [
+        "n0.md",
+        "n2.md",
+        "n3.md",
+        "n1.md",
+    ]
+    assert sorted(reads) == ["n0.md", "n3.md"]

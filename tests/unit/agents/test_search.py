@@ -159,3 +159,28 @@ def test_a_tag_filter_reads_tags_without_keeping_every_notes_parse(agent_vault: 
         "orchard.md": (),
     }
     assert [rel for rel, r in index.notes.items() if r._parsed is not None] == []
+
+
+def test_an_empty_question_lists_the_newest_first_and_follows_an_update(tmp_path: Path) -> None:
+    from librarian_gui.core.agents.corpus import newest_notes
+
+    dates = {"a.md": "2026-03-01", "b.md": "2026-05-01", "c.md": "2026-05-01", "d.md": "2026-01-09"}
+    for rel, day in dates.items():
+        (tmp_path / rel).write_text(f"---\ndate: {day}\n---\nSome text.\n", encoding="utf-8")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+
+    def ask() -> list[str]:
+        hits = agent_search(index, lambda rel: read_note(index.root, rel).text, "", limit=10)
+        return [h.note for h in hits]
+
+    # by date, newest first; b and c share a day: by path
+    assert ask() == ["b.md", "c.md", "a.md", "d.md"]
+    snapshot = index.snapshot()
+    whole = snapshot.sorted_notes()
+    assert whole == ("a.md", "b.md", "c.md", "d.md")
+    assert newest_notes(index, whole) is newest_notes(index, whole)  # kept with the snapshot
+    assert list(newest_notes(index, ["d.md", "a.md", "gone.md"])) == ["a.md", "d.md"]
+
+    (tmp_path / "e.md").write_text("---\ndate: 2026-06-30\n---\nNewer.\n", encoding="utf-8")
+    index.update(["e.md"])
+    assert ask() == ["e.md", "b.md", "c.md", "a.md", "d.md"]
