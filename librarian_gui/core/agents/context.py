@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ..index.snapshot import IndexView
+from ..index.snapshot import IndexSnapshot, IndexView
 from ..parse.parser import split_front_matter
 from ..text.analyzer import terms
 from .aliases import alias_terms
@@ -116,8 +116,7 @@ def context_pack(
     budget = max(int(budget), 0)
     index = index.snapshot()
     index_rel = _find(index, index_note)
-    rels = sorted(r for r in index.notes if r != index_rel)
-    named = name_scores(index, rels, query)
+    rels, named = _named_beside(index, index_rel, query)
     wanted = [*terms(query), *alias_terms(index.concepts, query)]
     corpus = Corpus.build(index, text_of, rels, wanted, keep={rels[i] for i in named})
     timed = bool(TIME_QUESTION.search(query))
@@ -135,6 +134,24 @@ def context_pack(
         corpus, query, budget, index_rel, index_lines, folded, index_share, scored, timed, how, well
     )
     return dataclasses.replace(pack, answers_well=well, index_folded=folded)
+
+
+def _named_beside(
+    index: IndexSnapshot, index_rel: str | None, query: str
+) -> tuple[list[str], dict[int, float]]:
+    """Every note but the index note, sorted, and the ones whose name is close to the
+    query (``name_scores``, by position in that list). The names are matched over the
+    whole vault, whose keys ``name_scores`` keeps from one question to the next, and the
+    index note is then left out: asked about the vault less one note, it would read every
+    note's names again at each pack (50,000 notes: 0.15 s). A note's score does not
+    depend on the other notes, so the scores are those of the list without it."""
+    whole = index.sorted_notes()
+    named = name_scores(index, whole, query)
+    if index_rel is None:
+        return list(whole), named
+    cut = bisect.bisect_left(whole, index_rel)  # its place: ``whole`` is sorted
+    rels = [*whole[:cut], *whole[cut + 1 :]]
+    return rels, {(i if i < cut else i - 1): v for i, v in named.items() if i != cut}
 
 
 def _find(index: IndexView, name: str) -> str | None:

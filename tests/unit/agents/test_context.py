@@ -275,3 +275,20 @@ def test_the_index_note_keeps_as_many_lines_as_fit(lines: list[str], share: int)
     assert 0 <= kept <= len(lines)
     assert kept == 0 or fits(kept)
     assert kept == len(lines) or not fits(kept + 1)
+
+
+def test_a_note_named_by_its_alias_is_kept_in_a_big_vault_with_an_index_note(
+    tmp_path: Path,
+) -> None:
+    from librarian_gui.core.agents.corpus import PREFILTER_ABOVE
+
+    # More notes than the corpus splits (only the best matches and the notes named are),
+    # the index note sorted before the note named, so each note's place shifts past it.
+    for i in range(PREFILTER_ABOVE + 20):
+        write(tmp_path, f"note {i:03d}.md", f"Plain words about the weather, day {i}.\n")
+    write(tmp_path, "MEMORY.md", "# Memory\n\n- [[note 001]]\n")
+    write(tmp_path, "q.md", "---\naliases: [Zanzibar Protocol]\n---\nNothing else here.\n")
+    pack = _pack(tmp_path, "zanzibar protocol", 2000)
+    assert pack.index_note == "MEMORY.md"
+    named = [p for p in pack.passages if "note named" in p.reasons]
+    assert [p.passage.note for p in named] == ["q.md"]

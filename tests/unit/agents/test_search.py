@@ -175,12 +175,25 @@ def test_an_empty_question_lists_the_newest_first_and_follows_an_update(tmp_path
 
     # by date, newest first; b and c share a day: by path
     assert ask() == ["b.md", "c.md", "a.md", "d.md"]
-    snapshot = index.snapshot()
-    whole = snapshot.sorted_notes()
-    assert whole == ("a.md", "b.md", "c.md", "d.md")
-    assert newest_notes(index, whole) is newest_notes(index, whole)  # kept with the snapshot
+    assert index.snapshot().sorted_notes() == ("a.md", "b.md", "c.md", "d.md")
     assert list(newest_notes(index, ["d.md", "a.md", "gone.md"])) == ["a.md", "d.md"]
 
     (tmp_path / "e.md").write_text("---\ndate: 2026-06-30\n---\nNewer.\n", encoding="utf-8")
     index.update(["e.md"])
     assert ask() == ["e.md", "b.md", "c.md", "a.md", "d.md"]
+
+
+def test_the_newest_of_many_notes_come_in_the_order_of_the_whole_vault(tmp_path: Path) -> None:
+    from librarian_gui.core.agents.corpus import PREFILTER_ABOVE, newest_notes
+
+    count = PREFILTER_ABOVE + 50
+    day = {f"n{i:03d}.md": _dt.date(2026, 1, 1) + _dt.timedelta(days=i % 40) for i in range(count)}
+    for rel, date in day.items():
+        (tmp_path / rel).write_text(f"---\ndate: {date}\n---\nText.\n", encoding="utf-8")
+    index = VaultIndex.scan(tmp_path, use_cache=False)
+    expected = sorted(day, key=lambda rel: (-day[rel].toordinal(), rel))  # newest, then path
+    whole = index.snapshot().sorted_notes()
+    assert list(newest_notes(index, whole)) == expected
+    assert newest_notes(index, whole) is newest_notes(index, whole)  # kept with the snapshot
+    less = [rel for rel in whole if rel != "n007.md"] + ["gone.md"]  # less one, one unknown
+    assert list(newest_notes(index, less)) == [rel for rel in expected if rel != "n007.md"]
