@@ -5,7 +5,8 @@ in the same run.
 
 Run: ``python tests/benchmarks/bench_context.py`` (about two minutes; ``--vaults DIR``;
 ``--ablation`` for packs with each part of the ranking off, three minutes more; ``--big DIR``
-to time one pack and one search on a large vault such as interconnected-10k).
+to time one pack and one search on a large vault such as interconnected-10k, with
+``--index-note NOTE`` one of its notes as the index note an agent's vault has).
 
 Baseline, packs: the same paragraphs (``split_passages``), ranked by ``bm25s`` (English stop
 words, no stemming), their raw text packed greedily, best first, while the token estimate of
@@ -282,8 +283,12 @@ BIG_QUERIES = (
 )
 
 
-def time_big(folder: Path, query: str, budget: int, rounds: int = 3) -> str:
-    """Scan FOLDER, then time packs and searches warm: the first of each builds the corpus."""
+def time_big(
+    folder: Path, query: str, budget: int, rounds: int = 3, index_note: str = "MEMORY.md"
+) -> str:
+    """Scan FOLDER, then time packs and searches warm: the first of each builds the corpus.
+    ``index_note``: the note packs take as the index note (context_pack's default; a vault
+    without it packs without one)."""
     start = time.perf_counter()
     index = VaultIndex.scan(folder)
     scanned = time.perf_counter() - start
@@ -295,7 +300,7 @@ def time_big(folder: Path, query: str, budget: int, rounds: int = 3) -> str:
         return None if record is None else store.get(rel, record.stamp)
 
     start = time.perf_counter()
-    pack = context_pack(index, text_of, query, budget)
+    pack = context_pack(index, text_of, query, budget, index_note=index_note)
     first = time.perf_counter() - start
     # As the MCP server settles its heap once a vault is loaded (``live._settle_heap``):
     # otherwise a full collection walking the index's millions of objects lands in some
@@ -306,7 +311,7 @@ def time_big(folder: Path, query: str, budget: int, rounds: int = 3) -> str:
     for _ in range(rounds):
         for q in (query, *BIG_QUERIES):
             start = time.perf_counter()
-            context_pack(index, text_of, q, budget)
+            context_pack(index, text_of, q, budget, index_note=index_note)
             packs.append(time.perf_counter() - start)
             start = time.perf_counter()
             agent_search(index, text_of, q, limit=10)
@@ -318,6 +323,7 @@ def time_big(folder: Path, query: str, budget: int, rounds: int = 3) -> str:
 
     return (
         f"{folder.name}: {len(index.notes)} notes, scan {scanned:.2f} s (cache allowed); "
+        f"index note {pack.index_note or 'none'}; "
         f"first pack {first:.2f} s ({len(pack.passages)} passages, {pack.tokens} tokens; "
         "texts read once and kept, as the MCP server keeps them)\n"
         f"warm, {len(packs)} questions: pack of {budget} tokens p50 {pct(packs, 0.5):.0f} ms "
@@ -331,6 +337,12 @@ def main() -> None:
     parser.add_argument("--vaults", type=Path, default=Path("/work/shared/vaults/locomo-dev"))
     parser.add_argument("--big", type=Path, help="also time one pack on this vault")
     parser.add_argument("--query", default="how does the graph layout handle large vaults")
+    parser.add_argument(
+        "--index-note",
+        default="MEMORY.md",
+        help="with --big: the note packs take as the index note (an agent's vault has one; "
+        "the generated vaults and interconnected-10k do not: name one of their notes)",
+    )
     parser.add_argument(
         "--ablation", action="store_true", help="also each part of the ranking switched off"
     )
@@ -359,7 +371,7 @@ def main() -> None:
     if args.ablation:
         print(ablation(args.vaults))
     if args.big:
-        print(time_big(args.big, args.query, 2000))
+        print(time_big(args.big, args.query, 2000, index_note=args.index_note))
 
 
 if __name__ == "__main__":
