@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ if TYPE_CHECKING:  # markdown-it, Pygments, rapidfuzz and numpy load on the job 
     from ..core.parse.records import ScanWarning
     from ..core.related.linking import RelatedLinkPlan
     from ..core.review.supersede import SupersedePlan
+    from ..core.search.search import SearchHit
 
 ALL_PARTS = frozenset({"note", "backlinks", "unlinked", "sidebars"})
 
@@ -839,9 +841,21 @@ def _linked(
     return linked_mentions(index, node, reader, cancelled), frozenset(sources)
 
 
+CLOSEST = 10  # notes shown when none holds every word of a plain query (as `librarian search`)
+
+
+@dataclass(frozen=True, slots=True)
+class ClosestHits:
+    """What a search of plain words shows when no note holds them all (a question asked
+    in the search box, "what did we decide about the database"): the notes that answer
+    its words best, as the agents' search ranks them, each with its best lines."""
+
+    hits: tuple[SearchHit, ...]
+
+
 def _search(index: IndexView, store: TextStore, text: str, cancelled: Callable[[], bool]) -> object:
-    from ..core.agents.search import note_relevance
-    from ..core.search.search import search
+    from ..core.agents.search import agent_search, note_relevance
+    from ..core.search.search import SearchHit, Snippet, parse_query, plain_words, search
 
     def text_of(rel: str) -> str | None:
         record = index.notes.get(rel)
@@ -851,7 +865,20 @@ def _search(index: IndexView, store: TextStore, text: str, cancelled: Callable[[
     def relevance(rels: list[str], words: str) -> dict[str, float]:
         return note_relevance(index, text_of, rels, words)
 
-    return search(index, store, text, cancelled=cancelled, relevance=relevance)
+    hits = search(index, store, text, cancelled=cancelled, relevance=relevance)
+    if hits or cancelled() or not plain_words(parse_query(text)):
+        return hits
+    # No note holds every word: the notes that answer them best, as `librarian search`
+    # and an agent's search find them, rather than nothing.
+    found = agent_search(index, text_of, text, limit=CLOSEST)
+    if cancelled() or not found:
+        return hits
+    return ClosestHits(
+        tuple(
+            SearchHit(h.note, h.score, 0, tuple(Snippet(n, line, ()) for n, line in h.lines))
+            for h in found
+        )
+    )
 
 
 _preloaded = threading.Event()

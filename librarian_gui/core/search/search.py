@@ -125,6 +125,12 @@ class Snippet:
     highlights: tuple[tuple[int, int], ...]
 
 
+def plain_words(query: Query) -> bool:
+    """Whether ``query`` is words alone: no phrase, operator or negation, whose meaning
+    a ranking by how well notes answer the words would drop."""
+    return not query.empty and all(c.kind == "term" and not c.negated for c in query.clauses)
+
+
 # How well each note (paths) answers the words of a query (text): higher is better.
 Relevance = Callable[[list[str], str], dict[str, float]]
 

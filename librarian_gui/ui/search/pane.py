@@ -63,18 +63,28 @@ class SearchPane(QWidget):
     def show_busy(self) -> None:
         self.summary.setText("Searching…")
 
-    def show_hits(self, query: str, hits: Sequence[SearchHit]) -> None:
+    def show_hits(self, query: str, hits: Sequence[SearchHit], *, closest: bool = False) -> None:
+        """Show the hits of ``query``; ``closest``: no note holds every word, and these
+        answer them best (``services.session.ClosestHits``), with their best lines."""
         self.hits = list(hits)
         total = sum(h.match_count for h in hits)
-        self.summary.setText(
-            f"{len(hits)} notes, {total} matches" if hits else f"Nothing matches {query!r}."
-        )
+        if closest:
+            best = "The note that answers it best:"
+            if len(hits) > 1:
+                best = f"The {len(hits)} notes that answer it best:"
+            summary = f"No note holds every word of {query!r}. {best}"
+        else:
+            summary = (
+                f"{len(hits)} notes, {total} matches" if hits else f"Nothing matches {query!r}."
+            )
+        self.summary.setText(summary)
         parts = []
         for hit in hits:
             title = hit.rel.rsplit("/", 1)[-1].removesuffix(".md")
             folder = hit.rel.rsplit("/", 1)[0] + "/" if "/" in hit.rel else ""
             first = hit.snippets[0].line if hit.snippets else 1
-            parts.append(source_header(hit.rel, first, title, f"{folder} · {hit.match_count}"))
+            where = folder if closest else f"{folder} · {hit.match_count}"
+            parts.append(source_header(hit.rel, first, title, where))
             for snip in hit.snippets:
                 parts.append(context_line(hit.rel, snip.line, marked(snip.text, snip.highlights)))
         self.results.setHtml("".join(parts))

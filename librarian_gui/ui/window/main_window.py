@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from ...services.history import Place
 from ...services.model import Update
 from ...services.open_vault import OpenVault, VaultChoices
+from ...services.session import ClosestHits
 from ...services.settings import Settings
 from .. import theme
 from ..backlinks.outgoing import OutgoingPane
@@ -599,6 +600,8 @@ class MainWindow(QMainWindow):
     def _on_session_search_ready(self, query: str, result: object) -> None:
         if isinstance(result, str):
             self.search.show_error(result)
+        elif isinstance(result, ClosestHits):
+            self.search.show_hits(query, result.hits, closest=True)
         else:
             self.search.show_hits(query, result)  # type: ignore[arg-type]
 

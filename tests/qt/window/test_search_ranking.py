@@ -23,3 +23,27 @@ def test_the_window_search_ranks_the_focused_note_first(
     window.search.set_query("garden water")
     qtbot.waitUntil(lambda: bool(window.search.hits), timeout=10_000)
     assert [hit.rel for hit in window.search.hits] == ["short.md", "long.md"]
+
+
+def test_a_question_no_note_holds_every_word_of_shows_the_notes_that_answer_it(
+    window_on: MakeWindow, tmp_path: Path, qtbot: QtBot
+) -> None:
+    root = tmp_path / "v"
+    write(root, "db.md", "We chose DuckDB as the staging database.\n")
+    write(root, "cats.md", "Cats sleep all day.\n")
+    window = window_on(root)
+    # "which", "did", "choose" are in no note: no note holds every word; db.md alone holds
+    # any of them ("we", "database")
+    window.search.set_query("which database did we choose")
+    qtbot.waitUntil(lambda: bool(window.search.hits), timeout=10_000)
+    assert [hit.rel for hit in window.search.hits] == ["db.md"]
+    assert window.search.summary.text() == (
+        "No note holds every word of 'which database did we choose'. The note that answers it best:"
+    )
+    assert window.search.hits[0].snippets[0].text == "We chose DuckDB as the staging database."
+    # A phrase or an operator means what it says: nothing, as before
+    window.search.set_query('"which database" did')
+    qtbot.waitUntil(lambda: not window.search.hits, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: window.search.summary.text().startswith("Nothing matches"), timeout=10_000
+    )
