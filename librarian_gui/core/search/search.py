@@ -306,6 +306,13 @@ def snippets(text: str, needles: Iterable[str], most: int = MAX_SNIPPETS) -> tup
     return tuple(_snippet(number, line, wanted) for _, number, line in best)
 
 
+def marked_line(number: int, line: str, needles: Iterable[str]) -> Snippet:
+    """Line ``number``, ``line``, as a snippet with each of the (lowercase) needles marked
+    where it occurs: a line chosen by another ranking (the agents' search), shown as the
+    search shows its own."""
+    return _snippet(number, line, tuple(n for n in dict.fromkeys(needles) if n))
+
+
 def _fold(line: str) -> tuple[str, list[int] | None]:
     """The line lowercased, and, when lowering changed its length (``İ`` becomes two
     characters), which original character each lowered one came from."""

@@ -40,7 +40,9 @@ def test_a_question_no_note_holds_every_word_of_shows_the_notes_that_answer_it(
     assert window.search.summary.text() == (
         "No note holds every word of 'which database did we choose'. The note that answers it best:"
     )
-    assert window.search.hits[0].snippets[0].text == "We chose DuckDB as the staging database."
+    line = window.search.hits[0].snippets[0]
+    assert line.text == "We chose DuckDB as the staging database."
+    assert line.highlights == ((31, 39),)  # "database": the question's one word it holds
     # A phrase or an operator means what it says: nothing, as before
     window.search.set_query('"which database" did')
     qtbot.waitUntil(lambda: not window.search.hits, timeout=10_000)
