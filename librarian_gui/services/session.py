@@ -856,7 +856,7 @@ class ClosestHits:
 def _search(index: IndexView, store: TextStore, text: str, cancelled: Callable[[], bool]) -> object:
     from ..core.agents.search import agent_search, note_relevance
     from ..core.search.search import SearchHit, marked_line, parse_query, plain_words, search
-    from ..core.text.analyzer import words
+    from ..core.text.analyzer import words as question_words
 
     def text_of(rel: str) -> str | None:
         record = index.notes.get(rel)
@@ -874,7 +874,7 @@ def _search(index: IndexView, store: TextStore, text: str, cancelled: Callable[[
     found = agent_search(index, text_of, text, limit=CLOSEST)
     if cancelled() or not found:
         return hits
-    asked = words(text)  # marked in the lines shown: the question's words but stop words
+    asked = question_words(text)  # marked in the lines shown: its words but stop words
     return ClosestHits(
         tuple(
             SearchHit(h.note, h.score, 0, tuple(marked_line(n, line, asked) for n, line in h.lines))

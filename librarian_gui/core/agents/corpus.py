@@ -192,11 +192,10 @@ def newest_notes(index: IndexView, notes: Sequence[str]) -> Sequence[str]:
     held = snapshot.notes
     if len(notes) < PREFILTER_ABOVE:
         return newest_first([(r.date, r.path) for r in map(held.get, notes) if r is not None])
-    kept: tuple[str, ...] | None = snapshot.derived.get("newest_first")  # type: ignore[assignment]
-    if kept is None:
-        kept = tuple(newest_first([(r.date, r.path) for r in held.values()]))
-        snapshot.derived["newest_first"] = kept
-    if notes is snapshot.derived.get("sorted_notes"):  # the whole vault
+    kept = snapshot.kept(
+        "newest_first", lambda: tuple(newest_first([(r.date, r.path) for r in held.values()]))
+    )
+    if notes is snapshot.derived.get("sorted_notes"):  # the whole vault, as sorted_notes gave it
         return kept
     wanted = set(notes)
     return [rel for rel in kept if rel in wanted]

@@ -300,19 +300,18 @@ def concept_notes(index: IndexView) -> Mapping[str, str]:
     the first in file order that claims it (read from a snapshot, and kept with it: one
     command asked it three times, 1 s each at 90,000 concepts)."""
     snapshot = index.snapshot()
-    kept = snapshot.derived.get("concept_notes")
-    if kept is not None:
-        return kept  # type: ignore[return-value]
-    notes: dict[str, str] = {}
-    claimed: set[str] = set()
-    for concept in snapshot.concepts.concepts:
-        note = concept_note(snapshot, concept)
-        if note is not None and note not in claimed:
-            claimed.add(note)
-            notes[concept.id] = note
-    found = MappingProxyType(notes)
-    snapshot.derived["concept_notes"] = found
-    return found
+
+    def make() -> Mapping[str, str]:
+        notes: dict[str, str] = {}
+        claimed: set[str] = set()
+        for concept in snapshot.concepts.concepts:
+            note = concept_note(snapshot, concept)
+            if note is not None and note not in claimed:
+                claimed.add(note)
+                notes[concept.id] = note
+        return MappingProxyType(notes)
+
+    return snapshot.kept("concept_notes", make)
 
 
 def concept_pages(index: IndexView) -> dict[str, Concept]:

@@ -15,16 +15,18 @@ snapshot wherever it reads more than one map while the writer may run.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from itertools import repeat
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from ..concepts.dictionary import ConceptDictionary
 from ..parse.records import LINK_KINDS, FileStamp, Link, NoteRecord, ScanWarning
 from ..vault.files import IgnoreRules
 from .resolver import UNRESOLVED_PREFIX, Resolver, is_file_node
+
+_T = TypeVar("_T")
 
 _KIND_LETTERS = {"w": "wiki", "e": "embed", "m": "markdown", "p": "property"}
 # (notes, links, unresolved targets, concepts), counted by the writer as it publishes
@@ -101,19 +103,25 @@ class IndexSnapshot:
     summary: Summary = (0, 0, 0, 0)
     generation: int = 0
     # What readers work out from the snapshot and keep with it, by name (it never changes):
-    # see ``queries.concept_notes``.
+    # see ``kept``.
     derived: dict[str, object] = field(default_factory=dict, init=False, repr=False)
 
     def snapshot(self) -> IndexSnapshot:
         return self
 
+    def kept(self, name: str, make: Callable[[], _T]) -> _T:
+        """What ``make`` works out from this snapshot, made at the first ask and kept under
+        ``name`` for the next (a snapshot never changes, so it cannot go stale; two threads
+        asking at once may both make it, and either result is the same)."""
+        found = self.derived.get(name)
+        if found is None:
+            found = self.derived[name] = make()
+        return found  # type: ignore[return-value]
+
     def sorted_notes(self) -> tuple[str, ...]:
         """Every note's path, sorted; worked out once per snapshot (a search sorts the
         whole vault at every question: 50,000 notes, 20 ms)."""
-        kept = self.derived.get("sorted_notes")
-        if kept is None:
-            kept = self.derived["sorted_notes"] = tuple(sorted(self.notes))
-        return kept  # type: ignore[return-value]
+        return self.kept("sorted_notes", lambda: tuple(sorted(self.notes)))
 
     def note(self, rel: str) -> NoteRecord:
         return self.notes[rel]
