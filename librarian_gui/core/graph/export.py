@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import io
+import itertools
 import json
 import os
 import re
@@ -251,10 +252,13 @@ def _related_edges(
     first in path order (the relation has no direction); pairs of notes the index no
     longer holds are left out."""
     out = []
-    for pair in related.pairs_at(threshold):
-        if pair.a not in nodes or pair.b not in nodes:
-            continue
-        shared = related.model.shared_terms(pair.a, pair.b, count=RELATED_TERMS * 2)
+    kept = [p for p in related.pairs_at(threshold) if p.a in nodes and p.b in nodes]
+    # The pairs come by their first note: each note's terms read once for all its pairs.
+    explained: list[list[str]] = []
+    for a, group in itertools.groupby(kept, key=lambda p: p.a):
+        others = [p.b for p in group]
+        explained.extend(related.model.shared_terms_of(a, others, count=RELATED_TERMS * 2))
+    for pair, shared in zip(kept, explained, strict=True):
         terms = [t for t in shared if not t.startswith("concept:")][:RELATED_TERMS]
         concepts = [t[len("concept:") :] for t in shared if t.startswith("concept:")]
         out.append(

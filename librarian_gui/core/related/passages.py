@@ -213,9 +213,19 @@ def passage_bonus(rows: Ints, cand_rows: Ints, shared: Keys, bonus: float) -> Fl
 
 def shares_passage(shared: Keys, a: int, b: int) -> bool:
     """Whether notes ``a`` and ``b`` (rows) share a passage."""
-    key = (a << 32) | b
-    at = int(np.searchsorted(shared, key))
-    return at < len(shared) and int(shared[at]) == key
+    return shares_passages(shared, a, [b])[0]
+
+
+def shares_passages(shared: Keys, a: int, others: Sequence[int]) -> list[bool]:
+    """Whether note ``a`` shares a passage with each note of ``others`` (rows; a negative
+    row shares none)."""
+    if len(shared) == 0 or not others:
+        return [False] * len(others)
+    theirs = np.asarray(others, dtype=np.int64)
+    key = (np.int64(a) << 32) | np.maximum(theirs, 0)
+    at = np.minimum(np.searchsorted(shared, key), len(shared) - 1)
+    hit = (shared[at] == key) & (theirs >= 0)
+    return [bool(h) for h in hit.tolist()]
 
 
 def common_passage(text: str, other: str) -> tuple[int, int] | None:

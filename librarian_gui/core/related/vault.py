@@ -71,6 +71,10 @@ class RelatedIndex:
     linked: npt.NDArray[np.bool_]
     stamps: Mapping[str, FileStamp] = field(default_factory=dict, repr=False)
     concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    # Each note's places in the arrays, made when first asked (``_places``).
+    _by_note: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
+        default_factory=list, init=False, repr=False
+    )
 
     @classmethod
     def of_model(
@@ -142,7 +146,7 @@ class RelatedIndex:
     def related(self, rel: str, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
         """The note's related notes at or above ``threshold``: the ones not linked yet
         first ("similar but not linked"), each group by score, best first."""
-        return [self._explained(rel, *found) for found in self._ranked(rel, threshold)]
+        return self._explained(rel, self._ranked(rel, threshold))
 
     def top(self, rel: str, k: int, threshold: float = DEFAULT_THRESHOLD) -> list[RelatedNote]:
         """The note's ``k`` related notes whose score is above 0, as the model ranks them
@@ -161,7 +165,21 @@ class RelatedIndex:
             found, key=lambda f: (place.get(f[0], len(place)), 0.0 if f[0] in place else -f[1])
         )[:k]
         ranked.sort(key=lambda f: (f[1] < threshold, f[2], -f[1], f[0]))
-        return [self._explained(rel, *f, below=f[1] < threshold) for f in ranked]
+        return self._explained(rel, ranked, threshold)
+
+    def _places(self, row: int) -> npt.NDArray[np.int64]:
+        """Where in the arrays the pairs of note ``row`` are, in their order. The pairs
+        grouped by note once, when first asked: every note's related notes (``related
+        --all``) would otherwise each compare all the pairs."""
+        import numpy as np
+
+        if not self._by_note:
+            ends = np.concatenate((self.a, self.b))
+            order = np.argsort(ends, kind="stable")
+            starts = np.searchsorted(ends[order], np.arange(len(self.model.notes) + 1))
+            self._by_note.append((order % max(len(self.a), 1), starts))
+        order, starts = self._by_note[0]
+        return np.unique(order[starts[row] : starts[row + 1]])
 
     def _ranked(self, rel: str, least: float) -> list[tuple[str, float, bool]]:
         """(note, score, linked) of the note's related notes scoring at least ``least``
@@ -171,27 +189,35 @@ class RelatedIndex:
         row = self.model.row_of.get(rel)
         if row is None:
             return []
-        mine = ((self.a == row) | (self.b == row)) & (self.scores >= least) & (self.scores > 0)
-        others = np.where(self.a == row, self.b, self.a)[mine].tolist()
+        at = self._places(row)
+        scores = self.scores[at]
+        at = at[(scores >= least) & (scores > 0)]
+        others = np.where(self.a[at] == row, self.b[at], self.a[at]).tolist()
         notes = self.model.notes
         found = [
             (notes[other], score, linked)
             for other, score, linked in zip(
-                others, self.scores[mine].tolist(), self.linked[mine].tolist(), strict=True
+                others, self.scores[at].tolist(), self.linked[at].tolist(), strict=True
             )
         ]
         found.sort(key=lambda f: (f[2], -f[1], f[0]))
         return found
 
     def _explained(
-        self, rel: str, name: str, score: float, linked: bool, below: bool = False
-    ) -> RelatedNote:
-        """``name`` as a note related to ``rel``, with what explains it."""
-        shared = self.model.shared_terms(rel, name, count=SHOWN_TERMS * 2)
-        terms = tuple(t for t in shared if not t.startswith("concept:"))[:SHOWN_TERMS]
-        concepts = tuple(t[len("concept:") :] for t in shared if t.startswith("concept:"))
-        passage = self.model.shares_passage(rel, name)
-        return RelatedNote(name, score, terms, concepts, linked, passage, below)
+        self, rel: str, found: list[tuple[str, float, bool]], threshold: float | None = None
+    ) -> list[RelatedNote]:
+        """Each (note, score, linked) of ``found`` as a note related to ``rel``, with what
+        explains it; below ``threshold`` (when given) marked weaker."""
+        names = [name for name, _, _ in found]
+        shared = self.model.shared_terms_of(rel, names, count=SHOWN_TERMS * 2)
+        passages = self.model.shares_passages(rel, names)
+        out = []
+        for (name, score, linked), said, passage in zip(found, shared, passages, strict=True):
+            terms = tuple(t for t in said if not t.startswith("concept:"))[:SHOWN_TERMS]
+            concepts = tuple(t[len("concept:") :] for t in said if t.startswith("concept:"))
+            below = threshold is not None and score < threshold
+            out.append(RelatedNote(name, score, terms, concepts, linked, passage, below))
+        return out
 
     def without_related(self, threshold: float = DEFAULT_THRESHOLD) -> list[str]:
         """The notes with no related note at or above ``threshold`` (the index note left
