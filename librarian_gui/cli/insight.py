@@ -6,11 +6,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import concepts as cli_concepts
 from .common import emit, open_index
-from .exits import EXIT_NO_NOTE, EXIT_USAGE, CommandFailed
+from .exits import EXIT_FINDINGS, EXIT_NO_NOTE, EXIT_USAGE, CommandFailed
+
+if TYPE_CHECKING:
+    from ..core.index.index import VaultIndex
 
 
 def cmd_cooccur(args: argparse.Namespace) -> None:
@@ -18,8 +21,8 @@ def cmd_cooccur(args: argparse.Namespace) -> None:
 
     if (args.concept is None) == (not args.all):
         raise CommandFailed(EXIT_USAGE, "name one CONCEPT, or ask for --all pairs")
-    _check_dictionary(args)
     index = open_index(args)
+    _check_dictionary(args, index)
     found: dict[str, frozenset[str]] = {}
     if args.all:
         table = pair_table(index, include_index=args.include_index, min_count=args.min_count)
@@ -91,8 +94,8 @@ def cmd_isolated(args: argparse.Namespace) -> None:
 
     if args.max_notes < 0:
         raise CommandFailed(EXIT_USAGE, "--max-notes must be 0 or more")
-    _check_dictionary(args)
     index = open_index(args)
+    _check_dictionary(args, index)
     data = isolated_answer(
         index,
         lambda rel: read_note(index.root, rel).text,
@@ -119,8 +122,8 @@ def cmd_timeline(args: argparse.Namespace) -> None:
     from ..core.insight.timeline import bin_mentions, concept_mentions, period_end, period_label
     from ..core.vault.files import read_note
 
-    _check_dictionary(args)
     index = open_index(args)
+    _check_dictionary(args, index)
     ids = []
     for name in args.concept:
         concept = index.concepts.get(name)
@@ -197,6 +200,13 @@ def cmd_timeline(args: argparse.Namespace) -> None:
     emit(args, data, human)
 
 
-def _check_dictionary(args: argparse.Namespace) -> None:
-    """A dictionary that does not parse stops a concept command, saying where."""
-    cli_concepts.load_document(cli_concepts.dictionary_path(args, Path(args.vault)))
+def _check_dictionary(args: argparse.Namespace, index: VaultIndex) -> None:
+    """A dictionary that does not parse stops a concept command, saying where. The index
+    read it already: only one it could not read is read again, for where it breaks (a
+    second read of a 90,000-concept dictionary was a quarter of ``isolated``)."""
+    error = index.concepts.error
+    if error is None:
+        return
+    path = cli_concepts.dictionary_path(args, Path(args.vault))
+    cli_concepts.load_document(path)  # raises, saying where, if it is still broken
+    raise CommandFailed(EXIT_FINDINGS, f"{path}: {error.removeprefix(path.name + ': ')}")
