@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal, Slot
 
+from ..core.index.queries import is_index_note
 from ..core.live.related import RelatedListener, RelatedRunner
 from ..core.related.vault import DEFAULT_THRESHOLD
 from ..core.vault.textstore import TextStore
@@ -149,6 +150,12 @@ class RelatedService(QObject):
         self.threshold = threshold
         self.threshold_changed.emit(threshold)
         self._explain()
+
+    @staticmethod
+    def compares(rel: str) -> bool:
+        """Whether the model compares note ``rel`` with the others: all but the index note,
+        which links every note and so is like none of them."""
+        return not is_index_note(rel)
 
     @Slot(str)
     def show_note(self, rel: str | None) -> None:

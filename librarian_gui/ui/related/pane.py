@@ -88,6 +88,17 @@ class RelatedPane(QWidget):
         self.shown = []
         self.browser.setHtml(f'<p class="empty">{html.escape(message)}</p>')
 
+    def show_not_compared(self, note: str) -> None:
+        """``note`` is the index note, which the model leaves out: say so, not that no
+        note scores enough (no threshold would show one)."""
+        self.note = note
+        self.shown = []
+        self.header.setText(f"{note}: not compared")
+        self.browser.setHtml(
+            '<p class="empty">The index note is not compared: it links every note, so it '
+            "is like none of them.</p>"
+        )
+
     def show_related(self, note: str, found: Sequence[Explained], threshold: float) -> None:
         same = note == self.note
         self.note = note

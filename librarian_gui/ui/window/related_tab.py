@@ -70,6 +70,8 @@ class RelatedTab(QObject):
         self._note = note
         if note is None:
             self.pane.show_waiting("Related notes are shown for notes.")
+        elif not self.related.compares(note):
+            self.pane.show_not_compared(note)
         elif self.related.current is None:
             self.pane.show_waiting("Finding related notes… (the first time takes a moment)")
         self.related.show_note(note)
@@ -79,7 +81,7 @@ class RelatedTab(QObject):
 
     @Slot(str, object)
     def _on_related_note_related(self, note: str, found: Any) -> None:
-        if note == self._note and self.related is not None:
+        if note == self._note and self.related is not None and self.related.compares(note):
             self.pane.show_related(note, found, self.related.threshold)
 
     @Slot(str)

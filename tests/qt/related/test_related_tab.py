@@ -176,3 +176,34 @@ def test_the_tab_and_the_graph_show_only_the_notes_at_the_threshold(
     ids = view.canvas.ids
     drawn = {tuple(sorted((ids[a], ids[b]))) for a, b in view.canvas.related_edges.tolist()}
     assert drawn == {("a.md", "b.md"), ("c.md", "f.md"), ("d.md", "f.md"), ("e.md", "f.md")}
+
+
+def test_the_index_note_says_it_is_not_compared(
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
+) -> None:
+    # The index note links every note and is like none of them: the model leaves it out.
+    # The tab says so, not "no note scores 0.15 or more, a lower score shows weaker
+    # matches", which no score would.
+    topics(vault)
+    write(vault, "MEMORY.md", "# Memory\n\n" + "".join(f"- [[{n[:-3]}]]\n" for n in NOTES))
+    win = window_on(vault)
+    related = win.related_service
+    assert related is not None and win.session is not None
+    if related.current is None:
+        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    win.show_view("related")
+    with qtbot.waitSignal(
+        related.note_related, timeout=10_000, check_params_cb=about("bread/starter.md")
+    ):
+        win.session.open_note("bread/starter.md")
+    pane = win.related_tab.pane
+    win.session.open_note("MEMORY.md")
+    qtbot.waitUntil(lambda: "not compared" in pane.browser.toPlainText(), timeout=10_000)
+    assert pane.browser.toPlainText() == (
+        "The index note is not compared: it links every note, so it is like none of them."
+    )
+    assert pane.header.text() == "MEMORY.md: not compared"
+    assert pane.shown == []
+    # An answer for it coming later (a pass ending) does not take the message away.
+    qtbot.wait(500)
+    assert "not compared" in pane.browser.toPlainText()
