@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..index.queries import is_index_note
 from ..index.snapshot import IndexView
@@ -24,6 +24,7 @@ DEFAULT_THRESHOLD = 0.15  # the cosine a pair needs to be shown (user-adjustable
 REDO_AFTER_CHANGES = 1.5
 SHOWN_TERMS = 5
 LINK_CHUNK = 4096  # pairs looked up between two chances for the GUI thread
+GROUP_AFTER = 16  # notes' pairs looked for by a pass over all pairs before they are grouped
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +72,9 @@ class RelatedIndex:
     linked: npt.NDArray[np.bool_]
     stamps: Mapping[str, FileStamp] = field(default_factory=dict, repr=False)
     concepts: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    # Each note's places in the arrays, made when first asked (``_places``).
-    _by_note: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]] = field(
-        default_factory=list, init=False, repr=False
-    )
+    # How many times a note's pairs were looked for, then each note's places in the arrays
+    # (``_places``).
+    _by_note: list[Any] = field(default_factory=list, init=False, repr=False)
 
     @classmethod
     def of_model(
@@ -168,17 +168,24 @@ class RelatedIndex:
         return self._explained(rel, ranked, threshold)
 
     def _places(self, row: int) -> npt.NDArray[np.int64]:
-        """Where in the arrays the pairs of note ``row`` are, in their order. The pairs
-        grouped by note once, when first asked: every note's related notes (``related
-        --all``) would otherwise each compare all the pairs."""
+        """Where in the arrays the pairs of note ``row`` are, in their order. The first
+        ``GROUP_AFTER`` times, by comparing every pair; then the pairs are grouped by note
+        once (a sort), so that every note's related notes (``related --all``) are not each
+        a pass over all the pairs, while one note's (a window, an agent) costs no sort."""
         import numpy as np
 
-        if not self._by_note:
+        memo = self._by_note
+        if len(memo) < 2:
+            if not memo:
+                memo.append(0)
+            memo[0] += 1
+            if memo[0] <= GROUP_AFTER:
+                return np.flatnonzero((self.a == row) | (self.b == row))
             ends = np.concatenate((self.a, self.b))
             order = np.argsort(ends, kind="stable")
             starts = np.searchsorted(ends[order], np.arange(len(self.model.notes) + 1))
-            self._by_note.append((order % max(len(self.a), 1), starts))
-        order, starts = self._by_note[0]
+            memo.append((order % max(len(self.a), 1), starts))
+        order, starts = memo[1]
         return np.unique(order[starts[row] : starts[row + 1]])
 
     def _ranked(self, rel: str, least: float) -> list[tuple[str, float, bool]]:
