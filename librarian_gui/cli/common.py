@@ -79,15 +79,73 @@ def note_arg(index: VaultIndex, name: str) -> str:
         raise CommandFailed(EXIT_NO_NOTE, f"{exc}{hint}") from exc
 
 
+# A list or an object of more items than this is written one item a line, each item as
+# compact JSON: a document of 90,000 indented rows took seconds in json's Python encoder
+# (its C encoder does not indent), and a row a line reads and greps better at that length.
+ROWS_APART = 500
+_NESTED = 4  # how deep a long list or object is looked for
+
+
+def json_text(data: Any, *, ascii_only: bool) -> str:
+    """``data`` as the command line prints it with ``--json``: indented two spaces, except
+    that a list or an object of more than ``ROWS_APART`` items, wherever it is in the
+    document, has one item a line (as ``related --all`` and ``cooccur --all`` print
+    theirs). A document without one is what ``json.dumps(indent=2)`` writes."""
+    compact = json.JSONEncoder(ensure_ascii=ascii_only, separators=(", ", ": ")).encode
+    parts: list[str] = []  # joined once: a document can be tens of megabytes
+    put = parts.append
+
+    def key(name: Any) -> str:  # as json writes a key: True as "true", 3 as "3"
+        said = name if isinstance(name, str) else json.dumps(name)
+        return json.dumps(said, ensure_ascii=ascii_only) + ": "
+
+    def write(value: Any, indent: str, depth: int) -> None:
+        inner = indent + "  "
+        if _long(value) or (depth < _NESTED and _holds_long(value, depth)):
+            is_dict = isinstance(value, dict)
+            items = value.items() if is_dict else ((None, v) for v in value)
+            apart = _long(value)
+            put("{" if is_dict else "[")
+            for n, (name, item) in enumerate(items):
+                put(",\n" + inner if n else "\n" + inner)
+                if is_dict:
+                    put(key(name))
+                if apart:
+                    put(compact(item))
+                else:
+                    write(item, inner, depth + 1)
+            put("\n" + indent + ("}" if is_dict else "]"))
+            return
+        text = json.dumps(value, ensure_ascii=ascii_only, indent=2)
+        put(text.replace("\n", "\n" + indent) if indent else text)
+
+    write(data, "", 0)
+    return "".join(parts)
+
+
+def _long(value: Any) -> bool:
+    return isinstance(value, list | dict) and len(value) > ROWS_APART
+
+
+def _holds_long(value: Any, depth: int) -> bool:
+    """Whether a list or an object holds a long one, at most ``_NESTED`` levels down."""
+    if not isinstance(value, list | dict):
+        return False
+    for child in value.values() if isinstance(value, dict) else value:
+        if _long(child) or (depth + 1 < _NESTED and _holds_long(child, depth + 1)):
+            return True
+    return False
+
+
 def emit(args: argparse.Namespace, data: Any, human: Callable[[], str]) -> None:
     if args.json:
-        text = json.dumps(data, ensure_ascii=False, indent=2)
+        text = json_text(data, ascii_only=False)
         try:
             text.encode("utf-8")
         except UnicodeEncodeError:
             # A file name that is not UTF-8 (a lone surrogate, as os.fsdecode gives it):
             # escaped, it is valid JSON that json.loads turns back into the same name.
-            text = json.dumps(data, ensure_ascii=True, indent=2)
+            text = json_text(data, ascii_only=True)
         sys.stdout.write(text + "\n")
     else:
         text = human()
