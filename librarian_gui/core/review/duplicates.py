@@ -376,5 +376,6 @@ def _candidates(signatures: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             rights.append(members[j])
     both = np.concatenate(lefts) * count + np.concatenate(rights)
     both.sort()  # in place, without the interpreter (np.unique's hash table holds it)
-    both = both[np.concatenate(([True], both[1:] != both[:-1]))]
+    if len(both):  # no two passages sharing a band leaves none
+        both = both[np.concatenate(([True], both[1:] != both[:-1]))]
     return both // count, both % count

@@ -147,3 +147,16 @@ def test_a_repeat_is_found_across_the_signatures_stacked_in_parts() -> None:
     assert [(p.a.note, p.b.note, p.similarity) for p in found.pairs] == [
         ("n4090.md", "n4100.md", 1.0)
     ]
+
+
+def test_passages_sharing_no_band_make_no_pair() -> None:
+    # Two paragraphs without a word in common: no band of their signatures can match, so
+    # there is no candidate at all (it raised IndexError: the review desk and
+    # `librarian duplicates` failed on such a vault).
+    other = (
+        "Tomatoes ripen slowly; gardeners water compost heaps beside fences nightly, keep "
+        "seeds dry, label trays carefully before planting season starts."
+    )
+    assert not word_set_of(ORIGINAL) & word_set_of(other)
+    found = find_duplicates([("a.md", ORIGINAL), ("b.md", other)])
+    assert (found.pairs, found.boilerplate, found.passages) == ((), (), 2)
