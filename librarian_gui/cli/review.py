@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.index.index import VaultIndex
+
+if TYPE_CHECKING:
+    from ..core.review.duplicates import PassageStore
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 
 SHOWN = 50  # pairs in the human text; --json has them all
@@ -49,10 +52,12 @@ def cmd_duplicates(
         raise CommandFailed(EXIT_USAGE, "--threshold must be above 0 and at most 1")
     if args.min_words < 1:
         raise CommandFailed(EXIT_USAGE, "--min-words must be at least 1")
-    from ..core.review.duplicates import find_in_vault
+    from ..core.review.duplicates import compare
 
     index = open_index(args)
-    found = find_in_vault(index.root, sorted(index.notes), args.threshold, args.min_words)
+    store = _passages(args, index)
+    found = compare(store.update(index.root, sorted(index.notes)), args.threshold)
+    _keep(args, index, store)
     data = found.json()
     out = [
         f"{len(found.pairs):,} near-duplicate passage pairs among {found.passages:,} passages "
@@ -102,6 +107,22 @@ def add_review_command(sub: Any, common: Callable[..., None]) -> argparse.Argume
     return p
 
 
+def _passages(args: argparse.Namespace, index: VaultIndex) -> PassageStore:
+    """The passages the last command kept for this vault (none with ``--no-cache``)."""
+    from ..core.review.duplicates import PassageStore
+    from ..core.review.passage_cache import load_store
+
+    min_words = getattr(args, "min_words", MIN_WORDS)
+    return PassageStore(min_words) if args.no_cache else load_store(index.root, min_words)
+
+
+def _keep(args: argparse.Namespace, index: VaultIndex, store: PassageStore) -> None:
+    if not args.no_cache:
+        from ..core.review.passage_cache import save_store
+
+        save_store(index.root, store)
+
+
 def cmd_review(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> Result:
@@ -126,16 +147,18 @@ def cmd_review(
     if args.mark:
         marked = review_desk.mark_notes(root, [note_arg(index, name) for name in args.mark])
         said.append(f"marked reviewed: {', '.join(marked)}")
+    store = _passages(args, index)
     if args.mark_day:
         day = args.mark_day.strip()
-        found = review_desk.review_desk(index, since)
+        found = review_desk.review_desk(index, since, store=store)
         rels = [i.note for d, items in found.days if d == day for i in items]
         marked = review_desk.mark_notes(root, rels)
         said.append(f"marked reviewed: {len(marked)} notes of {day}")
     if args.mark_all:
         review_desk.mark_up_to(root, dt.datetime.now(dt.UTC), sorted(index.notes))
         said.append("marked reviewed: everything up to now")
-    desk = review_desk.review_desk(index, since)
+    desk = review_desk.review_desk(index, since, store=store)
+    _keep(args, index, store)
     data = {**desk.json(), "marked": said}
     out = [*said, f"changed since {desk.since}, not reviewed yet:"]
     if not desk.days:

@@ -23,10 +23,11 @@
 
 from __future__ import annotations
 
+import marshal
 import os
 import zlib
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, cast
 
@@ -193,12 +194,14 @@ def read_passages(root: Path, rels: Sequence[str], min_words: int = MIN_WORDS) -
 
 class PassageStore:
     """Each note's passages kept between two looks at the vault (the review desk's): only
-    notes whose file changed (size, modification time) are read again. Not thread-safe:
-    one thread uses it."""
+    notes whose file changed (size, modification time) are read again. ``dump`` and
+    ``undump`` carry it to the next process (``passage_cache``). Not thread-safe: one
+    thread uses it."""
 
     def __init__(self, min_words: int = MIN_WORDS) -> None:
         self.min_words = min_words
         self._notes: dict[str, tuple[tuple[int, int], list[Passage]]] = {}
+        self.changed = False  # since it was made, loaded or dumped
 
     def update(self, root: Path, rels: Sequence[str]) -> list[Passage]:
         """The passages of ``rels`` now (a note no longer listed is forgotten)."""
@@ -215,11 +218,102 @@ class PassageStore:
         fresh: dict[str, list[Passage]] = {rel: [] for rel in stale}
         for passage in read_passages(root, stale, self.min_words):
             fresh[passage.note].append(passage)
+        if stale or self._notes.keys() - stamps.keys():
+            self.changed = True
         self._notes = {
             rel: (stamp, fresh[rel] if rel in fresh else self._notes[rel][1])
             for rel, stamp in stamps.items()
         }
         return [p for rel in sorted(self._notes) for p in self._notes[rel][1]]
+
+    def stamps(self) -> list[tuple[int, int]]:
+        """Each kept note's (size, modification time in ns)."""
+        return [stamp for stamp, _ in self._notes.values()]
+
+    def dump(self) -> bytes:
+        """The passages kept, each signed (its MinHash made now if it had none), as bytes
+        for ``undump`` in another process: per note its stamp and its passages' lines,
+        word counts, words and signatures as arrays."""
+        unsigned = [p for _, kept in self._notes.values() for p in kept if p.signature is None]
+        if unsigned:
+            made = iter(signatures(unsigned).T)
+            self._notes = {
+                rel: (
+                    stamp,
+                    [
+                        p if p.signature is not None else replace(p, signature=next(made))
+                        for p in kept
+                    ],
+                )
+                for rel, (stamp, kept) in self._notes.items()
+            }
+        rows = []
+        for rel, ((size, mtime), kept) in self._notes.items():
+            rows.append(
+                (
+                    rel,
+                    size,
+                    mtime,
+                    np.array([p.first for p in kept], np.int32).tobytes(),
+                    np.array([p.last for p in kept], np.int32).tobytes(),
+                    np.array([p.count for p in kept], np.int32).tobytes(),
+                    b"".join(p.words.astype(np.uint32).tobytes() for p in kept),
+                    b"".join(cast(np.ndarray, p.signature).tobytes() for p in kept),
+                )
+            )
+        self.changed = False
+        return marshal.dumps((_DUMP_FORMAT, PERMUTATIONS, self.min_words, _probe(), rows))
+
+    @classmethod
+    def undump(cls, data: bytes, min_words: int = MIN_WORDS) -> PassageStore | None:
+        """The store ``dump`` made, or None when it is not usable here: another format,
+        another ``min_words``, words or signatures made another way (the probe's differ),
+        or not whole."""
+        try:
+            form, permutations, kept_words, probe, rows = marshal.loads(data)
+            if (form, permutations, kept_words) != (_DUMP_FORMAT, PERMUTATIONS, min_words):
+                return None
+            if probe != _probe():
+                return None
+            store = cls(min_words)
+            for rel, size, mtime, firsts, lasts, counts, words, signed in rows:
+                first = np.frombuffer(firsts, np.int32).tolist()
+                last = np.frombuffer(lasts, np.int32).tolist()
+                count = np.frombuffer(counts, np.int32)
+                held = np.frombuffer(words, np.uint32)
+                made = np.frombuffer(signed, np.uint32)
+                if not (
+                    isinstance(rel, str)
+                    and isinstance(size, int)
+                    and isinstance(mtime, int)
+                    and len(first) == len(last) == len(count)
+                    and int(count.sum()) == len(held)
+                    and len(made) == PERMUTATIONS * len(count)
+                ):
+                    return None
+                ends = np.cumsum(count).tolist()
+                made = made.reshape(len(count), PERMUTATIONS)
+                passages = [
+                    Passage(rel, a, b, held[end - n : end], made[k])
+                    for k, (a, b, n, end) in enumerate(
+                        zip(first, last, count.tolist(), ends, strict=True)
+                    )
+                ]
+                store._notes[rel] = ((size, mtime), passages)
+        except (ValueError, TypeError, EOFError):
+            return None
+        return store
+
+
+_DUMP_FORMAT = 1
+# A paragraph whose words and signature a dump keeps: words or hashes made another way (a
+# newer Librarian) give others, and that dump is not used.
+_PROBE = "Every paragraph a vault keeps twice is found by signing its words with MinHash bands"
+
+
+def _probe() -> tuple[bytes, bytes]:
+    found = passages_of("probe.md", _PROBE, 1)
+    return found[0].words.astype(np.uint32).tobytes(), signatures(found).tobytes()
 
 
 def compare(passages: list[Passage], threshold: float = THRESHOLD) -> Duplicates:
