@@ -3,8 +3,9 @@ first, whole, when the caches of every vault ever opened together pass the limit
 
 Each vault's caches are files named by its key (``cache.vault_key``) in one folder per
 kind: the index, search's postings, the related-notes model, the words of unlinked
-mentions, mention counts. Nothing else keeps them in check: a vault opened once (a copy in
-a temporary folder, a benchmark's vault) kept about 100 MB per 10,000 notes there for good.
+mentions, mention counts, the review's passages. Nothing else keeps them in check: a vault
+opened once (a copy in a temporary folder, a benchmark's vault) kept about 100 MB per
+10,000 notes there for good.
 When a vault's index cache is saved, the caches are counted, and while they take more than
 the limit the vault whose newest cache file is oldest loses all of its files (a cache file
 is touched when it is loaded, so that is the vault used longest ago). The vault being saved
@@ -23,7 +24,7 @@ from pathlib import Path
 
 from .cache import cache_dir
 
-KINDS = ("index", "postings", "related", "words", "mentions")  # folders of per-vault files
+KINDS = ("index", "postings", "related", "words", "mentions", "passages")  # per-vault files
 DEFAULT_LIMIT_MB = 4096
 LIMIT_ENV = "LIBRARIAN_CACHE_MB"
 _KEY_LENGTH = 24
