@@ -18,11 +18,10 @@ from pathlib import Path
 
 from .. import __version__
 from ..core.index import cachefile
-from ..core.index.index import VaultIndex
 from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import VaultBusy
 from ..core.writing.safewrite import WriteRefused
-from .common import emit, note_arg, open_index, vault_folder
+from .common import OpenIndex, emit, note_arg, open_index, vault_folder
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_OK, EXIT_STOPPED, CommandFailed, Result
 
 
@@ -292,7 +291,7 @@ def _common(p: argparse.ArgumentParser, *, note: bool = False, json_flag: bool =
 
 
 def _concept_command(
-    command: Callable[[argparse.Namespace, Callable[[argparse.Namespace], VaultIndex]], Result],
+    command: Callable[[argparse.Namespace, OpenIndex], Result],
 ) -> Callable[[argparse.Namespace], None]:
     """A command of ``cli/concepts.py`` or ``cli/index.py`` as this command line runs it: its
     failure is a clean exit, its output JSON or text, and its findings an exit code after the

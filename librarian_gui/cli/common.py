@@ -8,11 +8,23 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 from ..core.index.index import VaultIndex
 from ..core.index.queries import AmbiguousNote, NoteNotFound, find_note
 from .exits import EXIT_AMBIGUOUS, EXIT_NO_NOTE, EXIT_NO_VAULT, CommandFailed
+
+if TYPE_CHECKING:
+    from ..core.concepts.dictionary import ConceptDictionary
+
+
+class OpenIndex(Protocol):
+    """``open_index``, as a command is given it."""
+
+    def __call__(
+        self, args: argparse.Namespace, *, concepts: ConceptDictionary | None = None
+    ) -> VaultIndex: ...
+
 
 _PROGRESS_MIN = 500  # notes; smaller scans finish before a bar would help
 
@@ -50,7 +62,11 @@ def vault_folder(path: str | Path) -> Path:
     raise CommandFailed(EXIT_NO_VAULT, f"{vault}: no such vault folder")
 
 
-def open_index(args: argparse.Namespace) -> VaultIndex:
+def open_index(
+    args: argparse.Namespace, *, concepts: ConceptDictionary | None = None
+) -> VaultIndex:
+    """The vault's index. ``concepts``: the dictionary as the command read it already (a
+    concept command reads the file to lint it), not read again by the index."""
     vault = vault_folder(args.vault)
     progress = _Progress(sys.stderr)
     try:
@@ -58,6 +74,7 @@ def open_index(args: argparse.Namespace) -> VaultIndex:
         return VaultIndex.scan(
             vault,
             use_cache=not args.no_cache,
+            concepts=concepts,
             dictionary=Path(args.concepts).expanduser() if args.concepts else None,
             excluded=args.exclude or (),
             progress=progress,

@@ -12,13 +12,13 @@ from typing import Any
 from ..core.concepts.dictionary import (
     DEFAULT_DICTIONARY,
     Concept,
+    ConceptDictionary,
     DictionaryUnusable,
     LintIssue,
 )
 from ..core.concepts.dictionary_file import DictionaryFile, DictionaryParseError, cannot_read
 from ..core.concepts.lint import lint_concepts, lint_errors
 from ..core.courtesy import gc_paused
-from ..core.index.index import VaultIndex
 from ..core.index.queries import concept_notes, named_note
 from ..core.tagging.run import (
     apply_plan,
@@ -32,6 +32,7 @@ from ..core.vault.files import read_note
 from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.safewrite import WriteRefused
+from .common import OpenIndex
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
 
 
@@ -71,9 +72,7 @@ def _reader(root: Path) -> Callable[[str], str | None]:
     return read
 
 
-def cmd_concepts_check(
-    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> Result:
+def cmd_concepts_check(args: argparse.Namespace, open_index: OpenIndex) -> Result:
     # A large dictionary is hundreds of thousands of small objects, none in a cycle, made
     # while the matcher and the linter make more: each pass of the cyclic collector would
     # walk them all again (6 of 23 s at 90,000 concepts).
@@ -81,9 +80,7 @@ def cmd_concepts_check(
         return _check(args, open_index)
 
 
-def _check(
-    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> Result:
+def _check(args: argparse.Namespace, open_index: OpenIndex) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
     if not path.exists():  # a pipe or a folder there is said so by load_document
@@ -93,7 +90,7 @@ def _check(
     linked = mentioned = None
     missing: list[LintIssue] = []
     if not args.no_usage:
-        index = open_index(args)
+        index = open_index(args, concepts=_as_read(path, concepts))
         linked, mentioned = concept_usage(index, concepts, _reader(index.root))
         missing = [
             LintIssue(c.id, "warning", "no-note", _no_note(c.note))
@@ -160,13 +157,11 @@ def human_check(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_concepts_suggest(
-    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> Result:
+def cmd_concepts_suggest(args: argparse.Namespace, open_index: OpenIndex) -> Result:
     vault = Path(args.vault).expanduser()
     path = dictionary_path(args, vault)
-    concepts = load_document(path).concepts() if path.exists() else []
-    index = open_index(args)
+    concepts = load_document(path).concepts() if path.exists() else ()
+    index = open_index(args, concepts=_as_read(path, concepts) if path.exists() else None)
     found, read, total = vault_suggestions(
         index, concepts, _reader(index.root), limit=args.limit, min_notes=args.min_notes
     )
@@ -197,9 +192,7 @@ def human_suggest(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def cmd_tag(
-    args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
-) -> Result:
+def cmd_tag(args: argparse.Namespace, open_index: OpenIndex) -> Result:
     vault = Path(args.vault).expanduser()
     if args.entry and not args.undo:
         raise CommandFailed(EXIT_USAGE, "--entry goes with --undo")
@@ -228,7 +221,7 @@ def cmd_tag(
     unknown = [c for c in args.concept or () if c not in known]
     if unknown:
         raise CommandFailed(EXIT_FINDINGS, f"no concept {', '.join(unknown)} in the dictionary")
-    index = open_index(args)
+    index = open_index(args, concepts=_as_read(dictionary_path(args, vault), concepts))
     rels = tag_candidates(index.notes, include_index=args.include_index)
     pages = concept_notes(index)
     plan = plan_tagging(
@@ -279,6 +272,12 @@ def cmd_tag(
     lines = [*summary, f"wrote {len(entry.written)} notes (undo: librarian tag VAULT --undo)"]
     lines += [f"  skipped {s['path']}: {s['reason']}" for s in data["skipped"]]
     return data, "\n".join(lines), EXIT_FINDINGS if data["skipped"] else 0
+
+
+def _as_read(path: Path, concepts: Sequence[Concept]) -> ConceptDictionary:
+    """The dictionary the command read (``load_document``), for the index to use as it is:
+    a 90,000-concept file read twice was a tenth of ``tag --dry-run``."""
+    return ConceptDictionary(path, tuple(concepts), _by_id={c.id.lower(): c for c in concepts})
 
 
 def _usable_concepts(path: Path, vault: Path) -> tuple[Concept, ...]:
