@@ -277,6 +277,25 @@ def terms(text: str) -> list[str]:
     return out
 
 
+def term_pieces(text: str) -> list[str] | list[bytes]:
+    """The pieces ``terms`` cuts ``text`` into, each to be turned into its terms by
+    ``piece_terms``: ``terms(text)`` is their terms in order. ASCII text as ``str``
+    pieces, other text as its UTF-8 bytes' pieces (see ``_terms_beyond_ascii``); a
+    ``str`` piece never equals a ``bytes`` one, so both can key one mapping."""
+    if text.isascii():
+        return text.translate(_ASCII_SPACES).split()
+    return text.encode("utf-8", "surrogatepass").translate(_BYTE_SPACES).split()
+
+
+def piece_terms(piece: str | bytes) -> tuple[str, ...]:
+    """The terms of one of ``term_pieces``' pieces (none for a stop word)."""
+    if isinstance(piece, str):
+        found = _PIECE_TERMS.get(piece)
+        return found if found is not None else _piece_terms(piece)
+    found = _BYTE_PIECE_TERMS.get(piece)
+    return found if found is not None else _byte_piece_terms(piece)
+
+
 def _terms_beyond_ascii(text: str) -> list[str]:
     """``terms`` of a text that is not all ASCII. Its UTF-8 bytes are split in C as ASCII
     text is (``_BYTE_SPACES``: a multi-byte character stays inside its piece), and each

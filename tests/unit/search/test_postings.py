@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from librarian_gui.core.search import postings
 from librarian_gui.core.search.postings import NoteTerms
+from librarian_gui.core.text.analyzer import terms
 
 K1, B = 1.2, 0.75
 
@@ -220,3 +221,47 @@ def test_postings_of_another_analyzer_or_cut_short_are_not_loaded() -> None:
         assert NoteTerms.undump(data) is None
     finally:
         postings._PROBE = original
+
+
+# Pieces the analyzer turns into no term (stop words, a lone letter), one, or several
+# ("rock'n'roll", a Japanese run as its bigrams), in ASCII notes and in notes that are not.
+MIXED = [
+    "cat", "Cats", "the", "of", "a", "x", "don't", "rock'n'roll", "O'Reilly's", "e-mail",
+    "HTTP/2", "3D", "2024", "naïve", "café", "東京の会議", "Straße", "running", "ran", "—",
+]  # fmt: skip
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.sampled_from(MIXED), max_size=3),
+            st.lists(st.sampled_from(MIXED), max_size=12),
+            st.sampled_from([" ", "\n", ", ", " — "]),
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.lists(st.sampled_from(MIXED), min_size=1, max_size=4),
+)
+def test_a_note_counts_as_the_analyzer_cuts_its_title_twice_and_its_text(
+    notes: list[tuple[list[str], list[str], str]], question: list[str]
+) -> None:
+    """The postings count each note's terms as ``analyzer.terms`` gives them, whatever
+    mix of pieces with no term, one and several the notes hold, however many notes of one
+    pass share a piece: the scores are BM25 over those lists, written out by hand."""
+    vault = Vault({f"n{i}.md": (" ".join(t), sep.join(w)) for i, (t, w, sep) in enumerate(notes)})
+    counted = {
+        rel: [*terms(title), *terms(title), *terms(text)]
+        for rel, (_s, title, text) in vault.notes.items()
+    }
+    query = terms(" ".join(question))
+    found = NoteTerms()
+    got = _best(found, vault, query, limit=100)
+    expected = _bm25(counted, query)
+    assert got == _order(expected)
+    for rel, score in found._scores(query).items():
+        assert math.isclose(score, expected[rel], rel_tol=1e-5)
+    stats = found.stats()
+    assert stats.size == len(counted)
+    assert math.isclose(stats.mean_length, sum(map(len, counted.values())) / len(counted))
