@@ -92,7 +92,12 @@ def _date(text: str | None, flag: str) -> _dt.date | None:
 
 
 def _reader(index: VaultIndex) -> Callable[[str], str | None]:
-    return lambda rel: read_note(index.root, rel).text
+    """The notes' texts from their files: a big vault's first count may read them on
+    worker processes (``corpus.FilesText``)."""
+    from ..core.agents.corpus import FilesText
+
+    root = index.root
+    return FilesText(root, lambda rel: read_note(root, rel).text)
 
 
 def cmd_search(args: argparse.Namespace, open_index: OpenIndex) -> tuple[Any, Callable[[], str]]:

@@ -17,7 +17,7 @@ from ..index import cachefile
 from ..index.cache import cache_dir, changed_too_recently, vault_key
 from ..index.snapshot import IndexIdentity, IndexView
 from ..parse.records import FileStamp
-from ..search.postings import FRESH_LEAST, NoteTerms, VaultStats
+from ..search.postings import FRESH_LEAST, Many, NoteTerms, VaultStats
 from ..text.analyzer import terms
 from ..text.forms import vault_form
 from ..writing.safewrite import atomic_write
@@ -34,6 +34,19 @@ SEARCH_CANDIDATES = 5
 KEPT_NOTES = 512  # notes whose passages and terms are kept for the next question
 
 TextOf = Callable[[str], "str | None"]
+
+
+class FilesText:
+    """A ``TextOf`` that reads each note from its file in the vault at ``root`` (as
+    ``read_note`` does, maybe through a ``TextStore``): the first count of a big vault's
+    terms may then read the files on worker processes instead (``candidates``)."""
+
+    def __init__(self, root: Path, read: TextOf) -> None:
+        self.root = root
+        self._read = read
+
+    def __call__(self, rel: str) -> str | None:
+        return self._read(rel)
 
 
 @dataclass(slots=True)
@@ -263,7 +276,8 @@ def candidates(
     index = index.snapshot()
     postings = note_terms(index)
     # the snapshot's own notes: the same mapping again is a vault that did not change
-    found = postings.best(index.notes, lambda rel: _read(text_of, rel), set(among), query, limit)
+    read = functools.partial(_read, text_of)
+    found = postings.best(index.notes, read, set(among), query, limit, _many(index, text_of))
     if postings.unsaved >= FRESH_LEAST:  # a question that counted many: kept for the next
         save_postings(index, postings)
     return found
@@ -274,7 +288,7 @@ def count_candidates(index: IndexView, text_of: TextOf) -> None:
     first question, which would otherwise read the whole vault (10,000 notes: 3 s)."""
     index = index.snapshot()
     postings = note_terms(index)
-    postings.best(index.notes, lambda rel: _read(text_of, rel), (), (), 0)
+    postings.best(index.notes, lambda rel: _read(text_of, rel), (), (), 0, _many(index, text_of))
     if postings.unsaved:
         save_postings(index, postings)
 
@@ -285,6 +299,19 @@ def analyse_newest(index: IndexView, text_of: TextOf) -> None:
     notes: 0.19 s the first time, 15 ms after)."""
     index = index.snapshot()
     Corpus.build(index, text_of, sorted(index.notes))
+
+
+def _many(index: IndexView, text_of: TextOf) -> Many | None:
+    """Counting workers for the postings (``count_worker``) where ``text_of`` reads the
+    index's own files and the machine has the cores; else None (counted here)."""
+    from ..vault.reading import ParsePool
+
+    if not (isinstance(text_of, FilesText) and text_of.root == index.root):
+        return None
+    if not ParsePool.useful():
+        return None
+    root = index.root
+    return lambda items: ParsePool(root, "librarian_gui.core.search.count_worker").run(items)
 
 
 def _read(text_of: TextOf, rel: str) -> str:

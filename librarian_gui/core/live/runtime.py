@@ -303,14 +303,15 @@ class _Opening:
 
     def _warm(self) -> None:
         # Loaded here, after the first answer (``held``), not with the server.
-        from ..agents.corpus import analyse_newest, count_candidates
+        from ..agents.corpus import FilesText, analyse_newest, count_candidates
         from ..agents.ranking import learn_names
 
         # Questions (search, context_pack) pick their candidates from every note's terms:
         # count them first, ahead of the first question, which otherwise counts them
         # itself while the words below are read (10,000 notes: the first search took 15 s).
         try:
-            count_candidates(self.index, self.text)
+            # read from the files, so a big vault's on worker processes (``FilesText``)
+            count_candidates(self.index, FilesText(self.index.root, self.text))
             learn_names(self.index)
             analyse_newest(self.index, self.text)
         except Exception:  # a question counts them itself then; say why in the log

@@ -13,15 +13,18 @@ from __future__ import annotations
 import marshal
 import math
 import threading
-from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from itertools import repeat
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from ..text.analyzer import piece_terms, term_pieces, terms
 
 if TYPE_CHECKING:  # numpy loads with the first question, not with the package
     import numpy as np
     import numpy.typing as npt
+
+    # A note counted: its term ids, how often each occurs, how many terms it has.
+    Row = tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]
 
 K1 = 1.2
 B = 0.75
@@ -33,6 +36,13 @@ _PROBE = "Don't stop: the runners ran 3 races in 2024, naïve café — 東京�
 _DUMP_FORMAT = 1
 
 Text = Callable[[str], str]
+# A note as a counting worker gives it (``count_worker``): its path, its term ids in that
+# worker's numbering as int64 bytes, their counts as float32 bytes, how many terms.
+WorkerRow = tuple[str, bytes, bytes, int]
+# Counts notes on worker processes: given "path\0title" items, yields each chunk of
+# notes counted as ``count_worker`` answers: (worker, terms new to it, [WorkerRow]).
+Many = Callable[[list[str]], Iterable[object]]
+MANY_LEAST = 1500  # notes to count before workers are worth their start (reading.POOL_THRESHOLD)
 
 
 class Note(Protocol):
@@ -64,7 +74,7 @@ class NoteTerms:
         self._lengths: npt.NDArray[np.float64] = np.zeros(0)
         self._live: npt.NDArray[np.bool_] = np.zeros(0, bool)  # False: changed or gone
         # Counted since the packing: note → (term ids, counts, length)
-        self._fresh: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]] = {}
+        self._fresh: dict[str, Row] = {}
         self.unsaved = 0  # notes counted since made, loaded or dumped
         # The notes mapping last brought up to date with (``_sync``): an index snapshot's,
         # which never changes, so the same one again has nothing new to count (50,000
@@ -145,15 +155,18 @@ class NoteTerms:
         among: Collection[str],
         query: Sequence[str],
         limit: int,
+        many: Many | None = None,
     ) -> list[str]:
         """The ``limit`` notes of ``among`` with the best BM25 for ``query``'s terms (each
         distinct term once), best first, ties by path; only notes holding a term.
         ``notes`` is every note of the vault (path → record): notes whose stamp changed
         are counted again from ``text_of`` first, so idf and lengths are the vault's as it
-        stands. A mapping once given must not change (an index snapshot's): given again,
-        the same object is taken as counted already."""
+        stands — or, ``MANY_LEAST`` of them or more, by ``many``'s workers, reading what
+        ``text_of`` would (a note they do not deliver is counted here). A mapping once
+        given must not change (an index snapshot's): given again, the same object is taken
+        as counted already."""
         with self._lock:
-            self._sync(notes, text_of)
+            self._sync(notes, text_of, many)
             scores = self._scores(query)
         wanted = [(-s, rel) for rel, s in scores.items() if rel in among]
         wanted.sort()
@@ -178,61 +191,54 @@ class NoteTerms:
                 held = int(self._live[self._rows[self._ptr[t] : self._ptr[t + 1]]].sum())
             return held + sum(1 for f in self._fresh.values() if t in f[0])
 
-    def _sync(self, notes: Mapping[str, Note], text_of: Text) -> None:
+    def _sync(self, notes: Mapping[str, Note], text_of: Text, many: Many | None = None) -> None:
         if notes is self._synced:
             return
         for rel in self._stamps.keys() - notes.keys():
             del self._stamps[rel]
             self._forget(rel)
         counted = self._stamps
-        codes = _Codes()  # for this pass only: what the vault's words are, found once
-        for rel, note in notes.items():
-            stamp = note.stamp
-            if counted.get(rel, _NEVER) != stamp:
-                self._forget(rel)
-                self._fresh[rel] = self._counted(note.title, text_of(rel), codes)
-                counted[rel] = stamp
-                self.unsaved += 1
+        stale = [rel for rel, note in notes.items() if counted.get(rel, _NEVER) != note.stamp]
+        apart: dict[str, Row] = {}
+        if many is not None and len(stale) >= MANY_LEAST:
+            apart = self._counted_apart(many, [f"{rel}\0{notes[rel].title}" for rel in stale])
+        counter = TermCounter(self._vocab)  # for this pass only: the words met, found once
+        for rel in stale:
+            note = notes[rel]
+            self._forget(rel)
+            row = apart.pop(rel, None)
+            self._fresh[rel] = row if row is not None else counter.count(note.title, text_of(rel))
+            counted[rel] = note.stamp
+            self.unsaved += 1
         if len(self._fresh) > max(FRESH_LEAST, FRESH_SHARE * len(self._stamps)):
             self._pack()
         self._synced = notes
+
+    def _counted_apart(self, many: Many, items: list[str]) -> dict[str, Row]:
+        """The rows ``many`` counted on worker processes (``count_worker``), their term
+        ids made this vocabulary's; a note no worker delivered is not among them."""
+        import numpy as np
+
+        vocab = self._vocab
+        ours: dict[int, npt.NDArray[np.int64]] = {}  # a worker's term ids → ours
+        out: dict[str, Row] = {}
+        for chunk in many(items):
+            worker, new_terms, rows = cast(tuple[int, list[str], list[WorkerRow]], chunk)
+            mapped = np.array([vocab.setdefault(t, len(vocab)) for t in new_terms], np.int64)
+            known = ours[worker] = np.concatenate([ours.get(worker, mapped[:0]), mapped])
+            for rel, ids, tfs, length in rows:
+                out[rel] = (
+                    known[np.frombuffer(ids, np.int64)],
+                    np.frombuffer(tfs, np.float32).copy(),
+                    length,
+                )
+        return out
 
     def _forget(self, rel: str) -> None:
         self._fresh.pop(rel, None)
         row = self._row.get(rel)
         if row is not None:
             self._live[row] = False
-
-    def _counted(
-        self, title: str, text: str, codes: _Codes
-    ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32], int]:
-        """A note's term ids (ascending), how often each occurs and how many terms it
-        has: its title's terms twice and its text's. Each piece of the text (a word as
-        the analyzer cuts it, before folding) is looked up in ``codes``, in C, to the id of
-        its term; only pieces the pass has not met yet go through the analyzer, and the
-        counting is numpy's. A vault's first question counts every note: on
-        interconnected-10k (53 MB, 9.6 million pieces, 10,000 distinct) the whole pass
-        took 5.7-6.6 s of CPU with a Python step per piece (its terms looked up, joined,
-        counted, each counted term's id looked up), 4.5-5.3 s so; what is left is
-        mostly splitting the text and hashing each fresh piece to look it up."""
-        import numpy as np
-
-        vocab = self._vocab
-        name = [vocab.setdefault(t, len(vocab)) for t in terms(title)]
-        pieces = term_pieces(text)
-        known = codes.known
-        got = np.fromiter(map(known.get, pieces, repeat(_UNKNOWN)), np.int64, len(pieces))
-        for i in np.flatnonzero(got == _UNKNOWN).tolist():
-            got[i] = codes.code(pieces[i], vocab)
-        every = got[got >= 0]
-        if name or codes.several:
-            parts = [np.array(name + name, np.int64), every]
-            if codes.several:
-                several = codes.several
-                parts += [np.array(several[-2 - c], np.int64) for c in got[got <= -2].tolist()]
-            every = np.concatenate(parts)
-        ids, counts = np.unique(every, return_counts=True)
-        return ids, counts.astype(np.float32), len(every)
 
     def _pack(self) -> None:
         """The live packed rows and the fresh ones as new arrays, sorted by term."""
@@ -301,23 +307,55 @@ class NoteTerms:
 
 
 _NEVER = object()
-_UNKNOWN = -(1 << 62)  # a piece ``_Codes`` has not met
+_UNKNOWN = -(1 << 62)  # a piece ``TermCounter`` has not met
 
 
-class _Codes:
-    """What each piece of text met in one counting pass stands for (see
-    ``NoteTerms._counted``): its one term's id (≥ 0), no term (−1: a stop word, a
-    number), or its several terms (−2 − i: ``several[i]``, as "don't" gives two)."""
+class TermCounter:
+    """Counts notes' terms into ids of one vocabulary (term → id; a new term gets the
+    next id), keeping what each piece of text met stands for: its one term's id (≥ 0),
+    no term (−1: a stop word, a number), or its several terms (−2 − i: ``several[i]``, as
+    "don't" gives two). Made for one counting pass: the pieces it keeps are the pass's."""
 
-    __slots__ = ("known", "several")
+    __slots__ = ("known", "several", "vocab")
 
-    def __init__(self) -> None:
+    def __init__(self, vocab: dict[str, int]) -> None:
+        self.vocab = vocab
         self.known: dict[str | bytes, int] = {}
         self.several: list[list[int]] = []
 
-    def code(self, piece: str | bytes, vocab: dict[str, int]) -> int:
+    def count(self, title: str, text: str) -> Row:
+        """A note's term ids (ascending), how often each occurs and how many terms it
+        has: its title's terms twice and its text's. Each piece of the text (a word as
+        the analyzer cuts it, before folding) is looked up, in C, to the id of its term;
+        only pieces the pass has not met yet go through the analyzer, and numpy counts.
+        A vault's first question counts every note: on interconnected-10k (53 MB, 9.6
+        million pieces, 10,000 distinct) the whole pass took 5.7-6.6 s of CPU with a Python
+        step per piece (its terms looked up, joined, counted, each term's id looked up),
+        4.5-5.3 s so; what is left is mostly splitting the text and hashing each fresh
+        piece to look it up."""
+        import numpy as np
+
+        vocab = self.vocab
+        name = [vocab.setdefault(t, len(vocab)) for t in terms(title)]
+        pieces = term_pieces(text)
+        known = self.known
+        got = np.fromiter(map(known.get, pieces, repeat(_UNKNOWN)), np.int64, len(pieces))
+        for i in np.flatnonzero(got == _UNKNOWN).tolist():
+            got[i] = self._code(pieces[i])
+        every = got[got >= 0]
+        if name or self.several:
+            parts = [np.array(name + name, np.int64), every]
+            if self.several:
+                several = self.several
+                parts += [np.array(several[-2 - c], np.int64) for c in got[got <= -2].tolist()]
+            every = np.concatenate(parts)
+        ids, counts = np.unique(every, return_counts=True)
+        return ids, counts.astype(np.float32), len(every)
+
+    def _code(self, piece: str | bytes) -> int:
         code = self.known.get(piece)
         if code is None:
+            vocab = self.vocab
             ids = [vocab.setdefault(t, len(vocab)) for t in piece_terms(piece)]
             if len(ids) == 1:
                 code = ids[0]
