@@ -123,6 +123,7 @@ class VaultModel(QObject):
         lower_worker_priority()  # the cores go to the GUI thread first while parsing
         self.root = root.resolve()
         self.excluded = excluded
+        self.use_cache = use_cache  # the caches beside the index's too (the review's passages)
         dictionary = dictionary.expanduser().resolve() if dictionary else None
         self.index: VaultIndex | None = None
         self.last_update: Update | None = None

@@ -70,13 +70,22 @@ class ReviewService(QObject):
             return
         self._timer.stop()
 
+        use_cache = self.model.use_cache
+
         def gather(_control: JobControl) -> Any:
             from ..core.review.desk import review_desk
             from ..core.review.duplicates import PassageStore
+            from ..core.review.passage_cache import load_store, save_store
 
-            if self._store is None:
-                self._store = PassageStore()
-            return review_desk(index, store=self._store)
+            first = self._store is None
+            if self._store is None:  # the passages the last look at this vault kept
+                self._store = load_store(index.root) if use_cache else PassageStore()
+            desk = review_desk(index, store=self._store)
+            if first and use_cache:
+                # Kept after the first look, which read what changed since the last one;
+                # the notes that change after it are few, and read again next time.
+                save_store(index.root, self._store)
+            return desk
 
         if self._job is not None:
             self._job.cancel()
