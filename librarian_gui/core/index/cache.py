@@ -28,7 +28,8 @@ from . import cachefile
 # 10: a target's sources written as the notes' row numbers (``_sources``).
 # 11: name keys, targets and link counts' keys written as numbers into one string table.
 # 12: one pickle stream of plain data, its frames sharing each string (``_DataOnly``).
-CACHE_VERSION = 12
+# 13: a parse's bytes begin with its aliases and tag names, apart (``encode_parsed``).
+CACHE_VERSION = 13
 # A file rewritten within the same timestamp tick as the cache save can keep its size and
 # mtime: files modified this close to the save are parsed again on the next scan.
 MTIME_GRACE_NS = 1_000_000_000

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as _dt
 import marshal
+import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, NamedTuple
+from typing import Any, Literal, NamedTuple
 
 LinkKind = Literal["wiki", "embed", "markdown", "property"]
 LINK_KINDS: tuple[LinkKind, ...] = ("wiki", "embed", "markdown", "property")
@@ -99,27 +100,53 @@ _new_object = object.__new__
 _from_ordinal = _dt.date.fromordinal
 
 
+# A parse's bytes (``encode_parsed``): the length of its names' part (4 bytes, little end),
+# that part (the aliases and tag names, marshalled), then the whole parse (marshalled).
+_NAMES_HEAD = struct.Struct("<I")
+
+
 def encode_parsed(p: ParsedNote) -> bytes:
     """A ParsedNote as marshal bytes: what the cache stores, and what a parsing worker
-    process hands back (marshal reads plain tuples several times faster than pickle)."""
-    return marshal.dumps(
-        (
-            tuple(map(tuple, p.links)),
-            tuple(map(tuple, p.headings)),
-            tuple(map(tuple, p.tags)),
-            p.aliases,
-            p.block_ids,
-            p.front_matter_date.toordinal() if p.front_matter_date else None,
-            p.warnings,
-            p.body_start,
-            p.properties,
+    process hands back (marshal reads plain tuples several times faster than pickle).
+    The note's aliases and tag names come first, apart (``names_of_blob``): every question
+    matches every note's names, and reading them decoded each note's whole parse (at 50,000
+    notes 0.85 s of a command line's search)."""
+    names = marshal.dumps((p.aliases, tuple([tag.name for tag in p.tags])))
+    return (
+        _NAMES_HEAD.pack(len(names))
+        + names
+        + marshal.dumps(
+            (
+                tuple(map(tuple, p.links)),
+                tuple(map(tuple, p.headings)),
+                tuple(map(tuple, p.tags)),
+                p.aliases,
+                p.block_ids,
+                p.front_matter_date.toordinal() if p.front_matter_date else None,
+                p.warnings,
+                p.body_start,
+                p.properties,
+            )
         )
     )
 
 
+def names_of_blob(blob: bytes) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The aliases and tag names of a parse's bytes, the rest not decoded."""
+    (size,) = _NAMES_HEAD.unpack_from(blob)
+    aliases, tags = marshal.loads(memoryview(blob)[_NAMES_HEAD.size : _NAMES_HEAD.size + size])
+    return aliases, tags
+
+
+def _fields_of_blob(blob: bytes) -> tuple[Any, ...]:
+    (size,) = _NAMES_HEAD.unpack_from(blob)
+    fields: tuple[Any, ...] = marshal.loads(memoryview(blob)[_NAMES_HEAD.size + size :])
+    return fields
+
+
 def decode_parsed(blob: bytes) -> ParsedNote:
-    links, headings, tags, aliases, block_ids, fm_date, warnings, body_start, props = marshal.loads(
-        blob
+    links, headings, tags, aliases, block_ids, fm_date, warnings, body_start, props = (
+        _fields_of_blob(blob)
     )
     return ParsedNote(
         tuple([_new_tuple(Link, x) for x in links]),
@@ -277,14 +304,13 @@ class NoteRecord:
         if parsed is not None:
             return parsed.links
         assert self._blob is not None
-        return tuple([_new_tuple(Link, x) for x in marshal.loads(self._blob)[0]])
+        links = _fields_of_blob(self._blob)[0]
+        return tuple([_new_tuple(Link, x) for x in links])
 
     def _read_names(self) -> None:
         """The aliases and tag names from the parse's bytes (``encode_parsed``), kept."""
         assert self._blob is not None
-        fields = marshal.loads(self._blob)
-        self._aliases = fields[3]
-        self._tag_names = tuple([tag[0] for tag in fields[2]])
+        self._aliases, self._tag_names = names_of_blob(self._blob)
 
     @property
     def blob(self) -> bytes:

@@ -5,12 +5,13 @@ Wiki links are cases of ``fixtures/wiki_links.md`` (``test_wiki_links.py``)."""
 from __future__ import annotations
 
 import datetime as dt
+import struct
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from librarian_gui.core.parse.parser import parse_date_text, parse_note
-from librarian_gui.core.parse.records import FileStamp, NoteRecord, encode_parsed
+from librarian_gui.core.parse.records import FileStamp, NoteRecord, encode_parsed, names_of_blob
 
 
 def rows(text: str) -> list[tuple[object, ...]]:
@@ -164,3 +165,40 @@ def test_a_cached_record_gives_its_aliases_without_decoding_its_parse() -> None:
     assert record._parsed is None  # every question reads every alias: no whole parse kept
     assert record.parsed.aliases == ("Rose", "Rosa")
     assert record.aliases == ("Rose", "Rosa")
+
+
+NAMES = st.sampled_from(["Rose", "Rosa", "東京", "naïve café", "a/b", "x y"])
+TAGS = st.sampled_from(["garden", "garden/roses", "über", "t-1", "2026"])
+
+
+@given(
+    st.lists(NAMES, max_size=3),
+    st.lists(TAGS, max_size=3),
+    st.lists(TAGS, max_size=3),
+    st.lists(st.sampled_from(["[[soil]]", "[[b#h|x]]", "![[img.png]]", "[m](c.md)"]), max_size=4),
+)
+def test_a_record_reads_its_names_and_links_from_the_parse_s_bytes_alone(
+    aliases: list[str], front_tags: list[str], inline_tags: list[str], links: list[str]
+) -> None:
+    """Aliases, tag names and links as the parse has them, read from the bytes without
+    decoding the whole parse; the names from their own part of the bytes (the parse cut
+    off after it still gives them)."""
+    text = (
+        f"---\naliases: [{', '.join(repr(a) for a in aliases)}]\n"
+        f"tags: [{', '.join(repr(t) for t in front_tags)}]\n---\n# N\n"
+        + " ".join(links)
+        + " "
+        + " ".join(f"#{t}" for t in inline_tags)
+        + "\n"
+    )
+    parsed = parse_note(text)
+    blob = encode_parsed(parsed)
+    record = NoteRecord("n.md", FileStamp(1, 2, 3), dt.date(2026, 1, 1), "mtime", blob=blob)
+    assert record.aliases == parsed.aliases
+    assert record.tag_names == tuple(tag.name for tag in parsed.tags)
+    assert record.read_links() == parsed.links
+    assert record._parsed is None
+    assert record.parsed == parsed
+    (size,) = struct.unpack_from("<I", blob)
+    cut = blob[: 4 + size]
+    assert names_of_blob(cut) == (parsed.aliases, tuple(tag.name for tag in parsed.tags))
