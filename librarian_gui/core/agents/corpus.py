@@ -238,7 +238,7 @@ def note_terms(index: IndexView) -> NoteTerms:
                 data = cachefile.read_sealed(
                     postings_file(index.root), _POSTINGS_MAGIC, MAX_POSTINGS_BYTES
                 )
-                loaded = NoteTerms.undump(bytes(data), FileStamp) if data is not None else None
+                loaded = NoteTerms.undump(data, FileStamp) if data is not None else None
             postings = _POSTINGS[index.identity] = loaded or NoteTerms()
         return postings
 
