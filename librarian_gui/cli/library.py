@@ -6,18 +6,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..core.index.index import VaultIndex
-from ..core.library.apply import DumpChanged, apply_split
 from ..core.library.dumps import MAX_BYTES, MAX_LINES, MAX_TOKENS, DumpLimits
 from ..core.library.sections import MIN_SECTIONS
-from ..core.library.split import NothingToSplit, SplitOptions, SplitPlan, plan_split
 from ..core.writing.journal import COMMAND_LINE, Journal, JournalError
 from ..core.writing.lock import WAIT, VaultBusy
 from ..core.writing.safewrite import WriteRefused
 from .common import note_arg
 from .exits import EXIT_BUSY, EXIT_FINDINGS, EXIT_USAGE, CommandFailed, Result
+
+if TYPE_CHECKING:
+    # The split's modules bring the Markdown renderer (0.12 s): imported by the command
+    # that splits, not by the parser every command builds.
+    from ..core.library.split import SplitOptions, SplitPlan
 
 SHOWN = 60  # sections listed in the human text; --json has them all
 
@@ -93,6 +96,8 @@ def add_command(sub: Any, common: Callable[..., None]) -> argparse.ArgumentParse
 
 
 def _options(args: argparse.Namespace, index: VaultIndex, dump: str) -> SplitOptions:
+    from ..core.library.split import SplitOptions, plan_split
+
     to: dict[int, str] = {}
     for given in args.to:
         number, sep, path = given.partition("=")
@@ -124,6 +129,9 @@ def cmd_split(
     args: argparse.Namespace, open_index: Callable[[argparse.Namespace], VaultIndex]
 ) -> Result:
     """The JSON document, the human text and the exit code of ``librarian split``."""
+    from ..core.library.apply import DumpChanged, apply_split
+    from ..core.library.split import NothingToSplit, plan_split
+
     index = open_index(args)
     dump = note_arg(index, args.note)
     limits = limits_of(args)

@@ -176,6 +176,21 @@ def test_command_line_never_imports_qt(cli_vault: Path) -> None:
     assert result.stdout.strip().endswith("[]")
 
 
+def test_a_scan_imports_neither_the_renderer_nor_numpy(cli_vault: Path) -> None:
+    """Every command builds the whole parser; what only some commands need (the Markdown
+    renderer for ``split``, numpy for search and packs) is imported by those commands."""
+    code = (
+        "import sys; from librarian_gui.cli import main; "
+        f"rc = main(['scan', {str(cli_vault)!r}, '--no-cache']); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'markdown_it', 'numpy'})); "
+        "sys.exit(rc)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().endswith("[]")
+
+
 def test_core_has_no_qt_import() -> None:
     core = Path(__file__).resolve().parents[2] / "librarian_gui" / "core"
     offenders = [
