@@ -78,7 +78,7 @@ class ReviewService(QObject):
             from ..core.review.passage_cache import load_store, save_store
 
             first = self._store is None
-            if self._store is None:  # the passages the last look at this vault kept
+            if first:  # the passages the last look at this vault kept
                 self._store = load_store(index.root) if use_cache else PassageStore()
             desk = review_desk(index, store=self._store)
             if first and use_cache:

@@ -288,7 +288,8 @@ def count_candidates(index: IndexView, text_of: TextOf) -> None:
     first question, which would otherwise read the whole vault (10,000 notes: 3 s)."""
     index = index.snapshot()
     postings = note_terms(index)
-    postings.best(index.notes, lambda rel: _read(text_of, rel), (), (), 0, _many(index, text_of))
+    read = functools.partial(_read, text_of)
+    postings.best(index.notes, read, (), (), 0, _many(index, text_of))
     if postings.unsaved:
         save_postings(index, postings)
 
