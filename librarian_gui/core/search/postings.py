@@ -317,13 +317,18 @@ class NoteTerms:
 
 _NEVER = object()
 _UNKNOWN = -(1 << 62)  # a piece ``TermCounter`` has not met
+# The pieces a ``TermCounter`` keeps at most (then it forgets them and meets them again): a
+# vault of varied text (numbers, names, identifiers, Chinese or Japanese runs) can hold
+# millions of distinct ones, which the first count of an MCP server would keep otherwise.
+PIECES_KEPT = 200_000
 
 
 class TermCounter:
     """Counts notes' terms into ids of one vocabulary (term → id; a new term gets the
     next id), keeping what each piece of text met stands for: its one term's id (≥ 0),
     no term (−1: a stop word, a number), or its several terms (−2 − i: ``several[i]``, as
-    "don't" gives two). Made for one counting pass: the pieces it keeps are the pass's."""
+    "don't" gives two). Made for one counting pass: the pieces it keeps are the pass's, at
+    most ``PIECES_KEPT`` of them."""
 
     __slots__ = ("known", "several", "vocab")
 
@@ -344,6 +349,9 @@ class TermCounter:
         piece to look it up."""
         import numpy as np
 
+        if len(self.known) > PIECES_KEPT:  # between notes: no count holds a code now
+            self.known.clear()
+            self.several.clear()
         vocab = self.vocab
         name = [vocab.setdefault(t, len(vocab)) for t in terms(title)]
         pieces = term_pieces(text)

@@ -249,7 +249,20 @@ def test_a_note_counts_as_the_analyzer_cuts_its_title_twice_and_its_text(
 ) -> None:
     """The postings count each note's terms as ``analyzer.terms`` gives them, whatever
     mix of pieces with no term, one and several the notes hold, however many notes of one
-    pass share a piece: the scores are BM25 over those lists, written out by hand."""
+    pass share a piece: the scores are BM25 over those lists, written out by hand. The
+    same when the counter forgets the pieces it met after every two."""
+    _counts_as_the_analyzer_cuts(notes, question)
+    kept = postings.PIECES_KEPT
+    postings.PIECES_KEPT = 2
+    try:
+        _counts_as_the_analyzer_cuts(notes, question)
+    finally:
+        postings.PIECES_KEPT = kept
+
+
+def _counts_as_the_analyzer_cuts(
+    notes: list[tuple[list[str], list[str], str]], question: list[str]
+) -> None:
     vault = Vault({f"n{i}.md": (" ".join(t), sep.join(w)) for i, (t, w, sep) in enumerate(notes)})
     counted = {
         rel: [*terms(title), *terms(title), *terms(text)]
