@@ -639,12 +639,24 @@ def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[s
         kept = _NAMES.get(index.identity)
     if whole and kept is not None and kept[0] == wanted and kept[1] == records:
         return kept[2], kept[3], kept[4]
-    found = sorted(
-        (len(key), i, key)
-        for i, record in enumerate(records)
-        if record is not None
-        for key in _record_keys(record.title, record.aliases)
-    )
+    # The first time in this process, the keys the last process kept (``names_cache``).
+    stored = _stored_names(index) if whole and kept is None else None
+    if stored is None:
+        found = sorted(
+            (len(key), i, key)
+            for i, record in enumerate(records)
+            if record is not None
+            for key in _record_keys(record.title, record.aliases)
+        )
+    else:
+        found = sorted(
+            (len(key), i, key)
+            for i, record in enumerate(records)
+            if record is not None
+            for key in _stored_keys(stored, record)
+        )
+        if stored.missed:
+            _keep_names(index, records)
     owners = [i for _, i, _ in found]
     keys = [key for _, _, key in found]
     lengths = [n for n, _, _ in found]
@@ -657,6 +669,39 @@ def _names_of(index: IndexView, notes: Sequence[str]) -> tuple[list[int], list[s
 @functools.lru_cache(maxsize=65536)
 def _record_keys(title: str, aliases: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(_name_key(n) for n in (title, *aliases) if n)
+
+
+class _Stored(dict[str, tuple[object, tuple[str, ...]]]):
+    """The keys a last process kept (note → its file's stamp, its keys), and how many
+    notes they did not answer for (``missed``: worked out again)."""
+
+    missed = 0
+
+
+def _stored_names(index: IndexView) -> _Stored | None:
+    """The keys the last process kept for this vault (none kept: empty), or None when the
+    index keeps no cache."""
+    if not index.identity.use_cache:
+        return None
+    from .names_cache import load_names
+
+    return _Stored(load_names(index.root, _name_key))
+
+
+def _stored_keys(stored: _Stored, record: NoteRecord) -> tuple[str, ...]:
+    got = stored.get(record.path)
+    if got is not None and got[0] == record.stamp:
+        return got[1]
+    stored.missed += 1
+    return _record_keys(record.title, record.aliases)
+
+
+def _keep_names(index: IndexView, records: Sequence[NoteRecord | None]) -> None:
+    """Keep every note's keys for the next process (``names_cache``)."""
+    from .names_cache import save_names
+
+    kept = {r.path: (r.stamp, _record_keys(r.title, r.aliases)) for r in records if r is not None}
+    save_names(index.root, kept, _name_key)
 
 
 # Each open index's last list of notes asked about, with their records and the keys of

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from .cache import cache_dir
 
-KINDS = ("index", "postings", "related", "words", "mentions", "passages")  # per-vault files
+# The per-vault files, one folder of each kind
+KINDS = ("index", "postings", "related", "words", "mentions", "passages", "names")
 DEFAULT_LIMIT_MB = 4096
 LIMIT_ENV = "LIBRARIAN_CACHE_MB"
 _KEY_LENGTH = 24

@@ -103,7 +103,7 @@ def test_saving_a_vaults_index_makes_room_and_loading_it_marks_it_used(
 def test_every_cache_of_a_vault_goes_with_it(folder: Path) -> None:
     # Each kind of per-vault cache a command writes, the review's passages too: a vault
     # trimmed loses all of them, so none grows outside the limit.
-    kinds = ("index", "postings", "related", "words", "mentions", "passages")
+    kinds = ("index", "postings", "related", "words", "mentions", "passages", "names")
     a = [_file(folder, kind, f"{A}.bin", 100, 1000) for kind in kinds]
     c = _file(folder, "index", f"{C}.bin", 100, 5000)
     assert cache_room.trim(keep=C, limit=100) == [A]
