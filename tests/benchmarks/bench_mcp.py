@@ -316,14 +316,25 @@ def warmed(vault: Path) -> list[str]:
     return sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
 
 
-def floor(vault: Path, note: str, starts: int) -> list[float]:
-    """The SDK's empty server's ready times, each start alternating with one of ours (so a
-    slower stretch of the machine weighs on both alike); ours are returned second."""
+def alternating(
+    vault: Path, note: str, starts: int
+) -> tuple[list[float], list[tuple[float, float]]]:
+    """The SDK's empty server's ready times, and ours (initialize, ready), each start of
+    one alternating with one of the other (a slower stretch of the machine weighs on both
+    alike)."""
     empty, ours = [], []
     for _ in range(starts):
         empty.append(anyio.run(start_once, vault, note, floor_params())[1])
-        ours.append(anyio.run(start_once, vault, note)[1])
-    return [statistics.median(empty), statistics.median(ours), max(ours)]
+        ours.append(anyio.run(start_once, vault, note))
+    return empty, ours
+
+
+def floor(vault: Path, note: str, starts: int) -> list[float]:
+    """The medians of ``alternating``'s ready times, the SDK's empty server's first, and
+    our worst."""
+    empty, ours = alternating(vault, note, starts)
+    ready = [r for _, r in ours]
+    return [statistics.median(empty), statistics.median(ready), max(ready)]
 
 
 def scale(sizes: list[int], keep: Path | None, idle: float) -> None:
@@ -391,8 +402,8 @@ def main() -> None:
         vault = Path(tmp) / "vault"
         shutil.copytree(args.vault, vault)
         notes = warmed(vault)
-        starts = [anyio.run(start_once, vault, notes[0]) for _ in range(args.starts)]
-        empty = floor(vault, notes[0], args.starts)[0]
+        empties, starts = alternating(vault, notes[0], args.starts)
+        empty = statistics.median(empties)
         rows: list[tuple[str, str, str, str]] = [
             (
                 "initialize, warm (median)",
