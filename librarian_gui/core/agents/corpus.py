@@ -20,7 +20,6 @@ from ..parse.records import FileStamp
 from ..search.postings import FRESH_LEAST, Many, NoteTerms, VaultStats
 from ..text.analyzer import terms
 from ..text.forms import vault_form
-from ..writing.safewrite import atomic_write
 from .bm25 import BM25
 from .passages import Passage, split_passages
 from .speakers import speakers, unlabelled
@@ -254,13 +253,7 @@ def save_postings(index: IndexView, postings: NoteTerms) -> bool:
     mtimes = (s.mtime_ns for s in stamps.values() if isinstance(s, FileStamp))
     if changed_too_recently(mtimes, time.time_ns()):
         return False
-    path = postings_file(index.root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, cachefile.seal(_POSTINGS_MAGIC, postings.dump()))
-    except OSError:
-        return False
-    return True
+    return cachefile.write_sealed(postings_file(index.root), _POSTINGS_MAGIC, postings.dump())
 
 
 def candidates(

@@ -19,7 +19,6 @@ from typing import Any
 from ..index import cachefile
 from ..index.cache import cache_dir, changed_too_recently, vault_key
 from ..parse.records import FileStamp
-from ..writing.safewrite import atomic_write
 
 _MAGIC = b"LIBRARIAN-NAMES 1\n"
 MAX_NAMES_BYTES = 1 << 28
@@ -67,10 +66,4 @@ def save_names(
             [kept[p][1] for p in paths],
         )
     )
-    path = names_file(root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, cachefile.seal(_MAGIC, payload))
-    except (OSError, ValueError):
-        return False
-    return True
+    return cachefile.write_sealed(names_file(root), _MAGIC, payload)

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from ..vault.files import RefusedFile, open_regular_file, read_regular_file
+from ..writing.safewrite import atomic_write
 
 _log = logging.getLogger(__name__)
 
@@ -106,3 +107,16 @@ def read_sealed(path: Path, magic: bytes, limit: int) -> memoryview | None:
     """The payload of the sealed cache file at ``path`` (``read_cache``, then ``unseal``)."""
     data = read_cache(path, limit)
     return None if data is None else unseal(path, magic, data)
+
+
+def write_sealed(path: Path, magic: bytes, payload: bytes) -> bool:
+    """Write ``payload`` sealed (``seal``) to the cache file at ``path``, atomically, its
+    folder made first; False (said in the log) when it cannot be written: a cache is a
+    convenience, what it would keep was made all the same."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, seal(magic, payload))
+    except OSError as exc:
+        _log.warning("cache file %s could not be written: %s", path, exc)
+        return False
+    return True

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from ..backlinks.word_index import WordIndex
 from ..index import cachefile
 from ..index.cache import cache_dir, changed_too_recently, vault_key
-from ..writing.safewrite import atomic_write
 
 if TYPE_CHECKING:
     from ..index.delta import IndexDelta
@@ -128,12 +127,9 @@ class VaultWords:
         stamps = self.words.stamps()
         if changed_too_recently((s.mtime_ns for s in stamps.values()), time.time_ns()):
             return
-        path = words_file(self._index.root)
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, cachefile.seal(_WORDS_MAGIC, self.words.dump()))
-        except OSError as exc:
-            _log.warning("the notes' words could not be kept in %s: %s", path, exc)
+        if not cachefile.write_sealed(
+            words_file(self._index.root), _WORDS_MAGIC, self.words.dump()
+        ):
             return
         self._read_here = 0
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from ..index import cachefile
 from ..index.cache import cache_dir, changed_too_recently, vault_key
-from ..writing.safewrite import atomic_write
 from .duplicates import MIN_WORDS, PassageStore
 
 _MAGIC = b"LIBRARIAN-PASSAGES 1\n"
@@ -38,10 +37,4 @@ def save_store(root: Path, store: PassageStore) -> bool:
         return False
     if changed_too_recently((mtime for _, mtime in store.stamps()), time.time_ns()):
         return False
-    path = passages_file(root)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, cachefile.seal(_MAGIC, store.dump()))
-    except OSError:
-        return False
-    return True
+    return cachefile.write_sealed(passages_file(root), _MAGIC, store.dump())

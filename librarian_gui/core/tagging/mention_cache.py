@@ -15,7 +15,6 @@ from ..concepts.dictionary import Concept
 from ..index import cachefile
 from ..index.cache import cache_dir, cache_file, changed_too_recently
 from ..index.snapshot import IndexView
-from ..writing.safewrite import atomic_write
 
 VERSION = 2  # 2: sealed with a checksum (a flipped count was reported as it was)
 _MAGIC = b"LIBRARIAN-MENTIONS %d\n" % VERSION
@@ -73,11 +72,5 @@ def save_counts(index: IndexView, key: str, counts: Mapping[str, int]) -> bool:
         (record.stamp.mtime_ns for record in index.notes.values()), time.time_ns()
     ):
         return False
-    path = counts_file(index.root)
     data = json.dumps({"key": key, "counts": dict(counts)}, ensure_ascii=True)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, cachefile.seal(_MAGIC, data.encode("ascii")))
-    except OSError:
-        return False  # the cache is a convenience: the counts were made all the same
-    return True
+    return cachefile.write_sealed(counts_file(index.root), _MAGIC, data.encode("ascii"))
