@@ -8,12 +8,11 @@ import os
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from librarian_gui.core.review.outside import outside_file
 from librarian_gui.core.review.passage_cache import passages_file
-from librarian_gui.services.settings import Settings
 from librarian_gui.ui.window.main_window import MainWindow
 from tests.windows import MakeWindow
 
@@ -110,24 +109,13 @@ OTHER_ = (
 )
 
 
-def _cached_window(qtbot: QtBot, vault: Path, ini: Path) -> MainWindow:
-    """A window that keeps its caches, as a person's does (``window_on``'s do not)."""
-    settings = Settings(QSettings(str(ini), QSettings.Format.IniFormat))
-    win = MainWindow(vault, settings=settings, use_cache=True)
-    qtbot.addWidget(win)
-    win.resize(1300, 820)
-    with qtbot.waitSignal(win.place_rendered, timeout=30_000):
-        win.show()
-    return win
-
-
 def _repeated_in(win: MainWindow, note: str) -> set[str]:
     days = win.review.pane.desk.days
     return {r.other for _day, items in days for i in items if i.note == note for r in i.repeats}
 
 
 def test_the_desk_keeps_its_passages_for_the_next_window(
-    vault: Path, window_on: MakeWindow, qtbot: QtBot, tmp_path: Path
+    vault: Path, window_on: MakeWindow, qtbot: QtBot
 ) -> None:
     """The first look at the desk reads every note's passages and keeps them beside the
     index cache (``librarian review`` reads the same): the next window reads again only the
@@ -137,23 +125,21 @@ def test_the_desk_keeps_its_passages_for_the_next_window(
     for name, text in (("a", SHARED), ("b", OTHER_), ("c", SHARED)):
         (vault / f"{name}.md").write_text(f"# {name}\n\n{text}\n")
         os.utime(vault / f"{name}.md", (hour_ago, hour_ago))
-    first = _cached_window(qtbot, vault, tmp_path / "first.ini")
+    first = window_on(vault, use_cache=True)
     first.show_view("review")
     _desk(qtbot, first)
     assert _repeated_in(first, "a.md") == {"c.md"}
     assert passages_file(first.model.root).is_file()
-    first.warnings.close()
     first.close()
 
     # c.md rewritten in the same size under the same time: kept passages say it repeats a.md
     stamp = os.stat(vault / "c.md")
     (vault / "c.md").write_text(f"# c\n\n{OTHER_}\n")
     os.utime(vault / "c.md", ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
-    second = _cached_window(qtbot, vault, tmp_path / "second.ini")
+    second = window_on(vault, use_cache=True)
     second.show_view("review")
     _desk(qtbot, second)
     assert _repeated_in(second, "a.md") == {"c.md"}
-    second.warnings.close()
     second.close()
 
     uncached = window_on(vault)  # reads every note: c.md now repeats b.md

@@ -67,6 +67,14 @@ def _same(a: NoteTerms, b: NoteTerms, notes: dict[str, Record], root: Path) -> N
         assert all(math.isclose(got[r], want[r], rel_tol=1e-6) for r in want)
 
 
+def _workers(root: Path) -> tuple[FilesText, postings.Many]:
+    """The vault's texts read from its files, and the counting workers ``corpus`` gives."""
+    read = _read(root)
+    many = corpus._many(VaultIndex.scan(root, use_cache=False), read)
+    assert many is not None
+    return read, many
+
+
 @pytest.fixture
 def few_enough(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(postings, "MANY_LEAST", 20)
@@ -77,10 +85,7 @@ def test_workers_count_each_note_as_this_process_does(tmp_path: Path) -> None:
     # more than one chunk a worker (reading.CHUNK): later chunks' terms number on
     notes = _vault(tmp_path, 2 * CHUNK + 50)
     (tmp_path / "n0000.md").unlink()  # gone since the scan: an empty text, both ways
-    index = VaultIndex.scan(tmp_path, use_cache=False)
-    read = _read(tmp_path)
-    many = corpus._many(index, read)
-    assert many is not None
+    read, many = _workers(tmp_path)
     asked: list[int] = []
 
     def counted(items: list[str]) -> Iterable[object]:
@@ -100,10 +105,7 @@ def test_workers_count_each_note_as_this_process_does(tmp_path: Path) -> None:
 @pytest.mark.usefixtures("few_enough")
 def test_a_note_no_worker_delivers_is_counted_here(tmp_path: Path) -> None:
     notes = _vault(tmp_path, 40)
-    index = VaultIndex.scan(tmp_path, use_cache=False)
-    read = _read(tmp_path)
-    many = corpus._many(index, read)
-    assert many is not None
+    read, many = _workers(tmp_path)
     delivered: list[str] = []
 
     def losing(items: list[str]) -> Iterable[object]:
