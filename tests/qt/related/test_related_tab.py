@@ -9,6 +9,8 @@ from PySide6.QtCore import Qt, QUrl
 from PySide6.QtWidgets import QDialogButtonBox
 from pytestqt.qtbot import QtBot
 
+from librarian_gui.services.related import RelatedService
+from librarian_gui.ui.window.main_window import MainWindow
 from tests.conftest import write
 from tests.unit.related.test_model import NOTES
 from tests.windows import MakeWindow
@@ -26,17 +28,30 @@ def topics(vault: Path) -> Path:
     return vault
 
 
-def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
-    win = window_on(topics(vault))
+def ready(win: MainWindow, qtbot: QtBot) -> RelatedService:
+    """The window's related-notes service once its first pass has answered."""
     related = win.related_service
     assert related is not None and win.session is not None
     if related.current is None:
         qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    win.show_view("related")
-    with qtbot.waitSignal(
-        related.note_related, timeout=10_000, check_params_cb=about("chess/sicilian.md")
-    ):
-        win.session.open_note("chess/sicilian.md")
+    return related
+
+
+def opened(win: MainWindow, qtbot: QtBot, note: str, *, tab: bool = True) -> RelatedService:
+    """``ready``, then ``note`` opened (in the Related tab, unless ``tab`` is False) and its
+    related notes answered."""
+    related = ready(win, qtbot)
+    if tab:
+        win.show_view("related")
+    assert win.session is not None
+    with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about(note)):
+        win.session.open_note(note)
+    return related
+
+
+def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
+    win = window_on(topics(vault))
+    related = opened(win, qtbot, "chess/sicilian.md")
     pane = win.related_tab.pane
     assert win.right.currentWidget() is pane
     assert [(e.related.note, e.related.linked) for e in pane.shown if e.related.linked] == [
@@ -73,14 +88,7 @@ def test_related_tab_link_and_undo(vault: Path, window_on: MakeWindow, qtbot: Qt
 
 def test_cancel_writes_nothing(vault: Path, window_on: MakeWindow, qtbot: QtBot) -> None:
     win = window_on(topics(vault))
-    related = win.related_service
-    assert related is not None and win.session is not None
-    if related.current is None:
-        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    with qtbot.waitSignal(
-        related.note_related, timeout=10_000, check_params_cb=about("ops/rollout.md")
-    ):
-        win.session.open_note("ops/rollout.md")
+    related = opened(win, qtbot, "ops/rollout.md", tab=False)
     before = (vault / "ops/rollout.md").read_bytes()
     with qtbot.waitSignal(related.link_planned, timeout=10_000):
         win.related_tab.pane.browser.anchorClicked.emit(QUrl("link:///0"))
@@ -94,10 +102,8 @@ def test_one_threshold_and_the_sessions_answer_reach_every_view(
     vault: Path, window_on: MakeWindow, qtbot: QtBot
 ) -> None:
     win = window_on(topics(vault))
-    related = win.related_service
-    assert related is not None and win.graph_service is not None
-    if related.current is None:
-        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
+    related = ready(win, qtbot)
+    assert win.graph_service is not None
     with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
     view = win.graph
@@ -134,13 +140,7 @@ def test_a_shared_passage_is_named_and_highlighted(
         "# Rye\n\nFeed the starter with rye flour every morning, then wait for bubbles.\n",
     )
     win = window_on(vault)
-    related = win.related_service
-    assert related is not None and win.session is not None
-    if related.current is None:
-        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    win.show_view("related")
-    with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("tools.md")):
-        win.session.open_note("tools.md")
+    opened(win, qtbot, "tools.md")
     pane = win.related_tab.pane
     rye = next(e for e in pane.shown if e.related.note == "rye.md")
     assert rye.related.passage
@@ -161,13 +161,8 @@ def test_the_tab_and_the_graph_show_only_the_notes_at_the_threshold(
     for rel, text in SLOTS.items():
         write(vault, rel, text + "\n")
     win = window_on(vault)
-    related = win.related_service
-    assert related is not None and win.session is not None and win.graph_service is not None
-    if related.current is None:
-        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    win.show_view("related")
-    with qtbot.waitSignal(related.note_related, timeout=10_000, check_params_cb=about("a.md")):
-        win.session.open_note("a.md")
+    opened(win, qtbot, "a.md")
+    assert win.graph_service is not None
     assert [e.related.note for e in win.related_tab.pane.shown] == ["b.md"]
     with qtbot.waitSignal(win.graph_service.graph_ready, timeout=30_000):
         win.show_view("graph-global")
@@ -187,15 +182,7 @@ def test_the_index_note_says_it_is_not_compared(
     topics(vault)
     write(vault, "MEMORY.md", "# Memory\n\n" + "".join(f"- [[{n[:-3]}]]\n" for n in NOTES))
     win = window_on(vault)
-    related = win.related_service
-    assert related is not None and win.session is not None
-    if related.current is None:
-        qtbot.waitSignal(related.related_ready, timeout=20_000).wait()
-    win.show_view("related")
-    with qtbot.waitSignal(
-        related.note_related, timeout=10_000, check_params_cb=about("bread/starter.md")
-    ):
-        win.session.open_note("bread/starter.md")
+    opened(win, qtbot, "bread/starter.md")
     pane = win.related_tab.pane
     win.session.open_note("MEMORY.md")
     qtbot.waitUntil(lambda: "not compared" in pane.browser.toPlainText(), timeout=10_000)
